@@ -1,0 +1,40 @@
+# PerfPilot: `make demo` runs the embedded default on the bundled examples; `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PERFPILOT := $(VENV)/bin/perfpilot
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test test-python test-vscode lint bench eval vsix clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(PY) examples/demo.py
+
+test: setup lint test-python test-vscode
+
+test-python: setup
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+
+test-vscode:
+	$(MAKE) -C client-vscode test
+
+lint: setup
+	$(VENV)/bin/ruff check server tests bench examples
+	$(VENV)/bin/mypy
+
+bench: setup
+	$(PY) bench/run_all.py
+
+vsix:
+	$(MAKE) -C client-vscode vsix
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Understanding C and C++ source: locating functions, splicing rewrites, compile flags."""

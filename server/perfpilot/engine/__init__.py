@@ -1,0 +1,1 @@
+"""The engine: jobs, pipeline, caches and settings, independent of LSP."""

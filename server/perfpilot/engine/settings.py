@@ -1,0 +1,134 @@
+"""Settings: one frozen value, built from defaults, config files, editor settings and CLI flags.
+
+The same keys appear everywhere: in LSP ``initializationOptions`` / ``workspace/configuration``
+under the ``perfpilot`` section (nested objects, camelCase as VS Code writes them), in a
+``[tool.perfpilot]`` table of ``pyproject.toml`` or a ``.perfpilot.toml`` (snake_case or
+camelCase), and as CLI flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Backend = Literal["builtin", "local", "remote"]
+ApplyMode = Literal["verified", "preview", "ask", "always"]
+
+
+@dataclass(frozen=True)
+class RoleSettings:
+    """How one role (planner or optimizer) is served."""
+
+    backend: Backend = "builtin"
+    model: str = ""
+    endpoint: str = ""
+    api_key_env: str = ""
+    samples: int = 1
+    temperature: float = 0.2
+    max_tokens: int = 1024
+    timeout_s: float = 120.0
+    device: str = "cpu"
+    dtype: str = "auto"
+    threads: int = 1
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """How candidates are built, validated and timed."""
+
+    enabled: bool = True
+    compiler: str = ""  # empty: g++ for C++, gcc for C
+    flags: tuple[str, ...] = ()
+    threads: int = 0  # 0: all cores
+    openmp: bool = False  # force -fopenmp even when neither side uses OpenMP
+    build_timeout_s: float = 60.0
+    run_timeout_s: float = 60.0
+    pairs: int = 30
+    callgrind: bool = True
+    sandbox: bool = True
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All PerfPilot settings."""
+
+    planner: RoleSettings = field(default_factory=RoleSettings)
+    optimizer: RoleSettings = field(default_factory=RoleSettings)
+    runner: RunnerSettings = field(default_factory=RunnerSettings)
+    apply_mode: ApplyMode = "verified"
+    inlay_hints: bool = True
+    max_file_bytes: int = 4_000_000
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _merge(obj: Any, data: Mapping[str, Any], path: str) -> Any:
+    changes: dict[str, Any] = {}
+    fields = {f.name: f for f in dataclasses.fields(obj)}
+    for raw_key, value in data.items():
+        key = _snake(str(raw_key)).replace("-", "_")
+        if key not in fields or value is None:
+            continue
+        current = getattr(obj, key)
+        where = f"{path}.{key}" if path else key
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, Mapping):
+                raise ValueError(f"setting {where} must be a table/object")
+            changes[key] = _merge(current, value, where)
+        elif isinstance(current, bool):
+            if not isinstance(value, bool):
+                raise ValueError(f"setting {where} must be true or false")
+            changes[key] = value
+        elif isinstance(current, int):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"setting {where} must be a number")
+            changes[key] = int(value)
+        elif isinstance(current, float):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"setting {where} must be a number")
+            changes[key] = float(value)
+        elif isinstance(current, tuple):
+            if isinstance(value, str):
+                value = value.split()
+            if not isinstance(value, list | tuple):
+                raise ValueError(f"setting {where} must be a list")
+            changes[key] = tuple(str(v) for v in value)
+        else:
+            changes[key] = str(value)
+    new = dataclasses.replace(obj, **changes)
+    _validate(new, path)
+    return new
+
+
+_CHOICES = {
+    "backend": ("builtin", "local", "remote"),
+    "apply_mode": ("verified", "preview", "ask", "always"),
+}
+
+
+def _validate(obj: Any, path: str) -> None:
+    for name, choices in _CHOICES.items():
+        if hasattr(obj, name) and getattr(obj, name) not in choices:
+            where = f"{path}.{name}" if path else name
+            raise ValueError(f"setting {where} must be one of {', '.join(choices)}")
+    if isinstance(obj, RoleSettings) and obj.samples < 1:
+        raise ValueError(f"setting {path}.samples must be at least 1")
+
+
+def merge_settings(base: Settings, data: Mapping[str, Any]) -> Settings:
+    """Overlay a nested mapping (camelCase or snake_case keys) on ``base``.
+
+    Unknown keys are ignored; a value of the wrong type raises ValueError with the key's path.
+    """
+    result: Settings = _merge(base, data, "")
+    return result
+
+
+def settings_to_dict(settings: Settings) -> dict[str, Any]:
+    """The settings as a plain nested dict (snake_case), for JSON output and cache keys."""
+    return dataclasses.asdict(settings)
