@@ -1,0 +1,1 @@
+"""Model backends: a local transformers worker, a remote OpenAI-compatible client, prompts."""

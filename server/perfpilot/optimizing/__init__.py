@@ -1,0 +1,1 @@
+"""Optimizers: rewrite a function following a plan (builtin rules or a model)."""

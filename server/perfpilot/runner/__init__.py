@@ -1,0 +1,1 @@
+"""The benchmark runner: build, sandbox, validate and time original against candidate."""
