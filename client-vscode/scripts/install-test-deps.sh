@@ -22,7 +22,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "install-test-deps: apt-get install ${need_apt[*]}"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
   else
     echo "install-test-deps: missing Debian packages: ${need_apt[*]} (run as root or install them)" >&2
     exit 1

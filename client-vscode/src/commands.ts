@@ -1,0 +1,79 @@
+// Arguments of the server's commands, built from the editor (docs/protocol.md, executeCommand).
+
+/** The server's executeCommand names. */
+export const SERVER_COMMANDS = {
+  makeFaster: 'perfpilot.makeFaster',
+  explain: 'perfpilot.explain',
+  rerun: 'perfpilot.rerun',
+  revert: 'perfpilot.revert',
+  cancel: 'perfpilot.cancel',
+  showReport: 'perfpilot.showReport',
+  testConnection: 'perfpilot.testConnection',
+  status: 'perfpilot.status',
+} as const;
+
+export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport';
+
+/** The client-side command id for each palette entry (distinct from the server's ids). */
+export function clientCommandId(name: string): string {
+  return `perfpilot.client.${name}`;
+}
+
+/** `{uri, line, character}` (0-based), plus `version` for makeFaster so a stale edit is refused. */
+export interface PositionArgument {
+  uri: string;
+  line: number;
+  character: number;
+  version?: number;
+}
+
+export interface EditorLocation {
+  uri: string;
+  languageId: string;
+  version: number;
+  line: number;
+  character: number;
+}
+
+export const SUPPORTED_LANGUAGES: readonly string[] = ['c', 'cpp'];
+
+/** The argument for a position command, or an explanation of why there is none. */
+export function positionArgument(command: PositionCommand, where: EditorLocation | undefined): PositionArgument | string {
+  if (!where) {
+    return 'Open a C or C++ file and put the cursor inside a function.';
+  }
+  if (!SUPPORTED_LANGUAGES.includes(where.languageId)) {
+    return `PerfPilot works on C and C++ files, not ${where.languageId}.`;
+  }
+  const arg: PositionArgument = { uri: where.uri, line: where.line, character: where.character };
+  if (command === 'makeFaster') {
+    arg.version = where.version;
+  }
+  return arg;
+}
+
+/** What the user is told about a command's result; undefined when the editor shows it already. */
+export function resultMessage(command: string, result: unknown): { level: 'info' | 'warning' | 'error'; text: string } | undefined {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  const message = typeof r.message === 'string' ? r.message : '';
+  switch (command) {
+    case SERVER_COMMANDS.testConnection:
+      return r.ok === true
+        ? { level: 'info', text: `PerfPilot: ${message || 'connection works'}` }
+        : { level: 'error', text: `PerfPilot: ${message || 'connection failed'}` };
+    case SERVER_COMMANDS.revert:
+      return r.applied === true
+        ? undefined
+        : { level: 'warning', text: `PerfPilot could not revert: ${message || 'no earlier version of this function'}` };
+    case SERVER_COMMANDS.cancel:
+      return r.cancelled === false ? { level: 'info', text: 'PerfPilot: no running job to cancel.' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The report's title: its first markdown heading, else the fallback. */
+export function reportTitle(markdown: string, fallback: string): string {
+  const heading = /^#{1,6}\s+(.+)$/m.exec(markdown);
+  return heading ? heading[1].replace(/[`*]/g, '').trim() : fallback;
+}

@@ -1,0 +1,66 @@
+// Tracks the server's jobs from perfpilot/jobStatus notifications, for the status bar and Cancel.
+
+/** Params of the server's `perfpilot/jobStatus` notification. */
+export interface JobStatus {
+  jobId: string;
+  uri: string;
+  function: string;
+  stage: string;
+  done: boolean;
+  message?: string;
+}
+
+/** The running jobs, newest last, and the last finished one. */
+export class JobTracker {
+  private readonly running = new Map<string, JobStatus>();
+  private lastDone: JobStatus | undefined;
+
+  /** Records a notification. */
+  update(status: JobStatus): void {
+    if (status.done) {
+      this.running.delete(status.jobId);
+      this.lastDone = status;
+    } else {
+      this.running.set(status.jobId, status);
+    }
+  }
+
+  clear(): void {
+    this.running.clear();
+  }
+
+  runningJobs(): JobStatus[] {
+    return [...this.running.values()];
+  }
+
+  /** The job to cancel for a document: its newest running job, else the newest job anywhere. */
+  jobFor(uri?: string): JobStatus | undefined {
+    const jobs = this.runningJobs();
+    const inDoc = uri ? jobs.filter((j) => j.uri === uri) : [];
+    return (inDoc.length ? inDoc : jobs).pop();
+  }
+
+  finished(): JobStatus | undefined {
+    return this.lastDone;
+  }
+}
+
+/** The status bar's text and tooltip. */
+export function statusBarText(backends: string, jobs: readonly JobStatus[], serverState: 'starting' | 'running' | 'stopped' | 'error'): { text: string; tooltip: string } {
+  if (serverState === 'error' || serverState === 'stopped') {
+    return {
+      text: '$(error) PerfPilot',
+      tooltip: serverState === 'error' ? 'PerfPilot server is not running: click for actions' : 'PerfPilot server stopped',
+    };
+  }
+  if (serverState === 'starting') {
+    return { text: '$(loading~spin) PerfPilot', tooltip: 'PerfPilot server is starting' };
+  }
+  if (jobs.length === 0) {
+    return { text: `$(zap) PerfPilot: ${backends}`, tooltip: `PerfPilot (planner → optimizer: ${backends})` };
+  }
+  const job = jobs[jobs.length - 1];
+  const more = jobs.length > 1 ? ` (+${jobs.length - 1})` : '';
+  const tooltip = jobs.map((j) => `${j.function}: ${j.stage}${j.message ? ` — ${j.message}` : ''}`).join('\n');
+  return { text: `$(sync~spin) PerfPilot: ${job.function} · ${job.stage}${more}`, tooltip: `${tooltip}\nClick to cancel or see the log` };
+}

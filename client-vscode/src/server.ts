@@ -1,0 +1,294 @@
+// Owns the language client: finds and checks the interpreter, starts, restarts and stops the
+// server, pushes settings and secrets, and tells the user when something is wrong.
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+import { interpreterCandidates } from './interpreter';
+import { JobStatus, JobTracker } from './jobs';
+import { Interpreter, judgeProbe, serverCommand, ServerCheck, versionProbeCommand } from './launch';
+import { runProcess } from './processes';
+import { allSecretMessages } from './secrets';
+import { readServerSettings, ServerSettings } from './settings';
+
+export const EXTENSION_VERSION = '0.1.0';
+const CRASH_WINDOW_MS = 3 * 60_000;
+const MAX_CRASHES = 3;
+
+export type ServerState = 'starting' | 'running' | 'stopped' | 'error';
+
+/** What the extension knows about the server, for commands and the status bar. */
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping = false;
+  private crashes: number[] = [];
+  private stateValue: ServerState = 'stopped';
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly jobEmitter = new vscode.EventEmitter<JobStatus>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onJobStatus = this.jobEmitter.event;
+  readonly jobs = new JobTracker();
+  /** The interpreter and check result of the last start attempt. */
+  lastCheck: { interpreter: Interpreter; check: ServerCheck } | undefined;
+  /** Called with the result of every server command, whoever started it (palette or lens). */
+  onCommandResult: (command: string, result: unknown) => void = () => undefined;
+  /** Called when the server cannot start, with the check that failed. */
+  onStartProblem: (problem: { interpreter: Interpreter; check: ServerCheck }) => void = () => undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get state(): ServerState {
+    return this.stateValue;
+  }
+
+  get languageClient(): LanguageClient | undefined {
+    return this.client;
+  }
+
+  /** Where "Install PerfPilot server" puts its virtual environment. */
+  get privateVenv(): string {
+    return vscode.Uri.joinPath(this.context.globalStorageUri, 'server-venv').fsPath;
+  }
+
+  private setState(state: ServerState): void {
+    this.stateValue = state;
+    this.stateEmitter.fire(state);
+  }
+
+  /** Starts the server unless it runs or is starting; resolves when it runs or failed. */
+  start(): Promise<void> {
+    if (this.client?.state === State.Running) {
+      return Promise.resolve();
+    }
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.crashes = [];
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    this.jobs.clear();
+    if (client) {
+      this.stopping = true;
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.log.warn(`stopping the server: ${String(err)}`);
+      } finally {
+        this.stopping = false;
+        await client.dispose().catch(() => undefined);
+      }
+    }
+    this.setState('stopped');
+  }
+
+  /** Tries the interpreter candidates in order; the first that imports the right version wins. */
+  async findServer(): Promise<{ interpreter: Interpreter; check: ServerCheck }> {
+    const resource = vscode.window.activeTextEditor?.document.uri;
+    const candidates = await interpreterCandidates(this.privateVenv, (p) => fs.existsSync(p), resource);
+    let first: { interpreter: Interpreter; check: ServerCheck } | undefined;
+    for (const interpreter of candidates) {
+      const probe = versionProbeCommand(interpreter);
+      this.log.info(`checking ${[probe.command, ...probe.args].join(' ')}`);
+      const outcome = await runProcess(probe, { timeoutMs: 30_000 });
+      const check = judgeProbe(interpreter, outcome, EXTENSION_VERSION);
+      this.log.info(check.ok ? `found PerfPilot server ${check.version} at ${interpreter.command}` : check.message);
+      if (check.ok) {
+        return { interpreter, check };
+      }
+      first ??= { interpreter, check };
+    }
+    // interpreterCandidates always returns at least python3 on PATH.
+    return first!;
+  }
+
+  private async doStart(): Promise<void> {
+    this.setState('starting');
+    const found = await this.findServer();
+    this.lastCheck = found;
+    if (!found.check.ok) {
+      this.setState('error');
+      this.onStartProblem(found);
+      return;
+    }
+    const client = this.createClient(found.interpreter);
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      this.log.error(`the server did not start: ${String(err)}`);
+      this.client = undefined;
+      this.setState('error');
+      void vscode.window
+        .showErrorMessage('The PerfPilot server did not start.', 'Show log', 'Restart server')
+        .then((choice) => this.onCrashChoice(choice));
+      return;
+    }
+    this.setState('running');
+    await this.sendSecrets();
+  }
+
+  private createClient(interpreter: Interpreter): LanguageClient {
+    const cmd = serverCommand(interpreter);
+    this.log.info(`starting ${[cmd.command, ...cmd.args].join(' ')}`);
+    const serverOptions: ServerOptions = {
+      command: cmd.command,
+      args: cmd.args,
+      options: { env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: 'c' },
+        { scheme: 'file', language: 'cpp' },
+      ],
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: { settings: this.settingsFor(undefined) },
+      // Model text is untrusted: markdown stays untrusted and without HTML.
+      markdown: { isTrusted: false, supportHtml: false },
+      errorHandler: {
+        error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+        closed: () => this.onClosed(),
+      },
+      middleware: {
+        executeCommand: async (command, args, next) => {
+          const result: unknown = await next(command, args);
+          this.onCommandResult(command, result);
+          return result;
+        },
+        workspace: {
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            // Our section is answered in the server's shape, without client-only keys.
+            return params.items.map((item, i) => {
+              if (item.section !== 'perfpilot') {
+                return answers[i];
+              }
+              const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+              return this.settingsFor(scope);
+            });
+          },
+        },
+      },
+    };
+    const client = new LanguageClient('perfpilot', 'PerfPilot', serverOptions, clientOptions);
+    client.onNotification('perfpilot/jobStatus', (status: JobStatus) => {
+      this.jobs.update(status);
+      this.jobEmitter.fire(status);
+    });
+    return client;
+  }
+
+  private onClosed(): { action: CloseAction; handled: boolean } {
+    if (this.stopping) {
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    this.jobs.clear();
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((t) => now - t < CRASH_WINDOW_MS), now];
+    if (this.crashes.length <= MAX_CRASHES) {
+      this.log.error('the PerfPilot server stopped unexpectedly; restarting it');
+      void vscode.window
+        .showWarningMessage('The PerfPilot server stopped unexpectedly and was restarted.', 'Show log')
+        .then((choice) => this.onCrashChoice(choice));
+      // Secrets live only in the server's memory: send them again once it is back.
+      const client = this.client;
+      const sub = client?.onDidChangeState((e) => {
+        if (e.newState === State.Running) {
+          sub?.dispose();
+          void this.sendSecrets();
+        }
+      });
+      return { action: CloseAction.Restart, handled: true };
+    }
+    this.log.error(`the PerfPilot server crashed ${this.crashes.length} times in 3 minutes; not restarting it`);
+    this.setState('error');
+    void vscode.window
+      .showErrorMessage(
+        `The PerfPilot server crashed ${this.crashes.length} times in the last 3 minutes and will not be restarted.`,
+        'Show log',
+        'Restart server',
+      )
+      .then((choice) => this.onCrashChoice(choice));
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  private onCrashChoice(choice: string | undefined): void {
+    if (choice === 'Show log') {
+      this.log.show(true);
+    } else if (choice === 'Restart server') {
+      void this.restart();
+    }
+  }
+
+  settingsFor(scope: vscode.Uri | undefined): ServerSettings {
+    return readServerSettings(vscode.workspace.getConfiguration('perfpilot', scope));
+  }
+
+  /** Pushes changed settings; the server also pulls them with workspace/configuration. */
+  async pushSettings(): Promise<void> {
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      return;
+    }
+    await client.sendNotification(DidChangeConfigurationNotification.type, {
+      settings: { perfpilot: this.settingsFor(undefined) },
+    });
+  }
+
+  /** Sends every stored API key (or its removal) to the server. */
+  async sendSecrets(): Promise<void> {
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      return;
+    }
+    for (const message of await allSecretMessages(this.context.secrets)) {
+      await client.sendNotification('perfpilot/setSecret', message);
+    }
+  }
+
+  /** Runs a server command; the result also goes through onCommandResult. */
+  async executeCommand(command: string, argument: object): Promise<unknown> {
+    await this.start();
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      throw new Error('The PerfPilot server is not running.');
+    }
+    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
+    this.onCommandResult(command, result);
+    return result;
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+    this.jobEmitter.dispose();
+  }
+}
+
