@@ -1,0 +1,165 @@
+# ruff: noqa: E501  (C++ fixtures keep one function a line)
+"""Loop analysis: counted headers, independence, reductions, invariant calls, appends."""
+
+from __future__ import annotations
+
+import pytest
+
+from perfpilot.code.locate import function_by_name
+from perfpilot.code.loops import LoopFacts, all_loops, function_loops
+
+UNIT = r"""
+#include <vector>
+#include <cstring>
+#include <cmath>
+#include <iostream>
+#include <algorithm>
+using namespace std;
+int G[100];
+void scale(vector<double>& x, const vector<double>& y, int n) {
+    for (int i = 0; i < n; ++i) x[i] = y[i] * 2 + sqrt(y[i]);
+}
+double total(const double* x, int n) { double s = 0; for (int i = 0; i < n; i++) { s += x[i]; } return s; }
+void prefix(double* x, int n) { for (int i = 1; i < n; i++) x[i] = x[i-1] + 1; }
+int biggest(const int* x, int n) { int m = 0; for (int i = 0; i < n; i++) m = max(m, x[i]); return m; }
+void cols(vector<vector<double>>& a, int n, int m) {
+    int i, j;
+    for (i = 0; i < n; i++) for (j = 0; j < m; j++) a[j][i] = a[j][i] * 2;
+}
+int count_a(const char* s) { int k = 0; for (size_t i = 0; i < strlen(s); ++i) if (s[i] == 'a') k++; return k; }
+vector<int> squares(int n) { vector<int> v; for (int i = 0; i < n; ++i) { v.push_back(i * i); } return v; }
+void until_negative(double* x, int n) { for (int i = 0; i < n; i++) { if (x[i] < 0) break; x[i] = 1; } }
+void temp(double* x, int n) { double t; for (int i = 0; i < n; i++) { t = x[i]; x[i] = t * t; } }
+void matmul(double* c, const double* a, const double* b, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int k = 0; k < n; k++) s += a[i*n+k] * b[k*n+j];
+            c[i*n+j] = s;
+        }
+}
+void rows(vector<vector<double>>& a, int n) {
+    for (int i = 0; i < n; i++) { auto& row = a[i]; for (int j = 0; j < n; j++) row[j] = 0; }
+}
+void diag(double* a, int n) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[j + i] = 1; }
+void global(int n) { for (int i = 0; i < n; i++) G[i] = i; }
+void printer(const vector<int>& v) { for (size_t i = 0; i < v.size(); i++) cout << v[i] << endl; }
+void calls(double* x, int n) { for (int i = 0; i < n; i++) x[i] = rand(); }
+int last(int* x, int n) { int i; for (i = 0; i < n; i++) x[i] = 0; return i; }
+void shared_scalar(double* x, int n) { double t = 0; for (int i = 0; i < n; i++) { x[i] = t; t = x[i] + 1; } }
+void bound_changes(double* x, int n) { for (int i = 0; i < n; i++) { x[i] = 0; n--; } }
+void down(double* x, int n) { for (int i = n - 1; i >= 0; --i) x[i] = x[i] * 3; }
+void whiles(int n) { int i = 0; while (i < n) i++; }
+void bools(vector<bool>& b, int n) { for (int i = 0; i < n; i++) b[i] = true; }
+void grow(vector<int>& v, const vector<int>& w) { for (size_t i = 0; i < w.size(); ++i) v.push_back(w[i]); }
+void sz(vector<int>& v) { for (size_t i = 0; i < v.size(); ++i) v[i] = 0; }
+void strbuf(char* s) { for (size_t i = 0; i < strlen(s); ++i) s[i] = 'x'; }
+double floatsum(const vector<float>& v) { double s = 1; for (size_t i = 0; i < v.size(); ++i) s *= v[i]; return s; }
+void mixed(double* x, int n) { double s = 0; for (int i = 0; i < n; i++) { s += x[i]; x[i] = s; } }
+void str_acc(const vector<string>& v, string& out) { for (size_t i = 0; i < v.size(); ++i) out += v[i]; }
+void deref(double* p, int n) { for (int i = 0; i < n; i++) *p += i; }
+"""
+
+
+def loops_of(name: str) -> list[LoopFacts]:
+    site = function_by_name(UNIT, "cpp", name)
+    return list(all_loops(function_loops(site)))
+
+
+def outer(name: str) -> LoopFacts:
+    return loops_of(name)[0]
+
+
+@pytest.mark.parametrize("name", ["scale", "total", "biggest", "cols", "count_a", "temp", "global",
+                                  "down", "sz", "floatsum"])
+def test_independent_loops(name: str) -> None:
+    lp = outer(name)
+    assert lp.counted
+    assert lp.independent, lp.reason
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("prefix", "different indices"),
+    ("squares", "push_back"),
+    ("until_negative", "break"),
+    ("matmul", "same place"),
+    ("rows", "local reference"),
+    ("diag", "same place"),
+    ("printer", "input/output"),
+    ("calls", "rand"),
+    ("last", "used after"),
+    ("shared_scalar", "shared variable 't'"),
+    ("bound_changes", "'n'"),
+    ("bools", "distinct elements"),
+    ("grow", "push_back"),
+    ("strbuf", "'s'"),
+    ("mixed", "shared variable 's'"),
+    ("str_acc", "out"),
+    ("deref", "pointer"),
+])
+def test_dependent_loops_say_why(name: str, words: str) -> None:
+    lp = outer(name)
+    assert not lp.independent
+    assert words in lp.reason
+
+
+def test_while_loop_is_not_counted() -> None:
+    lp = outer("whiles")
+    assert lp.kind == "while" and not lp.counted and not lp.independent
+
+
+def test_reductions_and_private_vars() -> None:
+    assert outer("total").reductions == (("+", "s"),)
+    assert outer("biggest").reductions == (("max", "m"),)
+    assert outer("floatsum").reductions == (("*", "s"),)
+    assert outer("count_a").reductions == (("+", "k"),)
+    assert outer("cols").private_vars == ("j",)
+    assert outer("temp").private_vars == ("t",)
+
+
+def test_header_and_bounds() -> None:
+    lp = outer("down")
+    assert (lp.induction, lp.lower, lp.upper, lp.cond_op, lp.step) == ("i", "n - 1", "0", ">=", -1)
+    lp = outer("scale")
+    assert (lp.induction, lp.lower, lp.upper, lp.cond_op, lp.step) == ("i", "0", "n", "<", 1)
+    assert lp.induction_declared
+    assert not outer("cols").induction_declared
+
+
+def test_nesting_and_lines() -> None:
+    loops = loops_of("matmul")
+    assert [lp.induction for lp in loops] == ["i", "j", "k"]
+    assert [lp.depth for lp in loops] == [0, 1, 2]
+    # the middle loop writes c[i*n+j]: independent in j; the inner one is a reduction in k
+    assert loops[1].independent and loops[2].independent
+    assert loops[2].reductions == (("+", "s"),)
+    assert loops[1].locals == ("k", "s")
+    site = function_by_name(UNIT, "cpp", "matmul")
+    assert loops[0].line == site.first_line + 1
+    assert site.text.encode()[loops[0].start_byte:loops[0].end_byte].startswith(b"for (int i")
+
+
+def test_invariant_calls() -> None:
+    assert [c.text for c in outer("count_a").invariant_calls] == ["strlen(s)"]
+    assert [c.text for c in outer("sz").invariant_calls] == ["v.size()"]
+    assert [c.text for c in outer("printer").invariant_calls] == ["v.size()"]
+    # the body changes what the call depends on
+    assert outer("strbuf").invariant_calls == ()
+    assert outer("grow").invariant_calls == ()  # v and w have the same type: may be one object
+
+
+def test_appends() -> None:
+    assert outer("squares").appends == ("v",)
+    assert outer("grow").appends == ("v",)
+    assert outer("scale").appends == ()
+
+
+def test_c_language_subscripts() -> None:
+    from perfpilot.code.locate import function_by_name as fbn
+    src = "void f(double *a, const double *b, int n) {\n  int i;\n  for (i = 0; i < n; i++)\n" \
+          "    a[i] = b[i] + 1.0;\n}\nvoid g(double *a, int n) {\n  int i;\n" \
+          "  for (i = 1; i < n; i++) a[i] = a[i - 1];\n}\n"
+    f = next(all_loops(function_loops(fbn(src, "c", "f"))))
+    g = next(all_loops(function_loops(fbn(src, "c", "g"))))
+    assert f.independent, f.reason
+    assert not g.independent
