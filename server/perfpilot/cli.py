@@ -1,0 +1,388 @@
+"""The ``perfpilot`` command line: plan, optimize, bench, serve, check-endpoint.
+
+Every capability of the editor is reachable here, headless. Errors exit non-zero with one clear
+line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import difflib
+import json
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from perfpilot import __version__
+from perfpilot.code.compdb import flags_for
+from perfpilot.code.locate import LocateError, function_at, function_by_name
+from perfpilot.code.parse import language_for
+from perfpilot.code.site import FunctionSite
+from perfpilot.code.splice import splice
+from perfpilot.engine.engine import Engine
+from perfpilot.engine.outcome import Outcome
+from perfpilot.engine.present import speedup_phrase
+from perfpilot.engine.settings import Settings, merge_settings
+from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.progress import Cancelled, JobContext
+from perfpilot.strategy.values import Plan
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+def read_source(path: Path) -> str:
+    """Read a C/C++ file as UTF-8, with a clear error for missing or non-UTF-8 files."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise CliError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+                       f"{exc.start}); convert the file to UTF-8 first") from exc
+
+
+def locate(path: Path, text: str, function: str | None, line: int | None) -> FunctionSite:
+    """Find the function to work on by name or by 1-based line."""
+    language = language_for(str(path))
+    if language is None:
+        raise CliError(f"{path}: not a C or C++ file")
+    if not text.strip():
+        raise CliError(f"{path}: the file is empty")
+    uri = path.resolve().as_uri()
+    try:
+        if function:
+            return function_by_name(text, language, function, uri=uri)
+        assert line is not None
+        if line < 1:
+            raise CliError("--line is 1-based and must be at least 1")
+        return function_at(text, language, line - 1, 0, uri=uri)
+    except LocateError as exc:
+        raise CliError(f"{path}: {exc}") from exc
+
+
+def _settings(args: argparse.Namespace, root: Path) -> Settings:
+    try:
+        settings = workspace_settings(root)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    over: dict[str, Any] = {"planner": {}, "optimizer": {}, "runner": {}}
+    if getattr(args, "planner", None):
+        over["planner"]["backend"] = args.planner
+    if getattr(args, "optimizer", None):
+        over["optimizer"]["backend"] = args.optimizer
+    if getattr(args, "model", None):
+        over["optimizer"]["model"] = args.model
+        over["planner"].setdefault("model", args.model)
+    if getattr(args, "planner_model", None):
+        over["planner"]["model"] = args.planner_model
+    if getattr(args, "endpoint", None):
+        over["optimizer"]["endpoint"] = args.endpoint
+        over["planner"]["endpoint"] = args.endpoint
+    if getattr(args, "api_key_env", None):
+        over["optimizer"]["api_key_env"] = args.api_key_env
+        over["planner"]["api_key_env"] = args.api_key_env
+    if getattr(args, "samples", None):
+        over["optimizer"]["samples"] = args.samples
+    if getattr(args, "threads", None) is not None:
+        over["runner"]["threads"] = args.threads
+    if getattr(args, "compiler", None):
+        over["runner"]["compiler"] = args.compiler
+    try:
+        return merge_settings(settings, over)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def plan_json(site: FunctionSite, plan: Plan) -> dict[str, Any]:
+    """The ``plan --json`` object."""
+    return {
+        "function": site.name,
+        "qualified_name": site.qualified_name,
+        "range": {"start_line": site.first_line, "end_line": site.last_line},
+        "strategies": [
+            {"category": s.category.name, "category_id": s.category.id,
+             "explanation": s.explanation, "lines": list(s.lines), "rule": s.rule}
+            for s in plan.strategies
+        ],
+        "backend": plan.backend,
+        "model": plan.model,
+        "notes": list(plan.notes),
+    }
+
+
+def print_plan(site: FunctionSite, plan: Plan) -> None:
+    """Human-readable plan."""
+    print(f"Plan for {site.qualified_name} (lines {site.first_line}-{site.last_line}), "
+          f"{plan.backend} planner:")
+    if not plan.strategies:
+        print("  no optimization opportunity found")
+    for i, s in enumerate(plan.strategies, 1):
+        where = f" [lines {', '.join(map(str, s.lines))}]" if s.lines else ""
+        print(f"  {i}. {s.category.name}{where}\n     {s.explanation}")
+    for note in plan.notes:
+        print(f"  note: {note}")
+
+
+def unit_diff(path: Path, before: str, after: str) -> str:
+    """A unified diff of the whole file."""
+    return "".join(difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=f"a/{path.name}", tofile=f"b/{path.name}"))
+
+
+def _ctx(verbose: bool) -> JobContext:
+    def report(stage: str, message: str, percent: int | None) -> None:
+        if verbose:
+            print(f"[{stage}] {message}", file=sys.stderr)
+
+    return JobContext(on_report=report)
+
+
+async def _with_sigint(ctx: JobContext, coro: Any) -> Any:
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, ctx.cancel)
+    try:
+        return await coro
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+def _root_for(path: Path) -> Path:
+    here = path.resolve().parent
+    for d in (here, *here.parents):
+        if (d / ".git").exists() or (d / "compile_commands.json").exists() \
+                or (d / ".perfpilot.toml").exists() or (d / "pyproject.toml").exists():
+            return d
+    return here
+
+
+async def cmd_plan(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    text = read_source(path)
+    site = locate(path, text, args.function, args.line)
+    engine = Engine(_settings(args, _root_for(path)), _root_for(path))
+    ctx = _ctx(args.verbose)
+    try:
+        plan = await _with_sigint(ctx, engine.plan(site, ctx))
+    finally:
+        await engine.close()
+    if args.json:
+        print(json.dumps(plan_json(site, plan), indent=2))
+    else:
+        print_plan(site, plan)
+    return 0
+
+
+def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
+    """The ``optimize --json`` object: the plan keys plus candidates (and verdicts)."""
+    site = outcome.site
+    data = plan_json(site, outcome.plan)
+    cands = []
+    for t in outcome.trials:
+        after = splice(site, t.candidate.code)
+        entry: dict[str, Any] = {
+            "code": t.candidate.code,
+            "strategies": [{"category": s.category.name, "category_id": s.category.id,
+                            "rule": s.rule} for s in t.candidate.strategies],
+            "backend": t.candidate.backend,
+            "diff": unit_diff(path, site.unit_text, after),
+        }
+        if t.verdict is not None:
+            entry["measurement"] = t.verdict.to_json()
+        cands.append(entry)
+    data["candidates"] = cands
+    data["rejected"] = [{"backend": r.backend, "reason": r.reason} for r in outcome.rejected]
+    data["status"] = outcome.status
+    data["chosen"] = outcome.best
+    data["message"] = outcome.message
+    return data
+
+
+async def cmd_optimize(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    text = read_source(path)
+    site = locate(path, text, args.function, args.line)
+    root = _root_for(path)
+    engine = Engine(_settings(args, root), root)
+    compdb = flags_for(path, root)
+    ctx = _ctx(args.verbose)
+    try:
+        outcome: Outcome = await _with_sigint(ctx, engine.optimize(
+            site, ctx, measure=args.bench, source_path=path.resolve(),
+            spec=Path(args.spec) if args.spec else None,
+            flags=compdb.flags if compdb else ()))
+    finally:
+        await engine.close()
+    if args.json:
+        print(json.dumps(outcome_json(path, outcome), indent=2))
+    else:
+        print_plan(site, outcome.plan)
+        for i, t in enumerate(outcome.trials):
+            cats = ", ".join(s.category.name for s in t.candidate.strategies)
+            print(f"\nCandidate {i + 1} ({t.candidate.backend}; {cats}):")
+            sys.stdout.write(unit_diff(path, text, splice(site, t.candidate.code)))
+            if t.verdict is not None:
+                print(f"Measured: {speedup_phrase(t.verdict)} — {t.verdict.message}")
+        for r in outcome.rejected:
+            print(f"Rejected ({r.backend}): {r.reason}")
+        print(f"\n{outcome.message}")
+    chosen = outcome.chosen
+    if args.write:
+        if chosen is None:
+            raise CliError(f"{path}: not written: {outcome.message}")
+        path.write_text(splice(site, chosen.candidate.code), encoding="utf-8")
+        if not args.json:
+            print(f"Wrote {path}")
+    return 0
+
+
+async def cmd_bench(args: argparse.Namespace) -> int:
+    from perfpilot.runner.measure import bench_files
+
+    path, cand = Path(args.path), Path(args.candidate)
+    for p in (path, cand):
+        read_source(p)
+    settings = _settings(args, _root_for(path))
+    ctx = _ctx(args.verbose)
+    verdict = await _with_sigint(ctx, bench_files(
+        path, args.function, cand, settings.runner, ctx,
+        spec=Path(args.spec) if args.spec else None))
+    if args.json:
+        print(json.dumps(verdict.to_json(), indent=2))
+    else:
+        print(f"{args.function}: {speedup_phrase(verdict)}")
+        print(verdict.message)
+    return 0
+
+
+async def cmd_check_endpoint(args: argparse.Namespace) -> int:
+    import os
+
+    from perfpilot.llm.check import check_endpoint
+
+    settings = _settings(args, Path.cwd())
+    role = getattr(settings, args.role)
+    if args.endpoint is None and not role.endpoint:
+        raise CliError("no endpoint configured: pass --endpoint URL")
+    key = os.environ.get(role.api_key_env) if role.api_key_env else None
+    ok, message = await check_endpoint(dataclasses.replace(role, backend="remote"), key)
+    print(message)
+    return 0 if ok else 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from perfpilot.lsp.server import create_server
+
+    server = create_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not port.isdigit():
+            raise CliError("--tcp takes HOST:PORT")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0
+
+
+def _add_backend_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("backends")
+    g.add_argument("--planner", choices=["builtin", "local", "remote"])
+    g.add_argument("--optimizer", choices=["builtin", "local", "remote"])
+    g.add_argument("--model", help="optimizer model (directory, .gguf file, or remote name)")
+    g.add_argument("--planner-model", help="planner model (directory or .gguf file)")
+    g.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key-env", help="name of the environment variable holding the API key")
+    g.add_argument("--samples", type=int, help="candidates to generate (k)")
+
+
+def _add_target(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", help="C or C++ source file")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--function", "-f", help="function name (plain or qualified)")
+    g.add_argument("--line", "-l", type=int, help="a 1-based line inside the function")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser."""
+    parser = argparse.ArgumentParser(prog="perfpilot", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"perfpilot {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("plan", help="print a strategy plan for a function")
+    _add_target(p)
+    _add_backend_flags(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("optimize", help="plan, rewrite, and show the diff")
+    _add_target(p)
+    _add_backend_flags(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
+    p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
+    p.add_argument("--spec", help="bench spec file for functions the harness cannot feed")
+    p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
+    p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
+
+    p = sub.add_parser("bench", help="time a function against the same function in another file")
+    p.add_argument("path")
+    p.add_argument("--function", "-f", required=True)
+    p.add_argument("--candidate", required=True, help="file with the candidate version")
+    p.add_argument("--spec")
+    p.add_argument("--threads", type=int)
+    p.add_argument("--compiler")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
+    p.add_argument("--tcp", metavar="HOST:PORT")
+
+    p = sub.add_parser("check-endpoint", help="test the connection to a model endpoint")
+    p.add_argument("--role", choices=["planner", "optimizer"], default="optimizer")
+    _add_backend_flags(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``perfpilot`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "serve":
+            return cmd_serve(args)
+        handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
+                   "check-endpoint": cmd_check_endpoint}[args.command]
+        return asyncio.run(handler(args))
+    except CliError as exc:
+        print(f"perfpilot: {exc}", file=sys.stderr)
+        return 2
+    except Cancelled:
+        print("perfpilot: cancelled", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("perfpilot: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a last resort: one line, never a traceback for users
+        name = type(exc).__name__
+        print(f"perfpilot: {name}: {exc}", file=sys.stderr)
+        if args.verbose:
+            raise
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

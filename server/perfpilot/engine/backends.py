@@ -1,0 +1,50 @@
+"""Builds planners and optimizers from settings; model backends are imported only when used."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from perfpilot.engine.settings import RoleSettings
+from perfpilot.optimizing.base import Optimizer
+from perfpilot.planning.base import Planner
+
+
+class BackendError(Exception):
+    """A backend could not be created; the message says what to fix."""
+
+
+def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any]
+                 ) -> Planner:
+    """The planner for ``role``; model clients are shared through ``clients``."""
+    if role.backend == "builtin":
+        from perfpilot.planning.builtin.planner import BuiltinPlanner
+
+        return BuiltinPlanner()
+    from perfpilot.planning.llm_planner import ModelPlanner
+
+    return ModelPlanner(role, _client(role, secrets, clients))
+
+
+def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
+                   flags: tuple[str, ...] = (), compiler: str = "") -> Optimizer:
+    """The optimizer for ``role``; the builtin one syntax-checks with ``flags``."""
+    if role.backend == "builtin":
+        from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
+
+        return BuiltinOptimizer(flags=flags, compiler=compiler or None)
+    from perfpilot.optimizing.llm_optimizer import ModelOptimizer
+
+    return ModelOptimizer(role, _client(role, secrets, clients))
+
+
+def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any]) -> Any:
+    """One client per (backend, model, endpoint): a local model is loaded once for both roles."""
+    key = f"{role.backend}|{role.model}|{role.endpoint}|{role.device}|{role.dtype}"
+    if key not in clients:
+        try:
+            from perfpilot.llm.factory import make_client
+        except ImportError as exc:  # pragma: no cover - depends on installed extras
+            raise BackendError(f"the {role.backend} backend is not available: {exc}") from exc
+        clients[key] = make_client(role, secrets)
+    return clients[key]

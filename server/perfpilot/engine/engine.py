@@ -1,0 +1,190 @@
+"""The engine: FunctionSite -> Plan -> Candidates -> Verdicts, with caches and a measuring queue.
+
+It knows nothing of LSP; the CLI and the language server both drive it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cachetools import LRUCache
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.backends import make_optimizer, make_planner
+from perfpilot.engine.keys import content_key
+from perfpilot.engine.outcome import Outcome, Trial
+from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
+from perfpilot.optimizing.base import Optimizer, OptimizeResult
+from perfpilot.planning.base import Planner
+from perfpilot.progress import JobContext
+from perfpilot.strategy.values import Candidate, Plan
+
+if TYPE_CHECKING:
+    from perfpilot.runner.values import Verdict
+
+log = logging.getLogger(__name__)
+
+
+def _role_key(role: RoleSettings) -> dict[str, Any]:
+    return settings_to_dict(role)  # type: ignore[arg-type]
+
+
+class Engine:
+    """Runs planning, optimizing and measuring for functions, caching by content hashes.
+
+    Measuring is serialized (one candidate at a time) because timing needs quiet cores.
+    """
+
+    def __init__(self, settings: Settings | None = None, workspace: Path | None = None,
+                 secrets: dict[str, str] | None = None,
+                 log_fn: Callable[[str], None] | None = None) -> None:
+        self.settings = settings or Settings()
+        self.workspace = workspace
+        self.secrets: dict[str, str] = dict(secrets or {})
+        self._clients: dict[str, Any] = {}
+        self._plans: LRUCache[str, Plan] = LRUCache(maxsize=256)
+        self._candidates: LRUCache[str, OptimizeResult] = LRUCache(maxsize=256)
+        self._verdicts: LRUCache[str, Verdict] = LRUCache(maxsize=512)
+        self._measure_lock = asyncio.Lock()
+        self._log = log_fn or log.info
+
+    # -- configuration -------------------------------------------------------------------
+    def update_settings(self, settings: Settings) -> None:
+        """Replace the settings; backends are rebuilt on next use."""
+        self.settings = settings
+
+    def set_secret(self, name: str, value: str, role: str | None = None) -> None:
+        """Hold a secret (an API key) in memory; never logged or written."""
+        key = f"{role}.{name}" if role else name
+        if value:
+            self.secrets[key] = value
+        else:
+            self.secrets.pop(key, None)
+
+    def planner(self) -> Planner:
+        """The planner for the current settings."""
+        return make_planner(self.settings.planner, self._role_secrets("planner"), self._clients)
+
+    def optimizer(self, flags: tuple[str, ...] = ()) -> Optimizer:
+        """The optimizer for the current settings."""
+        return make_optimizer(self.settings.optimizer, self._role_secrets("optimizer"),
+                              self._clients, flags=flags, compiler=self.settings.runner.compiler)
+
+    def _role_secrets(self, role: str) -> dict[str, str]:
+        out = {k: v for k, v in self.secrets.items() if "." not in k}
+        prefix = f"{role}."
+        out.update({k[len(prefix):]: v for k, v in self.secrets.items() if k.startswith(prefix)})
+        return out
+
+    async def close(self) -> None:
+        """Release model workers and connections."""
+        for client in list(self._clients.values()):
+            closer = getattr(client, "close", None)
+            if closer is not None:
+                try:
+                    await closer()
+                except Exception as exc:  # closing must not mask the caller's outcome
+                    self._log(f"closing a model client failed: {exc}")
+        self._clients.clear()
+
+    # -- pipeline ------------------------------------------------------------------------
+    async def plan(self, site: FunctionSite, ctx: JobContext) -> Plan:
+        """The plan for ``site`` (cached by function text, unit and planner settings)."""
+        key = content_key("plan", site.text, site.unit_text, _role_key(self.settings.planner))
+        cached = self._plans.get(key)
+        if cached is not None:
+            return cached
+        ctx.report("planning", f"planning {site.name}")
+        plan = await self.planner().plan(site, ctx)
+        ctx.check()
+        self._plans[key] = plan
+        return plan
+
+    async def candidates(self, site: FunctionSite, plan: Plan, ctx: JobContext,
+                         flags: tuple[str, ...] = ()) -> OptimizeResult:
+        """Candidates for ``site`` following ``plan`` (cached)."""
+        key = content_key("opt", site.text, site.unit_text, plan.strategies, plan.raw_text,
+                          _role_key(self.settings.optimizer), flags)
+        cached = self._candidates.get(key)
+        if cached is not None:
+            return cached
+        ctx.report("generating", f"rewriting {site.name}")
+        result = await self.optimizer(flags).optimize(site, plan, ctx)
+        ctx.check()
+        self._candidates[key] = result
+        return result
+
+    async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
+                      source_path: Path | None = None, spec: Path | None = None) -> Verdict:
+        """Verify and time ``code`` against ``site`` (serialized; cached by content)."""
+        from perfpilot.runner.measure import verify_and_measure
+
+        spec_text = spec.read_text(encoding="utf-8", errors="replace") if spec else ""
+        key = content_key("measure", site.unit_text, site.name, code,
+                          settings_to_dict(self.settings)["runner"], spec_text,
+                          str(source_path or ""))
+        cached = self._verdicts.get(key)
+        if cached is not None:
+            return cached
+        async with self._measure_lock:
+            ctx.check()
+            verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
+                                               workspace=self.workspace, spec=spec,
+                                               source_path=source_path)
+        # Noisy and timed-out results are worth retrying later, so they are not cached.
+        if verdict.verdict not in ("noisy", "timeout"):
+            self._verdicts[key] = verdict
+        return verdict
+
+    async def optimize(self, site: FunctionSite, ctx: JobContext, *, measure: bool = True,
+                       source_path: Path | None = None, spec: Path | None = None,
+                       flags: tuple[str, ...] = ()) -> Outcome:
+        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best."""
+        plan = await self.plan(site, ctx)
+        result = await self.candidates(site, plan, ctx, flags)
+        cands: tuple[Candidate, ...] = result.candidates
+        if not cands:
+            reasons = "; ".join(r.reason for r in result.rejected) or "no rewrite applies"
+            return Outcome(site, plan, (), result.rejected, None, "no-candidate",
+                           f"No candidate for {site.name}: {reasons}")
+        if not (measure and self.settings.runner.enabled):
+            return Outcome(site, plan, tuple(Trial(c) for c in cands), result.rejected, 0,
+                           "unmeasured", f"{len(cands)} candidate(s), not measured")
+        trials: list[Trial] = []
+        for i, cand in enumerate(cands):
+            ctx.report("building", f"candidate {i + 1} of {len(cands)}")
+            verdict = await self.measure(site, cand.code, ctx, source_path, spec)
+            trials.append(Trial(cand, verdict))
+        return choose(site, plan, tuple(trials), result.rejected)
+
+
+def _score(trial: Trial) -> float:
+    v = trial.verdict
+    if v is None or v.verdict != "faster" or v.speedup is None:
+        return 0.0
+    # Rank by the lower end of the interval: a sure 1.8x beats a shaky 2x.
+    return v.ci95[0] if v.ci95 is not None else v.speedup
+
+
+def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
+           rejected: tuple[Any, ...] = ()) -> Outcome:
+    """Pick the measured-faster trial with the best lower confidence bound, if any."""
+    scored = [(i, _score(t)) for i, t in enumerate(trials)]
+    best = max(scored, key=lambda x: x[1]) if scored else None
+    if best is not None and best[1] > 0:
+        v = trials[best[0]].verdict
+        msg = v.message if v is not None else ""
+        return Outcome(site, plan, trials, tuple(rejected), best[0], "improved", msg)
+    words = ", ".join(t.verdict.verdict for t in trials if t.verdict is not None)
+    return Outcome(site, plan, trials, tuple(rejected), None, "not-improved",
+                   f"No candidate for {site.name} was measured faster ({words}); nothing applied")
+
+
+def with_site(outcome: Outcome, site: FunctionSite) -> Outcome:
+    """The outcome re-attached to a newer location of the same function."""
+    return replace(outcome, site=site)

@@ -1,0 +1,45 @@
+"""What one "Make this faster" job produced: plan, candidates, verdicts and the choice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.optimizing.base import Rejected
+from perfpilot.strategy.values import Candidate, Plan
+
+if TYPE_CHECKING:
+    from perfpilot.runner.values import Verdict
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One candidate and, when it was measured, the runner's verdict."""
+
+    candidate: Candidate
+    verdict: Verdict | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a job for one function.
+
+    ``status`` is one of: ``improved`` (a candidate was measured faster), ``unmeasured`` (a
+    candidate exists but the runner did not run), ``not-improved`` (every candidate was measured
+    and none was faster), ``no-candidate`` (the optimizer produced nothing usable), ``planned``
+    (plan-only job).
+    """
+
+    site: FunctionSite
+    plan: Plan
+    trials: tuple[Trial, ...] = ()
+    rejected: tuple[Rejected, ...] = ()
+    best: int | None = None
+    status: str = "planned"
+    message: str = ""
+
+    @property
+    def chosen(self) -> Trial | None:
+        """The trial selected for applying, if any."""
+        return self.trials[self.best] if self.best is not None else None

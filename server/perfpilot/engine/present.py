@@ -1,0 +1,151 @@
+"""Presentation: lens titles, hover and report markdown, built from engine values.
+
+Model text is untrusted: everything that came from a plan or a compiler is escaped, and no
+command links are ever produced from it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from perfpilot.engine.outcome import Outcome
+from perfpilot.strategy.values import Plan
+
+if TYPE_CHECKING:
+    from perfpilot.runner.values import Verdict
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def escape_md(text: str) -> str:
+    """Escape markdown and HTML so untrusted text renders literally."""
+    text = text.replace("&", "&amp;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _lines(lines: tuple[int, ...]) -> str:
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    return "lines " + ", ".join(str(n) for n in lines[:6]) + ("…" if len(lines) > 6 else "")
+
+
+def plan_markdown(plan: Plan, function: str) -> str:
+    """The plan as a numbered markdown list: category, escaped explanation, evidence lines."""
+    head = f"**PerfPilot plan for `{function}`** ({escape_md(plan.backend)}"
+    head += f", {escape_md(plan.model)})" if plan.model else ")"
+    if not plan.strategies:
+        return head + "\n\nNo optimization opportunity found."
+    out = [head, ""]
+    for i, s in enumerate(plan.strategies, 1):
+        where = _lines(s.lines)
+        suffix = f" _({where})_" if where else ""
+        out.append(f"{i}. **{s.category.name}**: {escape_md(s.explanation)}{suffix}")
+    return "\n".join(out)
+
+
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.3g} µs"
+
+
+def speedup_phrase(v: Verdict) -> str:
+    """``2.31× faster (95% CI 2.20–2.43, serial)`` or the verdict word with its reason."""
+    if v.speedup is None or v.ci95 is None or v.verdict in ("incorrect", "build-failed",
+                                                            "timeout", "noisy"):
+        return {
+            "incorrect": "results differ from the original",
+            "build-failed": "candidate did not build",
+            "timeout": "timed out",
+            "noisy": "machine too busy to measure reliably",
+        }.get(v.verdict, v.verdict)
+    lo, hi = v.ci95
+    where = "serial" if v.threads <= 1 else f"{v.threads} threads"
+    extra = ""
+    if v.threads > 1 and v.serial_speedup is not None:
+        extra = f"; 1-thread {v.serial_speedup:.2f}×"
+    word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change"}.get(
+        v.verdict, v.verdict)
+    return f"{v.speedup:.2f}× {word} (95% CI {lo:.2f}–{hi:.2f}, {where}{extra})"
+
+
+def lens_title(outcome: Outcome) -> str:
+    """The code lens title for a finished job."""
+    trial = outcome.chosen
+    if trial is not None and trial.verdict is not None:
+        return f"⚡ {speedup_phrase(trial.verdict)}"
+    if outcome.status == "unmeasured":
+        return "PerfPilot: rewritten, not measured"
+    if outcome.status == "no-candidate":
+        return "PerfPilot: no rewrite found"
+    if outcome.status == "planned":
+        return f"PerfPilot: plan with {len(outcome.plan.strategies)} strategies"
+    verdicts = [t.verdict for t in outcome.trials if t.verdict is not None]
+    if verdicts:
+        return f"PerfPilot: not applied — {speedup_phrase(verdicts[0])}"
+    return "PerfPilot: not applied"
+
+
+def measurement_table(v: Verdict) -> str:
+    """A markdown table of one measurement."""
+    ci = f"{v.ci95[0]:.3f}–{v.ci95[1]:.3f}" if v.ci95 else "–"
+    rows = [
+        ("verdict", v.verdict),
+        ("speedup (median of pair ratios)", f"{v.speedup:.3f}×" if v.speedup else "–"),
+        ("95% interval", ci),
+        ("median original / candidate", f"{_ms(v.median_a_s)} / {_ms(v.median_b_s)}"),
+        ("pairs kept / dropped", f"{v.pairs} / {v.dropped_pairs}"),
+        ("instructions ratio (callgrind)",
+         f"{v.instructions_ratio:.2f}×" if v.instructions_ratio else "–"),
+        ("threads", str(v.threads)),
+        ("1-thread speedup", f"{v.serial_speedup:.2f}×" if v.serial_speedup else "–"),
+        ("validation", f"{v.validation_status}"),
+        ("inputs", v.input_mode),
+        ("compiler", v.compiler or "–"),
+        ("flags", " ".join(v.flags) or "–"),
+    ]
+    out = ["| measure | value |", "|---|---|"]
+    out += [f"| {k} | {escape_md(val)} |" for k, val in rows]
+    return "\n".join(out)
+
+
+def hover_markdown(outcome: Outcome) -> str:
+    """Hover text: the plan, then the chosen (or first) measurement."""
+    parts = [plan_markdown(outcome.plan, outcome.site.name)]
+    trial = outcome.chosen or (outcome.trials[0] if outcome.trials else None)
+    if trial is not None and trial.verdict is not None:
+        parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}", "",
+                  measurement_table(trial.verdict)]
+    elif outcome.message:
+        parts += ["", escape_md(outcome.message)]
+    return "\n".join(parts)
+
+
+def report_markdown(outcome: Outcome) -> str:
+    """The full Details report: plan, every candidate with its verdict, rejected ones."""
+    site = outcome.site
+    out = [f"# PerfPilot report: `{site.qualified_name}`", "",
+           f"Lines {site.first_line}–{site.last_line}. Status: **{outcome.status}**. "
+           f"{escape_md(outcome.message)}", "", "## Plan", "",
+           plan_markdown(outcome.plan, site.name), ""]
+    for note in outcome.plan.notes:
+        out.append(f"- note: {escape_md(note)}")
+    for i, t in enumerate(outcome.trials):
+        chosen = " (applied)" if outcome.best == i else ""
+        out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}", ""]
+        cats = ", ".join(s.category.name for s in t.candidate.strategies) or "–"
+        out.append(f"Strategies: {cats}")
+        if t.verdict is not None:
+            out += ["", f"**{escape_md(speedup_phrase(t.verdict))}**", "",
+                    measurement_table(t.verdict)]
+            if t.verdict.validation_detail:
+                out += ["", "Validation: " + escape_md(t.verdict.validation_detail)]
+            if t.verdict.verdict == "build-failed" and t.verdict.build_log:
+                out += ["", "```text", t.verdict.build_log[-3000:].replace("```", "ʼʼʼ"), "```"]
+        out += ["", "```cpp", t.candidate.code.rstrip().replace("```", "ʼʼʼ"), "```"]
+    for r in outcome.rejected:
+        out.append(f"- rejected ({escape_md(r.backend)}): {escape_md(r.reason)}")
+    return "\n".join(out) + "\n"

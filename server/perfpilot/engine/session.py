@@ -1,0 +1,188 @@
+"""A session: background jobs and per-function results for open documents.
+
+The language server keeps one session. Jobs run as asyncio tasks on the server's loop; each has a
+JobContext whose cancellation reaches the model and the runner's subprocesses. Results are kept by
+document URI and qualified function name, so hover, lenses and Revert find them after the edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.engine import Engine, choose
+from perfpilot.engine.outcome import Outcome, Trial
+from perfpilot.progress import Cancelled, JobContext
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Job:
+    """A running or finished background job (mutable: its stage changes as it runs)."""
+
+    id: str
+    kind: str  # "optimize", "explain" or "rerun"
+    uri: str
+    function: str
+    site: FunctionSite
+    ctx: JobContext
+    stage: str = "queued"
+    message: str = ""
+    percent: int | None = None
+    task: asyncio.Task[None] | None = None
+    outcome: Outcome | None = None
+    error: str = ""
+    cancelled: bool = False
+
+    @property
+    def done(self) -> bool:
+        """Whether the job has finished (successfully or not)."""
+        return self.task is not None and self.task.done()
+
+
+@dataclass
+class FunctionRecord:
+    """What we know about one function of one document."""
+
+    outcome: Outcome
+    original_text: str
+    applied: bool = False
+    applied_text: str = ""
+    stale: bool = False
+    history: list[Outcome] = field(default_factory=list)
+
+
+JobListener = Callable[[Job], Awaitable[None] | None]
+
+
+class Session:
+    """Owns jobs and results; notifies listeners on progress and completion."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.jobs: dict[str, Job] = {}
+        self.records: dict[str, dict[str, FunctionRecord]] = {}
+        self._ids = itertools.count(1)
+        self.on_progress: JobListener | None = None
+        self.on_done: JobListener | None = None
+
+    # -- queries (cheap; used by hover, lenses, code actions) ---------------------------
+    def record(self, uri: str, function: str) -> FunctionRecord | None:
+        """The result record for a function, if any."""
+        return self.records.get(uri, {}).get(function)
+
+    def running(self, uri: str, function: str | None = None) -> list[Job]:
+        """Unfinished jobs for a document (and function)."""
+        return [j for j in self.jobs.values() if not j.done and j.uri == uri
+                and (function is None or j.function == function)]
+
+    # -- jobs -----------------------------------------------------------------------------
+    def start(self, kind: str, site: FunctionSite, *, source_path: Path | None = None,
+              flags: tuple[str, ...] = (), baseline_text: str | None = None) -> Job:
+        """Start a background job for ``site``; an unfinished job for it is cancelled first."""
+        for old in self.running(site.uri, site.qualified_name):
+            self.cancel(old.id)
+        job_id = f"pp-{next(self._ids)}"
+
+        def report(stage: str, message: str, percent: int | None) -> None:
+            job.stage, job.message, job.percent = stage, message, percent
+            self._notify(self.on_progress, job)
+
+        job = Job(job_id, kind, site.uri, site.qualified_name, site, JobContext(on_report=report))
+        self.jobs[job_id] = job
+        job.task = asyncio.get_running_loop().create_task(
+            self._run(job, source_path, flags, baseline_text), name=job_id)
+        return job
+
+    def cancel(self, job_id: str) -> bool:
+        """Cancel a job: its context is flagged so backends and subprocesses stop."""
+        job = self.jobs.get(job_id)
+        if job is None or job.done:
+            return False
+        job.cancelled = True
+        job.ctx.cancel()
+        if job.task is not None:
+            job.task.cancel()
+        return True
+
+    async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
+                   baseline_text: str | None) -> None:
+        try:
+            if job.kind == "explain":
+                plan = await self.engine.plan(job.site, job.ctx)
+                job.outcome = Outcome(job.site, plan, status="planned",
+                                      message=f"{len(plan.strategies)} strategies")
+            elif job.kind == "rerun":
+                job.outcome = await self._rerun(job, source_path, baseline_text)
+            else:
+                job.outcome = await self.engine.optimize(job.site, job.ctx,
+                                                         source_path=source_path, flags=flags)
+            job.stage = "done"
+            self._store(job)
+        except (Cancelled, asyncio.CancelledError):
+            job.cancelled = True
+            job.stage = "cancelled"
+            job.message = "cancelled"
+        except Exception as exc:  # a failing job must never take the server down
+            log.exception("job %s failed", job.id)
+            job.stage = "failed"
+            job.error = f"{type(exc).__name__}: {exc}"
+        await self._notify_async(self.on_done, job)
+
+    async def _rerun(self, job: Job, source_path: Path | None,
+                     baseline_text: str | None) -> Outcome:
+        """Measure the current function text against the remembered original."""
+        rec = self.record(job.uri, job.function)
+        if rec is None or baseline_text is None:
+            raise ValueError("nothing to re-run: optimize this function first")
+        from perfpilot.code.splice import splice
+        from perfpilot.strategy.values import Candidate
+
+        # The original unit is the current unit with the original function text back in place.
+        original_unit = splice(job.site, baseline_text)
+        from perfpilot.code.locate import function_by_name
+
+        original_site = function_by_name(original_unit, job.site.language,
+                                         job.site.qualified_name, uri=job.uri)
+        verdict = await self.engine.measure(original_site, job.site.text, job.ctx, source_path)
+        strategies = rec.outcome.chosen.candidate.strategies if rec.outcome.chosen else ()
+        cand = Candidate(job.site.text, strategies, "current text")
+        return choose(original_site, rec.outcome.plan, (Trial(cand, verdict),))
+
+    def _store(self, job: Job) -> None:
+        if job.outcome is None:
+            return
+        per_doc = self.records.setdefault(job.uri, {})
+        prev = per_doc.get(job.function)
+        if job.kind == "rerun" and prev is not None:
+            prev.history.append(prev.outcome)
+            prev.outcome = job.outcome
+            prev.stale = False
+            return
+        per_doc[job.function] = FunctionRecord(job.outcome, original_text=job.site.text)
+
+    def _notify(self, listener: JobListener | None, job: Job) -> None:
+        if listener is None:
+            return
+        result = listener(job)
+        if asyncio.iscoroutine(result):
+            asyncio.get_running_loop().create_task(result)
+
+    async def _notify_async(self, listener: JobListener | None, job: Job) -> None:
+        if listener is None:
+            return
+        result = listener(job)
+        if asyncio.iscoroutine(result):
+            await result
+
+    def forget(self, uri: str) -> None:
+        """Drop results for a closed document and cancel its jobs."""
+        for job in self.running(uri):
+            self.cancel(job.id)
+        self.records.pop(uri, None)
