@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Backend = Literal["builtin", "local", "remote"]
-ApplyMode = Literal["verified", "preview", "ask", "always"]
+ApplyMode = Literal["verified", "preview", "ask"]
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def _merge(obj: Any, data: Mapping[str, Any], path: str) -> Any:
 
 _CHOICES = {
     "backend": ("builtin", "local", "remote"),
-    "apply_mode": ("verified", "preview", "ask", "always"),
+    "apply_mode": ("verified", "preview", "ask"),
 }
 
 

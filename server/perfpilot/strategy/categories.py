@@ -73,14 +73,18 @@ def match_category(text: str, cutoff: float = 0.8) -> Category | None:
     and near misses ("Loop Effeciency Technique"). Returns None when nothing is close enough.
     """
     key = _key(text)
-    m = re.match(r"^(\d{1,2})\s+(.*)$", key)
+    m = re.match(r"^(\d{1,2})(?:\s+(.*))?$", key)
     if m and int(m.group(1)) in _BY_ID:
         cat = _BY_ID[int(m.group(1))]
-        rest = m.group(2)
+        rest = m.group(2) or ""
         if not rest or difflib.SequenceMatcher(None, rest, _key(cat.name)).ratio() >= 0.6:
             return cat
         key = rest
     if key in _BY_KEY:
         return _BY_KEY[key]
+    # A leading part of one name ("Numerical Computation") is unambiguous enough.
+    prefixed = [c for k, c in _BY_KEY.items() if len(key.split()) >= 2 and k.startswith(key)]
+    if len(prefixed) == 1:
+        return prefixed[0]
     close = difflib.get_close_matches(key, list(_BY_KEY), n=1, cutoff=cutoff)
     return _BY_KEY[close[0]] if close else None
