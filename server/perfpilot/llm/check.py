@@ -1,0 +1,59 @@
+"""Testing a role's connection before the first real job ("Test connection")."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+
+from perfpilot.engine.settings import RoleSettings
+from perfpilot.llm.errors import EndpointError, ModelError
+from perfpilot.llm.local_worker import locate_model_files
+from perfpilot.llm.remote import RemoteClient, models_url
+from perfpilot.progress import JobContext
+
+
+async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool, str]:
+    """Test a role's connection: one 1-token chat completion with the configured model.
+
+    Returns ``(ok, message)``; the message says what answered or what to fix. For a local role
+    it checks the model files; for builtin there is nothing to check.
+    """
+    if role.backend == "builtin":
+        return True, "the builtin backend needs no model"
+    if role.backend == "local":
+        try:
+            files = locate_model_files(role.model)
+        except ModelError as exc:
+            return False, str(exc)
+        what = files.directory / files.gguf_file if files.gguf_file else files.directory
+        return True, f"found the local model {what}"
+    try:
+        client = RemoteClient(role, api_key, max_retries=0)
+    except EndpointError as exc:
+        return False, str(exc)
+    started = time.monotonic()
+    try:
+        await client.generate([{"role": "user", "content": "Reply with OK."}], n=1,
+                              max_tokens=1, temperature=0.0, stop=[], ctx=JobContext())
+    except EndpointError as exc:
+        message = str(exc)
+        if exc.kind == "unknown-model":
+            served = await _served_models(client)
+            if served:
+                message += f"; the server lists: {', '.join(served[:10])}"
+        return False, message
+    finally:
+        await client.close()
+    took = time.monotonic() - started
+    return True, f"{client.url} answered with model '{role.model}' in {took:.1f} s"
+
+
+async def _served_models(client: RemoteClient) -> list[str]:
+    """Model ids from ``GET /models``, or [] when the server has no such list."""
+    try:
+        response = await client.http().get(models_url(client.role.endpoint))
+        data = response.json()
+        return [str(m["id"]) for m in data.get("data", []) if isinstance(m, dict) and "id" in m]
+    except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+        return []

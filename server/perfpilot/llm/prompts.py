@@ -1,0 +1,99 @@
+"""Prompts for the planner, the plan-following optimizer and the direct optimizer.
+
+They follow the shape PerfCoder's models were trained on (an analysis as a ``[SUGG/]`` plan in
+the 15 categories, then the code in ``[OPT/]``), in our own words, so a PerfCoder-style
+checkpoint and a general instruct model both answer in the format ``plan_format`` parses.
+"""
+
+from __future__ import annotations
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.llm.base import Message
+from perfpilot.strategy.categories import CATEGORIES
+from perfpilot.strategy.plan_format import OPT_CLOSE, OPT_OPEN, SUGG_CLOSE, SUGG_OPEN, render_plan
+from perfpilot.strategy.values import Plan
+
+SYSTEM = (
+    "You are a performance engineer for C and C++. You make functions run faster while "
+    "computing exactly the same results for every input."
+)
+
+
+def _lang(site: FunctionSite) -> str:
+    return "c" if site.language == "c" else "cpp"
+
+
+def _language_name(site: FunctionSite) -> str:
+    return "C" if site.language == "c" else "C++"
+
+
+def _categories() -> str:
+    return "\n".join(f"{c.id}. {c.name}" for c in CATEGORIES)
+
+
+def _context_block(site: FunctionSite, context: str) -> str:
+    if not context.strip():
+        return ""
+    return (f"Context from the same file (already there; do not repeat it):\n"
+            f"```{_lang(site)}\n{context.rstrip()}\n```\n\n")
+
+
+def _function_block(site: FunctionSite) -> str:
+    return (f"The function (lines {site.first_line}-{site.last_line} of the file):\n"
+            f"```{_lang(site)}\n{site.text.rstrip()}\n```\n\n")
+
+
+def _code_rules(site: FunctionSite) -> str:
+    return (
+        f"Rules for the code: write the complete optimized function `{site.name}` and nothing "
+        "else: the same name, parameters and return type, no main, no other functions, no "
+        "#include lines (the file's includes stay as they are). OpenMP pragmas are allowed "
+        "when iterations are independent."
+    )
+
+
+def _answer_shape(site: FunctionSite) -> str:
+    return (f"{OPT_OPEN}\n```{_lang(site)}\n<the optimized function>\n```\n{OPT_CLOSE}")
+
+
+def planner_messages(site: FunctionSite, context: str) -> list[Message]:
+    """Ask for a strategy plan, then the optimized function."""
+    user = (
+        f"Analyse the performance of this {_language_name(site)} function, list the "
+        "optimizations that would make it faster, then write the optimized function.\n\n"
+        f"{_context_block(site, context)}{_function_block(site)}"
+        "Answer in exactly this shape:\n"
+        f"{SUGG_OPEN}\n"
+        "- **<category>**: <what to change in this function and why it is faster> "
+        "(lines <first>-<last>)\n"
+        f"{SUGG_CLOSE}\n"
+        f"{_answer_shape(site)}\n\n"
+        "Give one to four suggestions, the most important first, each naming one of these "
+        f"categories exactly:\n{_categories()}\n\n"
+        f"{_code_rules(site)}"
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def optimizer_messages(site: FunctionSite, plan: Plan, context: str) -> list[Message]:
+    """Ask for the function rewritten following ``plan``."""
+    user = (
+        f"Optimize this {_language_name(site)} function by following the plan below.\n\n"
+        f"{_context_block(site, context)}{_function_block(site)}"
+        f"The plan:\n{render_plan(plan).rstrip()}\n\n"
+        "Apply the plan's suggestions that keep the results identical, and reply with the "
+        f"optimized code only, in this shape:\n{_answer_shape(site)}\n\n"
+        f"{_code_rules(site)}"
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def direct_messages(site: FunctionSite, context: str) -> list[Message]:
+    """Ask for a faster version of the function without a plan."""
+    user = (
+        f"Make this {_language_name(site)} function faster.\n\n"
+        f"{_context_block(site, context)}{_function_block(site)}"
+        f"Reply with the optimized code only, in this shape:\n{_answer_shape(site)}\n\n"
+        f"{_code_rules(site)}"
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]

@@ -1,0 +1,370 @@
+"""The remote backend: any OpenAI-compatible ``/v1/chat/completions`` server, streamed.
+
+Requests stream server-sent events; cancelling the job closes the stream (the server sees the
+connection drop and stops). 429 and 5xx answers, refused connections and streams cut in the
+middle are retried with exponential backoff (``Retry-After`` honoured); every failure ends as an
+``EndpointError`` whose message says what to check. The API key comes from the editor's secret
+storage or an environment variable; it is sent only in the ``Authorization`` header and never
+logged or put in a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from perfpilot.engine.settings import RoleSettings
+from perfpilot.llm.base import Message
+from perfpilot.llm.errors import EndpointError
+from perfpilot.progress import Cancelled, JobContext
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETRIES = 3
+PROGRESS_EVERY_S = 0.2
+_MAX_BACKOFF_S = 30.0
+
+
+def chat_completions_url(endpoint: str) -> str:
+    """The chat completions URL for an endpoint setting.
+
+    ``http://host:8000`` and ``http://host:8000/v1`` both give
+    ``http://host:8000/v1/chat/completions``; a URL already ending in ``/chat/completions`` is
+    kept; any other path gets ``/chat/completions`` appended (``.../openai/v1``).
+    """
+    raw = endpoint.strip()
+    if not raw:
+        raise EndpointError("no endpoint URL is configured for the remote backend "
+                            "(for example http://127.0.0.1:8000/v1)", "bad-request")
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise EndpointError(f"the endpoint '{raw}' is not an http(s) URL "
+                            "(for example http://127.0.0.1:8000/v1)", "bad-request")
+    base = raw.rstrip("/")
+    if base.endswith("/chat/completions"):
+        return base
+    if parts.path.strip("/") == "":
+        return base + "/v1/chat/completions"
+    return base + "/chat/completions"
+
+
+def models_url(endpoint: str) -> str:
+    """The ``/models`` URL beside the chat completions URL."""
+    return chat_completions_url(endpoint).removesuffix("/chat/completions") + "/models"
+
+
+def resolve_api_key(role: RoleSettings, secrets: Mapping[str, str],
+                    environ: Mapping[str, str]) -> str | None:
+    """The API key for a remote role, or None.
+
+    In order: ``secrets["apiKey"]`` (handed over by the editor for this role),
+    ``secrets[role.api_key_env]``, then the environment variable ``role.api_key_env``.
+    """
+    for value in (secrets.get("apiKey"),
+                  secrets.get(role.api_key_env) if role.api_key_env else None,
+                  environ.get(role.api_key_env) if role.api_key_env else None):
+        if value:
+            return value
+    return None
+
+
+class _Retryable(Exception):
+    """A failure worth another attempt; ``error`` is what the user sees if none is left."""
+
+    def __init__(self, error: EndpointError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+
+def _detail(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())[:300]
+    if isinstance(data, dict):
+        err = data.get("error", data.get("detail", data.get("message")))
+        if isinstance(err, dict):
+            err = err.get("message", err)
+        if err is not None:
+            return " ".join(str(err).split())[:300]
+    return " ".join(text.split())[:300]
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, min(float(value), 60.0))
+    except ValueError:
+        return None
+
+
+class RemoteClient:
+    """``TextGenerator`` over an OpenAI-compatible endpoint.
+
+    ``samples`` (``n``) are made by parallel requests, since many servers ignore the ``n``
+    parameter. ``transport`` is for tests that need a custom httpx transport.
+    """
+
+    def __init__(self, role: RoleSettings, api_key: str | None = None, *,
+                 max_retries: int = DEFAULT_RETRIES, backoff_s: float = 0.5,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.role = role
+        self.url = chat_completions_url(role.endpoint)
+        self.max_retries = max(0, max_retries)
+        self.backoff_s = backoff_s
+        self._api_key = api_key or None
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+
+    def __repr__(self) -> str:
+        # Never show the key.
+        return f"RemoteClient(url={self.url!r}, model={self.role.model!r})"
+
+    @property
+    def backend(self) -> str:
+        """Always ``remote``."""
+        return "remote"
+
+    @property
+    def model(self) -> str:
+        """The model name sent in each request."""
+        return self.role.model
+
+    def http(self) -> httpx.AsyncClient:
+        """The underlying httpx client (created on first use)."""
+        if self._client is None:
+            t = max(0.1, self.role.timeout_s)
+            headers = {"Accept": "text/event-stream"}
+            if self._api_key:
+                headers["Authorization"] = f"Bearer {self._api_key}"
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(connect=min(10.0, t), read=t, write=t, pool=t),
+                headers=headers, transport=self._transport)
+        return self._client
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    # -- public --------------------------------------------------------------------------
+    async def generate(self, messages: Sequence[Message], *, n: int, max_tokens: int,
+                       temperature: float, stop: Sequence[str], ctx: JobContext) -> list[str]:
+        """Stream ``n`` completions (one request each); see ``TextGenerator.generate``."""
+        ctx.check()
+        if not self.role.model.strip():
+            raise EndpointError("no model name is configured for the remote endpoint; the "
+                                "server expects one (see its /v1/models)", "unknown-model")
+        count = max(1, n) if temperature > 0 else 1
+        body: dict[str, Any] = {
+            "model": self.role.model,
+            "messages": [dict(m) for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": max(0.0, temperature),
+            "stream": True,
+        }
+        if stop:
+            body["stop"] = list(stop)[:4]  # the OpenAI API accepts at most four
+        counts = [0] * count
+        last = [0.0]
+
+        def progress(index: int, tokens: int) -> None:
+            counts[index] = tokens
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY_S:
+                last[0] = now
+                ctx.report("generating", f"{sum(counts)} tokens", None)
+
+        ctx.report("generating", "0 tokens", None)
+        work = asyncio.ensure_future(asyncio.gather(
+            *(self._with_retries(body, list(stop), i, progress, ctx) for i in range(count))))
+        waiter = asyncio.ensure_future(ctx.cancelled.wait())
+        both: set[asyncio.Future[Any]] = {work, waiter}
+        try:
+            done, _ = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            work.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if work not in done:
+            # Cancelling the task exits the streaming context managers: connections close.
+            work.cancel()
+            with contextlib.suppress(BaseException):
+                await work
+            raise Cancelled()
+        return list(work.result())
+
+    # -- one request with retries ---------------------------------------------------------
+    async def _with_retries(self, body: dict[str, Any], stop: list[str], index: int,
+                            progress: Callable[[int, int], None], ctx: JobContext) -> str:
+        attempt = 0
+        while True:
+            try:
+                return await self._stream_once(body, stop, index, progress)
+            except _Retryable as exc:
+                if attempt >= self.max_retries:
+                    raise exc.error from None
+                delay = exc.retry_after
+                if delay is None:
+                    delay = min(_MAX_BACKOFF_S, self.backoff_s * (2 ** attempt))
+                attempt += 1
+                log.info("retrying %s in %.1f s (%s)", self.url, delay, exc.error.kind)
+                ctx.report("generating", f"retrying ({exc.error.kind})", None)
+                await asyncio.sleep(delay)
+
+    async def _stream_once(self, body: dict[str, Any], stop: list[str], index: int,
+                           progress: Callable[[int, int], None]) -> str:
+        log.info("POST %s model=%s stream=true", self.url, self.role.model)
+        try:
+            async with self.http().stream("POST", self.url, json=body) as response:
+                if response.status_code >= 400:
+                    raw = await response.aread()
+                    raise self._status_error(response.status_code, raw, response.headers)
+                kind = response.headers.get("content-type", "")
+                if "text/event-stream" not in kind and "json" in kind:
+                    # A server that ignored stream=true answered with one JSON document.
+                    return self._from_json(await response.aread(), stop)
+                return await self._read_events(response, stop, index, progress)
+        except (_Retryable, EndpointError):
+            raise
+        except httpx.ConnectTimeout:
+            raise EndpointError(
+                f"could not connect to {self.url} within {min(10.0, self.role.timeout_s):.0f} "
+                "s; check the endpoint URL and the network", "timeout") from None
+        except httpx.ConnectError as exc:
+            raise _Retryable(EndpointError(
+                f"could not connect to {self.url} ({self._scrub(str(exc)) or 'refused'}); "
+                "is the server running, and is the endpoint URL right?",
+                "connection")) from None
+        except httpx.ReadTimeout:
+            raise EndpointError(
+                f"{self.url} sent nothing for {self.role.timeout_s:.0f} s (timeoutS); the model "
+                "may be loading, too slow or overloaded", "timeout") from None
+        except httpx.TimeoutException:
+            raise EndpointError(f"the request to {self.url} timed out after "
+                                f"{self.role.timeout_s:.0f} s (timeoutS)", "timeout") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise _Retryable(EndpointError(
+                f"the connection to {self.url} broke in the middle of the answer "
+                f"({type(exc).__name__})", "connection")) from None
+        except httpx.HTTPError as exc:
+            raise EndpointError(f"the request to {self.url} failed: {self._scrub(str(exc))}",
+                                "connection") from None
+
+    def _status_error(self, status: int, raw: bytes, headers: httpx.Headers) -> Exception:
+        detail = self._scrub(_detail(raw))
+        tail = f": {detail}" if detail else ""
+        model = self.role.model
+        if status in (401, 403):
+            where = (f"the environment variable {self.role.api_key_env}"
+                     if self.role.api_key_env else "the editor's API key setting")
+            return EndpointError(
+                f"{self.url} refused the API key (HTTP {status}){tail}; check the key in "
+                f"{where}", "auth")
+        lowered = detail.lower()
+        mentions_model = "model" in lowered and (
+            "not" in lowered or "unknown" in lowered or "pinned" in lowered
+            or "exist" in lowered or "invalid" in lowered)
+        if status in (400, 404, 422) and mentions_model:
+            return EndpointError(f"{self.url} does not serve the model '{model}'{tail}",
+                                 "unknown-model")
+        if status == 404:
+            return EndpointError(
+                f"there is no chat completions API at {self.url} (HTTP 404); the endpoint "
+                "usually ends in /v1", "not-found")
+        if status == 429:
+            return _Retryable(EndpointError(
+                f"{self.url} is rate-limiting requests (HTTP 429) and still was after "
+                f"{self.max_retries} retries{tail}; wait a little or lower samples",
+                "rate-limited"), _retry_after(headers))
+        if status >= 500:
+            return _Retryable(EndpointError(
+                f"{self.url} failed with HTTP {status}{tail} (after {self.max_retries} "
+                "retries)", "server"), _retry_after(headers))
+        return EndpointError(f"{self.url} rejected the request (HTTP {status}){tail}",
+                             "bad-request")
+
+    def _malformed(self, what: str) -> EndpointError:
+        snippet = self._scrub(" ".join(what.split()))[:120]
+        return EndpointError(f"{self.url} sent a malformed stream ({snippet!r}); is it an "
+                             "OpenAI-compatible endpoint?", "protocol")
+
+    def _from_json(self, raw: bytes, stop: list[str]) -> str:
+        try:
+            data = json.loads(raw)
+            content = data["choices"][0]["message"]["content"] or ""
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise self._malformed(raw.decode("utf-8", "replace")) from None
+        return _cut(str(content), stop)
+
+    async def _read_events(self, response: httpx.Response, stop: list[str], index: int,
+                           progress: Callable[[int, int], None]) -> str:
+        parts: list[str] = []
+        chunks = 0
+        finished = False
+        async for line in response.aiter_lines():
+            line = line.strip()
+            if not line or line.startswith(":") or not line.startswith("data:"):
+                continue
+            payload = line[5:].strip()
+            if payload == "[DONE]":
+                finished = True
+                break
+            try:
+                event = json.loads(payload)
+            except ValueError:
+                raise self._malformed(payload) from None
+            if not isinstance(event, dict):
+                raise self._malformed(payload)
+            if "error" in event:
+                raise EndpointError(f"{self.url} reported an error mid-stream: "
+                                    f"{self._scrub(_detail(payload.encode()))}", "server")
+            choices = event.get("choices") or []
+            if not isinstance(choices, list):
+                raise self._malformed(payload)
+            for choice in choices:
+                if not isinstance(choice, dict):
+                    raise self._malformed(payload)
+                delta = choice.get("delta") or {}
+                content = delta.get("content") if isinstance(delta, dict) else None
+                if content:
+                    parts.append(str(content))
+                    chunks += 1
+                if choice.get("finish_reason"):
+                    finished = True
+            if chunks:
+                progress(index, chunks)
+            if stop and any(s in "".join(parts) for s in stop):
+                finished = True
+                break  # closing the stream stops the server's generation
+        if not finished:
+            raise _Retryable(EndpointError(
+                f"the stream from {self.url} ended before the answer was complete",
+                "connection"))
+        return _cut("".join(parts), stop)
+
+
+def _cut(text: str, stop: list[str]) -> str:
+    cut = len(text)
+    for s in stop:
+        i = text.find(s) if s else -1
+        if 0 <= i < cut:
+            cut = i
+    return text[:cut]
