@@ -1,0 +1,94 @@
+"""Helpers for driving the real PerfPilot server over stdio with pytest-lsp."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient, client_capabilities
+
+SERVER_COMMAND = [sys.executable, "-m", "perfpilot", "serve"]
+
+
+def vscode_capabilities() -> lsp.ClientCapabilities:
+    """VS Code's recorded capabilities plus inlay hints (the record predates them)."""
+    caps = client_capabilities("visual-studio-code")
+    assert caps.text_document is not None and caps.workspace is not None
+    caps.text_document.inlay_hint = lsp.InlayHintClientCapabilities()
+    caps.workspace.inlay_hint = lsp.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+class Recorder:
+    """Collects applyEdit requests and PerfPilot job notifications sent to the client."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.edits: list[lsp.ApplyWorkspaceEditParams] = []
+        self.jobs: list[dict[str, Any]] = []
+        self.apply_result = True
+        self._changed = asyncio.Event()
+
+        @client.feature(lsp.WORKSPACE_APPLY_EDIT)
+        def apply_edit(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
+            self.edits.append(params)
+            self._changed.set()
+            return lsp.ApplyWorkspaceEditResult(applied=self.apply_result)
+
+        @client.feature("perfpilot/jobStatus")
+        def job_status(params: Any) -> None:
+            self.jobs.append(params if isinstance(params, dict) else vars(params))
+            self._changed.set()
+
+        @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
+        def lens_refresh(params: None) -> None:
+            return None
+
+        @client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)
+        def hint_refresh(params: None) -> None:
+            return None
+
+    async def wait(self, predicate: Callable[[], bool], timeout: float = 120.0) -> None:
+        """Wait until ``predicate`` holds, re-checking on every edit or job notification."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError("condition not met; jobs seen: "
+                                   + repr(self.jobs[-5:]))
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), min(remaining, 0.5))
+            except TimeoutError:
+                pass
+
+    def job_done(self, job_id: str) -> dict[str, Any] | None:
+        """The final status notification of a job, once it arrived."""
+        for j in reversed(self.jobs):
+            if j.get("jobId") == job_id and j.get("done") and j.get("stage") != "queued":
+                return j
+        return None
+
+
+def open_doc(client: LanguageClient, path: Path, text: str | None = None,
+             language: str = "cpp", version: int = 1) -> str:
+    """didOpen a file; returns its URI."""
+    uri = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+        uri=uri, language_id=language, version=version,
+        text=text if text is not None else path.read_text(encoding="utf-8"))))
+    return uri
+
+
+def apply_text_edit(text: str, edit: lsp.TextEdit) -> str:
+    """Apply one LSP edit (ASCII text: UTF-16 units equal characters here)."""
+    lines = text.split("\n")
+
+    def offset(p: lsp.Position) -> int:
+        return sum(len(line) + 1 for line in lines[: p.line]) + p.character
+
+    return text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
