@@ -16,6 +16,8 @@ from cachetools import LRUCache
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.backends import make_optimizer, make_planner
+from perfpilot.engine.dependencies import fingerprint, measurement_inputs
+from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
@@ -51,9 +53,15 @@ class Engine:
         self._candidates: LRUCache[str, OptimizeResult] = LRUCache(maxsize=256)
         self._verdicts: LRUCache[str, Verdict] = LRUCache(maxsize=512)
         self._measure_lock = asyncio.Lock()
+        self._disk = DiskCache(workspace) if workspace is not None else None
         self._log = log_fn or log.info
 
     # -- configuration -------------------------------------------------------------------
+    def set_workspace(self, workspace: Path | None) -> None:
+        """Set the workspace folder: compile flags, specs and the result store live there."""
+        self.workspace = workspace
+        self._disk = DiskCache(workspace) if workspace is not None else None
+
     def update_settings(self, settings: Settings) -> None:
         """Replace the settings; backends are rebuilt on next use."""
         self.settings = settings
@@ -121,15 +129,22 @@ class Engine:
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None) -> Verdict:
-        """Verify and time ``code`` against ``site`` (serialized; cached by content)."""
+        """Verify and time ``code`` against ``site`` (serialized; cached in memory and on disk).
+
+        The key covers the unit, the candidate, the runner settings and the content of every
+        file that decides the measurement (spec, compile database, stdin inputs).
+        """
         from perfpilot.runner.measure import verify_and_measure
 
-        spec_text = spec.read_text(encoding="utf-8", errors="replace") if spec else ""
-        key = content_key("measure", site.unit_text, site.name, code,
-                          settings_to_dict(self.settings)["runner"], spec_text,
+        deps = measurement_inputs(site, source_path, self.workspace, spec)
+        key = content_key("measure", site.unit_text, site.qualified_name, code,
+                          settings_to_dict(self.settings)["runner"], fingerprint(deps),
                           str(source_path or ""))
         cached = self._verdicts.get(key)
+        if cached is None and self._disk is not None:
+            cached = self._disk.get(key)
         if cached is not None:
+            self._verdicts[key] = cached
             return cached
         async with self._measure_lock:
             ctx.check()
@@ -139,6 +154,8 @@ class Engine:
         # Noisy and timed-out results are worth retrying later, so they are not cached.
         if verdict.verdict not in ("noisy", "timeout"):
             self._verdicts[key] = verdict
+            if self._disk is not None:
+                self._disk.put(key, verdict)
         return verdict
 
     async def optimize(self, site: FunctionSite, ctx: JobContext, *, measure: bool = True,

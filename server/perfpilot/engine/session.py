@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
+from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.progress import Cancelled, JobContext
@@ -55,6 +56,7 @@ class FunctionRecord:
     applied: bool = False
     applied_text: str = ""
     stale: bool = False
+    inputs: tuple[Path, ...] = ()
     history: list[Outcome] = field(default_factory=list)
 
 
@@ -124,7 +126,7 @@ class Session:
                 job.outcome = await self.engine.optimize(job.site, job.ctx,
                                                          source_path=source_path, flags=flags)
             job.stage = "done"
-            self._store(job)
+            self._store(job, source_path)
         except (Cancelled, asyncio.CancelledError):
             job.cancelled = True
             job.stage = "cancelled"
@@ -155,17 +157,32 @@ class Session:
         cand = Candidate(job.site.text, strategies, "current text")
         return choose(original_site, rec.outcome.plan, (Trial(cand, verdict),))
 
-    def _store(self, job: Job) -> None:
+    def _store(self, job: Job, source_path: Path | None) -> None:
         if job.outcome is None:
             return
+        inputs = measurement_inputs(job.site, source_path, self.engine.workspace)
         per_doc = self.records.setdefault(job.uri, {})
         prev = per_doc.get(job.function)
         if job.kind == "rerun" and prev is not None:
             prev.history.append(prev.outcome)
             prev.outcome = job.outcome
             prev.stale = False
+            prev.inputs = inputs
             return
-        per_doc[job.function] = FunctionRecord(job.outcome, original_text=job.site.text)
+        per_doc[job.function] = FunctionRecord(job.outcome, original_text=job.site.text,
+                                               inputs=inputs)
+
+    def affected_by(self, path: Path) -> list[tuple[str, str, FunctionRecord]]:
+        """Records whose measurement depends on ``path`` (or could: a new spec file)."""
+        out = []
+        for uri, per_doc in self.records.items():
+            for name, rec in per_doc.items():
+                short = name.split("::")[-1]
+                new_spec = path.name in (f"{short}.bench.cpp",
+                                         f"{name.replace('::', '_')}.bench.cpp")
+                if path in rec.inputs or new_spec:
+                    out.append((uri, name, rec))
+        return out
 
     def _notify(self, listener: JobListener | None, job: Job) -> None:
         if listener is None:

@@ -34,6 +34,7 @@ from perfpilot.engine.present import (
 )
 from perfpilot.engine.session import Job, Session
 from perfpilot.engine.settings import Settings, merge_settings
+from perfpilot.engine.watch import WorkspaceWatcher
 from perfpilot.engine.workspace_config import ConfigError, workspace_settings
 from perfpilot.lsp.convert import (
     client_position,
@@ -78,6 +79,7 @@ class PerfPilotServer(LanguageServer):
         self.workspace_root: Path | None = None
         self.editor_settings: dict[str, Any] = {}
         self.progress_tokens: dict[str, str] = {}  # progress token -> job id
+        self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._outlines: LRUCache[tuple[str, int | None], list[FunctionSite]] = LRUCache(32)
 
@@ -201,6 +203,22 @@ class PerfPilotServer(LanguageServer):
         p = server_position(doc, lsp.Position(line, character))
         return function_at(doc.source, language, p.line, p.character, uri=uri,
                            version=doc.version)
+
+    def inputs_changed(self, path: Path) -> None:
+        """A spec, input or compile database changed: results that used it are re-measured."""
+        for uri, name, rec in self.session.affected_by(path):
+            rec.stale = True
+            if uri not in self.workspace.text_documents:
+                continue
+            site = self.site_named(self.document(uri), name)
+            if site is None or self.session.running(uri, name):
+                continue
+            self.log_info(f"{path.name} changed: re-measuring {name}")
+            if rec.applied:
+                self.start_job("rerun", site, rec.original_text)
+            elif rec.outcome.trials:
+                self.start_job("optimize", site)
+        self._refresh()
 
     # -- jobs -----------------------------------------------------------------------------
     def start_job(self, kind: str, site: FunctionSite, baseline: str | None = None) -> Job:
@@ -383,7 +401,7 @@ def create_server() -> PerfPilotServer:
         elif params.root_uri:
             root = _path_of(params.root_uri)
         ls.workspace_root = root
-        ls.engine.workspace = root
+        ls.engine.set_workspace(root)
         opts = params.initialization_options
         settings = None
         if isinstance(opts, dict):
@@ -394,6 +412,18 @@ def create_server() -> PerfPilotServer:
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: PerfPilotServer, params: lsp.InitializedParams) -> None:
         await ls.pull_settings()
+        if ls.workspace_root is not None and ls.workspace_root.is_dir():
+            ls.watcher = WorkspaceWatcher(ls.workspace_root, ls.inputs_changed,
+                                          asyncio.get_running_loop())
+            ls.watcher.start()
+
+    @server.feature(lsp.SHUTDOWN)
+    async def shutdown(ls: PerfPilotServer, params: None) -> None:
+        if ls.watcher is not None:
+            ls.watcher.stop()
+        for job in list(ls.session.jobs.values()):
+            ls.session.cancel(job.id)
+        await ls.engine.close()
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: PerfPilotServer,
@@ -467,7 +497,10 @@ def create_server() -> PerfPilotServer:
                 msg = f"nothing to re-run for {site.name}: run Make this faster first"
                 ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning)
                 return {"error": msg}
-            baseline = rec.original_text
+            if rec.applied:
+                baseline = rec.original_text
+            else:
+                kind = "optimize"  # nothing applied: measure the candidates again
         job = ls.start_job(kind, site, baseline)
         return {"jobId": job.id, "function": site.qualified_name}
 
