@@ -279,9 +279,12 @@ class RemoteClient:
                 f"{self.url} refused the API key (HTTP {status}){tail}; check the key in "
                 f"{where}", "auth")
         lowered = detail.lower()
-        mentions_model = "model" in lowered and (
-            "not" in lowered or "unknown" in lowered or "pinned" in lowered
-            or "exist" in lowered or "invalid" in lowered)
+        # Servers word this differently: "model_not_found", "does not exist", "pinned to".
+        about_length = "context" in lowered or "token" in lowered
+        mentions_model = not about_length and (
+            "pinned" in lowered or (bool(model) and f"'{model.lower()}'" in lowered)
+            or ("model" in lowered and any(w in lowered for w in (
+                "not", "unknown", "exist", "invalid", "unsupported"))))
         if status in (400, 404, 422) and mentions_model:
             return EndpointError(f"{self.url} does not serve the model '{model}'{tail}",
                                  "unknown-model")

@@ -1,0 +1,162 @@
+"""The local backend end to end on a tiny random Qwen2: worker process, streaming progress,
+cancellation mid-generation, crash and idle restarts, and load errors."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from perfpilot.engine.settings import RoleSettings
+from perfpilot.llm.errors import LocalModelError
+from perfpilot.llm.factory import make_client
+from perfpilot.llm.local import LocalClient, LocalWorker, LocalWorkerRegistry, WorkerSpec
+from perfpilot.progress import Cancelled, JobContext
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from test_llm_tiny_models import tiny_qwen2  # noqa: E402, F401  (fixture)
+
+HELLO = [{"role": "user", "content": "Say something."}]
+
+
+class ProgressLog:
+    """Collects (stage, message) reports and exposes the token counts seen."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+        self.tokens_seen = asyncio.Event()
+
+    def __call__(self, stage: str, message: str, percent: int | None) -> None:
+        self.events.append((stage, message))
+        if stage == "generating" and message.split()[0].isdigit() and int(message.split()[0]):
+            self.tokens_seen.set()
+
+    @property
+    def token_counts(self) -> list[int]:
+        return [int(m.split()[0]) for s, m in self.events
+                if s == "generating" and m.split()[0].isdigit()]
+
+
+def local_role(model: Path | str, **kw: object) -> RoleSettings:
+    fields: dict[str, object] = {"backend": "local", "model": str(model), "max_tokens": 16,
+                                 "temperature": 0.0, "timeout_s": 120.0}
+    fields.update(kw)
+    return RoleSettings(**fields)  # type: ignore[arg-type]
+
+
+async def test_generate_cancel_and_reuse_the_warm_worker(tiny_qwen2: Path) -> None:
+    worker = LocalWorker(WorkerSpec.from_role(local_role(tiny_qwen2)))
+    client = LocalClient(local_role(tiny_qwen2), worker, owns_worker=True)
+    try:
+        log = ProgressLog()
+        texts = await client.generate(HELLO, n=1, max_tokens=12, temperature=0.0, stop=[],
+                                      ctx=JobContext(on_report=log))
+        assert len(texts) == 1 and texts[0]
+        assert ("loading model", tiny_qwen2.name) in log.events
+        assert worker.info["device"] == "cpu" and worker.info["chat_template"] is True
+        pid = worker.pid
+        assert pid is not None
+
+        # Cancel a long generation as soon as tokens stream: the worker stops at the next
+        # token (stopping criterion), answers, and stays loaded; it is not killed.
+        log2 = ProgressLog()
+        ctx = JobContext(on_report=log2)
+        job = asyncio.create_task(client.generate(HELLO, n=1, max_tokens=3500,
+                                                  temperature=0.0, stop=[], ctx=ctx))
+        await asyncio.wait_for(log2.tokens_seen.wait(), 60)
+        ctx.cancel()
+        with pytest.raises(Cancelled):
+            await job
+        assert worker.pid == pid and worker.starts == 1
+        assert log2.token_counts and max(log2.token_counts) < 3500
+
+        # Sampling two completions in the same warm worker.
+        two = await client.generate(HELLO, n=2, max_tokens=8, temperature=0.9, stop=[],
+                                    ctx=JobContext())
+        assert len(two) == 2
+        assert worker.pid == pid and worker.starts == 1
+    finally:
+        await client.close()
+    assert not worker.running
+
+
+async def test_worker_restarts_after_a_crash_and_after_idle_unload(tiny_qwen2: Path) -> None:
+    worker = LocalWorker(WorkerSpec.from_role(local_role(tiny_qwen2)), idle_s=0.5)
+    try:
+        log = ProgressLog()
+        job = asyncio.create_task(worker.generate(
+            HELLO, n=1, max_tokens=3500, temperature=0.0, stop=[],
+            ctx=JobContext(on_report=log), timeout_s=120))
+        await asyncio.wait_for(log.tokens_seen.wait(), 60)
+        pid = worker.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)  # our own worker, killed as an OOM killer would
+        with pytest.raises(LocalModelError, match="stopped unexpectedly") as info:
+            await job
+        assert info.value.kind == "worker-crashed"
+        assert "killed" in str(info.value)
+
+        texts = await worker.generate(HELLO, n=1, max_tokens=4, temperature=0.0, stop=[],
+                                      ctx=JobContext(), timeout_s=120)
+        assert texts and worker.starts == 2 and worker.pid != pid
+
+        for _ in range(100):  # idle unload after 0.5 s
+            if not worker.running:
+                break
+            await asyncio.sleep(0.1)
+        assert not worker.running
+        await worker.generate(HELLO, n=1, max_tokens=4, temperature=0.0, stop=[],
+                              ctx=JobContext(), timeout_s=120)
+        assert worker.starts == 3
+    finally:
+        await worker.stop()
+
+
+async def test_missing_model_is_one_clear_error_and_the_next_call_retries(
+        tmp_path: Path) -> None:
+    client = make_client(local_role(tmp_path / "nowhere"), {})
+    try:
+        with pytest.raises(LocalModelError, match="local model not found") as info:
+            await client.generate(HELLO, n=1, max_tokens=4, temperature=0, stop=[],
+                                  ctx=JobContext())
+        assert info.value.kind == "not-found"
+        with pytest.raises(LocalModelError, match="local model not found"):
+            await client.generate(HELLO, n=1, max_tokens=4, temperature=0, stop=[],
+                                  ctx=JobContext())
+    finally:
+        await client.close()
+
+
+async def test_wrong_formats_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    bogus = tmp_path / "bogus"
+    bogus.mkdir()
+    (bogus / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    cases = [(tmp_path / "notes.txt", "not a .gguf model"),
+             (tmp_path, "no config.json and no .gguf"),
+             (bogus, "could not load the model")]
+    for path, message in cases:
+        client = make_client(local_role(path), {})
+        try:
+            with pytest.raises(LocalModelError, match=message):
+                await client.generate(HELLO, n=1, max_tokens=4, temperature=0, stop=[],
+                                      ctx=JobContext())
+        finally:
+            await client.close()
+
+
+def test_registry_shares_one_worker_per_model_spec(tiny_qwen2: Path) -> None:
+    registry = LocalWorkerRegistry()
+    planner = make_client(local_role(tiny_qwen2, temperature=0.0), {}, registry)
+    optimizer = make_client(local_role(str(tiny_qwen2) + "/", samples=4), {}, registry)
+    other = make_client(local_role(tiny_qwen2, threads=2), {}, registry)
+    assert isinstance(planner, LocalClient) and isinstance(optimizer, LocalClient)
+    assert isinstance(other, LocalClient)
+    assert planner.worker is optimizer.worker
+    assert other.worker is not planner.worker
+    assert len(registry.workers) == 2
