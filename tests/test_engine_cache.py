@@ -1,0 +1,125 @@
+"""Engine caching: verdicts survive a restart; a changed spec or compile database misses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import perfpilot.runner.measure as runner_measure
+from perfpilot.code.locate import function_by_name
+from perfpilot.engine.disk_cache import DiskCache, verdict_from_json
+from perfpilot.engine.engine import Engine
+from perfpilot.engine.settings import RunnerSettings, Settings
+from perfpilot.progress import JobContext
+from perfpilot.runner.values import Verdict
+
+UNIT = """\
+#include <vector>
+long sum_sq(const std::vector<int>& v) {
+    long s = 0;
+    for (int x : v) s += (long)x * x;
+    return s;
+}
+"""
+CANDIDATE = """long sum_sq(const std::vector<int>& v) {
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (long)v[i] * v[i];
+    return s;
+}"""
+
+
+def fake_verdict(word: str = "faster") -> Verdict:
+    return Verdict(verdict=word, message="measured", speedup=2.0, ci95=(1.9, 2.1), pairs=20,
+                   dropped_pairs=1, flags=("-O2",), compiler="g++", median_a_s=0.002,
+                   median_b_s=0.001, validation_status="passed")
+
+
+class CountingRunner:
+    """Wraps the real verify_and_measure and counts the calls that reach it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, real: bool = True) -> None:
+        self.calls = 0
+        self._real = runner_measure.verify_and_measure
+
+        async def wrapper(*args: Any, **kwargs: Any) -> Verdict:
+            self.calls += 1
+            if real:
+                return await self._real(*args, **kwargs)
+            return fake_verdict()
+
+        monkeypatch.setattr(runner_measure, "verify_and_measure", wrapper)
+
+
+def engine_for(root: Path) -> Engine:
+    settings = Settings(runner=RunnerSettings(callgrind=False, pairs=10))
+    return Engine(settings, workspace=root)
+
+
+def test_verdict_json_round_trip(tmp_path: Path) -> None:
+    v = fake_verdict()
+    again = verdict_from_json(v.to_json())
+    assert again.to_json() == v.to_json()
+    cache = DiskCache(tmp_path)
+    cache.put("k", v)
+    got = cache.get("k")
+    assert got is not None and got.to_json() == v.to_json()
+    (tmp_path / ".perfpilot" / "results" / "bad.json").write_text("{not json")
+    assert cache.get("bad") is None and cache.get("missing") is None
+
+
+async def test_cache_hit_after_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "a.cpp"
+    src.write_text(UNIT)
+    site = function_by_name(UNIT, "cpp", "sum_sq", uri=src.as_uri())
+    counter = CountingRunner(monkeypatch)
+    first = await engine_for(tmp_path).measure(site, CANDIDATE, JobContext(), source_path=src)
+    assert counter.calls == 1
+    assert first.validation_status == "passed", first.message
+    assert list((tmp_path / ".perfpilot" / "results").glob("*.json"))
+    # A new engine (a restarted server) finds the stored verdict without measuring.
+    second = await engine_for(tmp_path).measure(site, CANDIDATE, JobContext(), source_path=src)
+    assert counter.calls == 1
+    assert second.verdict == first.verdict and second.speedup == first.speedup
+
+
+async def test_spec_and_compile_database_changes_miss_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "a.cpp"
+    src.write_text(UNIT)
+    site = function_by_name(UNIT, "cpp", "sum_sq", uri=src.as_uri())
+    counter = CountingRunner(monkeypatch, real=False)
+    engine = engine_for(tmp_path)
+    await engine.measure(site, CANDIDATE, JobContext(), source_path=src)
+    await engine.measure(site, CANDIDATE, JobContext(), source_path=src)
+    assert counter.calls == 1
+    spec = tmp_path / ".perfpilot" / "sum_sq.bench.cpp"
+    spec.parent.mkdir(exist_ok=True)
+    spec.write_text("// spec v1\n")
+    await engine.measure(site, CANDIDATE, JobContext(), source_path=src)
+    assert counter.calls == 2
+    spec.write_text("// spec v2\n")
+    await engine.measure(site, CANDIDATE, JobContext(), source_path=src)
+    assert counter.calls == 3
+    (tmp_path / "compile_commands.json").write_text(
+        f'[{{"directory": "{tmp_path}", "file": "a.cpp", "command": "g++ -O3 -c a.cpp"}}]')
+    await engine.measure(site, CANDIDATE, JobContext(), source_path=src)
+    assert counter.calls == 4
+
+
+async def test_noisy_results_are_not_cached(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+
+    async def noisy(*args: Any, **kwargs: Any) -> Verdict:
+        nonlocal calls
+        calls += 1
+        return fake_verdict("noisy")
+
+    monkeypatch.setattr(runner_measure, "verify_and_measure", noisy)
+    site = function_by_name(UNIT, "cpp", "sum_sq")
+    engine = engine_for(tmp_path)
+    for _ in range(2):
+        assert (await engine.measure(site, CANDIDATE, JobContext())).verdict == "noisy"
+    assert calls == 2
