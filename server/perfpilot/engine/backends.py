@@ -14,8 +14,18 @@ class BackendError(Exception):
     """A backend could not be created; the message says what to fix."""
 
 
-def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any]
-                 ) -> Planner:
+def plan_only(planner: RoleSettings, optimizer: RoleSettings) -> bool:
+    """PerfCoder's plan-only mode: the planner stops at ``[/SUGG]`` when another model
+    writes the code; with the same model (or the builtin rewriter) it writes code too."""
+    if optimizer.backend == "builtin":
+        return False
+    same = (planner.backend, planner.model, planner.endpoint) == (
+        optimizer.backend, optimizer.model, optimizer.endpoint)
+    return not same
+
+
+def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
+                 *, only_plan: bool = False) -> Planner:
     """The planner for ``role``; model clients are shared through ``clients``."""
     if role.backend == "builtin":
         from perfpilot.planning.builtin.planner import BuiltinPlanner
@@ -23,7 +33,7 @@ def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[s
         return BuiltinPlanner()
     from perfpilot.planning.llm_planner import ModelPlanner
 
-    return ModelPlanner(role, _client(role, secrets, clients))
+    return ModelPlanner(role, _client(role, secrets, clients), plan_only=only_plan)
 
 
 def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from cachetools import LRUCache
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.backends import make_optimizer, make_planner
+from perfpilot.engine.backends import make_optimizer, make_planner, plan_only
 from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key
@@ -49,6 +49,7 @@ class Engine:
         self.workspace = workspace
         self.secrets: dict[str, str] = dict(secrets or {})
         self._clients: dict[str, Any] = {}
+        self._backends: LRUCache[str, Any] = LRUCache(maxsize=16)
         self._plans: LRUCache[str, Plan] = LRUCache(maxsize=256)
         self._candidates: LRUCache[str, OptimizeResult] = LRUCache(maxsize=256)
         self._verdicts: LRUCache[str, Verdict] = LRUCache(maxsize=512)
@@ -75,13 +76,27 @@ class Engine:
             self.secrets.pop(key, None)
 
     def planner(self) -> Planner:
-        """The planner for the current settings."""
-        return make_planner(self.settings.planner, self._role_secrets("planner"), self._clients)
+        """The planner for the current settings (kept while the settings stay the same)."""
+        s = self.settings
+        only = plan_only(s.planner, s.optimizer)
+        key = content_key("planner", _role_key(s.planner), only, sorted(self.secrets))
+        if key not in self._backends:
+            self._backends[key] = make_planner(s.planner, self._role_secrets("planner"),
+                                               self._clients, only_plan=only)
+        planner: Planner = self._backends[key]
+        return planner
 
     def optimizer(self, flags: tuple[str, ...] = ()) -> Optimizer:
-        """The optimizer for the current settings."""
-        return make_optimizer(self.settings.optimizer, self._role_secrets("optimizer"),
-                              self._clients, flags=flags, compiler=self.settings.runner.compiler)
+        """The optimizer for the current settings (kept while the settings stay the same)."""
+        s = self.settings
+        key = content_key("optimizer", _role_key(s.optimizer), flags, s.runner.compiler,
+                          sorted(self.secrets))
+        if key not in self._backends:
+            self._backends[key] = make_optimizer(
+                s.optimizer, self._role_secrets("optimizer"), self._clients, flags=flags,
+                compiler=s.runner.compiler)
+        optimizer: Optimizer = self._backends[key]
+        return optimizer
 
     def _role_secrets(self, role: str) -> dict[str, str]:
         out = {k: v for k, v in self.secrets.items() if "." not in k}
@@ -99,6 +114,7 @@ class Engine:
                 except Exception as exc:  # closing must not mask the caller's outcome
                     self._log(f"closing a model client failed: {exc}")
         self._clients.clear()
+        self._backends.clear()
 
     # -- pipeline ------------------------------------------------------------------------
     async def plan(self, site: FunctionSite, ctx: JobContext) -> Plan:
@@ -121,9 +137,16 @@ class Engine:
         cached = self._candidates.get(key)
         if cached is not None:
             return cached
+        planner_code = _planner_code(self.planner(), site)
         ctx.report("generating", f"rewriting {site.name}")
         result = await self.optimizer(flags).optimize(site, plan, ctx)
         ctx.check()
+        if planner_code is not None:
+            # A PerfCoder-style planner also wrote code: measure it beside the optimizer's.
+            seen = {c.code.strip() for c in result.candidates}
+            extra = tuple(c for c in planner_code.candidates if c.code.strip() not in seen)
+            result = OptimizeResult(extra + result.candidates,
+                                    planner_code.rejected + result.rejected)
         self._candidates[key] = result
         return result
 
@@ -178,6 +201,14 @@ class Engine:
             verdict = await self.measure(site, cand.code, ctx, source_path, spec)
             trials.append(Trial(cand, verdict))
         return choose(site, plan, tuple(trials), result.rejected)
+
+
+def _planner_code(planner: Planner, site: FunctionSite) -> OptimizeResult | None:
+    last = getattr(planner, "last_code_for", None)
+    if last is None:
+        return None
+    result: OptimizeResult | None = last(site)
+    return result
 
 
 def _score(trial: Trial) -> float:
