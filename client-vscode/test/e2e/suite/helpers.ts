@@ -1,0 +1,55 @@
+// Helpers for the end-to-end suite: polling, screenshots through the driver, the test config.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+
+export function e2eConfig(): { artifacts: string } {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!folder) {
+    throw new Error('the e2e suite needs the fixture workspace open');
+  }
+  return JSON.parse(fs.readFileSync(path.join(folder, '.perfpilot-e2e.json'), 'utf8')) as { artifacts: string };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until the probe returns a value (not undefined), or throws after timeoutMs. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, everyMs = 500): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+/** Like waitFor, but returns undefined instead of throwing. */
+export async function waitUpTo<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, everyMs = 500): Promise<T | undefined> {
+  try {
+    return await waitFor('', probe, timeoutMs, everyMs);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks the driver for a screenshot of the page and waits until it is written. */
+export async function screenshot(name: string): Promise<void> {
+  const file = path.join(e2eConfig().artifacts, `${name}.png`);
+  fs.rmSync(file, { force: true });
+  await sleep(600); // let the UI settle (animations of hovers and menus)
+  console.log(`PERFPILOT_E2E_SCREENSHOT:${name}`);
+  await waitUpTo(() => (fs.existsSync(file) ? true : undefined), 15_000, 200);
+}
+
+/** The text of hover contents, whatever form they take. */
+export function hoverText(hovers: vscode.Hover[]): string {
+  return hovers
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
+    .join('\n');
+}

@@ -1,0 +1,57 @@
+// Entry point that VS Code's extension host loads as extensionTestsPath: runs the mocha (tdd)
+// suite, logs each result to the console (it reaches the driver as page console messages) and
+// writes results.json into the artifacts folder.
+import * as fs from 'fs';
+import Mocha from 'mocha';
+import * as path from 'path';
+import { e2eConfig } from './helpers';
+
+interface TestResult {
+  title: string;
+  state: 'passed' | 'failed' | 'pending';
+  durationMs: number;
+  error?: string;
+}
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'tdd', timeout: 240_000, color: false, reporter: Mocha.reporters.Base });
+  mocha.addFile(path.join(__dirname, 'extension.test.js'));
+  const results: TestResult[] = [];
+  return new Promise((resolve, reject) => {
+    const runner = mocha.run((failures) => {
+      const summary = {
+        passed: results.filter((r) => r.state === 'passed').length,
+        failed: results.filter((r) => r.state === 'failed').length,
+        skipped: results.filter((r) => r.state === 'pending').length,
+        tests: results,
+      };
+      try {
+        fs.writeFileSync(path.join(e2eConfig().artifacts, 'results.json'), JSON.stringify(summary, null, 2));
+      } catch (err) {
+        console.log(`PERFPILOT_E2E could not write results: ${String(err)}`);
+      }
+      console.log(`PERFPILOT_E2E ${summary.passed} passing, ${summary.failed} failing, ${summary.skipped} pending`);
+      if (failures > 0) {
+        reject(new Error(`${failures} tests failed`));
+      } else {
+        resolve();
+      }
+    });
+    const started = new Map<string, number>();
+    runner.on('test', (t) => started.set(t.fullTitle(), Date.now()));
+    const since = (t: Mocha.Test): number => Date.now() - (started.get(t.fullTitle()) ?? Date.now());
+    runner.on('pass', (t) => {
+      results.push({ title: t.fullTitle(), state: 'passed', durationMs: since(t) });
+      console.log(`PERFPILOT_E2E ✔ ${t.fullTitle()} (${since(t)} ms)`);
+    });
+    runner.on('pending', (t) => {
+      results.push({ title: t.fullTitle(), state: 'pending', durationMs: since(t) });
+      console.log(`PERFPILOT_E2E - ${t.fullTitle()} (skipped)`);
+    });
+    runner.on('fail', (t, err: Error) => {
+      const title = t.fullTitle();
+      results.push({ title, state: 'failed', durationMs: since(t as Mocha.Test), error: err?.stack ?? String(err) });
+      console.log(`PERFPILOT_E2E ✖ ${title}: ${err?.stack ?? String(err)}`);
+    });
+  });
+}
