@@ -23,10 +23,24 @@ def vscode_capabilities() -> lsp.ClientCapabilities:
     return caps
 
 
+def decode_code_actions_correctly(client: LanguageClient) -> None:
+    """lsprotocol decodes every code action that carries a ``command`` as a bare Command;
+    a real client (VS Code) sees the CodeAction. Register the discriminating hook instead."""
+    converter = client.protocol._converter
+
+    def hook(obj: Any, _: type) -> lsp.Command | lsp.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, lsp.Command)
+        return converter.structure(obj, lsp.CodeAction)
+
+    converter.register_structure_hook(lsp.Command | lsp.CodeAction, hook)  # type: ignore[arg-type]
+
+
 class Recorder:
     """Collects applyEdit requests and PerfPilot job notifications sent to the client."""
 
     def __init__(self, client: LanguageClient) -> None:
+        decode_code_actions_correctly(client)
         self.edits: list[lsp.ApplyWorkspaceEditParams] = []
         self.jobs: list[dict[str, Any]] = []
         self.apply_result = True
@@ -40,7 +54,7 @@ class Recorder:
 
         @client.feature("perfpilot/jobStatus")
         def job_status(params: Any) -> None:
-            self.jobs.append(params if isinstance(params, dict) else vars(params))
+            self.jobs.append(params if isinstance(params, dict) else params._asdict())
             self._changed.set()
 
         @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)

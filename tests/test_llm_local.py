@@ -19,7 +19,13 @@ from perfpilot.progress import Cancelled, JobContext
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from test_llm_tiny_models import tiny_qwen2  # noqa: E402, F401  (fixture)
+from test_llm_tiny_models import cached_tiny_model
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's tiny random Qwen2 directory (built once, shared with other modules)."""
+    return cached_tiny_model(tmp_path_factory.getbasetemp(), "tiny-qwen2")
 
 HELLO = [{"role": "user", "content": "Say something."}]
 

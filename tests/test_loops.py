@@ -163,3 +163,12 @@ def test_c_language_subscripts() -> None:
     g = next(all_loops(function_loops(fbn(src, "c", "g"))))
     assert f.independent, f.reason
     assert not g.independent
+
+
+def test_shift_on_a_stream_is_not_independent() -> None:
+    src = "#include <ostream>\nvoid emit(std::ostream& os, int n, unsigned* m) {\n" \
+          "  for (int i = 0; i < n; ++i) os << i << '\\n';\n" \
+          "  for (int i = 0; i < n; ++i) m[i] = m[i] << 2;\n}\n"
+    loops = list(all_loops(function_loops(function_by_name(src, "cpp", "emit"))))
+    assert not loops[0].independent and "os" in loops[0].reason
+    assert loops[1].independent, loops[1].reason

@@ -126,6 +126,7 @@ class Session:
                 job.outcome = await self.engine.optimize(job.site, job.ctx,
                                                          source_path=source_path, flags=flags)
             job.stage = "done"
+            job.message = job.outcome.message
             self._store(job, source_path)
         except (Cancelled, asyncio.CancelledError):
             job.cancelled = True

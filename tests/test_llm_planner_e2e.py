@@ -1,0 +1,110 @@
+"""The model planner through a real generation: a tiny model fine-tuned in the test to answer
+the planner prompt for one function with a fixed plan and a fixed rewrite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfpilot.code.locate import function_by_name
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.settings import RoleSettings
+from perfpilot.llm.context import unit_context
+from perfpilot.llm.factory import make_client
+from perfpilot.llm.local import LocalWorkerRegistry
+from perfpilot.llm.prompts import planner_messages
+from perfpilot.planning.llm_planner import ModelPlanner
+from perfpilot.progress import JobContext
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from test_llm_tiny_models import build_tiny_model, finetune_to_emit
+
+UNIT = """#include <vector>
+#include <cstddef>
+
+long sum(const std::vector<int>& v) {
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+    return s;
+}
+"""
+
+ANSWER = """[SUGG/]
+- **Loop Efficiency Techniques**: read the size once before the loop (line 6)
+- **Multithreading and Concurrency**: iterations are independent; use an OpenMP reduction
+[/SUGG]
+[OPT/]
+```cpp
+long sum(const std::vector<int>& v) {
+    long s = 0;
+    const std::size_t n = v.size();
+#pragma omp parallel for reduction(+:s)
+    for (std::size_t i = 0; i < n; ++i) s += v[i];
+    return s;
+}
+```
+[/OPT]"""
+
+CONTEXT_TOKENS = 300
+
+
+def the_site() -> FunctionSite:
+    return function_by_name(UNIT, "cpp", "sum", uri="file:///sum.cpp")
+
+
+@pytest.fixture(scope="module")
+def trained_planner_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from transformers import AutoTokenizer
+
+    site = the_site()
+    messages = planner_messages(site, unit_context(site, CONTEXT_TOKENS))
+    everything = "\n".join(m["content"] for m in messages) + ANSWER
+    directory = build_tiny_model(tmp_path_factory.mktemp("planner") / "m",
+                                 extra_text=everything)
+    tok = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+    prompt = tok.apply_chat_template([dict(m) for m in messages], tokenize=False,
+                                     add_generation_prompt=True)
+    loss = finetune_to_emit(directory, prompt, ANSWER, steps=400, lr=1e-2)
+    assert loss < 0.05, f"the tiny model did not learn the answer (loss {loss:.3f})"
+    return directory
+
+
+async def test_planner_plans_and_writes_code_then_plan_only_stops_at_sugg(
+        trained_planner_model: Path) -> None:
+    role = RoleSettings(backend="local", model=str(trained_planner_model), max_tokens=400,
+                        temperature=0.0, timeout_s=120.0)
+    registry = LocalWorkerRegistry()
+    try:
+        client = make_client(role, {}, registry)
+        planner = ModelPlanner(role, client, context_tokens=CONTEXT_TOKENS)
+        stages: list[str] = []
+        site = the_site()
+        plan = await planner.plan(site, JobContext(on_report=lambda s, m, p: stages.append(s)))
+        assert [s.category.id for s in plan.strategies] == [4, 6], plan.raw_text
+        assert plan.strategies[0].lines == (6,)
+        assert (plan.backend, plan.model) == ("local", str(trained_planner_model))
+        assert "planning" in stages and "generating" in stages
+        code = planner.last_code_for(site)
+        assert code is not None and not code.rejected
+        (candidate,) = code.candidates
+        assert candidate.code.startswith("long sum(const std::vector<int>& v)")
+        assert candidate.needs_openmp and candidate.backend == "local"
+
+        # The same plan again comes from the cache: no generation this time.
+        stages.clear()
+        again = await planner.plan(site, JobContext(on_report=lambda s, m, p: stages.append(s)))
+        assert again == plan and "generating" not in stages
+
+        # Plan-only mode shares the warm worker and stops the generation at [/SUGG].
+        plan_only = ModelPlanner(role, make_client(role, {}, registry), plan_only=True,
+                                 context_tokens=CONTEXT_TOKENS)
+        short = await plan_only.plan(site, JobContext())
+        assert [s.category.id for s in short.strategies] == [4, 6]
+        assert "[OPT/]" not in short.raw_text and "long sum" not in short.raw_text
+        assert plan_only.last_code_for(site) is None
+        assert len(registry.workers) == 1 and registry.workers[0].starts == 1
+    finally:
+        await registry.close()

@@ -1,0 +1,365 @@
+"""Each builtin rule: applied where safe, left alone where not, and the rewrite keeps behaviour.
+
+Positive cases are compiled together into one program (original functions in ``namespace orig``,
+rewritten ones in ``namespace opt``) with g++ -fopenmp and run with several threads; the driver
+compares outputs (exactly, or with a relative tolerance for floating-point reductions).
+"""
+# ruff: noqa: E501  (C++ fixtures)
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from perfpilot.code.locate import function_by_name
+from perfpilot.code.splice import splice
+from perfpilot.optimizing.builtin import rewrite
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+
+HEADERS = """#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    """A function, the rules to run (None: all), the rules expected, and a C++ check."""
+
+    name: str
+    code: str
+    rules: frozenset[str] | None
+    expect: frozenset[str]
+    driver: str
+
+
+def R(*ids: str) -> frozenset[str]:
+    return frozenset(ids)
+
+
+POSITIVE = [
+    Case("saxpy", """
+void saxpy(double a, const double* x, double* y, int n) {
+    // scaled add
+    for (int i = 0; i < n; ++i) {
+        y[i] = a * x[i] + y[i];
+    }
+}""", None, R("openmp-for"), """
+    { std::vector<double> x(5000), y1(5000), y2(5000);
+      for (int i = 0; i < 5000; ++i) { x[i] = i * 0.5; y1[i] = y2[i] = 3.0 - i; }
+      orig::saxpy(1.5, x.data(), y1.data(), 5000); opt::saxpy(1.5, x.data(), y2.data(), 5000);
+      check("saxpy", y1 == y2); }"""),
+    Case("dot", """
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+    return s;
+}""", None, R("openmp-reduction", "hoist-invariant-call"), """
+    { std::vector<double> a(20000), b(20000);
+      for (int i = 0; i < 20000; ++i) { a[i] = std::sin(i); b[i] = std::cos(i * 0.3); }
+      check("dot", near(orig::dot(a, b), opt::dot(a, b)));
+      std::vector<double> e;
+      check("dot-empty", orig::dot(e, e) == opt::dot(e, e)); }"""),
+    Case("maxval", """
+int maxval(const int* x, int n) {
+    int m = -1000000;
+    for (int i = 0; i < n; i++) m = std::max(m, x[i]);
+    return m;
+}""", None, R("openmp-reduction"), """
+    { std::vector<int> x(7777); for (int i = 0; i < 7777; ++i) x[i] = (i * 7919) % 10007 - 5000;
+      check("maxval", orig::maxval(x.data(), 7777) == opt::maxval(x.data(), 7777));
+      check("maxval-0", orig::maxval(x.data(), 0) == opt::maxval(x.data(), 0)); }"""),
+    Case("count_upper", """
+int count_upper(const char* s) {
+    int k = 0;
+    for (std::size_t i = 0; i < strlen(s); ++i)
+        if (s[i] >= 'A' && s[i] <= 'Z') k++;
+    return k;
+}""", R("hoist-invariant-call"), R("hoist-invariant-call"), """
+    { std::string s; for (int i = 0; i < 3000; ++i) s += char('A' + (i * 13) % 58);
+      check("count_upper", orig::count_upper(s.c_str()) == opt::count_upper(s.c_str()));
+      check("count_upper-empty", orig::count_upper("") == opt::count_upper("")); }"""),
+    Case("count_upper_all", """
+int count_upper_all(const char* s) {
+    int k = 0;
+    for (std::size_t i = 0; i < strlen(s); ++i)
+        if (s[i] >= 'A' && s[i] <= 'Z') k++;
+    return k;
+}""", None, R("hoist-invariant-call", "openmp-reduction"), """
+    { std::string s; for (int i = 0; i < 3000; ++i) s += char('A' + (i * 13) % 58);
+      check("count_upper_all", orig::count_upper_all(s.c_str()) == opt::count_upper_all(s.c_str())); }"""),
+    Case("squares", """
+std::vector<long> squares(int n) {
+    std::vector<long> v;
+    for (int i = 0; i < n; ++i) {
+        v.push_back((long)i * i);
+    }
+    return v;
+}""", None, R("reserve"), """
+    { for (int n : {0, -3, 1, 1000}) check("squares", orig::squares(n) == opt::squares(n)); }"""),
+    Case("odds", """
+std::vector<int> odds(int lo, int hi) {
+    std::vector<int> v;
+    v.push_back(-1);
+    for (int i = lo; i <= hi; i++) v.push_back(2 * i + 1);
+    return v;
+}""", R("reserve"), R("reserve"), """
+    { for (int lo : {-2, 0, 5}) for (int hi : {-5, 0, 4, 100})
+        check("odds", orig::odds(lo, hi) == opt::odds(lo, hi)); }"""),
+    Case("total", """
+long total(std::vector<int> v, std::string tag) {
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+    return s + (long)tag.size();
+}""", R("const-ref-param"), R("const-ref-param"), """
+    { std::vector<int> v(1000); for (int i = 0; i < 1000; ++i) v[i] = i - 300;
+      check("total", orig::total(v, "abc") == opt::total(v, "abc")); }"""),
+    Case("emit", """
+void emit(std::ostream& os, int n) {
+    for (int i = 0; i < n; ++i) {
+        os << i << ' ' << i * i << std::endl;
+    }
+    os << "done" << std::endl;
+}""", None, R("endl"), """
+    { std::ostringstream a, b; orig::emit(a, 50); opt::emit(b, 50);
+      check("emit", a.str() == b.str() && a.str().size() > 100); }"""),
+    Case("energy", """
+double energy(const double* x, int n, int k) {
+    double e = 0;
+    for (int i = 0; i < n; ++i) e += pow(x[i], 2) + std::pow(x[i] - 1.0, 2.0) / pow(k, 2);
+    return e;
+}""", R("pow-strength"), R("pow-strength"), """
+    { std::vector<double> x(999); for (int i = 0; i < 999; ++i) x[i] = std::sin(i) * 1e3 + 1e-3 * i;
+      check("energy", orig::energy(x.data(), 999, 7) == opt::energy(x.data(), 999, 7)); }"""),
+    Case("colscale", """
+void colscale(std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b, int n, int m) {
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < m; ++j) {
+            a[j][i] = b[j][i] * 2.0 + 1.0;
+        }
+    }
+}""", R("loop-interchange"), R("loop-interchange"), """
+    { std::vector<std::vector<double>> b(60, std::vector<double>(40)), a1(60, std::vector<double>(40, 0.0)), a2 = a1;
+      for (int j = 0; j < 60; ++j) for (int i = 0; i < 40; ++i) b[j][i] = i * 100 + j;
+      orig::colscale(a1, b, 40, 60); opt::colscale(a2, b, 40, 60);
+      check("colscale", a1 == a2); }"""),
+    Case("colscale_all", """
+void colscale_all(std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b, int n, int m) {
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < m; ++j)
+            a[j][i] = b[j][i] - 0.5;
+}""", None, R("loop-interchange", "openmp-for"), """
+    { std::vector<std::vector<double>> b(70, std::vector<double>(30)), a1(70, std::vector<double>(30, 0.0)), a2 = a1;
+      for (int j = 0; j < 70; ++j) for (int i = 0; i < 30; ++i) b[j][i] = i * 3 - j;
+      orig::colscale_all(a1, b, 30, 70); opt::colscale_all(a2, b, 30, 70);
+      check("colscale_all", a1 == a2); }"""),
+    Case("matvec", """
+void matvec(const std::vector<std::vector<double>>& a, const std::vector<double>& x, std::vector<double>& y) {
+    int n = (int)a.size();
+    int j;
+    double t;
+    for (int i = 0; i < n; i++) {
+        t = 0;
+        for (j = 0; j < (int)x.size(); j++) t += a[i][j] * x[j];
+        y[i] = t;
+    }
+}""", None, R("openmp-for"), """
+    { int n = 300; std::vector<std::vector<double>> a(n, std::vector<double>(n));
+      std::vector<double> x(n), y1(n), y2(n);
+      for (int i = 0; i < n; ++i) { x[i] = 1.0 / (i + 1); for (int j = 0; j < n; ++j) a[i][j] = (i ^ j) % 17; }
+      orig::matvec(a, x, y1); opt::matvec(a, x, y2);
+      check("matvec", y1 == y2); }"""),
+]
+
+DRIVER_PRELUDE = """
+static int failures = 0;
+static void check(const char* name, bool ok) {
+    std::printf("%s %s\\n", name, ok ? "OK" : "FAIL");
+    if (!ok) ++failures;
+}
+static bool near(double a, double b) {
+    return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(a));
+}
+"""
+
+
+def _rewritten(cases: list[Case]) -> tuple[str, dict[str, object]]:
+    body = "\n".join(c.code for c in cases) + "\n"
+    unit = HEADERS + body
+    results = {}
+    sites = []
+    for c in cases:
+        site = function_by_name(unit, "cpp", c.name)
+        res = rewrite(site, c.rules)
+        results[c.name] = res
+        sites.append((site, res.code))
+    new_unit = unit
+    for site, code in sorted(sites, key=lambda sc: sc[0].start_byte, reverse=True):
+        new_unit = splice(site.__class__(**{**site.__dict__, "unit_text": new_unit}), code)
+    return new_unit[len(HEADERS):], results
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object], dict[str, str]]:
+    opt_body, results = _rewritten(POSITIVE)
+    orig_body = "\n".join(c.code for c in POSITIVE) + "\n"
+    program = (HEADERS + "namespace orig {\n" + orig_body + "}\nnamespace opt {\n" + opt_body +
+               "}\n" + DRIVER_PRELUDE + "int main() {\n" +
+               "\n".join(c.driver for c in POSITIVE) + "\n    return failures ? 1 : 0;\n}\n")
+    folder = tmp_path_factory.mktemp("rewrite")
+    src = folder / "check.cpp"
+    src.write_text(program)
+    exe = folder / "check"
+    comp = subprocess.run(["g++", "-std=c++17", "-O1", "-fopenmp", "-Wall", "-o", str(exe),
+                           str(src)], capture_output=True, text=True, timeout=240)
+    assert comp.returncode == 0, comp.stderr + "\n" + program
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "OMP_NUM_THREADS": "4"})
+    status = {}
+    for line in run.stdout.splitlines():
+        name, word = line.rsplit(" ", 1)
+        status[name] = word if status.get(name, "OK") == "OK" else status[name]
+    return results, status
+
+
+@pytest.mark.parametrize("case", POSITIVE, ids=lambda c: c.name)
+def test_rule_applies_and_keeps_behaviour(case: Case, built: tuple[dict[str, object], dict[str, str]]) -> None:
+    results, status = built
+    res = results[case.name]
+    assert res.rules == case.expect, (res.code, res.notes)  # type: ignore[attr-defined]
+    checks = {k: v for k, v in status.items() if k == case.name or k.startswith(case.name + "-")}
+    assert checks, f"driver did not run {case.name}"
+    assert set(checks.values()) == {"OK"}, checks
+
+
+def _site(code: str, name: str, language: str = "cpp"):  # type: ignore[no-untyped-def]
+    return function_by_name(HEADERS + code if language == "cpp" else code, language, name)  # type: ignore[arg-type]
+
+
+NEGATIVE = [
+    # (rule, function, name, words expected in the notes or "" when the rule is just absent)
+    ("openmp-for", "void pre(double* x, int n) { for (int i = 1; i < n; ++i) x[i] = x[i - 1] + x[i]; }", "pre", "different indices"),
+    ("openmp-for", "void stop(double* x, int n) { for (int i = 0; i < n; ++i) { if (x[i] < 0) break; x[i] = 0; } }", "stop", "break"),
+    ("openmp-for", "void show(const int* x, int n) { for (int i = 0; i < n; ++i) std::cout << x[i]; }", "show", "input/output"),
+    ("openmp-for", "void tiny(double* x) { for (int i = 0; i < 8; ++i) x[i] = 0; }", "tiny", "small constant"),
+    ("openmp-reduction", "void scan(double* x, double* out, int n) { double s = 0; for (int i = 0; i < n; ++i) { s += x[i]; out[i] = s; } }", "scan", "shared variable 's'"),
+    ("openmp-reduction", "void cat(const std::vector<std::string>& v, std::string& out) { for (std::size_t i = 0; i < v.size(); ++i) out += v[i]; }", "cat", ""),
+    ("hoist-invariant-call", "void up(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) s[i] = 'x'; }", "up", ""),
+    ("hoist-invariant-call", "void grow(std::vector<int>& v) { for (std::size_t i = 0; i < v.size() && i < 10; ++i) v.push_back(1); }", "grow", ""),
+    ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
+    ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),
+    ("reserve", "std::vector<int> evens(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) if (i % 2 == 0) v.push_back(i); return v; }", "evens", ""),
+    ("const-ref-param", "int first(std::vector<int> v) { v[0] = 1; return v[0] + v[1]; }", "first", "assigns"),
+    ("const-ref-param", "int low(std::vector<int> v) { std::sort(v.begin(), v.end()); return v[0]; }", "low", "sort"),
+    ("const-ref-param", "void both(std::vector<int> v, std::vector<int>& out) { out.push_back(v[0]); }", "both", "alias"),
+    ("const-ref-param", "int main() { std::vector<int> v; return 0; }", "main", ""),
+    ("endl", "void once(int x) { std::cout << x << std::endl; }", "once", ""),
+    ("fast-io", "void io(int n) { for (int i = 0; i < n; ++i) std::cout << i << '\\n'; }", "io", ""),
+    ("fast-io", "int main() { int n; std::cin >> n; for (int i = 0; i < n; ++i) { std::cout << i; printf(\"%d\", i); } return 0; }", "main", "C stdio"),
+    ("pow-strength", "double root(double x) { return pow(x, 0.5); }", "root", "-0"),
+    ("pow-strength", "double cube(double x) { return pow(x, 3); }", "cube", "rounds"),
+    ("pow-strength", "struct P { double x; }; double sq(P p) { return pow(p.x, 2); }", "sq", "type"),
+    ("loop-interchange", "void rows(std::vector<std::vector<double>>& a, int n) { for (int i = 0; i < n; ++i) for (int j = 0; j < n; ++j) a[i][j] = 1; }", "rows", ""),
+    ("loop-interchange", "void dep(std::vector<std::vector<double>>& a, int n) { for (int i = 1; i < n; ++i) for (int j = 1; j < n; ++j) a[j][i] = a[j - 1][i] + 1; }", "dep", "cannot be swapped"),
+    ("loop-interchange", "void tri(std::vector<std::vector<double>>& a, int n) { for (int i = 0; i < n; ++i) for (int j = 0; j < i; ++j) a[j][i] = 1; }", "tri", ""),
+]
+
+
+@pytest.mark.parametrize(("rule", "code", "name", "words"), NEGATIVE,
+                         ids=[f"{r}-{n}" for r, _c, n, _w in NEGATIVE])
+def test_rule_left_alone(rule: str, code: str, name: str, words: str) -> None:
+    res = rewrite(_site(code, name))
+    assert rule not in res.rules, res.code
+    if words:
+        assert any(words in note for note in res.notes), res.notes
+
+
+def test_untouched_text_is_kept() -> None:
+    code = """
+double mean(const double* x, int n) {
+    /* keep me */  double s = 0;   // and me
+    for (int i = 0; i < n; ++i)
+        s += x[i];   // sum
+    return n ? s / n : 0.0;
+}"""
+    res = rewrite(_site(code, "mean"))
+    assert res.rules == {"openmp-reduction"}
+    new_lines = res.code.splitlines()
+    pragma = [ln for ln in new_lines if "#pragma" in ln]
+    assert pragma == ["    #pragma omp parallel for reduction(+:s)"]
+    assert [ln for ln in new_lines if "#pragma" not in ln] == code.strip("\n").splitlines()
+
+
+def test_hoisted_name_does_not_collide() -> None:
+    code = """
+int count(const std::vector<int>& v, int v_size) {
+    int c = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) c += v[i] > v_size;
+    return c;
+}"""
+    res = rewrite(_site(code, "count"), {"hoist-invariant-call"})
+    assert "const auto v_size2 = v.size();" in res.code
+    assert "i < v_size2;" in res.code
+
+
+def test_c_function_gets_pragma_and_c_hoist() -> None:
+    code = """#include <string.h>
+int vowels(const char *s, int *out) {
+  int k = 0;
+  size_t i;
+  for (i = 0; i < strlen(s); i++) out[i] = s[i] == 'a';
+  for (i = 0; i < strlen(s); i++) k += out[i];
+  return k;
+}
+"""
+    site = function_by_name(code, "c", "vowels")
+    res = rewrite(site)
+    assert "const size_t s_len = strlen(s);" in res.code
+    assert "endl" not in res.rules and "const-ref-param" not in res.rules
+    # i is used by the second loop after the first: the first stays serial, no wrong pragma
+    assert res.code.count("#pragma omp") == 0 or "private" not in res.code
+
+
+def test_fast_io_and_endl_keep_program_output(tmp_path: Path) -> None:
+    program = HEADERS + """
+int main() {
+    int n;
+    std::cin >> n;
+    long total = 0;
+    for (int i = 0; i < n; ++i) {
+        int x;
+        std::cin >> x;
+        total += x;
+        std::cout << x * 2 << std::endl;
+    }
+    std::cout << "total " << total << std::endl;
+    return 0;
+}
+"""
+    site = function_by_name(program, "cpp", "main")
+    res = rewrite(site)
+    assert {"fast-io", "endl"} <= res.rules
+    assert "std::ios::sync_with_stdio(false);" in res.code
+    outputs = []
+    for label, text in (("a", program), ("b", splice(site, res.code))):
+        src = tmp_path / f"{label}.cpp"
+        src.write_text(text)
+        exe = tmp_path / label
+        subprocess.run(["g++", "-std=c++17", "-O1", "-o", str(exe), str(src)], check=True,
+                       timeout=120)
+        stdin = "500\n" + " ".join(str(i * 37 % 1001) for i in range(500)) + "\n"
+        outputs.append(subprocess.run([str(exe)], input=stdin, capture_output=True, text=True,
+                                      timeout=30, check=True).stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].endswith("total 249500\n") or "total" in outputs[0]

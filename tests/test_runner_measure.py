@@ -1,0 +1,433 @@
+"""End to end: real compiler, real sandbox, real driver; verdict semantics only (no timings)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfpilot.code.locate import function_by_name
+from perfpilot.engine.settings import RunnerSettings
+from perfpilot.progress import Cancelled, JobContext
+from perfpilot.runner.measure import bench_files, verify_and_measure
+from perfpilot.runner.values import VERDICTS, Tuning
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc") is None,
+                                reason="g++/gcc not installed")
+
+FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0)
+SETTINGS = RunnerSettings(pairs=16, callgrind=False, run_timeout_s=30.0, build_timeout_s=60.0)
+
+DUPS = """\
+#include <cstddef>
+#include <vector>
+
+// Counts elements that occur again later in the vector.
+long count_dups(const std::vector<int>& v) {
+  long c = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = i + 1; j < v.size(); ++j)
+      if (v[i] == v[j]) { ++c; break; }
+  return c;
+}
+"""
+
+DUPS_HASH = """\
+long count_dups(const std::vector<int>& v) {
+  std::unordered_map<int, int> seen;
+  seen.reserve(v.size());
+  long c = 0;
+  for (std::size_t i = v.size(); i-- > 0;)
+    if (seen[v[i]]++) ++c;
+  return c;
+}"""
+
+DUPS_WRONG = """\
+long count_dups(const std::vector<int>& v) {
+  long c = 0;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] == v[i - 1]) ++c;
+  return c;
+}"""
+
+
+def _site(text: str, name: str, language: str = "cpp"):  # type: ignore[no-untyped-def]
+    return function_by_name(text, language, name)  # type: ignore[arg-type]
+
+
+def _check_json(v) -> None:  # type: ignore[no-untyped-def]
+    data = v.to_json()
+    for key in ("verdict", "speedup", "ci95", "threads", "serial_speedup", "instructions_ratio",
+                "validation", "pairs", "dropped_pairs", "flags", "compiler", "median_a_s",
+                "median_b_s", "message"):
+        assert key in data
+    assert data["verdict"] in VERDICTS
+    assert set(data["validation"]) == {"status", "detail"}
+
+
+async def test_same_function_is_no_change() -> None:
+    site = _site(DUPS, "count_dups")
+    stages: list[str] = []
+    ctx = JobContext(on_report=lambda stage, msg, pct: stages.append(stage))
+    v = await verify_and_measure(site, site.text, SETTINGS, ctx, tuning=FAST)
+    _check_json(v)
+    assert v.verdict == "no-change", v.message
+    assert v.ci95 is not None and v.ci95[0] <= 1.0 <= v.ci95[1]
+    assert v.validation_status == "passed"
+    assert v.input_mode == "harness"
+    assert stages[:3] == ["building", "validating", "timing"]
+
+
+async def test_algorithmic_rewrite_is_faster() -> None:
+    unit = DUPS.replace("#include <vector>", "#include <vector>\n#include <unordered_map>")
+    site = _site(unit, "count_dups")
+    v = await verify_and_measure(site, DUPS_HASH, SETTINGS, JobContext(), tuning=FAST)
+    _check_json(v)
+    assert v.verdict == "faster", v.message
+    assert v.ci95 is not None and v.ci95[0] > 1.0
+    assert v.speedup is not None and v.speedup > 1.0
+    assert v.to_json()["ci95"] == list(v.ci95)
+
+
+async def test_wrong_rewrite_is_incorrect_with_first_mismatch() -> None:
+    site = _site(DUPS, "count_dups")
+    v = await verify_and_measure(site, DUPS_WRONG, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "incorrect"
+    assert v.validation_status == "failed"
+    assert "return value" in v.validation_detail and "size" in v.validation_detail
+    assert v.speedup is None
+
+
+async def test_non_compiling_rewrite_is_build_failed_with_compiler_message() -> None:
+    site = _site(DUPS, "count_dups")
+    broken = "long count_dups(const std::vector<int>& v) { return undefined_thing(v); }"
+    v = await verify_and_measure(site, broken, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "build-failed"
+    assert "undefined_thing" in v.message
+    assert "error" in v.build_log
+
+
+async def test_candidate_that_never_returns_is_timeout() -> None:
+    site = _site(DUPS, "count_dups")
+    loop = ("long count_dups(const std::vector<int>& v) {\n"
+            "  volatile long c = 0; for (;;) { c = c + 1; } return c + (long)v.size(); }")
+    settings = RunnerSettings(pairs=8, callgrind=False, run_timeout_s=3.0)
+    v = await verify_and_measure(site, loop, settings, JobContext(), tuning=FAST)
+    assert v.verdict == "timeout", v.message
+
+
+async def test_candidate_crash_is_incorrect() -> None:
+    site = _site(DUPS, "count_dups")
+    crash = ("long count_dups(const std::vector<int>& v) {\n"
+             "  if (v.size() == 7) { volatile int* p = nullptr; *p = 1; }\n"
+             "  long c = 0;\n"
+             "  for (std::size_t i = 0; i < v.size(); ++i)\n"
+             "    for (std::size_t j = i + 1; j < v.size(); ++j)\n"
+             "      if (v[i] == v[j]) { ++c; break; }\n"
+             "  return c;\n}")
+    v = await verify_and_measure(site, crash, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "incorrect"
+    assert "SIGSEGV" in v.validation_detail and "size 7" in v.validation_detail
+
+
+C_UNIT = """\
+#include <stddef.h>
+
+/* Scales a buffer in place and returns the sum of squares. */
+double scale_sq(double* a, size_t n, double f) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; ++i) { a[i] = a[i] * f; s += a[i] * a[i]; }
+  return s;
+}
+"""
+
+
+async def test_c_unit_pointer_with_size_and_mutated_buffer() -> None:
+    site = _site(C_UNIT, "scale_sq", "c")
+    same = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+    assert same.verdict in ("no-change", "noisy"), same.message
+    assert same.validation_status == "passed"
+    # Same return value but the buffer is left unscaled: only the mutated argument differs.
+    wrong = ("double scale_sq(double* a, size_t n, double f) {\n"
+             "  double s = 0.0;\n"
+             "  for (size_t i = 0; i < n; ++i) { double x = a[i] * f; s += x * x; }\n"
+             "  return s;\n}")
+    v = await verify_and_measure(site, wrong, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "incorrect"
+    assert "a[0]" in v.validation_detail
+
+
+OMP_UNIT = """\
+#include <cmath>
+#include <vector>
+
+double heavy_sum(const std::vector<double>& x) {
+  double s = 0.0;
+  for (long i = 0; i < (long)x.size(); ++i) s += std::sin(x[i]) * std::sqrt(x[i] + 1.0);
+  return s;
+}
+"""
+
+OMP_CANDIDATE = """\
+double heavy_sum(const std::vector<double>& x) {
+  double s = 0.0;
+  #pragma omp parallel for reduction(+:s)
+  for (long i = 0; i < (long)x.size(); ++i) s += std::sin(x[i]) * std::sqrt(x[i] + 1.0);
+  return s;
+}"""
+
+
+async def test_openmp_reduction_validates_with_tolerance_and_reports_threads() -> None:
+    site = _site(OMP_UNIT, "heavy_sum")
+    settings = RunnerSettings(pairs=10, callgrind=False, threads=2, run_timeout_s=30.0)
+    v = await verify_and_measure(site, OMP_CANDIDATE, settings, JobContext(), tuning=FAST)
+    # The parallel sum differs in the last digits: validation must still pass.
+    assert v.validation_status == "passed", v.validation_detail
+    assert v.verdict in ("faster", "slower", "no-change", "noisy")
+    assert v.threads == 2
+    assert v.serial_speedup is not None
+    assert "-fopenmp" not in v.flags  # added per build, not part of the unit's flags
+
+
+async def test_callgrind_instruction_ratio() -> None:
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind not installed")
+    unit = DUPS.replace("#include <vector>", "#include <vector>\n#include <unordered_map>")
+    site = _site(unit, "count_dups")
+    settings = RunnerSettings(pairs=8, callgrind=True, run_timeout_s=60.0)
+    v = await verify_and_measure(site, DUPS_HASH, settings, JobContext(), tuning=FAST)
+    assert v.verdict == "faster", v.message
+    if v.instructions_ratio is None:
+        pytest.skip(f"callgrind unavailable here: {v.notes}")
+    assert v.instructions_ratio > 1.0
+    same = await verify_and_measure(site, site.text, settings, JobContext(), tuning=FAST)
+    # Instruction counts of identical builds are deterministic.
+    assert same.instructions_ratio == pytest.approx(1.0, abs=0.01)
+
+
+async def test_unsupported_signature_asks_for_a_spec() -> None:
+    unit = "struct P { int x; };\nint get(P p) { return p.x; }\n"
+    site = _site(unit, "get")
+    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "build-failed"
+    assert "bench spec" in v.message and "'p'" in v.message
+
+
+SPEC = """\
+#include <perfpilot_bench.hpp>
+#include "points.hpp"
+
+using Fn = double (*)(const std::vector<Point>&);
+
+struct Bench {
+  std::vector<Point> pts;
+  double result = 0;
+  void setup(std::size_t n, std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> d(0.0, 1.0);
+    pts.resize(n);
+    for (auto& p : pts) p = Point{d(rng), d(rng)};
+  }
+  void call(Fn f) { result = f(pts); }
+  void record(perfpilot::Recorder& r) const { r.add("closest", result); }
+  static constexpr std::size_t max_size = 4096;
+};
+PERFPILOT_BENCH(Bench, Fn)
+"""
+
+POINTS_H = """\
+#pragma once
+#include <vector>
+struct Point { double x, y; };
+"""
+
+CLOSEST = """\
+#include <cmath>
+#include "points.hpp"
+
+double closest(const std::vector<Point>& p) {
+  double best = 1e300;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    for (std::size_t j = i + 1; j < p.size(); ++j) {
+      double dx = p[i].x - p[j].x, dy = p[i].y - p[j].y;
+      best = std::min(best, dx * dx + dy * dy);
+    }
+  return best;
+}
+"""
+
+CLOSEST_BETTER = """\
+double closest(const std::vector<Point>& p) {
+  double best = 1e300;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    for (std::size_t j = i + 1; j < p.size(); ++j) {
+      double dx = p[i].x - p[j].x, dy = p[i].y - p[j].y;
+      double d = dx * dx + dy * dy;
+      if (d < best) best = d;
+    }
+  return best;
+}"""
+
+
+async def test_bench_spec_with_user_type(tmp_path: Path) -> None:
+    (tmp_path / "points.hpp").write_text(POINTS_H)
+    src = tmp_path / "closest.cpp"
+    src.write_text(CLOSEST)
+    spec_dir = tmp_path / ".perfpilot"
+    spec_dir.mkdir()
+    (spec_dir / "closest.bench.cpp").write_text(SPEC)
+    site = _site(CLOSEST, "closest")
+    # The spec is found by name beside the source.
+    v = await verify_and_measure(site, CLOSEST_BETTER, SETTINGS, JobContext(), tuning=FAST,
+                                 source_path=src, workspace=tmp_path)
+    assert v.input_mode == "spec"
+    assert v.validation_status == "passed", v.message
+    assert v.verdict in ("faster", "slower", "no-change", "noisy")
+    wrong = CLOSEST_BETTER.replace("if (d < best) best = d;", "if (d > best) best = d;")
+    bad = await verify_and_measure(site, wrong, SETTINGS, JobContext(), tuning=FAST,
+                                   source_path=src, workspace=tmp_path)
+    assert bad.verdict == "incorrect"
+    assert "closest" in bad.validation_detail
+
+
+METHOD_SPEC = """\
+#include <perfpilot_bench.hpp>
+#include "acc.hpp"
+
+// perfpilot:entry-begin
+static long perfpilot_call(Acc& a, int k) { return a.add_all(k); }
+extern "C" void* perfpilot_entry(void) { return reinterpret_cast<void*>(&perfpilot_call); }
+// perfpilot:entry-end
+
+using Fn = long (*)(Acc&, int);
+struct Bench {
+  Acc acc;
+  long result = 0;
+  void setup(std::size_t n, std::mt19937_64&) { acc.n = static_cast<long>(n); }
+  void call(Fn f) { result = f(acc, 3); }
+  void record(perfpilot::Recorder& r) const { r.add("result", result); }
+};
+PERFPILOT_BENCH(Bench, Fn)
+"""
+
+
+async def test_spec_entry_block_reaches_a_member_function(tmp_path: Path) -> None:
+    (tmp_path / "acc.hpp").write_text("#pragma once\nstruct Acc { long n = 0; "
+                                      "long add_all(int k); };\n")
+    unit = ('#include "acc.hpp"\n'
+            "long Acc::add_all(int k) { long s = 0; for (long i = 0; i < n; ++i) s += i * k; "
+            "return s; }\n")
+    src = tmp_path / "acc.cpp"
+    src.write_text(unit)
+    spec = tmp_path / "acc.bench.cpp"
+    spec.write_text(METHOD_SPEC)
+    site = _site(unit, "add_all")
+    better = "long Acc::add_all(int k) { return k * (n * (n - 1) / 2); }"
+    v = await verify_and_measure(site, better, SETTINGS, JobContext(), tuning=FAST,
+                                 source_path=src, spec=spec)
+    assert v.validation_status == "passed", v.message
+    assert v.verdict == "faster", v.message
+
+
+PROGRAM = """\
+#include <cstdio>
+#include <vector>
+int main() {
+  int n;
+  if (std::scanf("%d", &n) != 1) return 1;
+  std::vector<int> v(n);
+  for (auto& x : v) std::scanf("%d", &x);
+  long c = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (v[i] == v[j]) { ++c; break; }
+  std::printf("%ld\\n", c);
+  return 0;
+}
+"""
+
+PROGRAM_FAST = """\
+#include <cstdio>
+#include <unordered_set>
+#include <vector>
+int main() {
+  int n;
+  if (std::scanf("%d", &n) != 1) return 1;
+  std::vector<int> v(n);
+  for (auto& x : v) std::scanf("%d", &x);
+  long c = 0;
+  std::unordered_set<int> seen;
+  for (int i = n - 1; i >= 0; --i)
+    if (!seen.insert(v[i]).second) ++c;
+  std::printf("%ld\\n", c);
+  return 0;
+}
+"""
+
+
+async def test_whole_program_with_stdin_files(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(7)
+    src = tmp_path / "dups.cpp"
+    src.write_text(PROGRAM)
+    n = 20000
+    (tmp_path / "dups.in").write_text(f"{n}\n" + " ".join(str(rng.randrange(n))
+                                                          for _ in range(n)) + "\n")
+    (tmp_path / "dups.small.in").write_text("5\n1 2 1 3 2\n")
+    (tmp_path / "dups.small.out").write_text("2\n")
+    cand = tmp_path / "cand.cpp"
+    cand.write_text(PROGRAM_FAST)
+    settings = RunnerSettings(pairs=8, callgrind=False, run_timeout_s=30.0)
+    v = await bench_files(src, "main", cand, settings, JobContext(), tuning=FAST)
+    assert v.input_mode == "stdin"
+    assert v.validation_status == "passed", v.message
+    # Whole processes on a shared machine: a busy machine may only allow "noisy" here, but the
+    # ratio of a 20000-element O(n^2) loop against a hash set still favours the candidate.
+    assert v.verdict in ("faster", "noisy"), v.message
+    assert v.speedup is not None and v.speedup > 1.0
+    assert "2 input file" in v.validation_detail
+    wrong = tmp_path / "wrong.cpp"
+    wrong.write_text(PROGRAM_FAST.replace("++c;", "c += 2;"))
+    bad = await bench_files(src, "main", wrong, settings, JobContext(), tuning=FAST)
+    assert bad.verdict == "incorrect"
+    assert "dups" in bad.validation_detail
+
+
+async def test_bench_files_whole_unit_candidate(tmp_path: Path) -> None:
+    src = tmp_path / "dups.cpp"
+    src.write_text(DUPS)
+    cand = tmp_path / "dups_new.cpp"
+    # A whole unit that adds an include the function needs.
+    cand.write_text("#include <unordered_map>\n" + DUPS.replace(
+        DUPS[DUPS.index("long count_dups"):], DUPS_HASH + "\n"))
+    v = await bench_files(src, "count_dups", cand, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "faster", v.message
+
+
+async def test_cancellation_kills_the_run_and_raises() -> None:
+    site = _site(DUPS, "count_dups")
+    loop = ("long count_dups(const std::vector<int>& v) {\n"
+            "  volatile long c = 0; for (;;) { c = c + 1; } return c + (long)v.size(); }")
+    ctx = JobContext(on_report=lambda stage, msg, pct: None)
+
+    async def cancel_when_validating() -> None:
+        await asyncio.sleep(0.05)
+        while True:
+            await asyncio.sleep(0.05)
+            if validating:
+                await asyncio.sleep(0.5)
+                ctx.cancel()
+                return
+
+    validating: list[str] = []
+    ctx = JobContext(on_report=lambda stage, msg, pct: validating.append(stage)
+                     if stage == "validating" else None)
+    settings = RunnerSettings(pairs=8, callgrind=False, run_timeout_s=120.0)
+    canceller = asyncio.create_task(cancel_when_validating())
+    start = asyncio.get_running_loop().time()
+    with pytest.raises(Cancelled):
+        await verify_and_measure(site, loop, settings, ctx, tuning=FAST)
+    await canceller
+    assert asyncio.get_running_loop().time() - start < 60
