@@ -174,7 +174,7 @@ void matvec(const std::vector<std::vector<double>>& a, const std::vector<double>
         for (j = 0; j < (int)x.size(); j++) t += a[i][j] * x[j];
         y[i] = t;
     }
-}""", None, R("openmp-for"), """
+}""", None, R("openmp-for", "hoist-invariant-call"), """
     { int n = 300; std::vector<std::vector<double>> a(n, std::vector<double>(n));
       std::vector<double> x(n), y1(n), y2(n);
       for (int i = 0; i < n; ++i) { x[i] = 1.0 / (i + 1); for (int j = 0; j < n; ++j) a[i][j] = (i ^ j) % 17; }
@@ -327,8 +327,11 @@ int vowels(const char *s, int *out) {
     res = rewrite(site)
     assert "const size_t s_len = strlen(s);" in res.code
     assert "endl" not in res.rules and "const-ref-param" not in res.rules
-    # i is used by the second loop after the first: the first stays serial, no wrong pragma
-    assert res.code.count("#pragma omp") == 0 or "private" not in res.code
+    # i is declared outside and used again after the first loop: that loop stays serial;
+    # the second (a reduction into k) is parallel
+    assert res.code.count("#pragma omp") == 1
+    assert "#pragma omp parallel for reduction(+:k)\n  for (i = 0; i < s_len; i++) k" in res.code
+    assert any("used after the loop" in n for n in res.notes), res.notes
 
 
 def test_fast_io_and_endl_keep_program_output(tmp_path: Path) -> None:

@@ -106,9 +106,28 @@ class VarType:
             return VarType(self.base, self.pointer - 1, False)
         if self.array:
             return VarType(self.base)
-        m = re.match(r"^(?:std::)?(?:vector|valarray|deque|array)\s*<\s*([\w:\s]+?)\s*[,>]",
-                     self.base.replace("const", "").strip())
-        return VarType(m.group(1)) if m else None
+        base = self.base.replace("const", "").strip()
+        if not re.match(r"^(?:std::)?(?:vector|valarray|deque|array)\s*<", base):
+            return None
+        arg = _first_template_arg(base)
+        return VarType(arg) if arg else None
+
+
+def _first_template_arg(text: str) -> str:
+    """``double`` for ``vector<double>``, ``vector<int>`` for ``array<vector<int>, 3>``."""
+    start = text.find("<")
+    depth = 0
+    for pos in range(start, len(text)):
+        ch = text[pos]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+            if depth == 0:
+                return " ".join(text[start + 1:pos].split())
+        elif ch == "," and depth == 1:
+            return " ".join(text[start + 1:pos].split())
+    return ""
 
 
 @dataclass(frozen=True)
@@ -667,6 +686,37 @@ def _assigned_first(body: Node, var: str, occ: list[Node]) -> bool:
     return False
 
 
+def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
+    """The left operand of a ``<<``/``>>`` that is not a known integer (maybe a stream)."""
+    for n in _walk(body):
+        if n.type != "binary_expression":
+            continue
+        op = n.child_by_field_name("operator")
+        if op is None or node_text(op) not in ("<<", ">>"):
+            continue
+        left = n.child_by_field_name("left")
+        while left is not None and left.type == "binary_expression" and \
+                node_text(left.child_by_field_name("operator") or left) in ("<<", ">>"):
+            left = left.child_by_field_name("left")
+        if left is None:
+            return "?"
+        left = _unparen(left)
+        if left.type == "number_literal":
+            continue
+        base, levels = left, 0
+        while base.type == "subscript_expression":
+            arg = base.child_by_field_name("argument")
+            if arg is None:
+                break
+            base, levels = _unparen(arg), levels + 1
+        vt = types.get(node_text(base)) if base.type == "identifier" else None
+        for _ in range(levels):
+            vt = vt.element if vt is not None else None
+        if vt is None or not vt.is_integral:
+            return node_text(left)
+    return ""
+
+
 def _used_after(loop: Node, var: str) -> bool:
     fn = _enclosing_function(loop)
     return any(n.start_byte >= loop.end_byte for n in _occurrences(fn, var))
@@ -738,6 +788,9 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         if root not in f.locals or root in (f.local_refs or set()):
             return fail(f"the body writes through the pointer '{d}'")
 
+    shift = _stream_shift(body, types)
+    if shift:
+        return fail(f"the body applies '<<'/'>>' to '{shift}', which may be stream input/output")
     assert f.local_refs is not None
     written_scalars = set(f.scalar_writes) - f.locals
     written_all = written_scalars | {a.base for a, _ in f.element if a.write}

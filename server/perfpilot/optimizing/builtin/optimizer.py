@@ -1,0 +1,123 @@
+"""BuiltinOptimizer: the rules rewrite as an Optimizer, with a compile check per candidate."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.code.splice import splice
+from perfpilot.optimizing.base import OptimizeResult, Rejected
+from perfpilot.optimizing.builtin.rewrite import (
+    ALL_RULES,
+    OPENMP_RULES,
+    RewriteResult,
+    rewrite,
+)
+from perfpilot.optimizing.builtin.strategies import strategies_for
+from perfpilot.optimizing.syntax_check import syntax_check
+from perfpilot.progress import JobContext
+from perfpilot.strategy.values import Candidate, Plan
+
+BACKEND = "builtin"
+
+
+def _source_dir(uri: str) -> str | None:
+    """The folder of a ``file://`` document, so quoted includes resolve in the check."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    folder = Path(unquote(parsed.path)).parent
+    return str(folder) if folder.is_dir() else None
+
+
+class BuiltinOptimizer:
+    """Applies the mechanical rewrites the loop and pattern analysis proves safe.
+
+    Candidate 0 carries every safe rewrite; when it adds OpenMP, candidate 1 is the same
+    without the OpenMP rules, so the runner can keep the better one. Each candidate must pass
+    ``-fsyntax-only`` with the unit's flags (rules the compiler rejects are dropped one by one
+    before the whole candidate is given up).
+    """
+
+    name = BACKEND
+
+    def __init__(self, flags: Sequence[str] = (), compiler: str | None = None,
+                 rules: Sequence[str] | None = None, timeout_s: float = 30) -> None:
+        self.flags = tuple(flags)
+        self.compiler = compiler
+        self.rules = frozenset(rules) if rules is not None else ALL_RULES
+        self.timeout_s = timeout_s
+
+    async def optimize(self, site: FunctionSite, plan: Plan, ctx: JobContext) -> OptimizeResult:
+        """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is."""
+        ctx.check()
+        ctx.report("generating", "applying builtin rewrite rules")
+        full = await asyncio.to_thread(rewrite, site, self.rules)
+        ctx.check()
+        if not full.changed:
+            why = "; ".join(full.notes[:4]) if full.notes else "no pattern found"
+            return OptimizeResult((), (Rejected(BACKEND, f"no builtin rule applies: {why}"),))
+        ctx.report("generating", "checking the original unit compiles")
+        base_error = await self.check(site, RewriteResult(site.text, (), (),
+                                                          full.needs_openmp))
+        ctx.check()
+        if base_error is not None:
+            return OptimizeResult((), (Rejected(
+                BACKEND, "the original unit does not compile with these flags, so rewrites "
+                f"cannot be checked: {base_error}", 0, full.code),))
+        variants: list[RewriteResult] = [full]
+        if full.needs_openmp:
+            serial = await asyncio.to_thread(rewrite, site, self.rules - OPENMP_RULES)
+            if serial.changed:
+                variants.append(serial)
+        candidates: list[Candidate] = []
+        rejected: list[Rejected] = []
+        for sample, variant in enumerate(variants):
+            ctx.check()
+            ctx.report("generating", f"checking builtin candidate {sample + 1} compiles")
+            checked, dropped_notes, error = await self._compiling(site, variant)
+            ctx.check()
+            if checked is None:
+                rejected.append(Rejected(BACKEND, f"does not compile: {error}", sample,
+                                         variant.code))
+                continue
+            notes = tuple(checked.notes) + tuple(dropped_notes)
+            candidates.append(Candidate(
+                code=checked.code, strategies=strategies_for(checked, plan), backend=BACKEND,
+                sample=sample, notes=notes, needs_openmp=checked.needs_openmp))
+        return OptimizeResult(tuple(candidates), tuple(rejected))
+
+    async def _compiling(self, site: FunctionSite, variant: RewriteResult,
+                         ) -> tuple[RewriteResult | None, list[str], str]:
+        """The variant if it compiles, else the largest subset of its rules that does."""
+        error = await self.check(site, variant)
+        if error is None:
+            return variant, [], ""
+        passing: list[str] = []
+        dropped: list[str] = []
+        for rule in sorted(variant.rules):
+            single = await asyncio.to_thread(rewrite, site, {rule})
+            if single.changed and await self.check(site, single) is None:
+                passing.append(rule)
+            else:
+                dropped.append(f"{rule}: dropped, the compiler rejected it")
+        if not passing:
+            return None, dropped, error
+        subset = await asyncio.to_thread(rewrite, site, set(passing))
+        if subset.changed and await self.check(site, subset) is None:
+            return subset, dropped, ""
+        return None, dropped, error
+
+    async def check(self, site: FunctionSite, variant: RewriteResult) -> str | None:
+        """Compile the unit with the variant spliced in; None when it compiles."""
+        flags = list(self.flags)
+        folder = _source_dir(site.uri)
+        if folder is not None:
+            flags += ["-iquote", folder]
+        if variant.needs_openmp and "-fopenmp" not in flags:
+            flags.append("-fopenmp")
+        return await syntax_check(splice(site, variant.code), site.language, flags,
+                                  self.compiler, self.timeout_s)

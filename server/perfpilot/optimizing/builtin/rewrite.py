@@ -1,0 +1,147 @@
+"""Applying the builtin rules to a function: phases of edits, each re-parsed and re-analysed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from perfpilot.code.loops import declared_types, find_loops, parse_function_node, unit_types
+from perfpilot.code.parse import parse
+from perfpilot.code.site import FunctionSite
+from perfpilot.optimizing.builtin.common import Change, RuleInput, RuleOutput, identifiers
+from perfpilot.optimizing.builtin.edits import apply_edits, overlaps
+from perfpilot.optimizing.builtin.loop_rules import (
+    hoist_rule,
+    interchange_rule,
+    openmp_rule,
+    reserve_rule,
+)
+from perfpilot.optimizing.builtin.text_rules import (
+    const_ref_rule,
+    endl_rule,
+    fast_io_rule,
+    pow_rule,
+)
+
+RuleFn = Callable[[RuleInput], RuleOutput]
+
+OPENMP_RULES = frozenset({"openmp-for", "openmp-reduction"})
+
+# Phases run in order on the text the previous phase produced; a rule function may emit
+# changes under several rule ids (the OpenMP rule emits both of OPENMP_RULES).
+PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (
+    ((frozenset({"loop-interchange"}), interchange_rule),),
+    ((frozenset({"pow-strength"}), pow_rule),
+     (frozenset({"endl"}), endl_rule),
+     (frozenset({"fast-io"}), fast_io_rule),
+     (frozenset({"const-ref-param"}), const_ref_rule)),
+    ((frozenset({"hoist-invariant-call"}), hoist_rule),
+     (frozenset({"reserve"}), reserve_rule)),
+    ((OPENMP_RULES, openmp_rule),),
+)
+
+ALL_RULES: frozenset[str] = frozenset().union(*(ids for phase in PHASES for ids, _ in phase))
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One rewrite that was made: its rule id, the explanation, the unit lines it is about."""
+
+    rule: str
+    explanation: str
+    lines: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RewriteResult:
+    """The function's new text, the rewrites made, and notes on what was left and why."""
+
+    code: str
+    applied: tuple[Applied, ...]
+    notes: tuple[str, ...]
+    needs_openmp: bool
+
+    @property
+    def changed(self) -> bool:
+        """Whether any rule changed the function."""
+        return bool(self.applied)
+
+    @property
+    def rules(self) -> frozenset[str]:
+        """The rule ids applied."""
+        return frozenset(a.rule for a in self.applied)
+
+
+def rule_input(site: FunctionSite, text: str) -> RuleInput | None:
+    """Parse and analyse ``text`` (the function's current text); None when it has errors."""
+    tree = parse(text, site.language)
+    if tree.root_node.has_error:
+        return None
+    fn = parse_function_node(tree.root_node)
+    if fn.type != "function_definition":
+        return None
+    types = {**unit_types(site.unit_text, site.language), **declared_types(fn)}
+    loops = find_loops(fn, line_base=site.start_line, types=types)
+    return RuleInput(site=site, text=text, tree=tree, function=fn, loops=loops, types=types,
+                     taken=identifiers(site.unit_text) | identifiers(text))
+
+
+def _select_changes(changes: Iterable[Change]) -> tuple[list[Change], list[Change]]:
+    kept: list[Change] = []
+    dropped: list[Change] = []
+    for ch in changes:
+        if any(overlaps(e, k) for e in ch.edits for c in kept for k in c.edits):
+            dropped.append(ch)
+        else:
+            kept.append(ch)
+    return kept, dropped
+
+
+def rewrite(site: FunctionSite, rules: Iterable[str] | None = None,
+            extra_phases: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (),
+            ) -> RewriteResult:
+    """Apply the builtin rules (all, or only ``rules`` ids) to ``site``; pure and synchronous.
+
+    Each phase computes its edits on the text the previous phase produced, applies them back
+    to front, and must re-parse without errors, else the phase is dropped with a note.
+    ``extra_phases`` (run after the built-in ones) lets callers add rules.
+    """
+    enabled = ALL_RULES | frozenset(i for p in extra_phases for ids, _ in p for i in ids) \
+        if rules is None else frozenset(rules)
+    text = site.text
+    applied: list[Applied] = []
+    notes: list[str] = []
+    if parse(text, site.language).root_node.has_error:
+        return RewriteResult(text, (), ("the function does not parse cleanly; no rewrite",),
+                             False)
+    for phase in (*PHASES, *extra_phases):
+        active = [(ids, fn) for ids, fn in phase if ids & enabled]
+        if not active:
+            continue
+        inp = rule_input(site, text)
+        if inp is None:
+            notes.append("a rewrite left the function unparsable; later rules skipped")
+            break
+        changes: list[Change] = []
+        for _ids, fn in active:
+            found, rule_notes = fn(inp)
+            changes.extend(c for c in found if c.rule in enabled)
+            notes.extend(rule_notes)
+        kept, dropped = _select_changes(changes)
+        notes.extend(f"{c.rule}: skipped, it overlaps another rewrite" for c in dropped)
+        if not kept:
+            continue
+        new_text = apply_edits(text, [e for c in kept for e in c.edits])
+        if parse(new_text, site.language).root_node.has_error:
+            notes.append("rules " + ", ".join(sorted({c.rule for c in kept})) +
+                         " produced text that does not parse; dropped")
+            continue
+        text = new_text
+        applied.extend(Applied(c.rule, c.explanation, c.lines) for c in kept)
+    return RewriteResult(text, tuple(applied), tuple(notes),
+                         any(a.rule in OPENMP_RULES for a in applied))
+
+
+def site_with_text(site: FunctionSite, text: str) -> FunctionSite:
+    """A copy of ``site`` whose function text is ``text`` (the unit text is left unchanged)."""
+    return replace(site, text=text)
