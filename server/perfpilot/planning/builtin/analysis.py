@@ -1,0 +1,124 @@
+"""Run every detector over one function and rank what they find."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from perfpilot.code.locate import iter_function_nodes
+from perfpilot.code.parse import parse
+from perfpilot.code.site import FunctionSite
+from perfpilot.planning.builtin.detectors import (
+    algorithm,
+    calls,
+    containers,
+    io,
+    library,
+    loop_rules,
+    memory,
+    numeric,
+    parallel,
+    vector,
+)
+from perfpilot.planning.builtin.detectors.common import Detector
+from perfpilot.planning.builtin.facts import FunctionFacts
+from perfpilot.planning.builtin.finding import Finding
+from perfpilot.planning.builtin.syntax import Node
+
+log = logging.getLogger(__name__)
+
+DETECTORS: tuple[tuple[str, Detector], ...] = (
+    ("linear-search-in-loop", algorithm.linear_search_in_loop),
+    ("memo-recursion", algorithm.memo_recursion),
+    ("openmp", parallel.openmp),
+    ("loop-interchange", loop_rules.loop_interchange),
+    ("hoist-invariant-call", loop_rules.hoist_invariant_call),
+    ("invariant-branch", loop_rules.invariant_branch),
+    ("ordered-map-unneeded", containers.ordered_map_unneeded),
+    ("list-to-vector", containers.list_to_vector),
+    ("vector-front-op", containers.vector_front_op),
+    ("reserve", memory.reserve),
+    ("string-concat-loop", memory.string_concat_loop),
+    ("alloc-in-loop", memory.alloc_in_loop),
+    ("hoist-container", memory.hoist_container),
+    ("endl", io.endl),
+    ("fast-io", io.fast_io),
+    ("stdio-loop", io.stdio_loop),
+    ("pow-strength", numeric.pow_strength),
+    ("div-by-invariant", numeric.div_by_invariant),
+    ("pow2-divmod", numeric.pow2_divmod),
+    ("const-ref-param", calls.const_ref_param),
+    ("call-in-hot-loop", calls.call_in_hot_loop),
+    ("restrict-alias", vector.restrict_alias),
+    ("simd-loop", vector.simd_loop),
+    ("std-algorithm", library.std_algorithm),
+)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Ranked findings for one function, plus notes on anything that could not be analysed."""
+
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+
+
+def _function_node(root: Node, site: FunctionSite) -> Node | None:
+    node = root.named_descendant_for_byte_range(site.start_byte, site.end_byte)
+    while node is not None:
+        if node.type == "function_definition" and node.end_byte <= site.end_byte:
+            return node
+        if node.type == "template_declaration" and node.start_byte == site.start_byte:
+            inner = next((c for c in node.named_children if c.type == "function_definition"),
+                         None)
+            if inner is not None:
+                return inner
+        node = node.parent
+    for fn in iter_function_nodes(root):
+        outer = fn.parent if fn.parent is not None and fn.parent.type == "template_declaration" \
+            else fn
+        if outer.start_byte == site.start_byte:
+            return fn
+    return None
+
+
+def rank(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Highest expected impact first; one finding per (rule, lines)."""
+    seen: set[tuple[str, tuple[int, ...]]] = set()
+    out: list[Finding] = []
+    for f in sorted(findings, key=lambda f: (-f.impact, f.lines[:1], f.rule)):
+        key = (f.rule, f.lines)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return tuple(out)
+
+
+def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...] = DETECTORS
+                 ) -> Analysis:
+    """All findings for ``site`` ranked by impact; never raises on odd or partial code."""
+    notes: list[str] = []
+    try:
+        tree = parse(site.unit_text, site.language)
+        fn = _function_node(tree.root_node, site)
+        if fn is None:
+            return Analysis((), (f"could not find '{site.name}' in the parsed unit",))
+        facts = FunctionFacts(site, fn, tree.root_node)
+    except Exception as exc:  # analysis must never take the job down
+        log.exception("builtin analysis setup failed")
+        return Analysis((), (f"static analysis failed: {type(exc).__name__}: {exc}",))
+    if fn.has_error:
+        notes.append("the function has syntax errors; findings near them may be incomplete")
+    found: list[Finding] = []
+    for name, detect in detectors:
+        try:
+            found.extend(detect(facts))
+        except Exception as exc:
+            log.exception("detector %s failed", name)
+            notes.append(f"detector {name} failed: {type(exc).__name__}: {exc}")
+    return Analysis(rank(found), tuple(notes))
+
+
+def analyze(site: FunctionSite) -> list[Finding]:
+    """Every finding for ``site``, highest expected impact first (see ``analyze_site``)."""
+    return list(analyze_site(site).findings)

@@ -1,0 +1,182 @@
+"""Data Structure Selection: ordered containers without ordered use, lists, front operations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from perfpilot.planning.builtin.detectors.common import code, cpp, lines_phrase, loop_phrase, rng
+from perfpilot.planning.builtin.facts import FunctionFacts, VarType
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
+from perfpilot.planning.builtin.syntax import (
+    Node,
+    arguments,
+    callee,
+    line,
+    receiver,
+    root_name,
+    text,
+)
+
+_ORDERED = re.compile(r"^(?:std::)?(map|set|multimap|multiset)\s*<\s*(.+)>$", re.S)
+_LIST = re.compile(r"^(?:std::)?list\s*<")
+_VECTORISH = re.compile(r"^(?:std::)?(vector|string|basic_string)\b")
+# Keys std::hash supports out of the box.
+_HASHABLE = re.compile(
+    r"^(?:(?:unsigned|signed|const)\s+)*(?:int|long|long long|short|char|bool|size_t|std::size_t|"
+    r"u?int(?:8|16|32|64)_t|std::u?int(?:8|16|32|64)_t|unsigned|std::string|string|double|float)$")
+# Uses that depend on key order.
+_ORDERED_OPS = frozenset({
+    "begin", "end", "rbegin", "rend", "cbegin", "cend", "lower_bound", "upper_bound",
+    "equal_range", "key_comp", "extract", "merge",
+})
+_LIST_OK = frozenset({
+    "push_back", "emplace_back", "pop_back", "back", "front", "size", "empty", "clear",
+    "begin", "end", "cbegin", "cend", "rbegin", "rend",
+})
+
+
+class _Use:
+    """How a local variable is used: method names, whole-variable escapes, line numbers."""
+
+    def __init__(self) -> None:
+        self.methods: set[str] = set()
+        self.lines: list[int] = []
+        self.escapes = False
+        self.iterated = False
+        self.subscripted = False
+
+
+def _uses(facts: FunctionFacts, name: str) -> _Use:
+    use = _Use()
+    for ident in facts.nodes("identifier", facts.body):
+        if text(ident) != name:
+            continue
+        parent = ident.parent
+        if parent is None:
+            continue
+        if parent.type == "field_expression" and parent.child_by_field_name("argument") == ident:
+            call = parent.parent
+            if call is not None and call.type == "call_expression":
+                use.methods.add(callee(call))
+                use.lines.append(line(call))
+            continue
+        if parent.type == "subscript_expression":
+            use.subscripted = True
+            use.lines.append(line(parent))
+            continue
+        if parent.type == "for_range_loop":
+            use.iterated = True
+            continue
+        if parent.type in ("declaration", "init_declarator") or "declarator" in parent.type:
+            continue
+        # passed whole to a call, returned, assigned, compared: its type leaks out
+        use.escapes = True
+    return use
+
+
+def _local_vars(facts: FunctionFacts, pattern: re.Pattern[str]) -> Iterator[VarType]:
+    if facts.body is None:
+        return
+    for v in list(facts.vars.values()):
+        if v.scope == "local" and not v.pointer and not v.reference and not v.array \
+                and pattern.match(v.base):
+            yield v
+
+
+def ordered_map_unneeded(facts: FunctionFacts) -> Iterator[Finding]:
+    """A local ``std::map``/``std::set`` used only for lookup and insertion."""
+    if not cpp(facts):
+        return
+    for v in _local_vars(facts, _ORDERED):
+        m = _ORDERED.match(v.base)
+        if m is None:
+            continue
+        kind = m.group(1)
+        key = _first_template_arg(m.group(2))
+        if key is None or not _HASHABLE.match(key.strip()):
+            continue
+        use = _uses(facts, v.name)
+        if use.escapes or use.iterated or use.methods & _ORDERED_OPS or not use.lines:
+            continue
+        target = "std::unordered_" + kind
+        ops = sorted(use.methods | ({"operator[]"} if use.subscripted else set()))
+        where = lines_phrase(use.lines)
+        yield make_finding(
+            "ordered-map-unneeded",
+            f"`{v.name}` (`{v.base}`, line {v.line}) is only used through "
+            f"{', '.join(f'`{o}`' for o in ops)} ({where}); nothing needs its keys in "
+            f"order, so `{target}` gives O(1) average lookups instead of O(log n) tree walks "
+            f"with a pointer chase per level.",
+            [v.line, *sorted(set(use.lines))[:6]],
+            names=[v.name],
+            data={"var": v.name, "from": v.base, "to": target + v.base[v.base.index("<"):]},
+        )
+
+
+def _first_template_arg(args: str) -> str | None:
+    depth = 0
+    for i, ch in enumerate(args):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return args[:i].strip()
+    return args.strip() or None
+
+
+def list_to_vector(facts: FunctionFacts) -> Iterator[Finding]:
+    """A local ``std::list`` used only as a sequence appended at the back."""
+    if not cpp(facts):
+        return
+    for v in _local_vars(facts, _LIST):
+        use = _uses(facts, v.name)
+        if use.escapes or not use.methods or not use.methods <= _LIST_OK:
+            continue
+        where = lines_phrase(use.lines)
+        yield make_finding(
+            "list-to-vector",
+            f"`{v.name}` (`{v.base}`, line {v.line}) is only appended to and traversed "
+            f"({', '.join(f'`{m}`' for m in sorted(use.methods))}, {where}); a "
+            f"`std::list` allocates a node per element and every traversal chases pointers, "
+            f"while `std::vector` keeps the elements contiguous.",
+            [v.line, *sorted(set(use.lines))[:6]],
+            names=[v.name],
+            data={"var": v.name, "from": v.base,
+                  "to": "std::vector" + v.base[v.base.index("<"):]},
+        )
+
+
+def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
+    """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop."""
+    for call in facts.nodes("call_expression"):
+        name = callee(call)
+        if name not in ("erase", "insert", "emplace"):
+            continue
+        rcv = receiver(call)
+        args = arguments(call)
+        if rcv is None or not args:
+            continue
+        vname = root_name(rcv)
+        v = facts.var(vname)
+        if vname is None or (v is not None and not _VECTORISH.match(v.base)):
+            continue
+        first: Node = args[0]
+        if not (first.type == "call_expression" and callee(first) == "begin"
+                and receiver(first) is not None and root_name(receiver(first)) == vname):
+            continue
+        loop = facts.loop_of(call)
+        if loop is None:
+            continue
+        op = "removes the first element" if name == "erase" else "inserts at the front"
+        yield make_finding(
+            "vector-front-op",
+            f"`{code(call)}` on line {line(call)} {op} of `{vname}` on every iteration of "
+            f"{loop_phrase(loop)}, shifting all remaining elements each time (O(n²) moves): use "
+            f"`std::deque` (`pop_front`/`push_front` are O(1)), or keep a moving start index.",
+            [line(call), loop.line],
+            loop_range=loop.byte_range, node_range=rng(call), names=[vname],
+            data={"var": vname, "op": name},
+            bonus=depth_bonus(loop.depth),
+        )

@@ -1,0 +1,137 @@
+"""Multithreading and Concurrency: loops whose iterations are independent or a reduction.
+
+The independence test is the one the rewriter applies (``perfpilot.code.loops``), so the plan
+never proposes a pragma the rewriter would refuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.code.loops import LoopFacts, VarType, all_loops, analyze_loop
+from perfpilot.planning.builtin.facts import FunctionFacts, Loop, declared_vars
+from perfpilot.planning.builtin.finding import Finding, make_finding
+from perfpilot.planning.builtin.syntax import Node, declarator_name
+
+# The dependence test walks each loop body once per nesting level; past this many loops the
+# rest of a (huge) function is left out so planning stays fast.
+MAX_LOOPS = 120
+
+
+def _types(facts: FunctionFacts) -> dict[str, VarType | None]:
+    """Declared types in the form the loop analysis takes (a conflicting redeclaration: None).
+
+    Built from the facts already collected instead of another walk over the function.
+    """
+    out: dict[str, VarType | None] = {}
+
+    def put(name: str, vt: VarType | None, scope: str) -> None:
+        if scope != "global" and name in out and out[name] != vt:
+            out[name] = None
+        else:
+            out[name] = vt
+
+    for child in facts.root.named_children:
+        if child.type == "declaration":
+            for v in declared_vars(child, "global"):
+                put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "",
+                                    v.const), "global")
+    for p in facts.site.params:
+        put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const), "param")
+    for d in facts.nodes("declaration"):
+        for v in declared_vars(d, "local"):
+            put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
+                "local")
+    for r in facts.nodes("for_range_loop"):
+        name = declarator_name(r.child_by_field_name("declarator"))
+        if name:
+            out[name] = None
+    return out
+
+
+def _pragma_before(facts: FunctionFacts, start: int) -> bool:
+    """Whether an ``omp`` pragma sits right before the loop starting at byte ``start``."""
+    data = facts.site.unit_text.encode("utf-8")
+    before = data[max(0, start - 300):start].decode("utf-8", "replace").rstrip()
+    last = before.splitlines()[-1] if before else ""
+    return last.lstrip().startswith("#") and "omp" in last
+
+
+def openmp(facts: FunctionFacts) -> Iterator[Finding]:
+    """The outermost loops whose iterations provably do not interfere."""
+    if not facts.loops:
+        return
+    types = _types(facts)
+    forest: list[LoopFacts] = []
+    analysed = 0
+    for loop in facts.loops:
+        if loop.parent is not None or any(a.type == "lambda_expression"
+                                          for a in _ancestors(loop)):
+            continue
+        size = len(facts.loops_within(loop))
+        if analysed + size > MAX_LOOPS:
+            break
+        analysed += size
+        forest.append(analyze_loop(loop.node, 0, 0, types))
+    covered: list[LoopFacts] = []
+    for lp in all_loops(tuple(forest)):
+        if not (lp.independent and lp.counted):
+            continue
+        if any(o.start_byte <= lp.start_byte and lp.end_byte <= o.end_byte for o in covered):
+            continue  # an enclosing loop is already parallel
+        if _pragma_before(facts, lp.start_byte) or facts.site.has_openmp:
+            continue
+        covered.append(lp)
+        yield _finding(facts, lp)
+
+
+def _ancestors(loop: Loop) -> list[Node]:
+    out: list[Node] = []
+    p = loop.node.parent
+    while p is not None and p.type != "function_definition":
+        out.append(p)
+        p = p.parent
+    return out
+
+
+def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
+    var = lp.induction or "?"
+    clauses: list[str] = []
+    red = ", ".join(f"`{v}` ({op})" for op, v in lp.reductions)
+    if lp.reductions:
+        by_op: dict[str, list[str]] = {}
+        for op, v in lp.reductions:
+            by_op.setdefault(op, []).append(v)
+        clauses += [f"reduction({op}:{','.join(vs)})" for op, vs in by_op.items()]
+    if lp.private_vars:
+        clauses.append(f"private({','.join(lp.private_vars)})")
+    pragma = " ".join(["#pragma omp parallel for", *clauses])
+    writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
+                    - set(lp.private_vars) - {var})
+    wrote = (f"each iteration writes only its own elements of "
+             f"{', '.join(f'`{w}`' for w in writes)}" if writes else
+             "no iteration writes anything another iteration reads")
+    nested = f", and it contains {len(lp.children)} nested loop(s) of work" if lp.children else ""
+    rule = "openmp-reduction" if lp.reductions else "openmp-for"
+    if lp.reductions:
+        floats = [v for _, v in lp.reductions
+                  if (t := facts.var(v)) is not None and t.is_float]
+        fp = (" (floating-point sums may differ in the last digits)" if floats else "")
+        what = (f"its iterations are independent except for accumulating into {red}, a "
+                f"reduction{fp}")
+    else:
+        what = f"its iterations are independent: {wrote}"
+    private = (f"; `{'`, `'.join(lp.private_vars)}` must be private to each thread"
+               if lp.private_vars else "")
+    text = (f"the `for` loop on line {lp.line} (over `{var}`, {lp.lower} to {lp.upper}) — "
+            f"{what}{nested}{private}: run it on all cores with `{pragma}` (build with "
+            f"`-fopenmp`).")
+    return make_finding(
+        rule, text[0].upper() + text[1:], [lp.line],
+        loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
+        names=[var, *(v for _, v in lp.reductions), *lp.private_vars, *writes],
+        data={"pragma": pragma, "var": var,
+              "reductions": ",".join(f"{op}:{v}" for op, v in lp.reductions),
+              "private": ",".join(lp.private_vars)},
+        bonus=0.05 if lp.children else 0.0,
+    )

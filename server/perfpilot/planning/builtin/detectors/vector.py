@@ -1,0 +1,106 @@
+"""Compiler Configuration, Hardware-Aware: aliasing that blocks vectorization, SIMD reductions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.planning.builtin.detectors.common import ARITH, code, loop_phrase, rng
+from perfpilot.planning.builtin.facts import FunctionFacts
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
+from perfpilot.planning.builtin.syntax import (
+    callee,
+    identifiers,
+    line,
+    operator,
+    receiver,
+    root_name,
+    statements,
+    text,
+)
+
+_MATH = frozenset({"sqrt", "sqrtf", "fabs", "fabsf", "abs", "exp", "log", "sin", "cos", "fmin",
+                   "fmax", "min", "max"})
+
+
+def restrict_alias(facts: FunctionFacts) -> Iterator[Finding]:
+    """Two or more arithmetic pointer parameters, one written in a loop, none ``restrict``."""
+    ptrs = [p for p in facts.site.params
+            if p.pointer == 1 and p.base in ARITH and "restrict" not in p.type_text]
+    if len(ptrs) < 2:
+        return
+    names = {p.name for p in ptrs}
+    for loop in facts.loops:
+        if not loop.innermost or loop.body is None:
+            continue
+        written = []
+        for a in facts.nodes("assignment_expression", loop.body):
+            left = a.child_by_field_name("left")
+            r = root_name(left)
+            if r in names and left is not None and left.type in ("subscript_expression",
+                                                                 "pointer_expression"):
+                written.append((r, a))
+        if not written:
+            continue
+        read = sorted((identifiers(loop.body) & names) - {w for w, _ in written})
+        wname, wnode = written[0]
+        others = read or sorted(names - {wname})
+        if not others:
+            continue
+        kw = "restrict" if facts.language == "c" else "__restrict__"
+        t = next(p for p in ptrs if p.name == wname)
+        yield make_finding(
+            "restrict-alias",
+            f"{loop_phrase(loop)} writes `{code(wnode.child_by_field_name('left'))}` (line "
+            f"{line(wnode)}) through the `{t.base} *` parameter `{wname}` while "
+            f"{', '.join(f'`{o}`' for o in others)} may point into the same memory, so the "
+            f"compiler must assume overlap and either skips vectorization or adds runtime "
+            f"checks: declare the pointers `{kw}` (if callers never pass overlapping arrays) "
+            f"and build with `-O3 -march=native`.",
+            [line(wnode), loop.line],
+            loop_range=loop.byte_range, node_range=rng(wnode),
+            names=[wname, *others],
+            data={"params": ",".join(p.name for p in ptrs), "keyword": kw},
+            bonus=depth_bonus(loop.depth),
+        )
+        return
+
+
+def simd_loop(facts: FunctionFacts) -> Iterator[Finding]:
+    """An innermost loop that sums floating-point values: not vectorized without reassociation."""
+    for loop in facts.loops:
+        if not loop.innermost or not loop.counted or loop.body is None:
+            continue
+        stmts = statements(loop.body)
+        if not stmts or any(s.type not in ("expression_statement", "declaration") for s in stmts):
+            continue
+        if any(callee(c) not in _MATH or receiver(c) is not None
+               for c in facts.nodes("call_expression", loop.body)):
+            continue
+        accs: list[tuple[str, str]] = []
+        for a in facts.nodes("assignment_expression", loop.body):
+            op = operator(a)
+            left = a.child_by_field_name("left")
+            if left is None or left.type != "identifier" or op not in ("+=", "*=", "-="):
+                continue
+            v = facts.var(text(left))
+            if v is None or not v.is_float or v.pointer or v.array or \
+                    v.name in facts.declared_in(loop.node):
+                continue
+            if loop.var not in identifiers(a.child_by_field_name("right")):
+                continue
+            accs.append((text(left), "*" if op == "*=" else "+"))
+        if not accs:
+            continue
+        var, op = accs[0]
+        yield make_finding(
+            "simd-loop",
+            f"{loop_phrase(loop)} accumulates into the floating-point `{var}` "
+            f"(line {loop.line}); GCC will not reorder floating-point additions, so this "
+            f"reduction runs one element at a time instead of 4-8 per vector instruction: add "
+            f"`#pragma omp simd reduction({op}:{var})` before the loop (build with "
+            f"`-fopenmp-simd`) to allow the vector units to split the sum.",
+            [loop.line],
+            loop_range=loop.byte_range, node_range=loop.byte_range, names=[var],
+            data={"pragma": f"#pragma omp simd reduction({op}:{var})", "var": var, "op": op},
+            bonus=depth_bonus(loop.depth),
+        )

@@ -1,0 +1,518 @@
+"""What the detectors know about one function: its loops, variables, and who writes what.
+
+Nodes of interest are collected once with a tree-sitter query (the walk runs in C), kept sorted by
+position, and looked up per region by bisection, so that questions such as "which variables does
+this loop modify" stay cheap even in a function of thousands of lines.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import tree_sitter
+
+from perfpilot.code.parse import grammar
+from perfpilot.code.site import FunctionSite, Language
+from perfpilot.planning.builtin.syntax import (
+    LOOP_TYPES,
+    Node,
+    arguments,
+    callee,
+    declarator_name,
+    identifiers,
+    line,
+    operator,
+    receiver,
+    root_name,
+    text,
+    unwrap,
+    walk,
+)
+
+_COLLECTED = (
+    "for_statement", "for_range_loop", "while_statement", "do_statement",
+    "call_expression", "assignment_expression", "update_expression", "declaration",
+    "subscript_expression", "binary_expression", "if_statement", "new_expression",
+    "delete_expression", "pointer_expression", "return_statement",
+    "conditional_expression", "break_statement", "goto_statement", "lambda_expression",
+    "compound_assignment_expression",
+)
+# Numerous kinds, collected only when a detector asks for them.
+_LAZY = ("identifier", "qualified_identifier", "field_expression")
+
+# Methods that only read their object (anything else may modify it).
+READ_METHODS = frozenset({
+    "size", "length", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
+    "crend", "find", "count", "contains", "at", "front", "back", "data", "c_str", "substr",
+    "compare", "lower_bound", "upper_bound", "equal_range", "capacity", "max_size", "top",
+    "find_first_of", "find_last_of", "find_first_not_of", "find_last_not_of", "rfind",
+    "starts_with", "ends_with", "str", "get", "value", "first", "second", "key_comp",
+    "test", "any", "none", "all",
+})
+# Free functions that neither modify their arguments nor have effects that matter here.
+PURE_FUNCS = frozenset({
+    "strlen", "strcmp", "strncmp", "memcmp", "abs", "labs", "llabs", "fabs", "fabsf", "sqrt",
+    "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "sin",
+    "cos", "tan", "sinf", "cosf", "atan", "atan2", "floor", "ceil", "round", "fmin", "fmax",
+    "min", "max", "hypot", "isdigit", "isalpha", "isspace", "isupper", "islower", "toupper",
+    "tolower", "size", "begin", "end", "printf", "fprintf", "puts", "putchar", "to_string",
+    "static_cast", "sizeof", "distance", "make_pair", "get",
+})
+# Standard algorithms that only read the ranges they are given.
+READONLY_ALGOS = frozenset({
+    "find", "find_if", "find_if_not", "count", "count_if", "accumulate", "min_element",
+    "max_element", "minmax_element", "all_of", "any_of", "none_of", "equal", "lower_bound",
+    "upper_bound", "binary_search", "equal_range", "distance", "search", "mismatch", "includes",
+    "is_sorted", "inner_product", "reduce", "for_each", "copy", "strlen", "memcmp",
+})
+_RANGE_ENDS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "data"})
+_CV = re.compile(r"\b(const|volatile|static|constexpr|inline|register|mutable|extern)\b")
+
+
+@cache
+def _query(language: Language, kinds: tuple[str, ...] = _COLLECTED) -> tree_sitter.Query:
+    g = grammar(language)
+    present = [k for k in kinds if g.id_for_node_kind(k, True)]
+    return tree_sitter.Query(g, "[" + " ".join(f"({k})" for k in present) + "] @n")
+
+
+@dataclass(frozen=True)
+class VarType:
+    """A declared variable: its type as written, split into parts, and where it was declared."""
+
+    name: str
+    type_text: str
+    base: str
+    pointer: int = 0
+    reference: bool = False
+    array: bool = False
+    const: bool = False
+    line: int = 0
+    scope: str = "local"  # "local", "param" or "global"
+
+    @property
+    def is_float(self) -> bool:
+        """Whether the (element) type is float or double."""
+        return self.base in ("float", "double", "long double")
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop of the function, with its counted-loop header when it has one."""
+
+    node: Node
+    index: int
+    parent: int | None
+    depth: int
+    kind: str  # "for", "range-for", "while", "do"
+    var: str | None
+    init: Node | None
+    bound: Node | None
+    compare: str
+    step: str
+    condition: Node | None
+    body: Node | None
+    innermost: bool
+
+    @property
+    def line(self) -> int:
+        """1-based line of the loop keyword."""
+        return line(self.node)
+
+    @property
+    def byte_range(self) -> tuple[int, int]:
+        """Byte range of the whole loop statement in the unit."""
+        return (int(self.node.start_byte), int(self.node.end_byte))
+
+    @property
+    def counted(self) -> bool:
+        """A ``for`` loop with an induction variable, a bound and a unit step."""
+        return self.var is not None and self.bound is not None and self.step in ("++", "--")
+
+    @property
+    def keyword(self) -> str:
+        """How the loop reads in prose: ``for``, ``while`` or ``do``/``while``."""
+        return {"range-for": "range-for", "do": "do-while"}.get(self.kind, self.kind)
+
+
+def _var_from_declarator(decl: Node, type_node: Node | None, qualifiers: str, scope: str
+                         ) -> VarType | None:
+    name = declarator_name(decl)
+    if not name:
+        return None
+    pointer = 0
+    reference = False
+    array = False
+    d: Node | None = decl
+    while d is not None and d.type not in ("identifier", "field_identifier"):
+        if d.type == "pointer_declarator":
+            pointer += 1
+        elif d.type == "reference_declarator":
+            reference = True
+        elif d.type == "array_declarator":
+            array = True
+        inner = d.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in d.named_children
+                          if c.type.endswith("declarator") or c.type == "identifier"), None)
+        d = inner
+    type_text = text(type_node)
+    base = " ".join(_CV.sub("", type_text).split())
+    return VarType(name, " ".join(f"{qualifiers} {type_text}".split()), base, pointer, reference,
+                   array, "const" in qualifiers.split(), line(decl), scope)
+
+
+def declared_vars(decl: Node, scope: str) -> list[VarType]:
+    """The variables a ``declaration`` node declares."""
+    type_node = decl.child_by_field_name("type")
+    quals = " ".join(text(c) for c in decl.children
+                     if c.type in ("type_qualifier", "storage_class_specifier"))
+    out: list[VarType] = []
+    for i, child in enumerate(decl.children):
+        if decl.field_name_for_child(i) != "declarator":
+            continue
+        target = child.child_by_field_name("declarator") if child.type == "init_declarator" \
+            else child
+        if target is not None and target.type == "function_declarator" and scope == "local" \
+                and _constructor_call(target):
+            target = target.child_by_field_name("declarator")
+        if target is None or target.type == "function_declarator":
+            continue
+        v = _var_from_declarator(target, type_node, quals, scope)
+        if v is not None:
+            out.append(v)
+    return out
+
+
+def _constructor_call(decl: Node) -> bool:
+    """``std::vector<int> v(n);`` parses like a function declaration; its "parameters" are
+    bare names or expressions, never typed parameters."""
+    params = decl.child_by_field_name("parameters")
+    if params is None or not params.named_children:
+        return False
+    for p in params.named_children:
+        if p.type == "parameter_declaration" and p.child_by_field_name("declarator") is not None:
+            return False
+        if p.type not in ("parameter_declaration", "number_literal", "identifier",
+                          "binary_expression", "call_expression", "string_literal"):
+            return False
+    return True
+
+
+class FunctionFacts:
+    """Indexed syntax facts about one function definition in a parsed unit."""
+
+    def __init__(self, site: FunctionSite, fn: Node, root: Node) -> None:
+        self.site = site
+        self.fn = fn
+        self.root = root
+        self.language: Language = site.language
+        self.body = fn.child_by_field_name("body")
+        self._by_type: dict[str, list[Node]] = {}
+        self._starts: dict[str, list[int]] = {}
+        self._mod_cache: dict[tuple[int, int], frozenset[str]] = {}
+        self._decl_cache: dict[tuple[int, int], frozenset[str]] = {}
+        self._capture(_COLLECTED)
+        self.vars: dict[str, VarType] = {}
+        self._collect_vars()
+        self.loops: list[Loop] = self._collect_loops()
+        self._loop_starts = [lp.node.start_byte for lp in self.loops]
+        self.user_types: frozenset[str] = self._collect_user_types()
+
+    def _capture(self, kinds: tuple[str, ...]) -> None:
+        found: dict[str, list[Node]] = {k: [] for k in kinds}
+        query = _query(self.language, kinds)
+        for n in tree_sitter.QueryCursor(query).captures(self.fn).get("n", []):
+            found.setdefault(n.type, []).append(n)
+        for kind, nodes in found.items():
+            nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+            self._by_type[kind] = nodes
+            self._starts[kind] = [n.start_byte for n in nodes]
+
+    # --- lookups ---------------------------------------------------------------------------
+    def nodes(self, kind: str, within: Node | None = None) -> list[Node]:
+        """Collected nodes of ``kind`` inside ``within`` (the whole function when None)."""
+        if kind not in self._by_type and kind in _LAZY:
+            self._capture((kind,))
+        nodes = self._by_type.get(kind, [])
+        if within is None:
+            return nodes
+        starts = self._starts.get(kind, [])
+        lo = bisect.bisect_left(starts, within.start_byte)
+        hi = bisect.bisect_left(starts, within.end_byte)
+        return [n for n in nodes[lo:hi] if n.end_byte <= within.end_byte]
+
+    def var(self, name: str | None) -> VarType | None:
+        """The declaration of ``name`` visible in the function (local, parameter or global)."""
+        return self.vars.get(name) if name else None
+
+    def loop_of(self, node: Node) -> Loop | None:
+        """The innermost loop containing ``node`` (not counting ``node`` itself)."""
+        # Loops nest, so a loop containing ``node`` is the last loop starting at or before it,
+        # or one of that loop's ancestors.
+        i = bisect.bisect_right(self._loop_starts, node.start_byte) - 1
+        start, end = node.start_byte, node.end_byte
+        while i >= 0:
+            lp = self.loops[i]
+            ls, le = lp.node.start_byte, lp.node.end_byte
+            if ls <= start and end <= le and not (ls == start and le == end):
+                return lp
+            i = lp.parent if lp.parent is not None else -1
+        return None
+
+    def enclosing_loops(self, node: Node) -> list[Loop]:
+        """Loops containing ``node``, outermost first."""
+        out: list[Loop] = []
+        lp = self.loop_of(node)
+        while lp is not None:
+            out.append(lp)
+            lp = self.loops[lp.parent] if lp.parent is not None else None
+        return list(reversed(out))
+
+    def loops_within(self, loop: Loop) -> list[Loop]:
+        """``loop`` and every loop nested in it."""
+        hi = bisect.bisect_left(self._loop_starts, loop.node.end_byte)
+        return self.loops[loop.index:hi]
+
+    def children_of(self, loop: Loop) -> list[Loop]:
+        """Loops directly nested in ``loop``."""
+        return [lp for lp in self.loops if lp.parent == loop.index]
+
+    # --- data flow (syntactic, conservative) -------------------------------------------------
+    def declared_in(self, region: Node) -> frozenset[str]:
+        """Names declared inside ``region`` (they are fresh on each loop iteration)."""
+        key = (region.start_byte, region.end_byte)
+        cached = self._decl_cache.get(key)
+        if cached is not None:
+            return cached
+        names: set[str] = set()
+        for d in self.nodes("declaration", region):
+            names.update(v.name for v in declared_vars(d, "local"))
+        for r in self.nodes("for_range_loop", region):
+            n = declarator_name(r.child_by_field_name("declarator"))
+            if n:
+                names.add(n)
+        out = frozenset(names)
+        self._decl_cache[key] = out
+        return out
+
+    def modified_in(self, region: Node) -> frozenset[str]:
+        """Names whose value or contents may change inside ``region``.
+
+        Counts assignments and ``++``/``--`` (by the root variable of the lvalue), method calls
+        other than known readers, variables passed whole or by address to functions that are not
+        known to be pure, stream extraction targets, and non-const range-for references.
+        """
+        key = (region.start_byte, region.end_byte)
+        cached = self._mod_cache.get(key)
+        if cached is not None:
+            return cached
+        names: set[str] = set()
+
+        def add(n: str | None) -> None:
+            if n:
+                names.add(n)
+
+        for a in self.nodes("assignment_expression", region) + \
+                self.nodes("compound_assignment_expression", region):
+            left = a.child_by_field_name("left")
+            if left is not None and left.type == "call_expression":
+                rcv = receiver(left)
+                add(root_name(rcv) if rcv is not None else None)
+            else:
+                add(root_name(left))
+        for u in self.nodes("update_expression", region):
+            add(root_name(u.child_by_field_name("argument")))
+        for p in self.nodes("pointer_expression", region):
+            if operator(p) == "&":
+                add(root_name(p.child_by_field_name("argument")))
+        for d in self.nodes("delete_expression", region):
+            add(root_name(next(iter(d.named_children), None)))
+        for c in self.nodes("call_expression", region):
+            self._call_mods(c, add)
+        for b in self.nodes("binary_expression", region):
+            if operator(b) == ">>" and self._is_input_stream(b):
+                add(root_name(b.child_by_field_name("right")))
+        for r in self.nodes("for_range_loop", region):
+            decl = r.child_by_field_name("declarator")
+            quals = " ".join(text(c) for c in r.children if c.type == "type_qualifier")
+            if decl is not None and "&" in text(decl) and "const" not in quals \
+                    and "const" not in text(r.child_by_field_name("type")):
+                add(root_name(r.child_by_field_name("right")))
+        out = frozenset(names)
+        self._mod_cache[key] = out
+        return out
+
+    def _call_mods(self, c: Node, add: Callable[[str | None], None]) -> None:
+        name = callee(c)
+        rcv = receiver(c)
+        if rcv is not None:
+            if name not in READ_METHODS:
+                add(root_name(rcv))
+            return
+        if name in PURE_FUNCS:
+            return
+        for arg in arguments(c):
+            if arg.type == "identifier":
+                add(text(arg))
+            elif arg.type == "call_expression" and name not in READONLY_ALGOS:
+                inner = callee(arg)
+                if inner in _RANGE_ENDS:
+                    r = receiver(arg)
+                    if r is not None:
+                        add(root_name(r))
+                    else:
+                        args = arguments(arg)
+                        add(root_name(args[0]) if args else None)
+            elif arg.type in ("binary_expression",) and name not in READONLY_ALGOS:
+                # memcpy(dst + k, ...), std::sort(a, a + n): the base pointer's data changes.
+                add(root_name(arg.child_by_field_name("left")))
+
+    def _is_input_stream(self, b: Node) -> bool:
+        left: Node | None = b
+        while left is not None and left.type == "binary_expression" and operator(left) == ">>":
+            left = left.child_by_field_name("left")
+        if left is None:
+            return False
+        name = text(left)
+        if name.endswith("cin"):
+            return True
+        v = self.var(root_name(left))
+        return v is not None and "stream" in v.base
+
+    def invariant_in(self, expr: Node, loop: Loop) -> bool:
+        """Whether ``expr`` reads nothing the loop changes and has no side effects of its own."""
+        changed = self.modified_in(loop.node) | self.declared_in(loop.node)
+        for n in walk(expr):
+            if n.type in ("assignment_expression", "update_expression", "new_expression",
+                          "compound_assignment_expression", "lambda_expression", "this"):
+                return False
+            if n.type == "call_expression":
+                name = callee(n)
+                if (receiver(n) is None and name not in PURE_FUNCS) or \
+                        (receiver(n) is not None and name not in READ_METHODS):
+                    return False
+                if name in ("rand", "clock", "time"):
+                    return False
+        used = identifiers(expr)
+        return not (used & changed)
+
+    # --- collection ------------------------------------------------------------------------
+    def _collect_vars(self) -> None:
+        for child in self.root.named_children:
+            if child.type == "declaration":
+                for v in declared_vars(child, "global"):
+                    self.vars.setdefault(v.name, v)
+        for p in self.site.params:
+            base = p.base
+            self.vars[p.name] = VarType(p.name, p.type_text, base, p.pointer, bool(p.reference),
+                                        p.array, p.const, self.site.first_line, "param")
+        for d in self.nodes("declaration"):
+            for v in declared_vars(d, "local"):
+                self.vars.setdefault(v.name, v)
+        for r in self.nodes("for_range_loop"):
+            decl = r.child_by_field_name("declarator")
+            n = declarator_name(decl)
+            if n:
+                self.vars.setdefault(n, VarType(n, text(r.child_by_field_name("type")),
+                                                text(r.child_by_field_name("type")),
+                                                reference="&" in text(decl), line=line(r)))
+
+    def _collect_user_types(self) -> frozenset[str]:
+        names: set[str] = set()
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            for c in n.named_children:
+                if c.type in ("struct_specifier", "class_specifier") and \
+                        c.child_by_field_name("body") is not None:
+                    nm = c.child_by_field_name("name")
+                    if nm is not None:
+                        names.add(text(nm))
+                elif c.type in ("namespace_definition", "declaration_list", "declaration",
+                                "type_definition", "template_declaration",
+                                "linkage_specification") or c.type == "type_definition":
+                    stack.append(c)
+        return frozenset(names)
+
+    def _collect_loops(self) -> list[Loop]:
+        raw = sorted((n for k in LOOP_TYPES for n in self._by_type.get(k, [])),
+                     key=lambda n: (n.start_byte, -n.end_byte))
+        parents: list[int | None] = []
+        depths: list[int] = []
+        stack: list[int] = []
+        for i, n in enumerate(raw):
+            while stack and raw[stack[-1]].end_byte <= n.start_byte:
+                stack.pop()
+            parents.append(stack[-1] if stack else None)
+            depths.append(len(stack) + 1)
+            stack.append(i)
+        has_child = {p for p in parents if p is not None}
+        return [self._loop(n, i, parents[i], depths[i], i not in has_child)
+                for i, n in enumerate(raw)]
+
+    def _loop(self, n: Node, index: int, parent: int | None, depth: int, innermost: bool
+              ) -> Loop:
+        kind = {"for_statement": "for", "for_range_loop": "range-for",
+                "while_statement": "while", "do_statement": "do"}[n.type]
+        body = n.child_by_field_name("body")
+        cond = unwrap(n.child_by_field_name("condition"))
+        var: str | None = None
+        init: Node | None = None
+        bound: Node | None = None
+        compare = ""
+        step = ""
+        if kind == "for":
+            var, init = _for_init(n.child_by_field_name("initializer"))
+            if cond is not None and cond.type == "binary_expression":
+                op = operator(cond)
+                left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+                flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+                if op in flip:
+                    if var is None and left is not None and left.type == "identifier":
+                        var = text(left)
+                    if left is not None and text(left) == var:
+                        bound, compare = right, op
+                    elif right is not None and text(right) == var:
+                        bound, compare = left, flip[op]
+            step = _for_step(n.child_by_field_name("update"), var)
+        return Loop(n, index, parent, depth, kind, var, init, bound, compare, step,
+                    cond, body, innermost)
+
+
+def _for_init(init: Node | None) -> tuple[str | None, Node | None]:
+    if init is None:
+        return None, None
+    if init.type == "declaration":
+        for c in init.named_children:
+            if c.type == "init_declarator":
+                return declarator_name(c.child_by_field_name("declarator")), \
+                    c.child_by_field_name("value")
+        return None, None
+    if init.type == "assignment_expression" and operator(init) == "=":
+        left = init.child_by_field_name("left")
+        if left is not None and left.type == "identifier":
+            return text(left), init.child_by_field_name("right")
+    if init.type == "comma_expression":
+        return _for_init(init.child_by_field_name("left"))
+    return None, None
+
+
+def _for_step(update: Node | None, var: str | None) -> str:
+    if update is None or var is None:
+        return ""
+    if update.type == "update_expression" and \
+            text(update.child_by_field_name("argument")) == var:
+        return "++" if "++" in text(update) else "--"
+    if update.type in ("assignment_expression", "compound_assignment_expression") and \
+            text(update.child_by_field_name("left")) == var:
+        op = operator(update)
+        right = text(update.child_by_field_name("right"))
+        if op in ("+=", "-=") and right == "1":
+            return "++" if op == "+=" else "--"
+        return op + right
+    return ""

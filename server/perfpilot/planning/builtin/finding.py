@@ -1,0 +1,107 @@
+"""Finding: one concrete performance pattern found by a detector, and the rule table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from perfpilot.strategy.categories import Category, category_by_id
+from perfpilot.strategy.values import Strategy
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A detector's rule: its id, the category it belongs to and its base expected impact."""
+
+    id: str
+    category_id: int
+    impact: float
+
+
+# Base impact orders the plan: algorithmic > parallel > locality > loop > call/instruction details.
+RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
+    Rule("linear-search-in-loop", 1, 0.95),
+    Rule("nested-pair-scan", 1, 0.92),
+    Rule("memo-recursion", 1, 0.95),
+    Rule("string-concat-loop", 3, 0.80),
+    Rule("hoist-invariant-call", 4, 0.50),
+    Rule("openmp-reduction", 6, 0.78),
+    Rule("openmp-for", 6, 0.80),
+    Rule("loop-interchange", 7, 0.72),
+    Rule("vector-front-op", 2, 0.70),
+    Rule("ordered-map-unneeded", 2, 0.55),
+    Rule("list-to-vector", 2, 0.50),
+    Rule("fast-io", 8, 0.60),
+    Rule("endl", 8, 0.55),
+    Rule("stdio-loop", 8, 0.40),
+    Rule("alloc-in-loop", 3, 0.50),
+    Rule("reserve", 3, 0.42),
+    Rule("hoist-container", 14, 0.45),
+    Rule("simd-loop", 13, 0.40),
+    Rule("const-ref-param", 10, 0.40),
+    Rule("invariant-branch", 11, 0.35),
+    Rule("restrict-alias", 5, 0.30),
+    Rule("pow-strength", 12, 0.30),
+    Rule("div-by-invariant", 12, 0.25),
+    Rule("call-in-hot-loop", 10, 0.25),
+    Rule("std-algorithm", 15, 0.20),
+    Rule("pow2-divmod", 9, 0.15),
+)})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One detected pattern, with what a plan needs and what a rewrite needs.
+
+    ``lines`` are 1-based lines of the translation unit (evidence, first is the main one).
+    ``loop_range`` and ``node_range`` are byte ranges into the UTF-8 encoding of the unit text
+    (the same convention as ``FunctionSite.start_byte``): the loop the finding concerns and the
+    exact node (call, declaration, parameter, statement). ``names`` are the variables or calls
+    involved; ``data`` holds rule-specific strings for rewriters (documented per rule).
+    """
+
+    rule: str
+    category_id: int
+    explanation: str
+    lines: tuple[int, ...]
+    impact: float
+    loop_range: tuple[int, int] | None = None
+    node_range: tuple[int, int] | None = None
+    names: tuple[str, ...] = ()
+    data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def category(self) -> Category:
+        """The strategy category of this finding."""
+        return category_by_id(self.category_id)
+
+    def to_strategy(self) -> Strategy:
+        """The finding as a plan strategy (category, explanation, lines, impact, rule)."""
+        return Strategy(self.category, self.explanation, self.lines, self.impact, self.rule)
+
+
+def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int], *,
+                 loop_range: tuple[int, int] | None = None,
+                 node_range: tuple[int, int] | None = None,
+                 names: tuple[str, ...] | list[str] = (),
+                 data: Mapping[str, str] | None = None,
+                 bonus: float = 0.0) -> Finding:
+    """A Finding for ``rule`` with its category and base impact plus ``bonus`` (e.g. nesting)."""
+    r = RULES[rule]
+    return Finding(
+        rule=rule,
+        category_id=r.category_id,
+        explanation=explanation[:1].upper() + explanation[1:],
+        lines=tuple(dict.fromkeys(int(n) for n in lines)),
+        impact=round(min(1.0, max(0.0, r.impact + bonus)), 3),
+        loop_range=loop_range,
+        node_range=node_range,
+        names=tuple(names),
+        data=MappingProxyType(dict(data or {})),
+    )
+
+
+def depth_bonus(depth: int) -> float:
+    """Extra impact for work nested deeper in loops (small: it orders within a class only)."""
+    return min(0.06, 0.02 * max(0, depth - 1))

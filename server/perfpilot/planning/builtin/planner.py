@@ -1,0 +1,70 @@
+"""The built-in planner: static analysis findings turned into a ranked strategy plan."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.planning.builtin.analysis import Analysis, analyze_site
+from perfpilot.planning.builtin.finding import Finding
+from perfpilot.progress import JobContext
+from perfpilot.strategy.plan_format import render_plan
+from perfpilot.strategy.values import Plan, Strategy
+
+# Units larger than this are analysed on a worker thread so the event loop stays responsive.
+THREAD_THRESHOLD_CHARS = 20_000
+
+
+def select(findings: tuple[Finding, ...] | list[Finding], limit: int = 8) -> tuple[Strategy, ...]:
+    """At most ``limit`` strategies: the best finding of each rule first, in impact order.
+
+    Further findings of a rule already chosen are folded into its strategy as extra lines, so a
+    plan never repeats one idea while a different one is left out.
+    """
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    heads = sorted((group[0] for group in by_rule.values()),
+                   key=lambda f: (-f.impact, f.lines[:1], f.rule))[:limit]
+    out: list[Strategy] = []
+    for head in heads:
+        rest = by_rule[head.rule][1:]
+        strategy = head.to_strategy()
+        if rest:
+            extra = sorted({f.lines[0] for f in rest if f.lines} - set(head.lines))
+            if extra:
+                where = ", ".join(str(n) for n in extra[:8])
+                strategy = replace(
+                    strategy,
+                    explanation=f"{head.explanation} The same pattern appears on line"
+                                f"{'s' if len(extra) > 1 else ''} {where}.",
+                    lines=tuple(dict.fromkeys((*head.lines, *extra))))
+        out.append(strategy)
+    return tuple(out)
+
+
+class BuiltinPlanner:
+    """Planner backed by the static analyser; needs no model."""
+
+    name: str = "builtin"
+
+    def __init__(self, limit: int = 8) -> None:
+        self.limit = limit
+
+    async def plan(self, site: FunctionSite, ctx: JobContext) -> Plan:
+        """The ranked plan for ``site``; raises ``Cancelled`` when ``ctx`` is cancelled."""
+        ctx.check()
+        ctx.report("planning", f"analysing {site.name}")
+        analysis: Analysis
+        if len(site.unit_text) > THREAD_THRESHOLD_CHARS:
+            analysis = await asyncio.to_thread(analyze_site, site)
+        else:
+            analysis = analyze_site(site)
+        ctx.check()
+        strategies = select(analysis.findings, self.limit)
+        notes = analysis.notes
+        if not strategies:
+            notes = (*notes, f"no known slow pattern found in '{site.name}'")
+        plan = Plan(strategies, self.name, notes=notes)
+        return replace(plan, raw_text=render_plan(plan))

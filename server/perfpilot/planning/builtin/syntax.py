@@ -1,0 +1,178 @@
+"""Small, total helpers over tree-sitter nodes used by the detectors.
+
+Every helper accepts odd or partial syntax (ERROR nodes, missing fields) and answers ``None`` or an
+empty value rather than raising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import tree_sitter
+
+from perfpilot.code.parse import node_text
+
+Node = tree_sitter.Node
+
+LOOP_TYPES = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+# Wrappers that do not change which variable an lvalue refers to.
+_LVALUE_WRAPPERS = frozenset({
+    "subscript_expression", "field_expression", "pointer_expression",
+    "parenthesized_expression", "cast_expression",
+})
+
+
+def text(node: Node | None) -> str:
+    """The node's source text ('' for None)."""
+    return node_text(node) if node is not None else ""
+
+
+def line(node: Node) -> int:
+    """1-based line of the node's first character in the translation unit."""
+    return int(node.start_point[0]) + 1
+
+
+def unwrap(node: Node | None) -> Node | None:
+    """The expression inside ``condition_clause`` / parentheses (C and C++ differ here)."""
+    while node is not None and node.type in ("condition_clause", "parenthesized_expression"):
+        inner = node.child_by_field_name("value")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type != "comment"), None)
+        if inner is None:
+            return node
+        node = inner
+    return node
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every named node below and including ``node``, in source order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.named_children))
+
+
+def identifiers(node: Node | None) -> set[str]:
+    """Names of the identifiers (variables, functions) used inside ``node``."""
+    if node is None:
+        return set()
+    return {text(n) for n in walk(node) if n.type == "identifier"}
+
+
+def root_name(node: Node | None) -> str | None:
+    """The variable an lvalue expression is rooted at: ``a`` for ``a[i].x``, ``*a``, ``(a)``."""
+    while node is not None and node.type in _LVALUE_WRAPPERS:
+        if node.type == "field_expression" or node.type == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        elif node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        elif node.type == "pointer_expression":
+            node = node.child_by_field_name("argument")
+        else:
+            node = unwrap(node)
+            if node is not None and node.type == "parenthesized_expression":
+                return None
+    if node is None:
+        return None
+    if node.type == "identifier":
+        return text(node)
+    if node.type == "this":
+        return "this"
+    if node.type == "qualified_identifier":
+        return text(node)
+    return None
+
+
+def callee(call: Node) -> str:
+    """The called name: ``strlen``, ``std::find`` -> ``find``, ``v.size`` -> ``size``."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return ""
+    if fn.type == "field_expression":
+        return text(fn.child_by_field_name("field"))
+    if fn.type == "qualified_identifier":
+        name = fn.child_by_field_name("name")
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        if name is not None and name.type == "template_function":
+            name = name.child_by_field_name("name")
+        return text(name)
+    if fn.type == "template_function":
+        return text(fn.child_by_field_name("name"))
+    return text(fn)
+
+
+def receiver(call: Node) -> Node | None:
+    """The object of a method call (``v`` in ``v.size()``), else None."""
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "field_expression":
+        return fn.child_by_field_name("argument")
+    return None
+
+
+def arguments(call: Node) -> list[Node]:
+    """The call's argument expressions (comments dropped)."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return []
+    return [a for a in args.named_children if a.type != "comment"]
+
+
+def operator(node: Node) -> str:
+    """The operator token of a binary/assignment/update/unary expression."""
+    op = node.child_by_field_name("operator")
+    if op is not None:
+        return text(op)
+    for c in node.children:
+        if not c.is_named:
+            return text(c)
+    return ""
+
+
+def number(node: Node | None) -> float | None:
+    """The value of a numeric literal (``2``, ``2.0``, ``0.5f``, ``8u``), else None."""
+    node = unwrap(node)
+    if node is None or node.type != "number_literal":
+        return None
+    raw = text(node).lower().replace("'", "").rstrip("ulf")
+    try:
+        return float(int(raw, 0)) if raw.startswith(("0x", "0b")) else float(raw)
+    except ValueError:
+        return None
+
+
+def is_within(inner: Node, outer: Node) -> bool:
+    """Whether ``inner`` lies inside ``outer`` (by byte range)."""
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def ancestors(node: Node, stop: Node | None = None) -> Iterator[Node]:
+    """Parents of ``node`` up to (not including) ``stop``."""
+    p = node.parent
+    while p is not None and (stop is None or p.start_byte != stop.start_byte
+                             or p.end_byte != stop.end_byte or p.type != stop.type):
+        yield p
+        p = p.parent
+
+
+def declarator_name(decl: Node | None) -> str | None:
+    """The declared name inside a declarator (``x`` in ``*x = 0``, ``a[10]``, ``&r``)."""
+    while decl is not None and decl.type not in ("identifier", "field_identifier"):
+        inner = decl.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in decl.named_children
+                          if c.type.endswith("declarator") or c.type in ("identifier",
+                                                                         "field_identifier")),
+                         None)
+        decl = inner
+    return text(decl) if decl is not None else None
+
+
+def statements(body: Node | None) -> list[Node]:
+    """The statements of a loop or branch body (a lone statement counts as a list of one)."""
+    if body is None:
+        return []
+    if body.type == "compound_statement":
+        return [c for c in body.named_children if c.type != "comment"]
+    return [body]
