@@ -172,3 +172,18 @@ def test_shift_on_a_stream_is_not_independent() -> None:
     loops = list(all_loops(function_loops(function_by_name(src, "cpp", "emit"))))
     assert not loops[0].independent and "os" in loops[0].reason
     assert loops[1].independent, loops[1].reason
+
+
+def test_members_of_own_elements() -> None:
+    src = "struct P { double x, v; };\n" \
+          "void step(P* p, int n, double dt) { for (int i = 0; i < n; ++i) p[i].x += p[i].v * dt; }\n" \
+          "void bad(P* p, int n) { for (int i = 1; i < n; ++i) p[i].x = p[i - 1].x; }\n" \
+          "void ptrs(P** p, int n) { for (int i = 0; i < n; ++i) p[i]->x = 0; }\n"
+    step = outer_of(src, "step")
+    assert step.independent, step.reason
+    assert not outer_of(src, "bad").independent
+    assert not outer_of(src, "ptrs").independent
+
+
+def outer_of(src: str, name: str) -> LoopFacts:
+    return next(all_loops(function_loops(function_by_name(src, "cpp", name))))

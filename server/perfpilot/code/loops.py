@@ -529,7 +529,15 @@ def _collect(loop: Node, body: Node) -> _Body:
             facts.element.append((ElementAccess(  # type: ignore[union-attr]
                 " ".join(node_text(base).split()), tuple(idx), True, t.start_point[0]), base))
         elif t.type == "field_expression":
-            facts.member_writes.add(node_text(t))  # type: ignore[union-attr]
+            # a[i].x (through '.' only) writes a member of element a[i]: an element write
+            inner = t
+            while inner.type == "field_expression" and \
+                    node_text(inner.child_by_field_name("operator") or inner) == ".":
+                inner = _unparen(inner.child_by_field_name("argument") or inner)
+            if inner.type == "subscript_expression" and inner is not t:
+                target(inner)
+            else:
+                facts.member_writes.add(node_text(t))  # type: ignore[union-attr]
         elif t.type == "pointer_expression":
             facts.deref_writes.add(node_text(t))  # type: ignore[union-attr]
         else:
