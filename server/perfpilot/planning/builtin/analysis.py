@@ -83,11 +83,11 @@ def _function_node(root: Node, site: FunctionSite) -> Node | None:
 
 
 def rank(findings: list[Finding]) -> tuple[Finding, ...]:
-    """Highest expected impact first; one finding per (rule, lines)."""
-    seen: set[tuple[str, tuple[int, ...]]] = set()
+    """Highest expected impact first; one finding per (rule, lines, node)."""
+    seen: set[tuple[str, tuple[int, ...], tuple[int, int] | None]] = set()
     out: list[Finding] = []
     for f in sorted(findings, key=lambda f: (-f.impact, f.lines[:1], f.rule)):
-        key = (f.rule, f.lines)
+        key = (f.rule, f.lines, f.node_range)
         if key not in seen:
             seen.add(key)
             out.append(f)
