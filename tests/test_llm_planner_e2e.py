@@ -67,7 +67,7 @@ def trained_planner_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tok = AutoTokenizer.from_pretrained(directory, local_files_only=True)
     prompt = tok.apply_chat_template([dict(m) for m in messages], tokenize=False,
                                      add_generation_prompt=True)
-    loss = finetune_to_emit(directory, prompt, ANSWER, steps=400, lr=1e-2)
+    loss = finetune_to_emit(directory, prompt, ANSWER, steps=300, lr=1e-2)
     assert loss < 0.05, f"the tiny model did not learn the answer (loss {loss:.3f})"
     return directory
 

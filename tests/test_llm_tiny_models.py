@@ -107,13 +107,14 @@ def cached_tiny_model(base: Path, name: str, **kwargs: Any) -> Path:
 
 
 def finetune_to_emit(directory: Path, prompt: str, response: str, steps: int = 300,
-                     lr: float = 3e-3) -> float:
+                     lr: float = 1e-2) -> float:
     """Train the model in ``directory`` until ``prompt`` (already chat-templated) continues
     with ``response`` then the end token; save it back. Returns the final loss."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     torch.manual_seed(0)
+    torch.set_num_threads(1)  # faster than two on a shared 2-core machine
     tok = AutoTokenizer.from_pretrained(directory, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(directory, local_files_only=True)
     p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
@@ -128,7 +129,7 @@ def finetune_to_emit(directory: Path, prompt: str, response: str, steps: int = 3
         out.loss.backward()
         opt.step()
         opt.zero_grad()
-        loss_value = float(out.loss)
+        loss_value = float(out.loss.item())
         if loss_value < 0.01:
             break
     model.eval()

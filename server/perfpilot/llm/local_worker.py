@@ -215,10 +215,12 @@ class Worker:
             self._out.send({"event": "error", "id": rid, "kind": "not-loaded",
                             "message": "the local model is not loaded"})
             return
-        if self._thread is not None and self._thread.is_alive():
+        if self._current is not None:
             self._out.send({"event": "error", "id": rid, "kind": "busy",
                             "message": "the local model worker is busy"})
             return
+        if self._thread is not None:
+            self._thread.join(timeout=5)  # it has sent its answer and is returning
         self._cancel.clear()
         self._current = rid
         self._thread = threading.Thread(target=self._generate_safely, args=(req,), daemon=True)
@@ -237,15 +239,17 @@ class Worker:
 
     def _generate_safely(self, req: dict[str, Any]) -> None:
         rid = int(req["id"])
+        event: dict[str, Any]
         try:
             texts, tokens = self._generate(req)
         except Exception as exc:  # report, keep serving
-            self._out.send({"event": "error", "id": rid, **self._generation_error(exc)})
+            event = {"event": "error", "id": rid, **self._generation_error(exc)}
         else:
-            self._out.send({"event": "done", "id": rid, "texts": texts, "tokens": tokens,
-                            "cancelled": self._cancel.is_set()})
-        finally:
-            self._current = None
+            event = {"event": "done", "id": rid, "texts": texts, "tokens": tokens,
+                     "cancelled": self._cancel.is_set()}
+        # Free the slot before answering: the client may send the next request at once.
+        self._current = None
+        self._out.send(event)
 
     def _generation_error(self, exc: BaseException) -> dict[str, str]:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
