@@ -270,7 +270,13 @@ class PerfPilotServer(LanguageServer):
 
     async def _on_job_done(self, job: Job) -> None:
         self._end_progress(job)
-        self._notify_job(job)
+        try:
+            await self._finish(job)
+        finally:
+            # The final status goes out last, so a client that sees it also saw the edit.
+            self._notify_job(job)
+
+    async def _finish(self, job: Job) -> None:
         if job.cancelled:
             self.log_info(f"{job.id} cancelled")
         elif job.error:

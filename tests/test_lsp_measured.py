@@ -1,0 +1,94 @@
+"""Through the real server with the real runner: a measured edit, its lens, hover and Revert."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp_support import SERVER_COMMAND, Recorder, apply_text_edit, open_doc, vscode_capabilities
+
+# Copying the vector on every call dominates; taking it by const reference is O(1).
+SOURCE = """\
+#include <vector>
+
+long ends(std::vector<long> v) {
+    if (v.empty()) return 0;
+    return v.front() + v.back();
+}
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[LanguageClient]:
+    lsp_client.recorder = Recorder(lsp_client)  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=vscode_capabilities(), root_uri=tmp_path.as_uri(),
+        initialization_options={"settings": {"runner": {"callgrind": False}}}))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_measured_edit_lens_hover_and_revert(client: LanguageClient,
+                                                   tmp_path: Path) -> None:
+    r: Recorder = client.recorder  # type: ignore[attr-defined]
+    path = tmp_path / "ends.cpp"
+    path.write_text(SOURCE)
+    uri = open_doc(client, path, version=3)
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
+    job_id = result["jobId"]
+    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
+    assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
+    change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
+    assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 3
+    new_text = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[arg-type]
+    assert "const std::vector<long> &v" in new_text.replace("& v", "&v")
+    # The editor applies the edit and tells the server.
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=4),
+        [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
+    lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(
+        lsp.TextDocumentIdentifier(uri)))
+    titles = [lens.command.title for lens in lenses or [] if lens.command]
+    assert any(t.startswith("⚡") and "× faster (95% CI" in t and "serial" in t
+               for t in titles), titles
+    assert {"Details", "Re-run", "Revert"} <= set(titles)
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(2, 6)))
+    assert hover is not None
+    text = hover.contents.value  # type: ignore[union-attr]
+    assert "Function Call Overhead Reduction" in text
+    assert "pairs kept / dropped" in text and "95% interval" in text
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(9, 0))))
+    assert hints and str(hints[0].label).startswith("⚡")
+    # Revert restores the original function as a versioned edit.
+    reverted = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.revert", [{"uri": uri, "line": 2, "character": 0}]))
+    assert reverted["applied"] is True
+    back = r.edits[-1].edit.document_changes[0]  # type: ignore[index]
+    assert isinstance(back, lsp.TextDocumentEdit) and back.text_document.version == 4
+    assert apply_text_edit(new_text, back.edits[0]) == SOURCE  # type: ignore[arg-type]
+
+
+async def test_preview_mode_marks_the_edit_for_confirmation(client: LanguageClient,
+                                                            tmp_path: Path) -> None:
+    r: Recorder = client.recorder  # type: ignore[attr-defined]
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        {"perfpilot": {"applyMode": "preview", "runner": {"callgrind": False}}}))
+    path = tmp_path / "ends.cpp"
+    path.write_text(SOURCE)
+    uri = open_doc(client, path)
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
+    await r.wait(lambda: r.job_done(result["jobId"]) is not None, timeout=300)
+    assert len(r.edits) == 1
+    edit = r.edits[0].edit
+    assert edit.change_annotations is not None
+    (annotation,) = edit.change_annotations.values()
+    assert annotation.needs_confirmation is True
+    assert annotation.label.startswith("Optimize ends")
