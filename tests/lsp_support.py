@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -75,10 +76,8 @@ class Recorder:
                 raise TimeoutError("condition not met; jobs seen: "
                                    + repr(self.jobs[-5:]))
             self._changed.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), min(remaining, 0.5))
-            except TimeoutError:
-                pass
 
     def job_done(self, job_id: str) -> dict[str, Any] | None:
         """The final status notification of a job, once it arrived."""

@@ -73,7 +73,7 @@ def test_function_at_position_inside_body_and_outside() -> None:
     site = function_at(CPP, "cpp", line, 8)
     assert site.name == "count_words"
     assert site.params[0].base == "std::vector<std::string>" and site.params[0].reference == ""
-    with pytest.raises(NoFunctionError, match="no function definition at line 1"):
+    with pytest.raises(NoFunctionError, match=r"no function definition at line 1"):
         function_at(CPP, "cpp", 0, 0)
 
 
@@ -85,7 +85,7 @@ def test_ambiguous_name_lists_choices() -> None:
 
 
 def test_unknown_name_lists_known_functions() -> None:
-    with pytest.raises(NoFunctionError, match="no function named 'nope'.*count_words"):
+    with pytest.raises(NoFunctionError, match=r"no function named 'nope'.*count_words"):
         function_by_name(CPP, "cpp", "nope")
 
 
@@ -99,7 +99,8 @@ def test_c_unit() -> None:
 
 
 def test_syntax_error_inside_function_is_reported() -> None:
-    broken = "int f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++ { s += i; }\n  return s;\n}\n"
+    broken = ("int f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++ { s += i; }\n"
+              "  return s;\n}\n")
     with pytest.raises(SyntaxErrorNearFunction, match="syntax error near line"):
         function_at(broken, "cpp", 1, 2)
 

@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient

@@ -366,3 +366,15 @@ int main() {
                                       timeout=30, check=True).stdout)
     assert outputs[0] == outputs[1]
     assert outputs[0].endswith("total 249500\n") or "total" in outputs[0]
+
+
+def test_non_ascii_text_and_crlf_are_kept() -> None:
+    code = ("void halve(double* y, const double* x, int n) {\r\n"
+            "    // moitié — ½ of every value\r\n"
+            "    for (int i = 0; i < n; ++i) y[i] = x[i] / 2;\r\n"
+            "}\r\n")
+    res = rewrite(_site(code, "halve"))
+    assert res.rules == {"openmp-for"}
+    expected = code.replace("    for", "    #pragma omp parallel for\r\n    for")
+    assert res.code == expected.rstrip("\r\n")
+    assert "assuming y, x do not overlap" in res.applied[0].explanation

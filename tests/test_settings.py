@@ -53,5 +53,5 @@ def test_broken_config_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"cannot read \.perfpilot\.toml"):
         workspace_settings(tmp_path)
     (tmp_path / ".perfpilot.toml").write_text("[runner]\nthreads='many'\n")
-    with pytest.raises(ConfigError, match="runner.threads must be a number"):
+    with pytest.raises(ConfigError, match=r"runner\.threads must be a number"):
         workspace_settings(tmp_path)

@@ -77,3 +77,12 @@ export function reportTitle(markdown: string, fallback: string): string {
   const heading = /^#{1,6}\s+(.+)$/m.exec(markdown);
   return heading ? heading[1].replace(/[`*]/g, '').trim() : fallback;
 }
+
+/** A command argument without its `open` flag (the server opens a report file when it is set). */
+export function withoutOpen(arg: unknown): unknown {
+  if (typeof arg !== 'object' || arg === null || !('open' in arg)) {
+    return arg;
+  }
+  const { open: _open, ...rest } = arg as Record<string, unknown>;
+  return rest;
+}

@@ -13,6 +13,7 @@ import {
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
+import { SERVER_COMMANDS, withoutOpen } from './commands';
 import { interpreterCandidates } from './interpreter';
 import { JobStatus, JobTracker } from './jobs';
 import { Interpreter, judgeProbe, serverCommand, ServerCheck, versionProbeCommand } from './launch';
@@ -175,7 +176,10 @@ export class ServerController implements vscode.Disposable {
       },
       middleware: {
         executeCommand: async (command, args, next) => {
-          const result: unknown = await next(command, args);
+          // The extension shows reports itself (a read-only virtual document), so the server
+          // is not asked to write a report file and open it (`open: true` from lens clicks).
+          const sent = command === SERVER_COMMANDS.showReport ? args.map(withoutOpen) : args;
+          const result: unknown = await next(command, sent);
           this.onCommandResult(command, result);
           return result;
         },

@@ -55,7 +55,6 @@ fs.writeFileSync(
   JSON.stringify(
     {
       'perfpilot.interpreter': [python],
-      'perfpilot.applyMode': 'always',
       'perfpilot.runner.pairs': 10,
       'perfpilot.runner.callgrind': false,
       'perfpilot.trace.server': 'messages',

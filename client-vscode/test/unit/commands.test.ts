@@ -1,7 +1,7 @@
 import './fakeVscode';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clientCommandId, positionArgument, reportTitle, resultMessage, SERVER_COMMANDS } from '../../src/commands';
+import { clientCommandId, positionArgument, reportTitle, resultMessage, SERVER_COMMANDS, withoutOpen } from '../../src/commands';
 import { JobTracker, statusBarText } from '../../src/jobs';
 import { allSecretMessages, roleOfSecretKey, secretKey, secretMessageFor } from '../../src/secrets';
 import { reportName } from '../../src/report';
@@ -81,4 +81,10 @@ test('API keys: one shared and one per role, sent as perfpilot/setSecret, cleare
   assert.equal(await secretMessageFor(secrets, 'other.extension.key'), undefined);
   assert.equal(roleOfSecretKey('perfpilot.apiKey.planner'), 'planner');
   assert.equal(roleOfSecretKey('perfpilot.apiKey'), undefined);
+});
+
+test('report arguments from lens clicks lose their open flag; other arguments pass unchanged', () => {
+  assert.deepEqual(withoutOpen({ uri: 'file:///a.cpp', line: 1, character: 0, open: true }), { uri: 'file:///a.cpp', line: 1, character: 0 });
+  assert.deepEqual(withoutOpen({ jobId: 'j' }), { jobId: 'j' });
+  assert.equal(withoutOpen('x'), 'x');
 });

@@ -37,7 +37,7 @@ def _param_type(p: Param) -> str:
 
 def _is_scalar(base: str) -> bool:
     words = set(base.replace("std::", "").split())
-    return bool(words) and words <= _SCALAR_WORDS or base.endswith("_t")
+    return (bool(words) and words <= _SCALAR_WORDS) or base.endswith("_t")
 
 
 def entry_source(site: FunctionSite) -> str:

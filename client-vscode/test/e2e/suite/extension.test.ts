@@ -84,7 +84,7 @@ suite('PerfPilot in VS Code', () => {
       30_000,
     );
     const action = actions[0];
-    assert.strictEqual(action.title, 'Make this faster');
+    assert.match(action.title, /^Make this faster/);
     assert.ok(action.command, 'the action carries a command, not an edit');
     assert.strictEqual(action.edit, undefined);
 
@@ -95,27 +95,35 @@ suite('PerfPilot in VS Code', () => {
     await screenshot('refactor-menu');
     await vscode.commands.executeCommand('hideCodeActionWidget');
 
-    const changed = new Promise<vscode.TextDocumentChangeEvent>((resolve) => {
-      const sub = vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document === doc && e.contentChanges.length > 0) {
-          sub.dispose();
-          resolve(e);
-        }
+    // The server applies a rewrite only when it is measured faster; on a busy machine one run
+    // may come out noisy, so a second run is allowed before the test fails.
+    let change: vscode.TextDocumentChangeEvent | undefined;
+    const endings: string[] = [];
+    for (let attempt = 1; attempt <= 2 && !change; attempt++) {
+      const changed = new Promise<vscode.TextDocumentChangeEvent>((resolve) => {
+        const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+          if (e.document === doc && e.contentChanges.length > 0) {
+            sub.dispose();
+            resolve(e);
+          }
+        });
       });
-    });
-    const started = jobEvents.length;
-    const result = (await vscode.commands.executeCommand(action.command!.command, ...(action.command!.arguments ?? []))) as
-      | { jobId?: string }
-      | undefined;
-    assert.ok(result?.jobId, `makeFaster answers {jobId}: ${JSON.stringify(result)}`);
-    await screenshot('job-running');
-    const done = await waitFor(
-      'the job to finish (perfpilot/jobStatus done)',
-      () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done),
-      180_000,
-    );
-    const change = await Promise.race([changed, sleep(10_000).then(() => undefined)]);
-    assert.ok(change, `the document changed (job ended: ${done.stage} ${done.message ?? ''})`);
+      const started = jobEvents.length;
+      const command = attempt === 1 ? action.command! : { command: 'perfpilot.makeFaster', arguments: [{ uri: doc.uri.toString(), line: bodyPos.line, character: bodyPos.character }] };
+      const result = (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) as { jobId?: string } | undefined;
+      assert.ok(result?.jobId, `makeFaster answers {jobId}: ${JSON.stringify(result)}`);
+      if (attempt === 1) {
+        await screenshot('job-running');
+      }
+      const done = await waitFor(
+        'the job to finish (perfpilot/jobStatus done)',
+        () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done),
+        180_000,
+      );
+      endings.push(`${done.stage}: ${done.message ?? ''}`);
+      change = await Promise.race([changed, sleep(10_000).then(() => undefined)]);
+    }
+    assert.ok(change, `the document changed (jobs ended: ${endings.join(' | ')})`);
     const now = doc.getText();
     assert.notStrictEqual(now, original);
     assert.ok(now.startsWith(before), 'text before the function is untouched');

@@ -111,14 +111,20 @@ def insertion_before(inp: RuleInput, node: Node, line_text: str, rule: str,
                      order: int) -> Edit:
     """An edit putting ``line_text`` on its own line just above ``node``, at its indentation."""
     data = inp.data
+    nl = newline_of(inp.text)
     line_start = data.rfind(b"\n", 0, node.start_byte) + 1
     prefix = data[line_start:node.start_byte]
     if prefix.strip() == b"":
         indent = prefix.decode("utf-8")
-        return Edit(line_start, line_start, f"{indent}{line_text}\n", rule, order)
+        return Edit(line_start, line_start, f"{indent}{line_text}{nl}", rule, order)
     if line_text.startswith("#"):
-        return Edit(node.start_byte, node.start_byte, f"\n{line_text}\n", rule, order)
+        return Edit(node.start_byte, node.start_byte, f"{nl}{line_text}{nl}", rule, order)
     return Edit(node.start_byte, node.start_byte, f"{line_text} ", rule, order)
+
+
+def newline_of(text: str) -> str:
+    """The text's line ending (CRLF files keep CRLF in inserted lines)."""
+    return "\r\n" if "\r\n" in text else "\n"
 
 
 def statement_slot_ok(node: Node) -> bool:

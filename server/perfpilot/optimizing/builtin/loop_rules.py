@@ -93,9 +93,26 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
                      "(floating-point sums may differ in the last digits)")
     if lp.private_vars:
         parts.append(f"with {', '.join(lp.private_vars)} private to each thread")
+    overlap = _unproven_overlap(inp, lp)
+    if overlap:
+        parts.append(f"(assuming {', '.join(overlap)} do not overlap in memory; the benchmark "
+                     "validation checks the result)")
     explanation = (" ".join(parts) + f"; '{pragma}' runs the iterations on all cores.")
     edit = insertion_before(inp, node, pragma, rule, order=9)
     return Change(rule, (edit,), explanation[0].upper() + explanation[1:], (lp.line,))
+
+
+def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
+    """Pointer or reference arrays the loop writes and others it reads: the analysis takes
+    them to be distinct objects, which it cannot prove."""
+    def shared(base: str) -> bool:
+        vt = inp.types.get(base)
+        return vt is not None and bool(vt.pointer or vt.reference) and base not in lp.locals
+
+    written = sorted({a.base for a in lp.element_accesses if a.write and shared(a.base)})
+    read = sorted({a.base for a in lp.element_accesses if not a.write and shared(a.base)} -
+                  set(written))
+    return [*written, *read] if written and read else []
 
 
 def hoist_rule(inp: RuleInput) -> RuleOutput:

@@ -12,6 +12,7 @@ from perfpilot.optimizing.builtin.common import (
     RuleInput,
     RuleOutput,
     inside_loop,
+    newline_of,
     walk,
 )
 from perfpilot.optimizing.builtin.edits import Edit
@@ -210,7 +211,8 @@ def fast_io_rule(inp: RuleInput) -> RuleOutput:
         prefix = data[line_start:first.start_byte]
         if prefix.strip() == b"" and line_start > body.start_byte:
             indent = prefix.decode("utf-8")
-    text = (f"\n{indent}std::ios::sync_with_stdio(false);\n{indent}std::cin.tie(nullptr);")
+    nl = newline_of(inp.text)
+    text = f"{nl}{indent}std::ios::sync_with_stdio(false);{nl}{indent}std::cin.tie(nullptr);"
     edit = Edit(body.start_byte + 1, body.start_byte + 1, text, "fast-io")
     return [Change(
         "fast-io", (edit,),

@@ -154,7 +154,8 @@ def _indexed_by(node: Node | None, var: str, loop: Loop) -> str | None:
 def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
     """A value-returning function calling itself 2+ times on overlapping smaller arguments."""
     site = facts.site
-    if site.return_type.strip() in ("void", "") or facts.body is None:
+    if site.return_type.strip() in ("void", "") or facts.body is None or \
+            site.text.count(site.name) < 3:
         return
     params = {p.name for p in site.params}
     calls = [c for c in facts.nodes("call_expression")

@@ -35,12 +35,15 @@ def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
     """A container, string or user struct taken by value and never modified."""
     if not cpp(facts) or facts.body is None:
         return
+    candidates = [p for p in facts.site.params if not (p.pointer or p.reference or p.array)]
+    if not candidates:
+        return
     modified = facts.modified_in(facts.body)
     moved = {text(a) for c in facts.nodes("call_expression") if callee(c) in ("move", "swap")
              for a in (c.child_by_field_name("arguments") or c).named_children}
     nodes = _param_nodes(facts)
-    for p in facts.site.params:
-        if p.pointer or p.reference or p.array or p.name not in nodes:
+    for p in candidates:
+        if p.name not in nodes:
             continue
         base = p.base.strip()
         user = base.removeprefix("struct ").removeprefix("class ") in facts.user_types

@@ -101,6 +101,8 @@ def fast_io(facts: FunctionFacts) -> Iterator[Finding]:
 
 def stdio_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``scanf``/``printf`` family called per element in a loop."""
+    if not any(name in facts.site.text for name in _READS | _WRITES):
+        return
     reads: list[Node] = []
     writes: list[Node] = []
     for c in facts.nodes("call_expression"):

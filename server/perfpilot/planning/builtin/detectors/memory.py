@@ -151,6 +151,8 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
 
 def alloc_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``new``/``malloc`` executed on every iteration of a loop."""
+    if not any(w in facts.site.text for w in ("new", "alloc", "strdup")):
+        return
     for node in facts.nodes("new_expression") + facts.nodes("call_expression"):
         if node.type == "call_expression" and (callee(node) not in _ALLOC_FUNCS
                                                or receiver(node) is not None):

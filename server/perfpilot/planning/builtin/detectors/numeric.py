@@ -36,6 +36,8 @@ def _simple(node: Node) -> str:
 
 def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
     """``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and friends."""
+    if "pow" not in facts.site.text:
+        return
     for call in facts.nodes("call_expression"):
         if callee(call) not in _POW or receiver(call) is not None:
             continue

@@ -15,7 +15,8 @@ from perfpilot.planning.builtin.syntax import Node, declarator_name
 
 # The dependence test walks each loop body once per nesting level; past this many loops the
 # rest of a (huge) function is left out so planning stays fast.
-MAX_LOOPS = 120
+MAX_LOOPS = 64
+MAX_LOOP_BYTES = 48_000
 
 
 def _types(facts: FunctionFacts) -> dict[str, VarType | None]:
@@ -64,14 +65,17 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     types = _types(facts)
     forest: list[LoopFacts] = []
     analysed = 0
+    analysed_bytes = 0
     for loop in facts.loops:
         if loop.parent is not None or any(a.type == "lambda_expression"
                                           for a in _ancestors(loop)):
             continue
         size = len(facts.loops_within(loop))
-        if analysed + size > MAX_LOOPS:
+        nbytes = loop.node.end_byte - loop.node.start_byte
+        if analysed + size > MAX_LOOPS or analysed_bytes + nbytes > MAX_LOOP_BYTES:
             break
         analysed += size
+        analysed_bytes += nbytes
         forest.append(analyze_loop(loop.node, 0, 0, types))
     covered: list[LoopFacts] = []
     for lp in all_loops(tuple(forest)):
