@@ -187,3 +187,19 @@ def test_members_of_own_elements() -> None:
 
 def outer_of(src: str, name: str) -> LoopFacts:
     return next(all_loops(function_loops(function_by_name(src, "cpp", name))))
+
+
+def test_global_container_size_is_not_hoisted_past_unknown_calls() -> None:
+    src = "#include <vector>\nstd::vector<int> g;\nvoid work(int);\n" \
+          "void run() { for (std::size_t i = 0; i < g.size(); ++i) work(i); }\n" \
+          "int sum() { int s = 0; for (std::size_t i = 0; i < g.size(); ++i) s += g[i]; return s; }\n"
+    assert outer_of(src, "run").invariant_calls == ()
+    assert [c.text for c in outer_of(src, "sum").invariant_calls] == ["g.size()"]
+
+
+def test_global_loop_variables_are_not_privatized() -> None:
+    src = "int i, t;\ndouble x[100];\n" \
+          "void a(int n) { for (i = 0; i < n; ++i) x[i] = 0; }\n" \
+          "void b(int n) { for (int k = 0; k < n; ++k) { t = k; x[k] = t; } }\n"
+    assert "used after" in outer_of(src, "a").reason
+    assert "used after" in outer_of(src, "b").reason

@@ -726,7 +726,11 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
 
 
 def _used_after(loop: Node, var: str) -> bool:
+    """Whether ``var`` may be read after the loop: it appears later in the function, or it is
+    not declared in the function at all (a global or member other code can read)."""
     fn = _enclosing_function(loop)
+    if fn.type == "function_definition" and var not in declared_types(fn):
+        return True
     return any(n.start_byte >= loop.end_byte for n in _occurrences(fn, var))
 
 
@@ -891,6 +895,7 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     assert f.escapes is not None and f.deref_writes is not None
     out: list[CallSite] = []
     body_calls = [c for c, _ in f.calls]
+    own_names = set(declared_types(_enclosing_function(node)))
     unknown_free = [c for c in body_calls if c.method is None and
                     _plain_callee(c.callee) not in PURE_FUNCTIONS]
     for n in _walk(cond):
@@ -930,6 +935,9 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
             changed = True
         if unknown_free and (vt.reference or vt.pointer):
             changed = True
+        if name not in own_names and (unknown_free or any(
+                c.method is not None and c.method not in READONLY_METHODS for c in body_calls)):
+            changed = True  # a global: any call the loop makes could change it
         if not changed:
             out.append(site)
     return tuple(out)
