@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tree_sitter
 
@@ -492,18 +492,18 @@ def _header(node: Node, types: dict[str, VarType | None]) -> _Header | str:
 class _Body:
     """Mutable scratch collected while walking one loop body (local to one analysis call)."""
 
-    locals: set[str]
-    local_refs: set[str] | None = None
+    locals: set[str] = field(default_factory=set)
+    local_refs: set[str] = field(default_factory=set)
     static_locals: bool = False
-    scalar_writes: dict[str, list[Node]] | None = None
-    element: list[tuple[ElementAccess, Node]] | None = None
-    member_writes: set[str] | None = None
-    deref_writes: set[str] | None = None
-    calls: list[tuple[CallSite, Node]] | None = None
-    escapes: set[str] | None = None
+    scalar_writes: dict[str, list[Node]] = field(default_factory=dict)
+    element: list[tuple[ElementAccess, Node]] = field(default_factory=list)
+    member_writes: set[str] = field(default_factory=set)
+    deref_writes: set[str] = field(default_factory=set)
+    calls: list[tuple[CallSite, Node]] = field(default_factory=list)
+    escapes: set[str] = field(default_factory=set)
     has_io: bool = False
-    jumps: list[str] | None = None
-    other: list[str] | None = None
+    jumps: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
 
 
 _JUMPS = {"return_statement": "return", "goto_statement": "goto", "throw_statement": "throw",
@@ -511,22 +511,17 @@ _JUMPS = {"return_statement": "return", "goto_statement": "goto", "throw_stateme
 
 
 def _collect(loop: Node, body: Node) -> _Body:
-    facts = _Body(locals=set(), local_refs=set(), scalar_writes={}, element=[], member_writes=set(),
-                  deref_writes=set(), calls=[], escapes=set(), jumps=[], other=[])
-    assert facts.scalar_writes is not None and facts.element is not None
-    assert facts.member_writes is not None and facts.deref_writes is not None
-    assert facts.calls is not None and facts.escapes is not None and facts.jumps is not None
-    assert facts.other is not None
+    facts = _Body()
     write_targets: set[tuple[int, int]] = set()
 
     def target(t: Node) -> None:
         t = _unparen(t)
         write_targets.add((t.start_byte, t.end_byte))
         if t.type == "identifier":
-            facts.scalar_writes.setdefault(node_text(t), []).append(t)  # type: ignore[union-attr]
+            facts.scalar_writes.setdefault(node_text(t), []).append(t)
         elif t.type == "subscript_expression":
             base, idx = _subscript_parts(t)
-            facts.element.append((ElementAccess(  # type: ignore[union-attr]
+            facts.element.append((ElementAccess(
                 " ".join(node_text(base).split()), tuple(idx), True, t.start_point[0]), base))
         elif t.type == "field_expression":
             # a[i].x (through '.' only) writes a member of element a[i]: an element write
@@ -537,11 +532,11 @@ def _collect(loop: Node, body: Node) -> _Body:
             if inner.type == "subscript_expression" and inner is not t:
                 target(inner)
             else:
-                facts.member_writes.add(node_text(t))  # type: ignore[union-attr]
+                facts.member_writes.add(node_text(t))
         elif t.type == "pointer_expression":
-            facts.deref_writes.add(node_text(t))  # type: ignore[union-attr]
+            facts.deref_writes.add(node_text(t))
         else:
-            facts.other.append(f"writes through '{node_text(t)}'")  # type: ignore[union-attr]
+            facts.other.append(f"writes through '{node_text(t)}'")
 
     for n in _walk(body):
         t = n.type
@@ -557,7 +552,7 @@ def _collect(loop: Node, body: Node) -> _Body:
                             facts.locals.add(name)
                             if vt.pointer or vt.reference or vt.array:
                                 # may point into shared data: writes through it are not private
-                                facts.local_refs.add(name)  # type: ignore[union-attr]
+                                facts.local_refs.add(name)
         elif t == "assignment_expression":
             left = n.child_by_field_name("left")
             if left is not None:
@@ -760,9 +755,6 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     the loop bound; ``size_vars`` those of them used there only as ``x.size()``/``x.length()``.
     """
     f = _collect(loop, body)
-    assert f.scalar_writes is not None and f.element is not None and f.calls is not None
-    assert f.member_writes is not None and f.deref_writes is not None
-    assert f.escapes is not None and f.jumps is not None and f.other is not None
     locals_ = tuple(sorted(f.locals))
     no: tuple[tuple[str, str], ...] = ()
 
@@ -803,7 +795,6 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     shift = _stream_shift(body, types)
     if shift:
         return fail(f"the body applies '<<'/'>>' to '{shift}', which may be stream input/output")
-    assert f.local_refs is not None
     written_scalars = set(f.scalar_writes) - f.locals
     written_all = written_scalars | {a.base for a, _ in f.element if a.write}
     changing = written_all | set(f.scalar_writes) | f.locals
@@ -891,8 +882,6 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     cond = node.child_by_field_name("condition")
     if cond is None:
         return ()
-    assert f.scalar_writes is not None and f.element is not None and f.calls is not None
-    assert f.escapes is not None and f.deref_writes is not None
     out: list[CallSite] = []
     body_calls = [c for c, _ in f.calls]
     own_names = set(declared_types(_enclosing_function(node)))
@@ -980,7 +969,6 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
                      for c in _direct_loops(body)) if body is not node else ()
     f = _collect(node, body)
     reads = frozenset(_identifiers(body))
-    assert f.scalar_writes is not None and f.element is not None and f.calls is not None
     writes = frozenset(set(f.scalar_writes) | {a.base for a, _ in f.element if a.write})
     calls = tuple(c for c, _ in f.calls)
     induction = lower = upper = op = None
