@@ -17,7 +17,9 @@ from perfpilot.runner.values import VERDICTS, Tuning
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc") is None,
                                 reason="g++/gcc not installed")
 
-FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0)
+# Small samples, and patience with a busy machine: more retries and more pairs to find clean ones.
+FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noisy_retries=2,
+              max_pairs_factor=6)
 SETTINGS = RunnerSettings(pairs=16, callgrind=False, run_timeout_s=30.0, build_timeout_s=60.0)
 
 DUPS = """\

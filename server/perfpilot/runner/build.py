@@ -1,0 +1,123 @@
+"""Building both versions of the unit and the measurement driver, in parallel, sandboxed."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from perfpilot.progress import JobContext
+from perfpilot.runner.sandbox import Limits, ProcResult, Sandbox, run_sandboxed
+from perfpilot.runner.toolchain import Toolchain, absolute_paths, include_flags
+
+HEADERS = ("perfpilot_bench.hpp", "perfpilot_driver.hpp", "perfpilot_launcher.hpp")
+_LOG_CAP = 6000
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One compile: whether it produced its output, and the compiler's messages."""
+
+    ok: bool
+    output: str  # path relative to the work folder
+    log: str
+    timed_out: bool = False
+    command: tuple[str, ...] = ()
+
+
+def install_headers(workdir: Path) -> Path:
+    """Copy the driver and bench headers into the work folder (the sandbox may not see ours)."""
+    dest = workdir / "include"
+    dest.mkdir(exist_ok=True)
+    package = resources.files("perfpilot.runner") / "include"
+    for name in HEADERS:
+        (dest / name).write_bytes((package / name).read_bytes())
+    return dest
+
+
+def tidy_log(text: str, prefix: str) -> str:
+    """Compiler output with our folder names removed and its length capped."""
+    text = re.sub(rf"(^|\s|\"){re.escape(prefix)}/", r"\1", text, flags=re.MULTILINE)
+    if len(text) > _LOG_CAP:
+        text = text[:_LOG_CAP] + "\n... (truncated)"
+    return text.strip()
+
+
+def first_error(log: str) -> str:
+    """The first line that says 'error' (the one worth showing), else the first line."""
+    for line in log.splitlines():
+        if "error" in line.lower():
+            return line.strip()
+    return log.splitlines()[0].strip() if log.strip() else "compiler failed without output"
+
+
+async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
+                         unit_text: str, unit_name: str, *, extra: tuple[str, ...] = (),
+                         timeout_s: float, ctx: JobContext, tag: str = "") -> Compiled:
+    """Compile one version of the unit into ``<side>/lib<side><tag>.so``."""
+    folder = workdir / side
+    folder.mkdir(exist_ok=True)
+    (folder / unit_name).write_text(unit_text, encoding="utf-8")
+    output = f"{side}/lib{side}{tag}.so"
+    argv = [tc.cc, *tc.flags, *extra, "-fPIC", "-shared",
+            *(["-fopenmp"] if tc.openmp else []), f"{side}/{unit_name}", "-o", output,
+            "-Wl,--no-undefined", "-lm"]
+    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
+                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
+                              unprivileged=False, ro_binds=absolute_paths(tc.flags))
+    return _compiled(res, workdir, output, side, argv)
+
+
+async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_text: str,
+                         *, timeout_s: float, ctx: JobContext,
+                         extra: tuple[str, ...] = ()) -> Compiled:
+    """Compile the bench (generated or from a spec) with the driver into ``driver``."""
+    (workdir / "bench_main.cpp").write_text(
+        bench_text + "\n#include <perfpilot_driver.hpp>\n", encoding="utf-8")
+    argv = [tc.cxx, "-O2", "-std=c++17", "-Iinclude", *include_flags(tc.flags), *extra,
+            "bench_main.cpp", "-o", "driver", "-ldl"]
+    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
+                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
+                              unprivileged=False, ro_binds=absolute_paths(tc.flags))
+    return _compiled(res, workdir, "driver", "", argv)
+
+
+async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
+                          unit_text: str, unit_name: str, *, timeout_s: float,
+                          ctx: JobContext) -> Compiled:
+    """Compile a whole program into ``<side>/prog``."""
+    folder = workdir / side
+    folder.mkdir(exist_ok=True)
+    (folder / unit_name).write_text(unit_text, encoding="utf-8")
+    output = f"{side}/prog"
+    argv = [tc.cc, *tc.flags, *(["-fopenmp"] if tc.openmp else []), f"{side}/{unit_name}",
+            "-o", output, "-lm"]
+    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
+                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
+                              unprivileged=False, ro_binds=absolute_paths(tc.flags))
+    return _compiled(res, workdir, output, side, argv)
+
+
+def _compiled(res: ProcResult, workdir: Path, output: str, side: str,
+              argv: list[str]) -> Compiled:
+    log = tidy_log(res.stderr + res.stdout, side) if side else tidy_log(res.stderr + res.stdout,
+                                                                         ".")
+    ok = res.returncode == 0 and not res.timed_out and (workdir / output).is_file()
+    if res.timed_out:
+        log = (log + "\n" if log else "") + "compiler timed out"
+    return Compiled(ok=ok, output=output, log=log, timed_out=res.timed_out, command=tuple(argv))
+
+
+async def build_all(*jobs: asyncio.Future[Compiled] | asyncio.Task[Compiled]
+                    ) -> list[Compiled]:
+    """Wait for compiles started together (they run in parallel)."""
+    return list(await asyncio.gather(*jobs))
+
+
+def copy_into(src: Path, workdir: Path, name: str) -> str:
+    """Copy a file into the work folder; its relative name there."""
+    shutil.copyfile(src, workdir / name)
+    return name

@@ -1,0 +1,109 @@
+"""Running the measurement driver and reading what it printed (one JSON object a line)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfpilot.progress import JobContext
+from perfpilot.runner.sandbox import Limits, ProcResult, Sandbox, run_sandboxed, signal_name
+from perfpilot.runner.stats import PairSample
+
+LIB_A = "a/liba.so"
+LIB_B = "b/libb.so"
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    """Events printed by one driver run, and how the process ended."""
+
+    events: tuple[dict[str, Any], ...]
+    proc: ProcResult
+
+    def first(self, kind: str) -> dict[str, Any] | None:
+        """The first event of a kind."""
+        return next((e for e in self.events if e.get("event") == kind), None)
+
+    def last(self, kind: str) -> dict[str, Any] | None:
+        """The last event of a kind."""
+        return next((e for e in reversed(self.events) if e.get("event") == kind), None)
+
+    @property
+    def crashed(self) -> str | None:
+        """How the process died abnormally ("SIGSEGV", "exit code 3"), or None."""
+        if self.proc.timed_out:
+            return None
+        sig = self.proc.signal
+        if sig is not None:
+            return signal_name(sig)
+        if self.proc.returncode != 0:
+            return f"exit code {self.proc.returncode}"
+        return None
+
+
+def parse_events(stdout: str) -> tuple[dict[str, Any], ...]:
+    """Every JSON object line of the driver's output (other lines are skipped)."""
+    out: list[dict[str, Any]] = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith('{"event"'):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                out.append(value)
+    return tuple(out)
+
+
+async def run_driver(sandbox: Sandbox, workdir: Path, mode: str, args: Mapping[str, object], *,
+                     env: Mapping[str, str], timeout_s: float, limits: Limits, ctx: JobContext,
+                     prefix: Sequence[str] = (), libs: tuple[str, str] = (LIB_A, LIB_B)
+                     ) -> DriverRun:
+    """Run ``driver MODE libA libB key=value...`` (optionally under a prefix such as valgrind)."""
+    argv = [*prefix, "./driver", mode, *libs, *(f"{k}={v}" for k, v in args.items())]
+    proc = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s, limits=limits,
+                               ctx=ctx, env=env)
+    return DriverRun(parse_events(proc.stdout), proc)
+
+
+def pairs_of(event: Mapping[str, Any]) -> list[PairSample]:
+    """Pairs of a "timing" event."""
+    out: list[PairSample] = []
+    for row in event.get("pairs", []):
+        if isinstance(row, list) and len(row) >= 4:
+            out.append(PairSample(int(row[0]), int(row[1]), int(row[2]), int(row[3])))
+    return out
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Sizes tried while calibrating, with the time of one call of each side (ns)."""
+
+    steps: tuple[tuple[int, int, int], ...] = field(default=())
+
+    @classmethod
+    def of(cls, run: DriverRun) -> Calibration:
+        """Collect the "calib" events of a timing run."""
+        return cls(tuple((int(e["size"]), int(e["a_ns"]), int(e["b_ns"]))
+                         for e in run.events if e.get("event") == "calib"))
+
+    def size_for(self, seconds: float) -> int | None:
+        """Largest tried size whose slower call stays within ``seconds`` (for counting)."""
+        fitting = [s for s, a, b in self.steps if max(a, b) <= seconds * 1e9]
+        if fitting:
+            return max(fitting)
+        return min((s for s, _a, _b in self.steps), default=None)
+
+
+_TOTALS = re.compile(r"^(?:totals|summary):\s*(\d+)", re.MULTILINE)
+
+
+def callgrind_total(text: str) -> int | None:
+    """Instruction count from a callgrind output file (``totals:`` line)."""
+    counts = [int(m.group(1)) for m in _TOTALS.finditer(text)]
+    return max(counts) if counts else None

@@ -1,0 +1,358 @@
+"""verify_and_measure: build, validate, time and count one candidate against the original."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from perfpilot.code.locate import LocateError, function_by_name
+from perfpilot.code.parse import language_for
+from perfpilot.code.site import FunctionSite
+from perfpilot.code.splice import splice
+from perfpilot.engine.settings import RunnerSettings
+from perfpilot.progress import JobContext
+from perfpilot.runner import verdicts
+from perfpilot.runner.build import (
+    Compiled,
+    compile_driver,
+    compile_shared,
+    first_error,
+    install_headers,
+)
+from perfpilot.runner.driver_run import (
+    Calibration,
+    DriverRun,
+    callgrind_total,
+    pairs_of,
+    run_driver,
+)
+from perfpilot.runner.entry import EntryError, entry_source
+from perfpilot.runner.harness import HarnessUnsupported, harness_source
+from perfpilot.runner.sandbox import (
+    Limits,
+    Sandbox,
+    detect_sandbox,
+    make_writable_for_runs,
+    work_directory,
+)
+from perfpilot.runner.spec import Spec, find_spec, load_spec
+from perfpilot.runner.stats import classify, read_psi, summarize
+from perfpilot.runner.toolchain import Toolchain, ToolchainError, counting_blocked, make_toolchain
+from perfpilot.runner.values import Measurement, Tuning, Verdict
+from perfpilot.runner.verdicts import Failure
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything fixed for one measurement."""
+
+    site: FunctionSite
+    settings: RunnerSettings
+    tuning: Tuning
+    tc: Toolchain
+    sandbox: Sandbox
+    workdir: Path
+    ctx: JobContext
+    mode: str  # harness | spec
+
+    def limits(self, threads: int) -> Limits:
+        cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5
+        return Limits(memory_mb=self.tuning.memory_mb, cpu_s=cpu, nproc=256)
+
+    def env(self, threads: int) -> dict[str, str]:
+        return {"OMP_NUM_THREADS": str(threads)} if self.tc.openmp else {}
+
+
+def _threads(settings: RunnerSettings) -> int:
+    return settings.threads if settings.threads > 0 else (os.cpu_count() or 1)
+
+
+def _base(job_tc: Toolchain | None, mode: str, sandbox: Sandbox | None) -> Verdict:
+    return Verdict(
+        verdict="build-failed", message="",
+        flags=job_tc.flags if job_tc else (),
+        compiler=job_tc.cc_name if job_tc else "",
+        input_mode=mode,
+        sandbox=sandbox.describe() if sandbox else "",
+        notes=sandbox.notes if sandbox else (),
+    )
+
+
+async def verify_and_measure(original: FunctionSite, candidate_code: str,
+                             settings: RunnerSettings, ctx: JobContext, *,
+                             workspace: Path | None = None, spec: Path | None = None,
+                             source_path: Path | None = None,
+                             tuning: Tuning | None = None) -> Verdict:
+    """Build original and candidate, check they agree, time them and return the verdict.
+
+    Reports the stages ``building``, ``validating``, ``timing`` and ``counting`` through
+    ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
+    ``tuning`` adjusts the procedure (tests use smaller targets).
+    """
+    return await _measure(original, splice(original, candidate_code), candidate_code, settings,
+                          ctx, workspace=workspace, spec=spec, source_path=source_path,
+                          tuning=tuning or Tuning())
+
+
+async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,
+                   settings: RunnerSettings, ctx: JobContext, *, workspace: Path | None,
+                   spec: Path | None, source_path: Path | None, tuning: Tuning) -> Verdict:
+    ctx.check()
+    spec_path = spec or find_spec(original.qualified_name, source_path, workspace)
+    if original.name == "main":
+        from perfpilot.runner.program import measure_program
+
+        return await measure_program(original, candidate_unit, settings, ctx,
+                                     workspace=workspace, source_path=source_path,
+                                     tuning=tuning)
+    mode = "spec" if spec_path is not None else "harness"
+    try:
+        tc = make_toolchain(settings, original.language, source_path, workspace,
+                            original.unit_text, candidate_code)
+    except ToolchainError as exc:
+        return replace(_base(None, mode, None), message=str(exc), build_log=str(exc))
+    sandbox = await detect_sandbox(settings.sandbox)
+    base = _base(tc, mode, sandbox)
+
+    loaded: Spec | None = load_spec(spec_path) if spec_path is not None else None
+    try:
+        entry = loaded.entry_text if loaded and loaded.entry_text else entry_source(original)
+        bench = loaded.bench_text if loaded else harness_source(original)
+    except (EntryError, HarnessUnsupported) as exc:
+        msg = (f"Cannot benchmark '{original.name}' automatically: {exc}. Write a bench spec "
+               f"(.perfpilot/{original.name}.bench.cpp; see docs/bench-spec.md).")
+        return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc))
+
+    async with work_directory() as workdir:
+        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode)
+        return await _run(job, base, original.unit_text + "\n" + entry,
+                          candidate_unit + "\n" + entry, bench)
+
+
+async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -> Verdict:
+    ctx, tc, settings = job.ctx, job.tc, job.settings
+    ctx.report("building", "compiling original and candidate", 5)
+    install_headers(job.workdir)
+    name = f"unit{tc.suffix}"
+    t = settings.build_timeout_s
+    a, b, drv = await asyncio.gather(
+        compile_shared(job.sandbox, tc, job.workdir, "a", unit_a, name, timeout_s=t, ctx=ctx),
+        compile_shared(job.sandbox, tc, job.workdir, "b", unit_b, name, timeout_s=t, ctx=ctx),
+        compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx))
+    failed = _build_failure(base, a, b, drv, job.mode)
+    if failed is not None:
+        return failed
+    base = replace(base, build_log=b.log)
+    make_writable_for_runs(job.workdir, job.sandbox)
+
+    ctx.report("validating", "comparing outputs on edge sizes", 25)
+    outcome = await _validate(job)
+    if outcome is not None:
+        return outcome.apply(base)
+
+    threads = _threads(settings) if tc.openmp else 1
+    psi = read_psi()
+    ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
+    timing = await _time(job, threads)
+    if isinstance(timing, Failure):
+        return timing.apply(replace(base, psi=psi))
+    measurement, calib = timing
+    serial: Measurement | None = None
+    if tc.openmp and threads > 1:
+        ctx.report("timing", "paired timing at 1 thread", 60)
+        serial_timing = await _time(job, 1)
+        if isinstance(serial_timing, Failure):
+            return serial_timing.apply(replace(base, psi=psi))
+        serial = serial_timing[0]
+
+    ratio: float | None = None
+    notes = list(base.notes) + list(measurement.notes)
+    if settings.callgrind:
+        ctx.report("counting", "counting instructions with callgrind", 80)
+        ratio, note = await _count(job, calib, threads)
+        if note:
+            notes.append(note)
+    return verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
+                                     serial, ratio, job.tuning)
+
+
+def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,
+                   mode: str) -> Verdict | None:
+    if not a.ok:
+        msg = ("The original does not build on its own"
+               + (" (it may need other files of the project)" if "undefined reference" in a.log
+                  else "") + f": {first_error(a.log)}")
+        return replace(base, message=msg, build_log=a.log)
+    if not b.ok:
+        verdict = "timeout" if b.timed_out else "build-failed"
+        return replace(base, verdict=verdict,
+                       message=f"The candidate does not compile: {first_error(b.log)}",
+                       build_log=b.log)
+    if not drv.ok:
+        what = "bench spec" if mode == "spec" else "generated harness"
+        return replace(base, message=f"The {what} does not compile: {first_error(drv.log)}",
+                       build_log=drv.log)
+    return None
+
+
+async def _validate(job: _Job) -> Failure | None:
+    """Edge sizes first; None when they agree, else the fields of the failing verdict."""
+    sizes = list(job.tuning.edge_sizes)
+    notes: list[str] = []
+    while sizes:
+        run = await run_driver(job.sandbox, job.workdir, "validate",
+                               {"sizes": ",".join(map(str, sizes)), "seed": job.tuning.seed},
+                               env=job.env(1), timeout_s=job.settings.run_timeout_s,
+                               limits=job.limits(1), ctx=job.ctx)
+        load = run.first("load-error")
+        if load is not None:
+            return _load_failure(load)
+        mismatch = run.first("mismatch")
+        if mismatch is not None:
+            return verdicts.mismatch(mismatch)
+        if run.first("done") is not None:
+            break
+        begin = run.last("begin")
+        size = int(begin["size"]) if begin else sizes[0]
+        side = str(begin["side"]) if begin else "A"
+        who = "candidate" if side == "B" else "original"
+        if run.proc.timed_out:
+            return Failure("timeout", f"The {who} did not finish within "
+                           f"{job.settings.run_timeout_s:g} s at size {size}.", "failed",
+                           f"{who} did not finish at size {size}")
+        crash = run.crashed or "stopped"
+        if side == "B":
+            detail = f"candidate crashed ({crash}) at size {size}; the original did not"
+            return Failure("incorrect", f"The {detail}.", "failed", detail)
+        notes.append(f"original crashes ({crash}) at edge size {size}: size skipped")
+        sizes = [s for s in sizes if s > size]
+    job_notes = tuple(notes)
+    if job_notes:
+        job.ctx.report("validating", "; ".join(job_notes), 30)
+    return None
+
+
+def _load_failure(event: dict[str, object]) -> Failure:
+    side = "candidate" if event.get("side") == "B" else "original"
+    return Failure("build-failed", f"The {side} cannot be loaded on its own: "
+                   f"{event.get('message')}", "skipped", "", str(event.get("message", "")))
+
+
+async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Failure:
+    """One paired timing run (retried once when too contended)."""
+    tuning = job.tuning
+    budget_ms = int(min(tuning.budget_s, job.settings.run_timeout_s * 0.7) * 1000)
+    args = {"target_ns": int(tuning.target_sample_s * 1e9), "pairs": job.settings.pairs,
+            "warmup": tuning.warmup, "seed": tuning.seed, "min_size": tuning.min_size,
+            "max_size": tuning.max_size, "budget_ms": budget_ms,
+            "max_pairs": job.settings.pairs * tuning.max_pairs_factor,
+            "wait_ppm": int(tuning.wait_fraction * 1e6)}
+    result: tuple[Measurement, Calibration] | None = None
+    for attempt in range(tuning.noisy_retries + 1):
+        if attempt:
+            await asyncio.sleep(0.5)
+        psi = read_psi()
+        run = await run_driver(job.sandbox, job.workdir, "time", args, env=job.env(threads),
+                               timeout_s=job.settings.run_timeout_s,
+                               limits=job.limits(threads), ctx=job.ctx)
+        failure = _timing_failure(job, run)
+        if failure is not None:
+            return failure
+        event = run.last("timing")
+        assert event is not None
+        m = summarize(pairs_of(event), threads, tuning, psi=psi, size=int(event["size"]),
+                      reps=int(event.get("reps", 1)), wanted=job.settings.pairs)
+        result = (m, Calibration.of(run))
+        if classify(m, tuning.no_change_band) != "noisy":
+            break
+    assert result is not None
+    return result
+
+
+def _timing_failure(job: _Job, run: DriverRun) -> Failure | None:
+    load = run.first("load-error")
+    if load is not None:
+        return _load_failure(load)
+    mismatch = run.first("mismatch")
+    if mismatch is not None:
+        return verdicts.mismatch(mismatch)
+    error = run.first("error")
+    if error is not None and run.last("timing") is None:
+        return Failure("build-failed", f"Inputs could not be built: {error.get('message')}",
+                       "skipped")
+    if run.proc.timed_out:
+        chosen = run.last("chosen") or run.last("calib")
+        where = f" at size {chosen['size']}" if chosen else ""
+        return Failure("timeout", f"Timing did not finish within "
+                       f"{job.settings.run_timeout_s:g} s{where}.", "passed")
+    if run.last("timing") is None:
+        crash = run.crashed or "stopped without a result"
+        detail = f"driver ended ({crash}) while timing at larger sizes"
+        return Failure("incorrect", f"A version crashed at a timing size ({crash}).", "failed",
+                       detail)
+    return None
+
+
+async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | None, str]:
+    """Callgrind instruction ratio (original / candidate) on a reduced size, if possible."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None, "instruction counts skipped: valgrind not installed"
+    blocked = counting_blocked(job.tc.flags)
+    if blocked:
+        return None, f"instruction counts skipped: {blocked}"
+    probe = await run_driver(job.sandbox, job.workdir, "probe", {}, env={}, timeout_s=10,
+                             limits=job.limits(1), ctx=job.ctx)
+    info = probe.first("probe")
+    if not info or not info.get("callgrind"):
+        return None, "instruction counts skipped: valgrind/callgrind.h not available"
+    size = calib.size_for(job.tuning.count_target_s)
+    if size is None:
+        return None, "instruction counts skipped: no calibrated size"
+    env = {"OMP_WAIT_POLICY": "passive", **job.env(threads)}
+    timeout = max(job.settings.run_timeout_s, 30.0)
+
+    async def one(side: str) -> int | None:
+        out = f"cg.{side}.out"
+        run = await run_driver(
+            job.sandbox, job.workdir, "count",
+            {"size": size, "side": side, "seed": job.tuning.seed}, env=env, timeout_s=timeout,
+            limits=replace(job.limits(threads), memory_mb=max(job.tuning.memory_mb, 8192)),
+            ctx=job.ctx,
+            prefix=[valgrind, "--tool=callgrind", "--instr-atstart=no",
+                    f"--callgrind-out-file={out}"])
+        path = job.workdir / out
+        if run.first("counted") is None or not path.is_file():
+            return None
+        return callgrind_total(path.read_text(encoding="utf-8", errors="replace"))
+
+    ir_a, ir_b = await asyncio.gather(one("A"), one("B"))
+    if not ir_a or not ir_b:
+        return None, "instruction counts skipped: callgrind run failed"
+    return ir_a / ir_b, f"callgrind at size {size}: {ir_a:,} vs {ir_b:,} instructions"
+
+
+async def bench_files(path: Path, function: str, candidate_path: Path,
+                      settings: RunnerSettings, ctx: JobContext, spec: Path | None = None,
+                      *, tuning: Tuning | None = None) -> Verdict:
+    """Compare ``function`` in ``path`` with the same function in ``candidate_path``.
+
+    The candidate file may be a whole unit (the function is located in it) or just the new
+    function's text.
+    """
+    language = language_for(str(path)) or "cpp"
+    unit = path.read_text(encoding="utf-8", errors="replace")
+    cand_text = candidate_path.read_text(encoding="utf-8", errors="replace")
+    site = function_by_name(unit, language, function, uri=path.resolve().as_uri())
+    try:
+        # A whole unit: use it as it is (it may add includes or helpers).
+        cand_site = function_by_name(cand_text, language, function, check_errors=False)
+        cand_unit, new_text = cand_text, cand_site.text
+    except LocateError:
+        cand_unit, new_text = splice(site, cand_text), cand_text
+    return await _measure(site, cand_unit, new_text, settings, ctx,
+                          workspace=path.resolve().parent, spec=spec, source_path=path,
+                          tuning=tuning or Tuning())

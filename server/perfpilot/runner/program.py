@@ -1,0 +1,187 @@
+"""Whole programs (the function is ``main``): stdin test files, per-process ABBA timing.
+
+Inputs are ``NAME.in`` and ``NAME.*.in`` beside the source ``NAME.c``/``NAME.cpp``, or any
+``*.in`` in ``.perfpilot/NAME/``; a ``.out`` file with the same stem holds the expected output.
+Without inputs the programs run once with empty stdin. Outputs are compared token by token,
+numbers with a relative tolerance of 1e-9.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.settings import RunnerSettings
+from perfpilot.progress import JobContext
+from perfpilot.runner import verdicts
+from perfpilot.runner.build import compile_program, first_error, install_headers
+from perfpilot.runner.driver_run import pairs_of, parse_events
+from perfpilot.runner.sandbox import (
+    Limits,
+    detect_sandbox,
+    make_writable_for_runs,
+    run_sandboxed,
+    signal_name,
+    work_directory,
+)
+from perfpilot.runner.spec import SPEC_FOLDER
+from perfpilot.runner.stats import read_psi, summarize
+from perfpilot.runner.toolchain import ToolchainError, make_toolchain
+from perfpilot.runner.values import Tuning, Verdict
+
+_TOL = 1e-9
+
+
+def find_inputs(source_path: Path | None) -> list[tuple[Path, Path | None]]:
+    """Stdin files for a program and their expected outputs (None when absent)."""
+    if source_path is None:
+        return []
+    src = source_path.resolve()
+    stem = src.stem
+    found = sorted(set(src.parent.glob(f"{stem}.in")) | set(src.parent.glob(f"{stem}.*.in"))
+                   | set((src.parent / SPEC_FOLDER / stem).glob("*.in")))
+    out: list[tuple[Path, Path | None]] = []
+    for path in found:
+        expected = path.with_suffix(".out")
+        out.append((path, expected if expected.is_file() else None))
+    return out
+
+
+def _number(token: str) -> float | None:
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def compare_output(expected: str, actual: str) -> str:
+    """Empty when the outputs agree (token-wise, numbers within 1e-9), else the first difference."""
+    exp_lines, act_lines = expected.split(), actual.split()
+    for k, (e, a) in enumerate(zip(exp_lines, act_lines, strict=False)):
+        if e == a:
+            continue
+        x, y = _number(e), _number(a)
+        if x is not None and y is not None and abs(x - y) <= _TOL * max(abs(x), abs(y), 1e-300):
+            continue
+        return f"token {k + 1}: expected {e[:60]!r}, got {a[:60]!r}"
+    if len(exp_lines) != len(act_lines):
+        return f"expected {len(exp_lines)} tokens, got {len(act_lines)}"
+    return ""
+
+
+async def measure_program(original: FunctionSite, candidate_unit: str,
+                          settings: RunnerSettings, ctx: JobContext, *,
+                          workspace: Path | None, source_path: Path | None,
+                          tuning: Tuning) -> Verdict:
+    """Build both programs, check their outputs on the stdin files, time them per process."""
+    base = Verdict(verdict="build-failed", message="", input_mode="stdin")
+    try:
+        tc = make_toolchain(settings, original.language, source_path, workspace,
+                            original.unit_text, candidate_unit)
+    except ToolchainError as exc:
+        return replace(base, message=str(exc), build_log=str(exc))
+    sandbox = await detect_sandbox(settings.sandbox)
+    base = replace(base, flags=tc.flags, compiler=tc.cc_name, sandbox=sandbox.describe(),
+                   notes=sandbox.notes)
+    inputs = find_inputs(source_path)
+    threads = (settings.threads or os.cpu_count() or 1) if tc.openmp else 1
+    env = {"OMP_NUM_THREADS": str(threads)} if tc.openmp else {}
+    limits = Limits(memory_mb=tuning.memory_mb, cpu_s=int(settings.run_timeout_s) * 4 + 5)
+    async with work_directory() as workdir:
+        ctx.report("building", "compiling both programs", 5)
+        install_headers(workdir)
+        name = f"main{tc.suffix}"
+        (workdir / "launcher.cpp").write_text("#include <perfpilot_launcher.hpp>\n",
+                                              encoding="utf-8")
+        t = settings.build_timeout_s
+        a, b, launcher = await asyncio.gather(
+            compile_program(sandbox, tc, workdir, "a", original.unit_text, name, timeout_s=t,
+                            ctx=ctx),
+            compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
+                            ctx=ctx),
+            run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude", "launcher.cpp",
+                                    "-o", "launcher"], workdir, timeout_s=t,
+                          limits=Limits(cpu_s=int(t) + 5), ctx=ctx, unprivileged=False))
+        if not a.ok:
+            return replace(base, message=f"The original does not build: {first_error(a.log)}",
+                           build_log=a.log)
+        if not b.ok:
+            return replace(base, verdict="timeout" if b.timed_out else "build-failed",
+                           message=f"The candidate does not compile: {first_error(b.log)}",
+                           build_log=b.log)
+        if launcher.returncode != 0:
+            return replace(base, message="The program launcher does not compile: "
+                           + first_error(launcher.stderr), build_log=launcher.stderr)
+        base = replace(base, build_log=b.log)
+        names: list[str] = []
+        for k, (path, _exp) in enumerate(inputs):
+            shutil.copyfile(path, workdir / f"in{k}.txt")
+            names.append(f"in{k}.txt")
+        make_writable_for_runs(workdir, sandbox)
+
+        ctx.report("validating", f"running both programs on {len(inputs) or 1} input(s)", 20)
+        cases = list(zip(names, inputs, strict=True)) or [("", (Path("/dev/null"), None))]
+        for stdin_name, (path, expected_path) in cases:
+            stdin = workdir / stdin_name if stdin_name else None
+            label = path.name if stdin_name else "empty stdin"
+            ra, rb = [await run_sandboxed(sandbox, [prog], workdir, ctx=ctx, env=env,
+                                          timeout_s=settings.run_timeout_s, limits=limits,
+                                          stdin_path=stdin)
+                      for prog in ("a/prog", "b/prog")]
+            for who, r in (("original", ra), ("candidate", rb)):
+                if r.timed_out:
+                    return replace(base, verdict="timeout", validation_status="failed",
+                                   validation_detail=f"{who} on {label}",
+                                   message=(f"The {who} did not finish within "
+                                            f"{settings.run_timeout_s:g} s on {label}."))
+                if r.returncode != 0 and who == "candidate" and ra.returncode == 0:
+                    sig = r.signal
+                    how = signal_name(sig) if sig else f"exit code {r.returncode}"
+                    detail = f"{label}: candidate failed ({how})"
+                    return replace(base, verdict="incorrect", validation_status="failed",
+                                   validation_detail=detail,
+                                   message=f"The candidate failed on {label} ({how}).")
+            expected = (expected_path.read_text(encoding="utf-8", errors="replace")
+                        if expected_path is not None else ra.stdout)
+            diff = compare_output(expected, rb.stdout)
+            if diff:
+                detail = f"{label}: {diff}"
+                return replace(base, verdict="incorrect", validation_status="failed",
+                               validation_detail=detail,
+                               message=f"The candidate's output differs on {detail}.")
+
+        ctx.report("timing", "timing whole programs (ABBA)", 50)
+        pairs = max(4, min(settings.pairs, tuning.program_pairs))
+        for attempt in range(tuning.noisy_retries + 1):
+            if attempt:
+                await asyncio.sleep(0.5)
+            psi = read_psi()
+            run = await run_sandboxed(sandbox, ["./launcher", "a/prog", "b/prog",
+                                                f"pairs={pairs}", *names], workdir, ctx=ctx,
+                                      env=env, timeout_s=settings.run_timeout_s * 2,
+                                      limits=limits)
+            events = parse_events(run.stdout)
+            timing = next((e for e in events if e.get("event") == "timing"), None)
+            if run.timed_out:
+                return replace(base, verdict="timeout", validation_status="passed",
+                               message=("Timing did not finish within "
+                                        f"{settings.run_timeout_s * 2:g} s."))
+            if timing is None:
+                failed = next((e for e in events if e.get("event") == "failed"), None)
+                who = "candidate" if failed and failed.get("side") == "B" else "original"
+                return replace(base, verdict="incorrect", validation_status="failed",
+                               message=f"The {who} failed during timing "
+                                       f"({failed or run.stderr.strip()[:200]}).")
+            m = summarize(pairs_of(timing), max(threads, 1), tuning, psi=psi)
+            if m.clean:
+                break
+        verdict = verdicts.from_measurement(replace(base, psi=psi), m, None, None, tuning)
+        return replace(verdict, validation_detail=(
+            f"outputs agree on {len(inputs)} input file(s)" if inputs
+            else "outputs agree on empty stdin"))

@@ -1,0 +1,116 @@
+"""Statistics over paired samples: clean-pair filtering, median ratio, bootstrap interval."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfpilot.runner.values import Measurement, Tuning
+
+
+@dataclass(frozen=True)
+class PairSample:
+    """One A/B pair: wall time and run-queue wait of each side, in nanoseconds."""
+
+    a_ns: int
+    b_ns: int
+    a_wait_ns: int = 0
+    b_wait_ns: int = 0
+
+
+def contended(pair: PairSample, wait_fraction: float) -> bool:
+    """Whether either call of the pair waited for a CPU longer than ``wait_fraction`` of it."""
+    return (pair.a_wait_ns > wait_fraction * max(pair.a_ns, 1)
+            or pair.b_wait_ns > wait_fraction * max(pair.b_ns, 1))
+
+
+def bootstrap_median_ci(values: Sequence[float], samples: int, seed: int) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of the median (seeded, so reproducible)."""
+    if not values:
+        raise ValueError("no values")
+    if len(values) == 1:
+        return (values[0], values[0])
+    rng = random.Random(seed)
+    n = len(values)
+    medians = sorted(statistics.median(rng.choices(values, k=n)) for _ in range(samples))
+    lo = medians[int(0.025 * (samples - 1))]
+    hi = medians[round(0.975 * (samples - 1))]
+    return (lo, hi)
+
+
+def summarize(pairs: Sequence[PairSample], threads: int, tuning: Tuning,
+              psi: float | None = None, size: int = 0, reps: int = 1,
+              wanted: int = 0) -> Measurement:
+    """Median speedup (A time / B time) over clean pairs with its bootstrap interval.
+
+    ``wanted`` is the number of clean pairs asked for (default: all pairs). When fewer than
+    half of them are clean the estimate uses every pair and the measurement says so in its
+    notes; callers then report ``noisy``.
+    """
+    if not pairs:
+        raise ValueError("no pairs to summarize")
+    clean = [p for p in pairs if not contended(p, tuning.wait_fraction)]
+    dropped = len(pairs) - len(clean)
+    notes: list[str] = []
+    use = clean
+    if len(clean) * 2 < (wanted or len(pairs)) or len(clean) < 3:
+        notes.append(f"machine busy: {dropped} of {len(pairs)} pairs waited for a CPU")
+        use = list(pairs)
+    ratios = [p.a_ns / max(p.b_ns, 1) for p in use]
+    med = statistics.median(ratios)
+    lo, hi = bootstrap_median_ci(ratios, tuning.bootstrap, tuning.seed)
+    per_call = max(reps, 1) * 1e9
+    return Measurement(
+        speedup=med,
+        ci95_low=lo,
+        ci95_high=hi,
+        pairs=len(pairs),
+        dropped_pairs=dropped,
+        threads=threads,
+        median_a_s=statistics.median(p.a_ns for p in use) / per_call,
+        median_b_s=statistics.median(p.b_ns for p in use) / per_call,
+        psi=psi,
+        notes=tuple(notes),
+        size=size,
+        reps=reps,
+        wanted_pairs=wanted,
+    )
+
+
+def classify(m: Measurement, band: float) -> str:
+    """The verdict word for a clean measurement: faster, slower, no-change or noisy.
+
+    ``no-change``: the interval lies inside 1 ± band, or the interval excludes 1 but the median
+    moved by less than the band (a real but unmeasurably small change). ``noisy``: the interval
+    straddles 1 and is wider than the band, so the run cannot tell.
+    """
+    if not m.clean:
+        return "noisy"
+    lo, hi = m.ci95
+    if lo >= 1.0 - band and hi <= 1.0 + band:
+        return "no-change"
+    if lo > 1.0:
+        return "faster" if m.speedup >= 1.0 + band else "no-change"
+    if hi < 1.0:
+        return "slower" if m.speedup <= 1.0 - band else "no-change"
+    return "noisy"
+
+
+def read_psi(path: Path = Path("/proc/pressure/cpu")) -> float | None:
+    """CPU pressure, "some avg10" in percent, or None where unavailable."""
+    try:
+        text = path.read_text(encoding="ascii")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("some"):
+            for part in line.split():
+                if part.startswith("avg10="):
+                    try:
+                        return float(part.split("=", 1)[1])
+                    except ValueError:
+                        return None
+    return None

@@ -1,0 +1,148 @@
+"""Choosing the compiler and the flags both builds share."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfpilot.code.compdb import flags_for
+from perfpilot.code.site import Language
+from perfpilot.engine.settings import RunnerSettings
+
+_C_OF = {"g++": "gcc", "clang++": "clang", "c++": "cc"}
+_CXX_OF = {v: k for k, v in _C_OF.items()}
+_OMP = re.compile(r"#\s*pragma\s+omp\b")
+# Flags that only make sense for one translation unit's own build, never for ours.
+_DROP_FOR_SO = ("-fPIE", "-fpie", "-pie", "-static", "-fno-pic", "-fno-PIC")
+
+
+class ToolchainError(Exception):
+    """No usable compiler (the message says which one was missing)."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """How both builds are compiled: the same compiler and the same flags for A and B."""
+
+    cc: str  # compiler for the unit (C or C++)
+    cxx: str  # C++ compiler for the driver
+    cc_name: str
+    language: Language
+    flags: tuple[str, ...]
+    flags_source: str  # compile_commands.json path, "settings" or "defaults"
+    openmp: bool
+
+    @property
+    def suffix(self) -> str:
+        """File suffix for the unit's source."""
+        return ".c" if self.language == "c" else ".cpp"
+
+
+def _which(name: str) -> str | None:
+    return shutil.which(name)
+
+
+def uses_openmp(*texts: str) -> bool:
+    """Whether any text contains an OpenMP pragma."""
+    return any(_OMP.search(t) for t in texts)
+
+
+def choose_compilers(settings: RunnerSettings, language: Language) -> tuple[str, str, str]:
+    """(unit compiler path, driver C++ compiler path, compiler name as configured)."""
+    wanted = settings.compiler.strip() or ("gcc" if language == "c" else "g++")
+    name = Path(wanted).name
+    if language == "c" and name in _C_OF:
+        name, wanted = _C_OF[name], str(Path(wanted).with_name(_C_OF[name]))
+    if language == "cpp" and name in _CXX_OF:
+        name, wanted = _CXX_OF[name], str(Path(wanted).with_name(_CXX_OF[name]))
+    cc = _which(wanted)
+    if cc is None:
+        raise ToolchainError(f"compiler '{wanted}' not found on PATH; install it or set "
+                             "perfpilot.runner.compiler")
+    cxx_name = _CXX_OF.get(name, name) if language == "c" else name
+    cxx = _which(str(Path(wanted).with_name(cxx_name))) or _which("g++") or _which("clang++")
+    if cxx is None:
+        raise ToolchainError("no C++ compiler (g++ or clang++) found for the measurement driver")
+    return cc, cxx, name
+
+
+def unit_flags(settings: RunnerSettings, language: Language, source_path: Path | None,
+               workspace: Path | None) -> tuple[tuple[str, ...], str]:
+    """Flags for the unit: the compile database's entry, else -O2 and a standard; settings last."""
+    flags: list[str] = []
+    origin = "defaults"
+    if source_path is not None:
+        entry = flags_for(source_path, workspace)
+        if entry is not None:
+            flags = [f for f in entry.flags if f not in _DROP_FOR_SO]
+            origin = entry.source
+    if origin == "defaults":
+        flags = ["-O2", "-std=c11" if language == "c" else "-std=c++17"]
+    if settings.flags:
+        flags += list(settings.flags)
+        if origin == "defaults":
+            origin = "settings"
+    if not any(f.startswith("-O") for f in flags):
+        flags.insert(0, "-O2")
+    if source_path is not None:
+        # Quote includes of the unit keep resolving although it is compiled elsewhere.
+        flags += ["-iquote", str(source_path.resolve().parent)]
+    return tuple(flags), origin
+
+
+def make_toolchain(settings: RunnerSettings, language: Language, source_path: Path | None,
+                   workspace: Path | None, *texts: str) -> Toolchain:
+    """Compilers and flags for one job."""
+    cc, cxx, name = choose_compilers(settings, language)
+    flags, origin = unit_flags(settings, language, source_path, workspace)
+    openmp = settings.openmp or uses_openmp(*texts) or "-fopenmp" in flags
+    return Toolchain(cc=cc, cxx=cxx, cc_name=name, language=language, flags=flags,
+                     flags_source=origin, openmp=openmp)
+
+
+def include_flags(flags: tuple[str, ...]) -> list[str]:
+    """The preprocessor part of the flags (-I, -D, -iquote, ...), for the driver build."""
+    out: list[str] = []
+    i = 0
+    while i < len(flags):
+        f = flags[i]
+        if f in ("-I", "-D", "-U", "-isystem", "-iquote", "-include") and i + 1 < len(flags):
+            out += [f, flags[i + 1]]
+            i += 2
+            continue
+        if f.startswith(("-I", "-D", "-U", "-isystem")):
+            out.append(f)
+        i += 1
+    return out
+
+
+def absolute_paths(flags: tuple[str, ...]) -> list[str]:
+    """Absolute folders named by include flags (to make them visible inside the sandbox)."""
+    out: list[str] = []
+    i = 0
+    while i < len(flags):
+        f = flags[i]
+        value = ""
+        if f in ("-I", "-isystem", "-iquote", "-include") and i + 1 < len(flags):
+            value = flags[i + 1]
+            i += 1
+        elif f.startswith("-I") and len(f) > 2:
+            value = f[2:]
+        elif f.startswith("-isystem") and len(f) > 8:
+            value = f[8:]
+        if value.startswith("/"):
+            out.append(value)
+        i += 1
+    return out
+
+
+def counting_blocked(flags: tuple[str, ...]) -> str | None:
+    """Why callgrind cannot count these builds (AVX-512 code valgrind cannot decode), if so."""
+    for f in flags:
+        arch = f.split("=", 1)[1] if f.startswith("-march=") else ""
+        if f in ("-march=native", "-mavx512f") or "avx512" in arch or arch in (
+                "x86-64-v4", "skylake-avx512", "icelake-server", "sapphirerapids", "znver4"):
+            return f"flag {f} may emit AVX-512 instructions, which valgrind cannot run"
+    return None

@@ -1,0 +1,123 @@
+"""Values the runner produces: a timing measurement and the verdict on one candidate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+VerdictWord = Literal["faster", "slower", "no-change", "incorrect", "build-failed", "timeout",
+                      "noisy"]
+VERDICTS: tuple[str, ...] = ("faster", "slower", "no-change", "incorrect", "build-failed",
+                             "timeout", "noisy")
+ValidationStatus = Literal["passed", "failed", "skipped"]
+InputMode = Literal["harness", "spec", "stdin"]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One paired timing run at a fixed thread count.
+
+    ``speedup`` is the median over clean pairs of (time of original / time of candidate), so
+    values above 1 mean the candidate is faster. ``psi`` is the CPU pressure ("some avg10", in
+    percent) read before the run, or None where the kernel does not expose it.
+    """
+
+    speedup: float
+    ci95_low: float
+    ci95_high: float
+    pairs: int
+    dropped_pairs: int
+    threads: int
+    median_a_s: float
+    median_b_s: float
+    psi: float | None = None
+    notes: tuple[str, ...] = ()
+    size: int = 0
+    reps: int = 1
+    wanted_pairs: int = 0  # clean pairs asked for (0: all pairs taken)
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95% bootstrap interval of the speedup."""
+        return (self.ci95_low, self.ci95_high)
+
+    @property
+    def clean(self) -> bool:
+        """Whether at least half of the wanted pairs (and 3) ran without contention."""
+        kept = self.pairs - self.dropped_pairs
+        return kept >= 3 and kept * 2 >= (self.wanted_pairs or self.pairs)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Knobs of the measurement procedure that are not user settings (tests lower them)."""
+
+    target_sample_s: float = 0.005  # each timed sample lasts at least this long
+    min_size: int = 16
+    max_size: int = 1 << 20
+    edge_sizes: tuple[int, ...] = (0, 1, 2, 7, 33)
+    warmup: int = 2
+    seed: int = 12345
+    bootstrap: int = 2000
+    no_change_band: float = 0.03  # |speedup - 1| below this is no measurable change
+    wait_fraction: float = 0.02  # a call that waited longer than this share of its wall time
+    max_pairs_factor: int = 4  # take up to this many times the wanted pairs to get clean ones
+    noisy_retries: int = 1  # time again once when the first run was too contended
+    count_target_s: float = 0.002  # native time of the counted call under callgrind
+    budget_s: float = 30.0  # time limit of one timing run inside the driver
+    memory_mb: int = 4096  # address-space limit of sandboxed runs
+    program_pairs: int = 10  # pairs for whole programs (each costs two process starts)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The runner's verdict on one candidate, with the evidence behind it."""
+
+    verdict: str
+    message: str
+    speedup: float | None = None
+    ci95: tuple[float, float] | None = None
+    threads: int = 1
+    serial_speedup: float | None = None
+    serial_ci95: tuple[float, float] | None = None
+    instructions_ratio: float | None = None
+    validation_status: str = "skipped"
+    validation_detail: str = ""
+    pairs: int = 0
+    dropped_pairs: int = 0
+    flags: tuple[str, ...] = ()
+    compiler: str = ""
+    median_a_s: float | None = None
+    median_b_s: float | None = None
+    build_log: str = ""
+    input_mode: str = "harness"
+    psi: float | None = None
+    sandbox: str = ""
+    notes: tuple[str, ...] = ()
+    measurement: Measurement | None = None
+    serial_measurement: Measurement | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain JSON-able dict (the shape the CLI prints and the editor receives)."""
+        return {
+            "verdict": self.verdict,
+            "speedup": self.speedup,
+            "ci95": list(self.ci95) if self.ci95 is not None else None,
+            "threads": self.threads,
+            "serial_speedup": self.serial_speedup,
+            "serial_ci95": list(self.serial_ci95) if self.serial_ci95 is not None else None,
+            "instructions_ratio": self.instructions_ratio,
+            "validation": {"status": self.validation_status, "detail": self.validation_detail},
+            "pairs": self.pairs,
+            "dropped_pairs": self.dropped_pairs,
+            "flags": list(self.flags),
+            "compiler": self.compiler,
+            "median_a_s": self.median_a_s,
+            "median_b_s": self.median_b_s,
+            "message": self.message,
+            "input_mode": self.input_mode,
+            "psi": self.psi,
+            "sandbox": self.sandbox,
+            "notes": list(self.notes),
+            "build_log": self.build_log,
+        }

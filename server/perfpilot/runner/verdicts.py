@@ -1,0 +1,91 @@
+"""Turning measurements and failures into verdicts with one human sentence each."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from perfpilot.runner.stats import classify
+from perfpilot.runner.values import Measurement, Tuning, Verdict
+
+
+def _x(value: float) -> str:
+    return f"{value:.2f}×" if value < 100 else f"{value:.0f}×"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A verdict reached without a measurement (incorrect, timeout, build-failed)."""
+
+    verdict: str
+    message: str
+    validation_status: str = "failed"
+    validation_detail: str = ""
+    build_log: str | None = None
+
+    def apply(self, base: Verdict) -> Verdict:
+        """``base`` with this outcome filled in."""
+        return replace(base, verdict=self.verdict, message=self.message,
+                       validation_status=self.validation_status,
+                       validation_detail=self.validation_detail or base.validation_detail,
+                       build_log=self.build_log if self.build_log is not None
+                       else base.build_log)
+
+
+def mismatch(event: Mapping[str, Any]) -> Failure:
+    """An ``incorrect`` verdict from the driver's mismatch event."""
+    detail = f"size {event.get('size')}: {event.get('detail')}"
+    return Failure("incorrect", f"The candidate's output differs from the original's at {detail}.",
+                   "failed", detail)
+
+
+def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
+                     instructions_ratio: float | None, tuning: Tuning) -> Verdict:
+    """The verdict for a validated, timed candidate."""
+    word = classify(m, tuning.no_change_band)
+    threads = f"{m.threads} threads" if m.threads > 1 else "serial"
+    ci = f"95% CI {m.ci95_low:.3g}–{m.ci95_high:.3g}"
+    serial_text = ""
+    if serial is not None:
+        serial_text = f"; 1 thread {_x(serial.speedup)}"
+    if word == "faster":
+        message = f"{_x(m.speedup)} faster ({ci}, {threads}{serial_text})."
+    elif word == "slower":
+        message = f"{_x(m.speedup)}: slower ({ci}, {threads}{serial_text})."
+    elif word == "no-change":
+        message = f"No measurable change: {_x(m.speedup)} ({ci}, {threads}{serial_text})."
+    elif not m.clean:
+        psi = f", CPU pressure {m.psi:.0f}%" if m.psi is not None else ""
+        message = (f"Machine too busy to measure: {m.dropped_pairs} of {m.pairs} pairs waited "
+                   f"for a CPU{psi}. Re-run when the machine is quieter.")
+    else:
+        message = (f"Inconclusive: {_x(m.speedup)} with {ci} straddles 1 and is wider than "
+                   f"±{tuning.no_change_band:.0%}. Re-run when the machine is quieter.")
+    if instructions_ratio is not None and word in ("faster", "slower", "no-change"):
+        wall = m.speedup
+        if max(wall, instructions_ratio) > 2 * min(wall, instructions_ratio):
+            message += (f" Instruction counts say {_x(instructions_ratio)}, far from the wall "
+                        "time figure.")
+    notes = base.notes
+    return replace(
+        base,
+        verdict=word,
+        message=message,
+        speedup=m.speedup,
+        ci95=m.ci95,
+        threads=m.threads,
+        serial_speedup=serial.speedup if serial else None,
+        serial_ci95=serial.ci95 if serial else None,
+        instructions_ratio=instructions_ratio,
+        validation_status="passed",
+        validation_detail=f"outputs agree on edge sizes and at size {m.size}",
+        pairs=m.pairs,
+        dropped_pairs=m.dropped_pairs,
+        median_a_s=m.median_a_s,
+        median_b_s=m.median_b_s,
+        psi=m.psi if m.psi is not None else base.psi,
+        notes=notes,
+        measurement=m,
+        serial_measurement=serial,
+    )
