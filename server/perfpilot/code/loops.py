@@ -587,8 +587,6 @@ def _collect(loop: Node, body: Node) -> _Body:
             facts.other.append("contains preprocessor directives or inline assembly")
         elif t == "lambda_expression":
             facts.other.append("contains a lambda")
-        elif t == "subscript_expression":
-            pass
     # element reads: subscripts that are not write targets (outermost of each chain)
     for n in _walk(body):
         if n.type != "subscript_expression":
