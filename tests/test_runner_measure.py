@@ -433,3 +433,17 @@ async def test_cancellation_kills_the_run_and_raises() -> None:
         await verify_and_measure(site, loop, settings, ctx, tuning=FAST)
     await canceller
     assert asyncio.get_running_loop().time() - start < 60
+
+
+async def test_memory_bomb_candidate_fails_safely() -> None:
+    from dataclasses import replace
+
+    site = _site(DUPS, "count_dups")
+    bomb = ("long count_dups(const std::vector<int>& v) {\n"
+            "  std::vector<std::vector<char>> hog;\n"
+            "  for (;;) hog.emplace_back(std::size_t(1) << 26, char(1));\n"
+            "  return (long)v.size();\n}")
+    v = await verify_and_measure(site, bomb, SETTINGS, JobContext(),
+                                 tuning=replace(FAST, memory_mb=512))
+    assert v.verdict == "incorrect"
+    assert "bad_alloc" in v.validation_detail

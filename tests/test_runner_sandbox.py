@@ -1,0 +1,222 @@
+"""The sandbox against hostile programs: each must fail safely and be reported."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from perfpilot.progress import Cancelled, JobContext
+from perfpilot.runner.sandbox import (
+    Limits,
+    Sandbox,
+    detect_sandbox,
+    make_writable_for_runs,
+    run_sandboxed,
+    work_directory,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+async def _build(sandbox: Sandbox, workdir: Path, source: str) -> str:
+    (workdir / "p.c").write_text(source)
+    res = await run_sandboxed(sandbox, ["gcc", "-O1", "p.c", "-o", "p"], workdir, timeout_s=60,
+                              limits=Limits(), unprivileged=False)
+    assert res.returncode == 0, res.stderr
+    make_writable_for_runs(workdir, sandbox)
+    return "./p"
+
+
+async def _run(source: str, *, timeout_s: float = 10.0, limits: Limits | None = None,
+               args: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    sandbox = await detect_sandbox(True)
+    async with work_directory() as workdir:
+        prog = await _build(sandbox, workdir, source)
+        res = await run_sandboxed(sandbox, [prog, *args], workdir, timeout_s=timeout_s,
+                                  limits=limits or Limits(memory_mb=256, cpu_s=20, nproc=32))
+    return sandbox, res
+
+
+async def test_detects_a_mode_and_describes_it() -> None:
+    sandbox = await detect_sandbox(True)
+    assert sandbox.mode in ("bwrap", "unshare", "none")
+    assert sandbox.describe()
+    if shutil.which("bwrap"):
+        assert sandbox.mode == "bwrap"
+    disabled = await detect_sandbox(False)
+    assert disabled.mode == "none"
+    assert any("disabled" in n for n in disabled.notes)
+
+
+async def test_infinite_loop_is_killed_at_the_timeout() -> None:
+    _, res = await _run("int main(void) { volatile int x = 0; for (;;) x++; }", timeout_s=1.5)
+    assert res.timed_out
+    assert res.wall_s < 10
+
+
+async def test_cpu_limit_stops_a_spinning_program() -> None:
+    _, res = await _run("int main(void) { volatile int x = 0; for (;;) x++; }", timeout_s=30,
+                        limits=Limits(memory_mb=256, cpu_s=1, nproc=32))
+    assert not res.timed_out
+    assert res.signal is not None  # SIGXCPU or SIGKILL from RLIMIT_CPU
+
+
+async def test_memory_bomb_fails_under_the_address_space_limit() -> None:
+    source = r"""
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <string.h>
+    int main(void) {
+      size_t total = 0;
+      for (int i = 0; i < 64; ++i) {
+        char* p = malloc(64u << 20);
+        if (!p) { printf("refused after %zu MB\n", total >> 20); return 3; }
+        memset(p, 1, 64u << 20);
+        total += 64u << 20;
+      }
+      printf("allocated %zu MB\n", total >> 20);
+      return 0;
+    }
+    """
+    _, res = await _run(source, limits=Limits(memory_mb=256, cpu_s=20, nproc=32))
+    assert res.returncode != 0
+    assert "allocated 4096" not in res.stdout
+
+
+async def test_fork_bomb_is_contained() -> None:
+    source = r"""
+    #include <stdio.h>
+    #include <unistd.h>
+    #include <sys/wait.h>
+    int main(void) {
+      int ok = 0, failed = 0;
+      for (int i = 0; i < 200; ++i) {
+        pid_t p = fork();
+        if (p == 0) { sleep(2); _exit(0); }
+        if (p < 0) failed++; else ok++;
+      }
+      printf("forked %d failed %d\n", ok, failed);
+      while (wait(NULL) > 0) {}
+      return 0;
+    }
+    """
+    sandbox, res = await _run(source, timeout_s=20,
+                              limits=Limits(memory_mb=256, cpu_s=20, nproc=20))
+    if sandbox.drop_user or os.geteuid() != 0:
+        assert "failed 0" not in res.stdout, res.stdout
+    else:
+        pytest.skip("running as root without setpriv: RLIMIT_NPROC is not enforced")
+
+
+async def test_write_outside_the_work_folder_is_blocked() -> None:
+    # A world-writable folder outside /tmp: only a read-only root stops the write.
+    folder = Path(tempfile.mkdtemp(prefix="perfpilot-test-", dir="/var/tmp"))
+    try:
+        os.chmod(folder, 0o777)
+        target = folder / "escaped.txt"
+        source = f"""
+        #include <stdio.h>
+        int main(void) {{
+          FILE* f = fopen("{target}", "w");
+          if (!f) {{ puts("blocked"); return 0; }}
+          fputs("x", f); fclose(f); puts("written"); return 0;
+        }}
+        """
+        sandbox, res = await _run(source)
+        if sandbox.mode != "bwrap":
+            pytest.skip("without bubblewrap the file system is not isolated (reported)")
+        assert "blocked" in res.stdout
+        assert not target.exists()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_network_connection_is_refused() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    source = f"""
+    #include <arpa/inet.h>
+    #include <stdio.h>
+    #include <sys/socket.h>
+    #include <unistd.h>
+    int main(void) {{
+      int s = socket(AF_INET, SOCK_STREAM, 0);
+      struct sockaddr_in a = {{0}};
+      a.sin_family = AF_INET; a.sin_port = htons({port});
+      a.sin_addr.s_addr = htonl(0x7f000001);
+      if (connect(s, (struct sockaddr*)&a, sizeof a) == 0) {{ puts("connected"); return 0; }}
+      puts("refused"); return 0;
+    }}
+    """
+    try:
+        sandbox, res = await _run(source)
+    finally:
+        server.close()
+    if sandbox.mode == "none":
+        pytest.skip("no network isolation available here")
+    assert "refused" in res.stdout
+
+
+async def test_escaping_child_does_not_outlive_the_timeout() -> None:
+    # The child leaves the process group, ignores SIGTERM and would write a file 2 s later.
+    source = """
+    #include <signal.h>
+    #include <stdio.h>
+    #include <unistd.h>
+    int main(void) {
+      if (fork() == 0) {
+        setsid(); signal(SIGTERM, SIG_IGN);
+        sleep(2);
+        FILE* f = fopen("alive", "w"); if (f) fclose(f);
+        _exit(0);
+      }
+      for (;;) pause();
+    }
+    """
+    sandbox = await detect_sandbox(True)
+    if sandbox.mode != "bwrap":
+        pytest.skip("only a PID namespace stops a child that leaves the process group")
+    async with work_directory() as workdir:
+        prog = await _build(sandbox, workdir, source)
+        res = await run_sandboxed(sandbox, [prog], workdir, timeout_s=1.0,
+                                  limits=Limits(memory_mb=256, cpu_s=20, nproc=32))
+        assert res.timed_out
+        await asyncio.sleep(2.5)
+        assert not (workdir / "alive").exists()
+
+
+async def test_work_directory_is_removed_even_after_an_error() -> None:
+    seen: list[Path] = []
+    with pytest.raises(RuntimeError):
+        async with work_directory() as wd:
+            seen.append(wd)
+            (wd / "file").write_text("x")
+            raise RuntimeError("boom")
+    assert seen and not seen[0].exists()
+
+
+async def test_cancellation_kills_the_process_group() -> None:
+    sandbox = await detect_sandbox(True)
+    ctx = JobContext()
+    async with work_directory() as workdir:
+        prog = await _build(sandbox, workdir,
+                            "int main(void) { volatile int x = 0; for (;;) x++; }")
+
+        async def cancel_soon() -> None:
+            await asyncio.sleep(0.5)
+            ctx.cancel()
+
+        task = asyncio.create_task(cancel_soon())
+        start = asyncio.get_running_loop().time()
+        with pytest.raises(Cancelled):
+            await run_sandboxed(sandbox, [prog], workdir, timeout_s=60, limits=Limits(), ctx=ctx)
+        await task
+        assert asyncio.get_running_loop().time() - start < 10

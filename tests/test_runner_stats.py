@@ -1,0 +1,95 @@
+"""Pure statistics: clean-pair filtering, bootstrap interval, verdict words."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from perfpilot.runner.stats import (
+    PairSample,
+    bootstrap_median_ci,
+    classify,
+    contended,
+    read_psi,
+    summarize,
+)
+from perfpilot.runner.values import Measurement, Tuning, Verdict
+
+T = Tuning(bootstrap=500)
+
+
+def _pairs(ratios: list[float], wait: int = 0) -> list[PairSample]:
+    return [PairSample(int(1_000_000 * r), 1_000_000, wait, 0) for r in ratios]
+
+
+def test_contended_uses_the_wait_share_of_either_call() -> None:
+    assert not contended(PairSample(1000, 1000, 20, 20), 0.02)
+    assert contended(PairSample(1000, 1000, 21, 0), 0.02)
+    assert contended(PairSample(1000, 1000, 0, 500), 0.02)
+
+
+def test_bootstrap_is_seeded_and_brackets_the_median() -> None:
+    values = [1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98]
+    a = bootstrap_median_ci(values, 500, 1)
+    b = bootstrap_median_ci(values, 500, 1)
+    assert a == b
+    assert a[0] <= 1.0 <= a[1]
+    assert bootstrap_median_ci([2.0], 10, 1) == (2.0, 2.0)
+    with pytest.raises(ValueError):
+        bootstrap_median_ci([], 10, 1)
+
+
+def test_summarize_drops_contended_pairs() -> None:
+    clean = _pairs([2.0] * 10)
+    dirty = [PairSample(9_000_000, 1_000_000, 5_000_000, 0)] * 4
+    m = summarize(clean + dirty, 1, T)
+    assert m.pairs == 14 and m.dropped_pairs == 4
+    assert m.speedup == pytest.approx(2.0)
+    assert m.clean
+    assert classify(m, 0.03) == "faster"
+
+
+def test_too_few_clean_pairs_is_noisy() -> None:
+    dirty = [PairSample(2_000_000, 1_000_000, 500_000, 0)] * 10
+    m = summarize(_pairs([2.0] * 2) + dirty, 1, T)
+    assert not m.clean
+    assert classify(m, 0.03) == "noisy"
+    assert m.notes and "busy" in m.notes[0]
+    # Asking for 4 clean pairs and getting 3 of 20 taken is still not enough.
+    m2 = summarize(_pairs([1.0] * 3) + dirty, 1, T, wanted=8)
+    assert not m2.clean
+
+
+def test_classify_words() -> None:
+    base = Measurement(speedup=1.0, ci95_low=0.99, ci95_high=1.01, pairs=20, dropped_pairs=0,
+                       threads=1, median_a_s=0.01, median_b_s=0.01)
+    assert classify(base, 0.03) == "no-change"
+    assert classify(replace(base, speedup=0.5, ci95_low=0.45, ci95_high=0.55), 0.03) == "slower"
+    assert classify(replace(base, speedup=1.5, ci95_low=1.4, ci95_high=1.6), 0.03) == "faster"
+    # Significant but smaller than the band: no measurable change.
+    assert classify(replace(base, speedup=1.015, ci95_low=1.005, ci95_high=1.05), 0.03) \
+        == "no-change"
+    # Straddles 1 and wider than the band: cannot tell.
+    assert classify(replace(base, speedup=1.0, ci95_low=0.8, ci95_high=1.3), 0.03) == "noisy"
+
+
+def test_read_psi(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "cpu"
+    f.write_text("some avg10=12.50 avg60=1.00 avg300=0.00 total=1\n"
+                 "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+    assert read_psi(f) == 12.5
+    assert read_psi(tmp_path / "missing") is None
+
+
+def test_verdict_json_shape() -> None:
+    v = Verdict(verdict="faster", message="2.00× faster", speedup=2.0, ci95=(1.9, 2.1),
+                threads=2, serial_speedup=1.0, instructions_ratio=None,
+                validation_status="passed", validation_detail="ok", pairs=30, dropped_pairs=2,
+                flags=("-O2",), compiler="g++", median_a_s=0.02, median_b_s=0.01)
+    data = v.to_json()
+    assert data["ci95"] == [1.9, 2.1]
+    assert data["validation"] == {"status": "passed", "detail": "ok"}
+    assert data["instructions_ratio"] is None
+    assert data["flags"] == ["-O2"]
+    assert Verdict(verdict="build-failed", message="x").to_json()["ci95"] is None
