@@ -116,6 +116,7 @@ def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...]
         except Exception as exc:
             log.exception("detector %s failed", name)
             notes.append(f"detector {name} failed: {type(exc).__name__}: {exc}")
+    notes.extend(facts.notes)
     return Analysis(rank(found), tuple(notes))
 
 

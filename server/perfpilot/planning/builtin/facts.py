@@ -8,6 +8,7 @@ this loop modify" stay cheap even in a function of thousands of lines.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -216,6 +217,9 @@ class FunctionFacts:
         self._starts: dict[str, list[int]] = {}
         self._mod_cache: dict[tuple[int, int], frozenset[str]] = {}
         self._decl_cache: dict[tuple[int, int], frozenset[str]] = {}
+        # Remarks detectors leave for the plan (e.g. an analysis cut short on a huge function).
+        self.notes: list[str] = []
+        self._in_loops: dict[str, list[Node]] = {}
         self._capture(_COLLECTED)
         self.vars: dict[str, VarType] = {}
         self._collect_vars()
@@ -229,9 +233,13 @@ class FunctionFacts:
         for n in tree_sitter.QueryCursor(query).captures(self.fn).get("n", []):
             found.setdefault(n.type, []).append(n)
         for kind, nodes in found.items():
-            nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+            starts = [n.start_byte for n in nodes]
+            # Captures come ordered by start already; sort only if they ever do not.
+            if any(a > b for a, b in itertools.pairwise(starts)):
+                nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+                starts = [n.start_byte for n in nodes]
             self._by_type[kind] = nodes
-            self._starts[kind] = [n.start_byte for n in nodes]
+            self._starts[kind] = starts
 
     # --- lookups ---------------------------------------------------------------------------
     def nodes(self, kind: str, within: Node | None = None) -> list[Node]:
@@ -245,6 +253,18 @@ class FunctionFacts:
         lo = bisect.bisect_left(starts, within.start_byte)
         hi = bisect.bisect_left(starts, within.end_byte)
         return [n for n in nodes[lo:hi] if n.end_byte <= within.end_byte]
+
+    def in_loops(self, kind: str) -> list[Node]:
+        """Collected nodes of ``kind`` inside any loop (headers included), in source order."""
+        cached = self._in_loops.get(kind)
+        if cached is None:
+            cached = []
+            for lp in self.loops:
+                if lp.parent is None:
+                    cached.extend(n for n in self.nodes(kind, lp.node)
+                                  if n.start_byte != lp.node.start_byte or n.type != lp.node.type)
+            self._in_loops[kind] = cached
+        return cached
 
     def var(self, name: str | None) -> VarType | None:
         """The declaration of ``name`` visible in the function (local, parameter or global)."""

@@ -123,10 +123,11 @@ def operator(node: Node) -> str:
     """The operator token of a binary/assignment/update/unary expression."""
     op = node.child_by_field_name("operator")
     if op is not None:
-        return text(op)
+        # An anonymous token's type is its spelling; no need to decode the source.
+        return str(op.type) if not op.is_named else text(op)
     for c in node.children:
         if not c.is_named:
-            return text(c)
+            return str(c.type)
     return ""
 
 

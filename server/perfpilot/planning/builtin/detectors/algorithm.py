@@ -50,7 +50,7 @@ def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
-    for call in facts.nodes("call_expression"):
+    for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in LINEAR_SCANS or receiver(call) is not None:
             continue

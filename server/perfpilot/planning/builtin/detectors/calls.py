@@ -79,7 +79,7 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
     indirect = {p.name for p in facts.site.params
                 if "(*" in p.type_text or "function<" in p.base}
     reported: set[str] = set()
-    for call in facts.nodes("call_expression"):
+    for call in facts.in_loops("call_expression"):
         loop = facts.loop_of(call)
         if loop is None or not loop.innermost or receiver(call) is not None:
             continue

@@ -150,7 +150,7 @@ def list_to_vector(facts: FunctionFacts) -> Iterator[Finding]:
 
 def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
     """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop."""
-    for call in facts.nodes("call_expression"):
+    for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in ("erase", "insert", "emplace"):
             continue

@@ -69,7 +69,7 @@ def fast_io(facts: FunctionFacts) -> Iterator[Finding]:
     if "sync_with_stdio" in unit or not any(s in facts.site.text for s in ("cin", "cout", "cerr")):
         return
     uses: list[Node] = []
-    for n in facts.nodes("identifier"):
+    for n in facts.in_loops("identifier"):
         if text(n) in ("cin", "cout", "cerr") and facts.loop_of(n) is not None:
             uses.append(n)
     if not uses:
@@ -105,7 +105,7 @@ def stdio_loop(facts: FunctionFacts) -> Iterator[Finding]:
         return
     reads: list[Node] = []
     writes: list[Node] = []
-    for c in facts.nodes("call_expression"):
+    for c in facts.in_loops("call_expression"):
         name = callee(c)
         if receiver(c) is not None or facts.loop_of(c) is None:
             continue

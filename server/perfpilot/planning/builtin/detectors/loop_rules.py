@@ -90,7 +90,7 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
 def invariant_branch(facts: FunctionFacts) -> Iterator[Finding]:
     """An ``if`` inside a loop whose condition the loop never changes (unswitching)."""
     reported: set[int] = set()
-    for node in facts.nodes("if_statement"):
+    for node in facts.in_loops("if_statement"):
         loop = facts.loop_of(node)
         if loop is None:
             continue

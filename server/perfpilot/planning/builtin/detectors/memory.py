@@ -39,7 +39,7 @@ def reserve(facts: FunctionFacts) -> Iterator[Finding]:
     reserved = {root_name(receiver(c)) for c in facts.nodes("call_expression")
                 if callee(c) in ("reserve", "resize") and receiver(c) is not None}
     seen: set[tuple[str, int]] = set()
-    for call in facts.nodes("call_expression"):
+    for call in facts.in_loops("call_expression"):
         method = callee(call)
         if method not in ("push_back", "emplace_back"):
             continue
@@ -85,7 +85,7 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
     reserved = {root_name(receiver(c)) for c in facts.nodes("call_expression")
                 if callee(c) == "reserve" and receiver(c) is not None}
     appended: set[str] = set()
-    for a in facts.nodes("assignment_expression"):
+    for a in facts.in_loops("assignment_expression"):
         loop = facts.loop_of(a)
         if loop is None:
             continue
@@ -129,7 +129,7 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
                 data={"var": s, "form": "append"},
                 bonus=depth_bonus(loop.depth) - 0.35,
             )
-    for call in facts.nodes("call_expression"):
+    for call in facts.in_loops("call_expression"):
         if callee(call) not in ("strcat", "strncat") or receiver(call) is not None:
             continue
         loop = facts.loop_of(call)
@@ -153,7 +153,7 @@ def alloc_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``new``/``malloc`` executed on every iteration of a loop."""
     if not any(w in facts.site.text for w in ("new", "alloc", "strdup")):
         return
-    for node in facts.nodes("new_expression") + facts.nodes("call_expression"):
+    for node in facts.in_loops("new_expression") + facts.in_loops("call_expression"):
         if node.type == "call_expression" and (callee(node) not in _ALLOC_FUNCS
                                                or receiver(node) is not None):
             continue
@@ -182,7 +182,7 @@ def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
     """A container or string constructed (and destroyed) on every iteration of a loop."""
     if not cpp(facts):
         return
-    for decl in facts.nodes("declaration"):
+    for decl in facts.in_loops("declaration"):
         loop = facts.loop_of(decl)
         if loop is None or decl.parent is None or decl.parent.type in (
                 "for_statement", "for_range_loop"):

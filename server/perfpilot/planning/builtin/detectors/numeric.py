@@ -70,7 +70,7 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
 def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
     """Floating-point division by a value the loop never changes."""
     seen: set[tuple[int, str]] = set()
-    for b in facts.nodes("binary_expression") + facts.nodes("assignment_expression"):
+    for b in facts.in_loops("binary_expression") + facts.in_loops("assignment_expression"):
         op = operator(b)
         if op not in ("/", "/="):
             continue
@@ -109,7 +109,7 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
 
 def pow2_divmod(facts: FunctionFacts) -> Iterator[Finding]:
     """``x % 8`` / ``x / 8`` on a signed integer in a loop."""
-    for b in facts.nodes("binary_expression"):
+    for b in facts.in_loops("binary_expression"):
         op = operator(b)
         if op not in ("%", "/"):
             continue

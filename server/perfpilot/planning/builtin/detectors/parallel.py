@@ -13,10 +13,12 @@ from perfpilot.planning.builtin.facts import FunctionFacts, Loop, declared_vars
 from perfpilot.planning.builtin.finding import Finding, make_finding
 from perfpilot.planning.builtin.syntax import Node, declarator_name
 
-# The dependence test walks each loop body once per nesting level; past this many loops the
-# rest of a (huge) function is left out so planning stays fast.
+# The dependence test walks each loop body once per nesting level and the whole function once
+# per loop, so its cost grows with loops x function size; past these budgets the remaining loops
+# are left out (with a note) so planning stays fast on huge functions.
 MAX_LOOPS = 64
 MAX_LOOP_BYTES = 48_000
+WALK_BUDGET_BYTES = 160_000
 
 
 def _types(facts: FunctionFacts) -> dict[str, VarType | None]:
@@ -66,13 +68,18 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     forest: list[LoopFacts] = []
     analysed = 0
     analysed_bytes = 0
+    fn_bytes = max(1, facts.fn.end_byte - facts.fn.start_byte)
+    max_loops = min(MAX_LOOPS, WALK_BUDGET_BYTES // fn_bytes)
     for loop in facts.loops:
         if loop.parent is not None or any(a.type == "lambda_expression"
                                           for a in _ancestors(loop)):
             continue
         size = len(facts.loops_within(loop))
         nbytes = loop.node.end_byte - loop.node.start_byte
-        if analysed + size > MAX_LOOPS or analysed_bytes + nbytes > MAX_LOOP_BYTES:
+        if analysed + size > max_loops or analysed_bytes + nbytes > MAX_LOOP_BYTES:
+            facts.notes.append(
+                f"parallel-loop analysis covered {analysed} of {len(facts.loops)} loops "
+                f"(the function is too large to check them all quickly)")
             break
         analysed += size
         analysed_bytes += nbytes
