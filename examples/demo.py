@@ -13,7 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 EXAMPLES = [
     ("strlen_loop.c", "count_upper"),
-    ("column_sum.cpp", "weighted_total"),
+    ("column_scale.cpp", "scale_columns"),
     ("scale_copy.cpp", "scaled_energy"),
     ("sum_of_roots.cpp", "sum_of_roots"),
 ]

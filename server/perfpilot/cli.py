@@ -236,7 +236,7 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
             print(f"\nCandidate {i + 1} ({t.candidate.backend}; {cats}):")
             sys.stdout.write(unit_diff(path, text, splice(site, t.candidate.code)))
             if t.verdict is not None:
-                print(f"Measured: {speedup_phrase(t.verdict)} — {t.verdict.message}")
+                print(f"Measured ({t.verdict.verdict}): {t.verdict.message}")
         for r in outcome.rejected:
             print(f"Rejected ({r.backend}): {r.reason}")
         print(f"\n{outcome.message}")

@@ -1,4 +1,4 @@
-// Summing a matrix column by column: the inner loop walks across rows, against storage order.
+// Weighted total of a matrix, traversed against storage order.
 #include <cstddef>
 #include <vector>
 
@@ -9,6 +9,6 @@ double weighted_total(const std::vector<std::vector<double>>& m, double w)
     const std::size_t cols = rows ? m[0].size() : 0;
     for (std::size_t j = 0; j < cols; ++j)
         for (std::size_t i = 0; i < rows; ++i)
-            total += m[i][j] * w;
+            total += m[i][j] * w * (double)(j + 1);
     return total;
 }

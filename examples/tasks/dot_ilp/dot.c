@@ -1,0 +1,8 @@
+/* Dot product of two arrays. */
+double dot(const double *a, const double *b, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
