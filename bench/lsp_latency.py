@@ -68,6 +68,10 @@ async def main(requests: int) -> None:
         def _apply(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
             return lsp.ApplyWorkspaceEditResult(applied=False, failure_reason="benchmark")
 
+        for method in ("perfpilot/jobStatus", lsp.WINDOW_LOG_MESSAGE, lsp.WINDOW_SHOW_MESSAGE,
+                       lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lsp.PROGRESS):
+            client.feature(method)(lambda *args: None)
+
         await client.start_io(sys.executable, "-m", "perfpilot", "serve")
         await client.initialize_async(lsp.InitializeParams(
             capabilities=lsp.ClientCapabilities(), root_uri=root.as_uri(),
