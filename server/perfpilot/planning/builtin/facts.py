@@ -204,6 +204,25 @@ def _constructor_call(decl: Node) -> bool:
     return True
 
 
+class _Events:
+    """(position, name) events sorted by position, answering "which names inside a region"."""
+
+    def __init__(self, events: list[tuple[int, str]]) -> None:
+        events.sort()
+        self.starts = [p for p, _ in events]
+        self.names = [n for _, n in events]
+
+    def within(self, region: Node, cache: dict[tuple[int, int], frozenset[str]]
+               ) -> frozenset[str]:
+        key = (region.start_byte, region.end_byte)
+        hit = cache.get(key)
+        if hit is None:
+            lo = bisect.bisect_left(self.starts, region.start_byte)
+            hi = bisect.bisect_left(self.starts, region.end_byte)
+            hit = cache[key] = frozenset(self.names[lo:hi])
+        return hit
+
+
 class FunctionFacts:
     """Indexed syntax facts about one function definition in a parsed unit."""
 
@@ -220,6 +239,8 @@ class FunctionFacts:
         # Remarks detectors leave for the plan (e.g. an analysis cut short on a huge function).
         self.notes: list[str] = []
         self._in_loops: dict[str, list[Node]] = {}
+        self._mod_events: _Events | None = None
+        self._decl_events: _Events | None = None
         self._capture(_COLLECTED)
         self.vars: dict[str, VarType] = {}
         self._collect_vars()
@@ -234,10 +255,12 @@ class FunctionFacts:
             found.setdefault(n.type, []).append(n)
         for kind, nodes in found.items():
             starts = [n.start_byte for n in nodes]
-            # Captures come ordered by start already; sort only if they ever do not.
             if any(a > b for a, b in itertools.pairwise(starts)):
-                nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
-                starts = [n.start_byte for n in nodes]
+                # Sort by start through the index (a C-level key, no attribute access per
+                # comparison); ties keep capture order, which nothing here depends on.
+                order = sorted(range(len(nodes)), key=starts.__getitem__)
+                nodes = [nodes[i] for i in order]
+                starts = [starts[i] for i in order]
             self._by_type[kind] = nodes
             self._starts[kind] = starts
 
@@ -305,20 +328,16 @@ class FunctionFacts:
     # --- data flow (syntactic, conservative) -------------------------------------------------
     def declared_in(self, region: Node) -> frozenset[str]:
         """Names declared inside ``region`` (they are fresh on each loop iteration)."""
-        key = (region.start_byte, region.end_byte)
-        cached = self._decl_cache.get(key)
-        if cached is not None:
-            return cached
-        names: set[str] = set()
-        for d in self.nodes("declaration", region):
-            names.update(v.name for v in declared_vars(d, "local"))
-        for r in self.nodes("for_range_loop", region):
-            n = declarator_name(r.child_by_field_name("declarator"))
-            if n:
-                names.add(n)
-        out = frozenset(names)
-        self._decl_cache[key] = out
-        return out
+        if self._decl_events is None:
+            events: list[tuple[int, str]] = []
+            for d in self.nodes("declaration"):
+                events.extend((d.start_byte, v.name) for v in declared_vars(d, "local"))
+            for r in self.nodes("for_range_loop"):
+                n = declarator_name(r.child_by_field_name("declarator"))
+                if n:
+                    events.append((r.start_byte, n))
+            self._decl_events = _Events(events)
+        return self._decl_events.within(region, self._decl_cache)
 
     def modified_in(self, region: Node) -> frozenset[str]:
         """Names whose value or contents may change inside ``region``.
@@ -327,45 +346,53 @@ class FunctionFacts:
         other than known readers, variables passed whole or by address to functions that are not
         known to be pure, stream extraction targets, and non-const range-for references.
         """
-        key = (region.start_byte, region.end_byte)
-        cached = self._mod_cache.get(key)
-        if cached is not None:
-            return cached
-        names: set[str] = set()
+        if self._mod_events is None:
+            self._mod_events = _Events(self._modification_events())
+        return self._mod_events.within(region, self._mod_cache)
+
+    def _modification_events(self) -> list[tuple[int, str]]:
+        """Every write in the function as (byte position, variable), computed once."""
+        events: list[tuple[int, str]] = []
+        at = 0
 
         def add(n: str | None) -> None:
             if n:
-                names.add(n)
+                events.append((at, n))
 
-        for a in self.nodes("assignment_expression", region) + \
-                self.nodes("compound_assignment_expression", region):
+        for a in self.nodes("assignment_expression") + \
+                self.nodes("compound_assignment_expression"):
+            at = a.start_byte
             left = a.child_by_field_name("left")
             if left is not None and left.type == "call_expression":
                 rcv = receiver(left)
                 add(root_name(rcv) if rcv is not None else None)
             else:
                 add(root_name(left))
-        for u in self.nodes("update_expression", region):
+        for u in self.nodes("update_expression"):
+            at = u.start_byte
             add(root_name(u.child_by_field_name("argument")))
-        for p in self.nodes("pointer_expression", region):
+        for p in self.nodes("pointer_expression"):
+            at = p.start_byte
             if operator(p) == "&":
                 add(root_name(p.child_by_field_name("argument")))
-        for d in self.nodes("delete_expression", region):
+        for d in self.nodes("delete_expression"):
+            at = d.start_byte
             add(root_name(next(iter(d.named_children), None)))
-        for c in self.nodes("call_expression", region):
+        for c in self.nodes("call_expression"):
+            at = c.start_byte
             self._call_mods(c, add)
-        for b in self.nodes("binary_expression", region):
+        for b in self.nodes("binary_expression"):
+            at = b.start_byte
             if operator(b) == ">>" and self._is_input_stream(b):
                 add(root_name(b.child_by_field_name("right")))
-        for r in self.nodes("for_range_loop", region):
+        for r in self.nodes("for_range_loop"):
+            at = r.start_byte
             decl = r.child_by_field_name("declarator")
             quals = " ".join(text(c) for c in r.children if c.type == "type_qualifier")
             if decl is not None and "&" in text(decl) and "const" not in quals \
                     and "const" not in text(r.child_by_field_name("type")):
                 add(root_name(r.child_by_field_name("right")))
-        out = frozenset(names)
-        self._mod_cache[key] = out
-        return out
+        return events
 
     def _call_mods(self, c: Node, add: Callable[[str | None], None]) -> None:
         name = callee(c)
