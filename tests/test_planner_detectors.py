@@ -191,6 +191,16 @@ void scale(float *a, int n, int mode) {
 }
 """, "scale", "invariant-branch", 11, ("mode == 2", "`mode`", "unswitching"),
          ("if (mode == 2)", "for (int i"), "c"),
+    Case("invariant-global-flag", """
+int verbose;
+long run(const int *a, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        if (verbose) s += a[i];
+    }
+    return s;
+}
+""", "run", "invariant-branch", 11, ("`verbose`",), ("if (verbose)", "for (int i"), "c"),
     Case("interchange-2d", """
 double colsum(double a[512][512], int n) {
     double s = 0;
@@ -511,6 +521,15 @@ void f(int *a, int n) {
     }
 }
 """, "f", "invariant-branch", "c"),
+    Negative("global-flag-with-unknown-call", """
+int verbose;
+void step(int i);
+void run(int n) {
+    for (int i = 0; i < n; ++i) {
+        if (verbose) step(i);
+    }
+}
+""", "run", "invariant-branch", "c"),
     Negative("row-order", """
 double rowsum(double a[512][512], int n) {
     double s = 0;

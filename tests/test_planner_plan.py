@@ -185,6 +185,22 @@ async def test_planner_large_unit_runs_off_the_loop() -> None:
     assert ticks > 0
 
 
+def test_huge_function_is_analysed_with_a_note() -> None:
+    body = "".join(
+        f"    for (int i{k} = 0; i{k} < n; ++i{k}) {{\n        a[i{k}] = b[i{k}] * 2.0;\n"
+        f"        if (std::find(v.begin(), v.end(), i{k}) != v.end()) t += 1;\n    }}\n"
+        for k in range(700))
+    src = ("#include <algorithm>\n#include <vector>\n"
+           "double big(const std::vector<int> &v, double *a, const double *b, int n) {\n"
+           "    double t = 0;\n" + body + "    return t;\n}\n")
+    assert src.count("\n") > 2800
+    result = analyze_site(_site(src, "big"))
+    rules = {f.rule for f in result.findings}
+    assert "linear-search-in-loop" in rules
+    assert sum(f.rule == "linear-search-in-loop" for f in result.findings) == 700
+    assert any("parallel-loop analysis covered" in n for n in result.notes)
+
+
 def test_failing_detector_becomes_a_note() -> None:
     def boom(_facts: object) -> list[Finding]:
         raise RuntimeError("kaput")

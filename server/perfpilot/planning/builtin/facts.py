@@ -204,6 +204,20 @@ def _constructor_call(decl: Node) -> bool:
     return True
 
 
+def _is_callee(expr: Node, name: str) -> bool:
+    """Whether ``name`` is only used in ``expr`` as the name of a called function."""
+    uses = [n for n in walk(expr) if n.type == "identifier" and text(n) == name]
+
+    def called(n: Node) -> bool:
+        head = n.parent if n.parent is not None and n.parent.type == "qualified_identifier" \
+            else n
+        call = head.parent
+        return call is not None and call.type == "call_expression" and \
+            call.child_by_field_name("function") == head
+
+    return bool(uses) and all(called(n) for n in uses)
+
+
 class _Events:
     """(position, name) events sorted by position, answering "which names inside a region"."""
 
@@ -241,6 +255,7 @@ class FunctionFacts:
         self._in_loops: dict[str, list[Node]] = {}
         self._mod_events: _Events | None = None
         self._decl_events: _Events | None = None
+        self._unknown_calls: dict[tuple[int, int], bool] = {}
         self._capture(_COLLECTED)
         self.vars: dict[str, VarType] = {}
         self._collect_vars()
@@ -445,8 +460,27 @@ class FunctionFacts:
                     return False
                 if name in ("rand", "clock", "time"):
                     return False
-        used = identifiers(expr)
-        return not (used & changed)
+        used = {n for n in identifiers(expr) if not _is_callee(expr, n)}
+        if used & changed:
+            return False
+        # Globals and members can change behind any call the loop makes to unknown code.
+        shared = {n for n in used if (v := self.var(n)) is None or v.scope == "global"}
+        return not (shared and self.calls_unknown(loop))
+
+    def calls_unknown(self, loop: Loop) -> bool:
+        """Whether the loop calls a function or method not known to leave state alone."""
+        key = (loop.node.start_byte, loop.node.end_byte)
+        hit = self._unknown_calls.get(key)
+        if hit is None:
+            hit = False
+            for c in self.nodes("call_expression", loop.node):
+                name = callee(c)
+                known = READ_METHODS if receiver(c) is not None else PURE_FUNCS
+                if name not in known and name not in READONLY_ALGOS:
+                    hit = True
+                    break
+            self._unknown_calls[key] = hit
+        return hit
 
     # --- collection ------------------------------------------------------------------------
     def _collect_vars(self) -> None:

@@ -63,6 +63,10 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
         what = f"`{container}`" if container else "the range"
         if name == "strstr":
             fix = "search once before the loop, or use a precomputed index of the text"
+        elif name in ("count", "count_if") and cpp(facts):
+            fix = (f"count the values of {what} once before the loop into a "
+                   f"`std::unordered_map` (or sort it once and use `std::equal_range`) so each "
+                   f"query is O(1) or O(log n)")
         elif name in ("find", "find_if", "count", "count_if", "any_of", "none_of", "all_of"):
             fix = (f"build a `std::unordered_set` (or a sorted copy with `std::binary_search`) "
                    f"from {what} once before the loop so each lookup is O(1) or O(log n)"
