@@ -265,6 +265,28 @@ int evens(const int *a, int n) {
 }
 """, "evens", "pow2-divmod", 9, ("`v % 2`", "v & 1"),
          ("v % 2", "for (int i"), "c"),
+    Case("mod-wrap", """
+long ring(const int *buf, int n, int steps) {
+    long s = 0;
+    int k = 0;
+    for (int i = 0; i < steps; ++i) {
+        s += buf[k];
+        k = (k + 1) % n;
+    }
+    return s;
+}
+""", "ring", "mod-wrap", 9, ("`k`", "if (++k == n) k = 0;"),
+         ("k = (k + 1) % n", "for (int i"), "c"),
+    Case("branchless", """
+long above(const int *a, int n, int t) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        if (a[i] > t) s += a[i];
+    }
+    return s;
+}
+""", "above", "branchless-select", 11, ("a[i] > t", "s += (a[i] > t) ? a[i] : 0;"),
+         ("if (a[i] > t)", "for (int i"), "c"),
     Case("const-ref", """
 #include <vector>
 long sum(std::vector<long> v) {
@@ -563,6 +585,21 @@ unsigned evens(const unsigned *a, unsigned n) {
     return c;
 }
 """, "evens", "pow2-divmod", "c"),
+    Negative("mod-by-literal", """
+int ring(int n) {
+    int k = 0;
+    for (int i = 0; i < n; ++i) k = (k + 1) % 8;
+    return k;
+}
+""", "ring", "mod-wrap", "c"),
+    Negative("branch-with-call", """
+void report(int v);
+void scan(const int *a, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (a[i] < 0) report(a[i]);
+    }
+}
+""", "scan", "branchless-select", "c"),
     Negative("param-modified", """
 #include <vector>
 #include <algorithm>

@@ -22,7 +22,6 @@ class Rule:
 # Base impact orders the plan: algorithmic > parallel > locality > loop > call/instruction details.
 RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("linear-search-in-loop", 1, 0.95),
-    Rule("nested-pair-scan", 1, 0.92),
     Rule("memo-recursion", 1, 0.95),
     Rule("string-concat-loop", 3, 0.80),
     Rule("hoist-invariant-call", 4, 0.50),
@@ -41,6 +40,8 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("simd-loop", 13, 0.40),
     Rule("const-ref-param", 10, 0.40),
     Rule("invariant-branch", 11, 0.35),
+    Rule("branchless-select", 11, 0.22),
+    Rule("mod-wrap", 9, 0.20),
     Rule("restrict-alias", 5, 0.30),
     Rule("pow-strength", 12, 0.30),
     Rule("div-by-invariant", 12, 0.25),
