@@ -1,12 +1,11 @@
-/* Adjust samples in place; which formula applies depends on a flag fixed for the call. */
-void adjust(float *a, int n, int mode)
+/* Update one of two arrays; which one depends on a flag that is fixed for the whole call,
+   yet it is tested on every iteration and the stores stop the loop from vectorizing. */
+void adjust(float *a, float *b, int n, int mode)
 {
     for (int i = 0; i < n; i++) {
         if (mode > 50)
-            a[i] = a[i] * 1.5f + 0.25f;
-        else if (mode > 10)
-            a[i] = a[i] * 0.5f - 0.25f;
+            a[i] = a[i] * 1.5f + b[i];
         else
-            a[i] = a[i] - 0.75f;
+            b[i] = b[i] * 0.5f - a[i];
     }
 }

@@ -1,0 +1,1 @@
+"""Evaluation: run PerfPilot over a task set and score it (speedup, %Opt, %Correct, recall)."""

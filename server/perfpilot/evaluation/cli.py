@@ -1,0 +1,229 @@
+"""``perfpilot eval TASKS_DIR``: evaluate the configured backends over a task set.
+
+Writes one result file per task (so an interrupted run resumes), ``summary.json``,
+``report.md`` and ``eval.png`` into ``--out``; ``--report-md`` and ``--chart`` write the report
+and chart elsewhere too (``make eval`` regenerates ``docs/eval.md`` this way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from perfpilot.engine.engine import Engine
+from perfpilot.engine.settings import Settings, merge_settings
+from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
+from perfpilot.evaluation.metrics import compute_metrics
+from perfpilot.evaluation.report import markdown_report, write_chart
+from perfpilot.evaluation.store import ResultStore
+from perfpilot.evaluation.tasks import TaskError, load_tasks
+from perfpilot.progress import JobContext
+
+DEFAULT_OUT = "eval-out"
+
+
+def add_eval_parser(subparsers: Any) -> None:
+    """Add the ``eval`` subcommand to the main parser's ``subparsers``."""
+    p = subparsers.add_parser("eval", help="evaluate the backends over a task set",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    configure_parser(p)
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """Add the ``eval`` arguments to ``p``."""
+    p.add_argument("tasks_dir", metavar="TASKS_DIR",
+                   help="a directory of tasks (each with a task.toml), or one task directory")
+    g = p.add_argument_group("backends")
+    g.add_argument("--planner", choices=["builtin", "local", "remote"])
+    g.add_argument("--optimizer", choices=["builtin", "local", "remote"])
+    g.add_argument("--model", help="optimizer model (directory, .gguf file, or remote name)")
+    g.add_argument("--planner-model", help="planner model (directory or .gguf file)")
+    g.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key-env", help="name of the environment variable holding the API key")
+    g.add_argument("--samples", type=int, default=1, metavar="K",
+                   help="candidates per task (k of speedup@k; default 1)")
+    p.add_argument("--task", action="append", default=[], metavar="NAME",
+                   help="evaluate only this task (repeatable)")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
+    p.add_argument("--fresh", action="store_true", help="ignore stored results and rerun all")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.add_argument("--report-md", metavar="PATH", help="also write the Markdown report here")
+    p.add_argument("--chart", metavar="PATH", help="also write the chart (PNG) here")
+    p.add_argument("--jobs", type=int, default=2, help="tasks planned at once (default 2)")
+    p.add_argument("--no-reference", action="store_true",
+                   help="do not measure the tasks' reference versions")
+    p.add_argument("--retries", type=int, default=1,
+                   help="times to re-measure noisy results at the end (default 1)")
+    p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
+    p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
+    p.add_argument("--pairs", type=int, default=20,
+                   help="timed pairs per measurement (default 20; the editor uses 30)")
+    p.add_argument("--callgrind", action="store_true",
+                   help="also count instructions with callgrind (slower)")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def eval_settings(args: argparse.Namespace) -> Settings:
+    """Default settings overlaid with the command's flags (no workspace files: reproducible)."""
+    over: dict[str, Any] = {"planner": {}, "optimizer": {}, "runner": {}}
+    if args.planner:
+        over["planner"]["backend"] = args.planner
+    if args.optimizer:
+        over["optimizer"]["backend"] = args.optimizer
+    if args.model:
+        over["optimizer"]["model"] = args.model
+        over["planner"].setdefault("model", args.model)
+    if args.planner_model:
+        over["planner"]["model"] = args.planner_model
+    for role in ("planner", "optimizer"):
+        if args.endpoint:
+            over[role]["endpoint"] = args.endpoint
+        if args.api_key_env:
+            over[role]["api_key_env"] = args.api_key_env
+    over["optimizer"]["samples"] = args.samples
+    if args.threads is not None:
+        over["runner"]["threads"] = args.threads
+    if args.compiler:
+        over["runner"]["compiler"] = args.compiler
+    over["runner"]["pairs"] = args.pairs
+    # Instruction counts are not part of the scores and cost seconds per candidate.
+    over["runner"]["callgrind"] = bool(args.callgrind)
+    try:
+        return merge_settings(Settings(), over)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from exc
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    parts = ["perfpilot", "eval", args.tasks_dir]
+    for flag in ("planner", "optimizer", "model", "planner_model", "endpoint"):
+        value = getattr(args, flag)
+        if value:
+            parts += [f"--{flag.replace('_', '-')}", value]
+    if args.samples != 1:
+        parts += ["--samples", str(args.samples)]
+    for name in args.task:
+        parts += ["--task", name]
+    parts += ["--out", args.out]
+    if args.report_md:
+        parts += ["--report-md", args.report_md]
+    if args.chart:
+        parts += ["--chart", args.chart]
+    return shlex.join(parts)
+
+
+def _backends(settings: Settings) -> str:
+    def one(role: str) -> str:
+        r = getattr(settings, role)
+        return f"{role} {r.backend}" + (f" ({r.model})" if r.model else "")
+
+    return f"{one('planner')}, {one('optimizer')}, k = {settings.optimizer.samples}"
+
+
+def _write_outputs(args: argparse.Namespace, metrics: dict[str, Any], settings: Settings,
+                   store: ResultStore) -> list[str]:
+    """Write summary, report and chart; returns warnings."""
+    out = Path(args.out)
+    warnings: list[str] = []
+    store.save_summary(metrics)
+    charts = [out / "eval.png"] + ([Path(args.chart)] if args.chart else [])
+    made: list[Path] = []
+    for chart in charts:
+        try:
+            made.append(write_chart(metrics, chart))
+        except ImportError:
+            warnings.append("matplotlib is not installed (pip install 'perfpilot[eval]'): "
+                            "no chart written")
+            break
+    if args.chart and Path(args.chart) not in made:
+        raise _UsageError(f"cannot write the chart {args.chart}: matplotlib is missing")
+    command, backends = _command_line(args), _backends(settings)
+    reports = [(out / "report.md", out / "eval.png")]
+    if args.report_md:
+        reports.append((Path(args.report_md), Path(args.chart) if args.chart else out / "eval.png"))
+    for path, chart in reports:
+        link = os.path.relpath(chart, path.parent) if chart in made else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(markdown_report(metrics, command=command, backends=backends,
+                                        chart=link), encoding="utf-8")
+    return warnings
+
+
+def _print_summary(metrics: dict[str, Any], out: Path) -> None:
+    def x(v: Any) -> str:
+        return f"{v:.2f}x" if isinstance(v, int | float) else "-"
+
+    def pct(v: Any) -> str:
+        return f"{v * 100:.0f}%" if isinstance(v, int | float) else "-"
+
+    for row in metrics["per_task"]:
+        ref = row.get("reference_speedup")
+        print(f"  {row['task']:<28} {row['verdict']:<13} {x(row['measured_speedup']):>8}  "
+              f"reference {x(ref) if ref else '-':>8}")
+    print(f"{metrics['tasks']} tasks: correct {pct(metrics['correct_rate'])}, optimized "
+          f"{pct(metrics['opt_rate'])}, mean speedup {x(metrics['mean_speedup'])}, "
+          f"speedup@{metrics['k']} {x(metrics['speedup_at_k'])}, category recall "
+          f"{pct(metrics['category_recall'])}, unmeasured {metrics['unmeasured']}")
+    for mode in ("serial", "openmp"):
+        m = metrics["by_mode"][mode]
+        print(f"  {mode}: {m['tasks']} tasks, correct {pct(m['correct_rate'])}, optimized "
+              f"{pct(m['opt_rate'])}, mean {x(m['mean_speedup'])}")
+    ref = metrics["reference"]
+    print(f"  reference: mean {x(ref['mean_speedup'])} over {ref['tasks']} tasks")
+    print(f"Results in {out}/ (report.md, summary.json, eval.png)")
+
+
+async def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``perfpilot eval``; returns the exit status (2 for unusable tasks or flags)."""
+    try:
+        if args.samples < 1:
+            raise _UsageError("--samples must be at least 1")
+        tasks = load_tasks(Path(args.tasks_dir), tuple(args.task))
+        settings = eval_settings(args)
+    except (TaskError, _UsageError) as exc:
+        print(f"perfpilot eval: {exc}", file=sys.stderr)
+        return 2
+    verbose = bool(getattr(args, "verbose", False))
+    out = Path(args.out)
+    store = ResultStore(out)
+    engine = Engine(settings, None)
+    ctx = JobContext()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, ctx.cancel)
+    quiet = args.json and not verbose
+    evaluator = Evaluator(engine, store, EvalOptions(
+        jobs=args.jobs, fresh=args.fresh, reference=not args.no_reference,
+        retries=max(0, args.retries)),
+        log=None if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+    try:
+        results = await evaluator.run(tasks, ctx)
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+        await engine.close()
+    metrics = compute_metrics(results, args.samples)
+    try:
+        warnings = _write_outputs(args, metrics, settings, store)
+    except _UsageError as exc:
+        print(f"perfpilot eval: {exc}", file=sys.stderr)
+        return 2
+    for w in warnings:
+        print(f"perfpilot eval: {w}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+    else:
+        _print_summary(metrics, out)
+    return 0

@@ -1,0 +1,237 @@
+"""Running a task set: plan and rewrite every task (concurrently), then verify and time each
+candidate and the reference version one at a time, storing each task's result as it lands.
+
+Timing needs quiet cores, so nothing else of ours runs while a measurement is in progress:
+generation of all pending tasks finishes first, then the measuring pass runs serially.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.engine import Engine
+from perfpilot.engine.settings import settings_to_dict
+from perfpilot.evaluation.results import SampleResult, TaskResult
+from perfpilot.evaluation.store import ResultStore
+from perfpilot.evaluation.tasks import Task
+from perfpilot.optimizing.base import OptimizeResult
+from perfpilot.progress import Cancelled, JobContext
+from perfpilot.runner.values import Verdict
+from perfpilot.strategy.values import Candidate, Plan
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How a run proceeds (the backends themselves live in the engine's settings)."""
+
+    jobs: int = 2  # tasks planned and rewritten at the same time
+    fresh: bool = False  # ignore stored results
+    reference: bool = True  # measure each task's reference version too
+    retries: int = 1  # re-measure samples that came back noisy, once per retry, at the end
+
+
+@dataclass(frozen=True)
+class _Generated:
+    """A task after planning and rewriting."""
+
+    task: Task
+    site: FunctionSite | None
+    plan: Plan | None
+    result: OptimizeResult | None
+    seconds: float
+    error: str = ""
+
+
+def _digest(*parts: object) -> str:
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def sample_from_verdict(verdict: Verdict, categories: tuple[str, ...] = ()) -> SampleResult:
+    """The stored form of a runner verdict."""
+    return SampleResult(verdict=verdict.verdict, speedup=verdict.speedup, ci95=verdict.ci95,
+                        serial_speedup=verdict.serial_speedup, threads=verdict.threads,
+                        categories=categories, message=verdict.message)
+
+
+def choose_sample(samples: Sequence[SampleResult]) -> int | None:
+    """The faster sample with the best lower confidence bound (the engine's rule), if any."""
+    best: tuple[float, int] | None = None
+    for i, s in enumerate(samples):
+        if s.verdict != "faster" or s.speedup is None:
+            continue
+        score = s.ci95[0] if s.ci95 is not None else s.speedup
+        if best is None or score > best[0]:
+            best = (score, i)
+    return best[1] if best is not None else None
+
+
+def _categories(cand: Candidate) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s.category.name for s in cand.strategies))
+
+
+class Evaluator:
+    """Evaluates tasks with one engine, storing results in ``store``."""
+
+    def __init__(self, engine: Engine, store: ResultStore, options: EvalOptions | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.engine = engine
+        self.store = store
+        self.options = options or EvalOptions()
+        self._log = log or (lambda _msg: None)
+
+    # -- keys ----------------------------------------------------------------------------
+    def task_key(self, task: Task) -> str:
+        """What a stored task result depends on: its files and every setting that matters."""
+        s = settings_to_dict(self.engine.settings)
+        return _digest(task.fingerprint(), s["planner"], s["optimizer"], s["runner"],
+                       self.options.reference)
+
+    def reference_key(self, task: Task) -> str:
+        """What a stored reference measurement depends on: the task's files and the runner."""
+        return _digest(task.fingerprint(), settings_to_dict(self.engine.settings)["runner"])
+
+    # -- the run -------------------------------------------------------------------------
+    async def run(self, tasks: Sequence[Task], ctx: JobContext) -> list[TaskResult]:
+        """Evaluate ``tasks`` (reusing stored results) and return the results in task order."""
+        done: dict[str, TaskResult] = {}
+        pending: list[Task] = []
+        for task in tasks:
+            stored = None if self.options.fresh else self.store.load_task(task.name,
+                                                                          self.task_key(task))
+            if stored is not None and stored.measured:
+                done[task.name] = stored
+                self._log(f"{task.name}: stored result reused ({stored.verdict})")
+            else:
+                pending.append(task)
+        if pending:
+            generated = await self._generate_all(pending, ctx)
+            results = []
+            for i, gen in enumerate(generated, 1):
+                ctx.check()
+                result = await self._measure_task(gen, ctx, None)
+                self.store.save_task(result)
+                self._log(f"[{i}/{len(generated)}] {_describe(result)}")
+                results.append(result)
+            for _attempt in range(self.options.retries):
+                again = [(g, r) for g, r in zip(generated, results, strict=True)
+                         if _has_noisy(r)]
+                if not again:
+                    break
+                self._log(f"measuring {len(again)} noisy task(s) again")
+                for gen, previous in again:
+                    ctx.check()
+                    result = await self._measure_task(gen, ctx, previous)
+                    self.store.save_task(result)
+                    self._log(f"again: {_describe(result)}")
+                    results[results.index(previous)] = result
+            done.update((r.task, r) for r in results)
+        return [done[t.name] for t in tasks]
+
+    async def _generate_all(self, tasks: Sequence[Task], ctx: JobContext) -> list[_Generated]:
+        gate = asyncio.Semaphore(max(1, self.options.jobs))
+
+        async def one(task: Task) -> _Generated:
+            async with gate:
+                return await self._generate(task, ctx)
+
+        return list(await asyncio.gather(*(one(t) for t in tasks)))
+
+    async def _generate(self, task: Task, ctx: JobContext) -> _Generated:
+        start = time.perf_counter()
+        site: FunctionSite | None = None
+        try:
+            site = task.site()
+            plan = await self.engine.plan(site, ctx)
+            result = await self.engine.candidates(site, plan, ctx)
+        except Cancelled:
+            raise
+        except Exception as exc:  # one broken task must not stop the run; it is reported
+            return _Generated(task, site, None, None, time.perf_counter() - start,
+                              f"{type(exc).__name__}: {exc}")
+        return _Generated(task, site, plan, result, time.perf_counter() - start)
+
+    async def _measure_task(self, gen: _Generated, ctx: JobContext,
+                            previous: TaskResult | None) -> TaskResult:
+        task = gen.task
+        start = time.perf_counter()
+        planned = tuple(dict.fromkeys(s.category.name for s in gen.plan.strategies)) \
+            if gen.plan is not None else ()
+        base = TaskResult(task=task.name, openmp=task.openmp, labels=task.labels,
+                          planned=planned, samples=(), chosen=None, key=self.task_key(task))
+        reference = await self._reference(task, ctx, previous)
+        base = replace(base, reference=reference)
+        if gen.error or gen.site is None or gen.result is None:
+            return replace(base, error=gen.error or "not generated", seconds=gen.seconds)
+        samples: list[SampleResult] = []
+        try:
+            for i, cand in enumerate(gen.result.candidates):
+                old = previous.samples[i] if previous is not None \
+                    and i < len(previous.samples) else None
+                if old is not None and old.verdict != "noisy":
+                    samples.append(old)
+                    continue
+                verdict = await self.engine.measure(gen.site, cand.code, ctx,
+                                                    source_path=task.source, spec=task.spec)
+                samples.append(sample_from_verdict(verdict, _categories(cand)))
+        except Cancelled:
+            raise
+        except Exception as exc:  # reported as an unmeasured task, never as a success
+            return replace(base, samples=tuple(samples), error=f"{type(exc).__name__}: {exc}",
+                           seconds=gen.seconds + time.perf_counter() - start)
+        rejected = "; ".join(r.reason for r in gen.result.rejected)
+        message = "" if samples else (rejected or "no rewrite applies")
+        elapsed = time.perf_counter() - start + gen.seconds
+        if previous is not None:
+            elapsed += previous.seconds
+        return replace(base, samples=tuple(samples), chosen=choose_sample(samples),
+                       message=message, seconds=elapsed)
+
+    async def _reference(self, task: Task, ctx: JobContext,
+                         previous: TaskResult | None) -> SampleResult | None:
+        if not self.options.reference or task.reference is None:
+            return None
+        if previous is not None and previous.reference is not None \
+                and previous.reference.verdict != "noisy":
+            return previous.reference
+        key = self.reference_key(task)
+        stored = None if self.options.fresh or previous is not None \
+            else self.store.load_reference(task.name, key)
+        if stored is not None and stored.verdict != "noisy":
+            return stored
+        from perfpilot.runner.measure import bench_files
+
+        try:
+            verdict = await bench_files(task.source, task.function, task.reference,
+                                        self.engine.settings.runner, ctx, spec=task.spec)
+        except Cancelled:
+            raise
+        except Exception as exc:  # the reference is context; its failure is shown, not fatal
+            return SampleResult(verdict="build-failed", message=f"{type(exc).__name__}: {exc}")
+        result = sample_from_verdict(verdict)
+        self.store.save_reference(task.name, key, result)
+        return result
+
+
+def _has_noisy(result: TaskResult) -> bool:
+    return any(s.verdict == "noisy" for s in result.samples) or (
+        result.reference is not None and result.reference.verdict == "noisy")
+
+
+def _describe(result: TaskResult) -> str:
+    text = f"{result.task}: {result.verdict}"
+    if result.raw_speedup is not None:
+        text += f" {result.raw_speedup:.2f}x"
+    ref = result.reference
+    if ref is not None:
+        text += f" (reference {ref.verdict}"
+        text += f" {ref.speedup:.2f}x)" if ref.speedup is not None else ")"
+    if result.error:
+        text += f" — {result.error}"
+    return text

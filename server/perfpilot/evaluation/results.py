@@ -1,0 +1,144 @@
+"""Result values of an evaluation run and their JSON form (the files resume reads back)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from perfpilot.runner.values import VERDICTS
+
+# Task-level words: the runner's verdicts plus two outcomes that have no measurement.
+TASK_VERDICTS: tuple[str, ...] = (*VERDICTS, "no-candidate", "error")
+CORRECT = ("faster", "slower", "no-change")
+UNMEASURED = ("noisy", "error")
+# When no candidate was faster, the task takes the word of its most telling sample. A noisy
+# sample comes first: it might have been the faster one, so the task stays unmeasured.
+_PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed")
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """One measured candidate (or the reference): the runner's verdict and figures."""
+
+    verdict: str
+    speedup: float | None = None
+    ci95: tuple[float, float] | None = None
+    serial_speedup: float | None = None
+    threads: int = 1
+    categories: tuple[str, ...] = ()
+    message: str = ""
+
+    @property
+    def effective(self) -> float:
+        """The speedup the user gets: the measured one when faster, else 1.0 (original kept)."""
+        if self.verdict == "faster" and self.speedup is not None and self.speedup > 1.0:
+            return self.speedup
+        return 1.0
+
+    @property
+    def effective_serial(self) -> float:
+        """Like ``effective`` for the one-thread figure of an OpenMP candidate."""
+        if self.verdict == "faster" and self.serial_speedup is not None \
+                and self.serial_speedup > 1.0:
+            return self.serial_speedup
+        return self.effective if self.serial_speedup is None else 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict."""
+        return {"verdict": self.verdict, "speedup": self.speedup,
+                "ci95": list(self.ci95) if self.ci95 is not None else None,
+                "serial_speedup": self.serial_speedup, "threads": self.threads,
+                "categories": list(self.categories), "message": self.message}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SampleResult:
+        """The inverse of ``to_json``."""
+        ci = data.get("ci95")
+        return cls(verdict=str(data["verdict"]), speedup=data.get("speedup"),
+                   ci95=(float(ci[0]), float(ci[1])) if ci else None,
+                   serial_speedup=data.get("serial_speedup"), threads=int(data.get("threads", 1)),
+                   categories=tuple(data.get("categories", ())),
+                   message=str(data.get("message", "")))
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """Everything evaluation learned about one task."""
+
+    task: str
+    openmp: bool
+    labels: tuple[str, ...]
+    planned: tuple[str, ...]
+    samples: tuple[SampleResult, ...]
+    chosen: int | None
+    reference: SampleResult | None = None
+    seconds: float = 0.0
+    message: str = ""
+    error: str = ""
+    key: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """The task's word: the chosen sample's, else the most telling sample's (see _PRIORITY)."""
+        if self.error:
+            return "error"
+        if self.chosen is not None:
+            return self.samples[self.chosen].verdict
+        if not self.samples:
+            return "no-candidate"
+        words = {s.verdict for s in self.samples}
+        for word in _PRIORITY:
+            if word in words:
+                return word
+        return "faster" if "faster" in words else sorted(words)[0]
+
+    @property
+    def best(self) -> SampleResult | None:
+        """The chosen sample, if one was measured faster."""
+        return self.samples[self.chosen] if self.chosen is not None else None
+
+    @property
+    def speedup(self) -> float:
+        """The task's speedup for PIE-style means: the chosen sample's, else 1.0."""
+        best = self.best
+        return best.effective if best is not None else 1.0
+
+    @property
+    def raw_speedup(self) -> float | None:
+        """The measured figure behind the verdict (slower ones too), for reports."""
+        if self.chosen is not None:
+            return self.samples[self.chosen].speedup
+        measured = [s.speedup for s in self.samples if s.verdict in CORRECT and s.speedup]
+        return max(measured) if measured else None
+
+    @property
+    def correct(self) -> bool:
+        """Whether a candidate passed validation and was timed."""
+        return self.verdict in CORRECT
+
+    @property
+    def measured(self) -> bool:
+        """False for tasks that could not be measured (a busy machine, an error)."""
+        return self.verdict not in UNMEASURED
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form (one file per task in the output directory)."""
+        return {"task": self.task, "openmp": self.openmp, "labels": list(self.labels),
+                "planned": list(self.planned), "samples": [s.to_json() for s in self.samples],
+                "chosen": self.chosen,
+                "reference": self.reference.to_json() if self.reference else None,
+                "seconds": self.seconds, "message": self.message, "error": self.error,
+                "key": self.key, "verdict": self.verdict, "speedup": self.speedup}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskResult:
+        """The inverse of ``to_json`` (derived keys are recomputed)."""
+        ref = data.get("reference")
+        chosen = data.get("chosen")
+        return cls(task=str(data["task"]), openmp=bool(data.get("openmp", False)),
+                   labels=tuple(data.get("labels", ())), planned=tuple(data.get("planned", ())),
+                   samples=tuple(SampleResult.from_json(s) for s in data.get("samples", ())),
+                   chosen=int(chosen) if chosen is not None else None,
+                   reference=SampleResult.from_json(ref) if ref else None,
+                   seconds=float(data.get("seconds", 0.0)), message=str(data.get("message", "")),
+                   error=str(data.get("error", "")), key=str(data.get("key", "")))
