@@ -205,11 +205,28 @@ try {
   page.on('console', async (msg) => {
     const text = msg.text();
     consoleLog.write(`${text}\n`);
+    const query = 'PERFPILOT_E2E_QUERY:';
+    const q = text.indexOf(query);
+    if (q >= 0) {
+      // NAME|LOCATOR: the suite asks what the page shows (the extension host cannot see the UI).
+      const [name, locator] = text.slice(q + query.length).trim().split('|', 2);
+      let answer;
+      try {
+        const found = page.locator(locator);
+        answer = { count: await found.count(), texts: await found.allInnerTexts() };
+      } catch (err) {
+        answer = { count: 0, texts: [], error: String(err) };
+      }
+      fs.writeFileSync(path.join(artifacts, `${name}.query.json`), JSON.stringify(answer));
+      return;
+    }
     const at = text.indexOf(marker);
     if (at >= 0) {
       const name = text.slice(at + marker.length).trim().split(/\s/)[0];
       const file = path.join(artifacts, `${name}.png`);
       try {
+        // The editor area alone (hover and menus included) is what the docs show.
+        await page.locator('.part.editor').screenshot({ path: file.replace(/\.png$/, '.editor.png') }).catch(() => undefined);
         await page.screenshot({ path: `${file}.tmp.png` });
         fs.renameSync(`${file}.tmp.png`, file);
         say(`screenshot ${name}.png`);

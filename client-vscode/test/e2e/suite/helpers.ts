@@ -53,3 +53,12 @@ export function hoverText(hovers: vscode.Hover[]): string {
     .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
     .join('\n');
 }
+
+/** Asks the driver how many elements match a Playwright locator in the page, and their texts. */
+export async function queryPage(name: string, locator: string): Promise<{ count: number; texts: string[]; error?: string }> {
+  const file = path.join(e2eConfig().artifacts, `${name}.query.json`);
+  fs.rmSync(file, { force: true });
+  console.log(`PERFPILOT_E2E_QUERY:${name}|${locator}`);
+  await waitUpTo(() => (fs.existsSync(file) ? true : undefined), 15_000, 200);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { count: number; texts: string[] }) : { count: 0, texts: [], error: 'no answer' };
+}
