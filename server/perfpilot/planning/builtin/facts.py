@@ -134,11 +134,6 @@ class Loop:
         """A ``for`` loop with an induction variable, a bound and a unit step."""
         return self.var is not None and self.bound is not None and self.step in ("++", "--")
 
-    @property
-    def keyword(self) -> str:
-        """How the loop reads in prose: ``for``, ``while`` or ``do``/``while``."""
-        return {"range-for": "range-for", "do": "do-while"}.get(self.kind, self.kind)
-
 
 def _var_from_declarator(decl: Node, type_node: Node | None, qualifiers: str, scope: str
                          ) -> VarType | None:

@@ -42,9 +42,11 @@ def code(node: Node | None, limit: int = 48) -> str:
 
 
 def loop_phrase(loop: Loop) -> str:
-    """``the `for` loop on line 8 (over `i`)``."""
+    """``the `for` loop on line 8 (over `i`)``, ``the range-based `for` loop on line 3``."""
     over = f" (over `{loop.var}`)" if loop.var else ""
-    return f"the `{loop.keyword}` loop on line {loop.line}{over}"
+    kind = {"range-for": "range-based `for`", "do": "`do`-`while`"}.get(
+        loop.kind, f"`{loop.kind}`")
+    return f"the {kind} loop on line {loop.line}{over}"
 
 
 def trip_count(loop: Loop) -> str | None:

@@ -63,8 +63,8 @@ def reserve(facts: FunctionFacts) -> Iterator[Finding]:
         seen.add((vname, loop.index))
         yield make_finding(
             "reserve",
-            f"`{vname}.{method}(...)` on line {line(call)} runs once per iteration of "
-            f"{loop_phrase(loop)} (`{count}` iterations), but `{vname}` (declared line {v.line}) "
+            f"`{vname}.{method}(...)` on line {line(call)} runs on each of the `{count}` "
+            f"iterations of {loop_phrase(loop)}, but `{vname}` (declared line {v.line}) "
             f"is never reserved, so it reallocates and copies its elements about log2(n) times: "
             f"call `{vname}.reserve({count});` before the loop.",
             [line(call), loop.line, v.line],
