@@ -92,3 +92,32 @@ async def test_preview_mode_marks_the_edit_for_confirmation(client: LanguageClie
     (annotation,) = edit.change_annotations.values()
     assert annotation.needs_confirmation is True
     assert annotation.label.startswith("Optimize ends")
+
+
+async def test_changed_compile_database_re_measures_the_applied_rewrite(
+        client: LanguageClient, tmp_path: Path) -> None:
+    r: Recorder = client.recorder  # type: ignore[attr-defined]
+    path = tmp_path / "ends.cpp"
+    path.write_text(SOURCE)
+    uri = open_doc(client, path, version=1)
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
+    await r.wait(lambda: r.job_done(result["jobId"]) is not None, timeout=300)
+    assert len(r.edits) == 1
+    change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
+    new_text = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[union-attr,arg-type]
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
+    # New flags for the file: the measured result no longer describes the build.
+    (tmp_path / "compile_commands.json").write_text(
+        '[{"directory": "%s", "file": "ends.cpp", "arguments": ["g++", "-O1", "-c", '
+        '"ends.cpp"]}]' % tmp_path)
+    await r.wait(lambda: any(j["kind"] == "rerun" for j in r.jobs), timeout=60)
+    rerun = next(j for j in r.jobs if j["kind"] == "rerun")
+    await r.wait(lambda: r.job_done(rerun["jobId"]) is not None, timeout=300)
+    assert r.job_done(rerun["jobId"])["stage"] == "done"  # type: ignore[index]
+    assert len(r.edits) == 1  # re-measuring never edits
+    report = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.showReport", [{"uri": uri, "line": 2, "character": 0}]))
+    assert "-O1" in report["markdown"]

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.dependencies import measurement_inputs
@@ -21,6 +22,12 @@ from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.progress import Cancelled, JobContext
 
 log = logging.getLogger(__name__)
+
+
+def path_of_uri(uri: str) -> Path | None:
+    """The local path of a ``file:`` URI, else None."""
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
 @dataclass
@@ -174,14 +181,14 @@ class Session:
                                                inputs=inputs)
 
     def affected_by(self, path: Path) -> list[tuple[str, str, FunctionRecord]]:
-        """Records whose measurement depends on ``path`` (or could: a new spec file)."""
+        """Records whose measurement depended on ``path``, or now does (a new spec file or
+        compile database), so their results are stale."""
         out = []
         for uri, per_doc in self.records.items():
+            source = path_of_uri(uri)
             for name, rec in per_doc.items():
-                short = name.split("::")[-1]
-                new_spec = path.name in (f"{short}.bench.cpp",
-                                         f"{name.replace('::', '_')}.bench.cpp")
-                if path in rec.inputs or new_spec:
+                now = measurement_inputs(rec.outcome.site, source, self.engine.workspace)
+                if path in rec.inputs or path in now:
                     out.append((uri, name, rec))
         return out
 

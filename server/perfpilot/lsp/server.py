@@ -10,7 +10,6 @@ import asyncio
 import logging
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from cachetools import LRUCache
 from lsprotocol import types as lsp
@@ -32,7 +31,7 @@ from perfpilot.engine.present import (
     report_markdown,
     speedup_phrase,
 )
-from perfpilot.engine.session import Job, Session
+from perfpilot.engine.session import Job, Session, path_of_uri
 from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.watch import WorkspaceWatcher
 from perfpilot.engine.workspace_config import ConfigError, workspace_settings
@@ -60,11 +59,6 @@ NOTIFY_JOB = "perfpilot/jobStatus"
 _PROBLEM_VERDICTS = {"incorrect": lsp.DiagnosticSeverity.Warning,
                      "build-failed": lsp.DiagnosticSeverity.Warning,
                      "slower": lsp.DiagnosticSeverity.Information}
-
-
-def _path_of(uri: str) -> Path | None:
-    parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
 class PerfPilotServer(LanguageServer):
@@ -223,7 +217,7 @@ class PerfPilotServer(LanguageServer):
     # -- jobs -----------------------------------------------------------------------------
     def start_job(self, kind: str, site: FunctionSite, baseline: str | None = None) -> Job:
         """Start a job and its work-done progress."""
-        path = _path_of(site.uri)
+        path = path_of_uri(site.uri)
         compdb = flags_for(path, self.workspace_root) if path is not None else None
         job = self.session.start(kind, site, source_path=path,
                                  flags=compdb.flags if compdb else (), baseline_text=baseline)
@@ -403,9 +397,9 @@ def create_server() -> PerfPilotServer:
     def initialize(ls: PerfPilotServer, params: lsp.InitializeParams) -> None:
         root: Path | None = None
         if params.workspace_folders:
-            root = _path_of(params.workspace_folders[0].uri)
+            root = path_of_uri(params.workspace_folders[0].uri)
         elif params.root_uri:
-            root = _path_of(params.root_uri)
+            root = path_of_uri(params.root_uri)
         ls.workspace_root = root
         ls.engine.set_workspace(root)
         opts = params.initialization_options

@@ -23,6 +23,8 @@ from perfpilot.runner.build import (
     install_headers,
 )
 from perfpilot.runner.driver_run import (
+    LIB_A,
+    LIB_B,
     Calibration,
     DriverRun,
     callgrind_total,
@@ -40,7 +42,14 @@ from perfpilot.runner.sandbox import (
 )
 from perfpilot.runner.spec import Spec, find_spec, load_spec
 from perfpilot.runner.stats import classify, read_psi, summarize
-from perfpilot.runner.toolchain import Toolchain, ToolchainError, counting_blocked, make_toolchain
+from perfpilot.runner.toolchain import (
+    Toolchain,
+    ToolchainError,
+    counting_blocked,
+    counting_flags,
+    cpu_has_avx512,
+    make_toolchain,
+)
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 from perfpilot.runner.verdicts import Failure
 
@@ -57,6 +66,7 @@ class _Job:
     workdir: Path
     ctx: JobContext
     mode: str  # harness | spec
+    units: tuple[str, str] = ("", "")  # the unit texts of A and B, entry included
 
     def limits(self, threads: int) -> Limits:
         cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5
@@ -73,7 +83,7 @@ def _threads(settings: RunnerSettings) -> int:
 def _base(job_tc: Toolchain | None, mode: str, sandbox: Sandbox | None) -> Verdict:
     return Verdict(
         verdict="build-failed", message="",
-        flags=job_tc.flags if job_tc else (),
+        flags=job_tc.build_flags if job_tc else (),
         compiler=job_tc.cc_name if job_tc else "",
         input_mode=mode,
         sandbox=sandbox.describe() if sandbox else "",
@@ -127,9 +137,9 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
         return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc))
 
     async with work_directory() as workdir:
-        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode)
-        return await _run(job, base, original.unit_text + "\n" + entry,
-                          candidate_unit + "\n" + entry, bench)
+        units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
+        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units)
+        return await _run(job, base, units[0], units[1], bench)
 
 
 async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -> Verdict:
@@ -150,8 +160,9 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
 
     ctx.report("validating", "comparing outputs on edge sizes", 25)
     outcome = await _validate(job)
-    if outcome is not None:
+    if isinstance(outcome, Failure):
         return outcome.apply(base)
+    base = replace(base, notes=base.notes + outcome)
 
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
@@ -198,8 +209,8 @@ def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,
     return None
 
 
-async def _validate(job: _Job) -> Failure | None:
-    """Edge sizes first; None when they agree, else the fields of the failing verdict."""
+async def _validate(job: _Job) -> Failure | tuple[str, ...]:
+    """Edge sizes first: notes when they agree (sizes skipped), else the failing verdict."""
     sizes = list(job.tuning.edge_sizes)
     notes: list[str] = []
     while sizes:
@@ -229,10 +240,9 @@ async def _validate(job: _Job) -> Failure | None:
             return Failure("incorrect", f"The {detail}.", "failed", detail)
         notes.append(f"original crashes ({crash}) at edge size {size}: size skipped")
         sizes = [s for s in sizes if s > size]
-    job_notes = tuple(notes)
-    if job_notes:
-        job.ctx.report("validating", "; ".join(job_notes), 30)
-    return None
+    if notes:
+        job.ctx.report("validating", "; ".join(notes), 30)
+    return tuple(notes)
 
 
 def _load_failure(event: dict[str, object]) -> Failure:
@@ -301,9 +311,22 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None, "instruction counts skipped: valgrind not installed"
-    blocked = counting_blocked(job.tc.flags)
+    libs = (LIB_A, LIB_B)
+    note = ""
+    blocked = counting_blocked(job.tc.flags, cpu_has_avx512())
     if blocked:
-        return None, f"instruction counts skipped: {blocked}"
+        # Valgrind cannot run AVX-512 code: count separate builds for x86-64-v3.
+        tc = replace(job.tc, flags=counting_flags(job.tc.flags))
+        t = job.settings.build_timeout_s
+        a, b = await asyncio.gather(*(
+            compile_shared(job.sandbox, tc, job.workdir, side, unit, f"unit{tc.suffix}",
+                           timeout_s=t, ctx=job.ctx, tag="_cg")
+            for side, unit in (("a", job.units[0]), ("b", job.units[1]))))
+        if not (a.ok and b.ok):
+            return None, f"instruction counts skipped: {blocked} and no x86-64-v3 build"
+        libs = (a.output, b.output)
+        make_writable_for_runs(job.workdir, job.sandbox)
+        note = " (x86-64-v3 builds)"
     probe = await run_driver(job.sandbox, job.workdir, "probe", {}, env={}, timeout_s=10,
                              limits=job.limits(1), ctx=job.ctx)
     info = probe.first("probe")
@@ -321,7 +344,7 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
             job.sandbox, job.workdir, "count",
             {"size": size, "side": side, "seed": job.tuning.seed}, env=env, timeout_s=timeout,
             limits=replace(job.limits(threads), memory_mb=max(job.tuning.memory_mb, 8192)),
-            ctx=job.ctx,
+            ctx=job.ctx, libs=libs,
             prefix=[valgrind, "--tool=callgrind", "--instr-atstart=no",
                     f"--callgrind-out-file={out}"])
         path = job.workdir / out
@@ -332,7 +355,8 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
     ir_a, ir_b = await asyncio.gather(one("A"), one("B"))
     if not ir_a or not ir_b:
         return None, "instruction counts skipped: callgrind run failed"
-    return ir_a / ir_b, f"callgrind at size {size}: {ir_a:,} vs {ir_b:,} instructions"
+    return ir_a / ir_b, (f"callgrind at size {size}{note}: {ir_a:,} vs {ir_b:,} "
+                         "instructions")
 
 
 async def bench_files(path: Path, function: str, candidate_path: Path,

@@ -87,7 +87,7 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
     except ToolchainError as exc:
         return replace(base, message=str(exc), build_log=str(exc))
     sandbox = await detect_sandbox(settings.sandbox)
-    base = replace(base, flags=tc.flags, compiler=tc.cc_name, sandbox=sandbox.describe(),
+    base = replace(base, flags=tc.build_flags, compiler=tc.cc_name, sandbox=sandbox.describe(),
                    notes=sandbox.notes)
     inputs = find_inputs(source_path)
     threads = (settings.threads or os.cpu_count() or 1) if tc.openmp else 1

@@ -35,6 +35,12 @@ class Toolchain:
     openmp: bool
 
     @property
+    def build_flags(self) -> tuple[str, ...]:
+        """The flags both builds really get (OpenMP included)."""
+        return (*self.flags, "-fopenmp") if self.openmp and "-fopenmp" not in self.flags \
+            else self.flags
+
+    @property
     def suffix(self) -> str:
         """File suffix for the unit's source."""
         return ".c" if self.language == "c" else ".cpp"
@@ -138,11 +144,27 @@ def absolute_paths(flags: tuple[str, ...]) -> list[str]:
     return out
 
 
-def counting_blocked(flags: tuple[str, ...]) -> str | None:
+def counting_blocked(flags: tuple[str, ...], native_avx512: bool = True) -> str | None:
     """Why callgrind cannot count these builds (AVX-512 code valgrind cannot decode), if so."""
     for f in flags:
         arch = f.split("=", 1)[1] if f.startswith("-march=") else ""
-        if f in ("-march=native", "-mavx512f") or "avx512" in arch or arch in (
-                "x86-64-v4", "skylake-avx512", "icelake-server", "sapphirerapids", "znver4"):
+        if (f == "-march=native" and native_avx512) or f.startswith("-mavx512") \
+                or "avx512" in arch or arch in ("x86-64-v4", "skylake-avx512",
+                                                "icelake-server", "sapphirerapids", "znver4"):
             return f"flag {f} may emit AVX-512 instructions, which valgrind cannot run"
     return None
+
+
+def counting_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """The flags with every AVX-512-capable target replaced by ``-march=x86-64-v3``."""
+    kept = [f for f in flags if not (f.startswith(("-march=", "-mtune=native"))
+                                     or f.startswith("-mavx512"))]
+    return (*kept, "-march=x86-64-v3")
+
+
+def cpu_has_avx512(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU can run AVX-512 code (then -march=native emits it)."""
+    try:
+        return " avx512f" in cpuinfo.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
