@@ -23,18 +23,24 @@ test: setup lint test-python test-vscode
 test-python: setup
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
 
-test-vscode:
-	$(MAKE) -C client-vscode test
+test-vscode: setup
+	$(MAKE) -C client-vscode test PERFPILOT_PYTHON=$(abspath $(PY))
 
 lint: setup
 	$(VENV)/bin/ruff check server tests bench examples
 	$(VENV)/bin/mypy
 
 bench: setup
-	$(PY) bench/run_all.py
+	$(PY) bench/lsp_latency.py
+	$(PY) bench/runner_bench.py
+	$(PY) bench/llm_bench.py
 
-vsix:
-	$(MAKE) -C client-vscode vsix
+eval: setup
+	$(PERFPILOT) eval examples/tasks --out bench/out/eval --report-md docs/eval.md \
+	    --chart docs/images/eval.png
+
+vsix: setup
+	$(MAKE) -C client-vscode vsix PYTHON_FOR_WHEEL=$(abspath $(PY))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
