@@ -163,11 +163,11 @@ def alloc_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
         what = "`new`" if node.type == "new_expression" else f"`{callee(node)}`"
         frees = [c for c in facts.nodes("call_expression", loop.node)
                  if callee(c) == "free"] + facts.nodes("delete_expression", loop.node)
-        freed = f" and released on line {line(frees[0])}" if frees else ""
+        freed = f" (and frees it again on line {line(frees[0])})" if frees else ""
         yield make_finding(
             "alloc-in-loop",
-            f"`{code(node)}` on line {line(node)} calls {what} on every iteration of "
-            f"{loop_phrase(loop)}{freed}: allocate the buffer once before the loop (sized for "
+            f"`{code(node)}` on line {line(node)} allocates through {what} on every iteration "
+            f"of {loop_phrase(loop)}{freed}: allocate the buffer once before the loop (sized for "
             f"the largest use) and reuse it; allocator calls and page faults dominate small "
             f"loop bodies.",
             [line(node), loop.line, *([line(frees[0])] if frees else [])],

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from perfpilot.code.loops import LoopFacts, VarType, all_loops, analyze_loop
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop, declared_vars
 from perfpilot.planning.builtin.finding import Finding, make_finding
-from perfpilot.planning.builtin.syntax import Node, declarator_name
+from perfpilot.planning.builtin.syntax import Node, declarator_name, statements
 
 # The dependence test walks each loop body once per nesting level and the whole function once
 # per loop, so its cost grows with loops x function size; past these budgets the remaining loops
@@ -122,7 +122,9 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
     wrote = (f"each iteration writes only its own elements of "
              f"{', '.join(f'`{w}`' for w in writes)}" if writes else
              "no iteration writes anything another iteration reads")
-    nested = f", and it contains {len(lp.children)} nested loop(s) of work" if lp.children else ""
+    count = len(lp.children)
+    nested = (f", and it contains {'a nested loop' if count == 1 else f'{count} nested loops'}"
+              if count else "")
     rule = "openmp-reduction" if lp.reductions else "openmp-for"
     if lp.reductions:
         floats = [v for _, v in lp.reductions
@@ -144,5 +146,20 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
         data={"pragma": pragma, "var": var,
               "reductions": ",".join(f"{op}:{v}" for op, v in lp.reductions),
               "private": ",".join(lp.private_vars)},
-        bonus=0.05 if lp.children else 0.0,
+        bonus=_weight(facts, lp),
     )
+
+
+def _weight(facts: FunctionFacts, lp: LoopFacts) -> float:
+    """Nested work pays for a thread team; a lone copy-like statement, or a parallel region
+    opened on every iteration of an enclosing loop, usually does not."""
+    if lp.children:
+        bonus = 0.05
+    else:
+        own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+        trivial = own is not None and len(statements(own.body)) <= 1 and \
+            not facts.nodes("call_expression", own.node)
+        bonus = -0.2 if trivial else 0.0
+    if lp.depth > 0:
+        bonus -= 0.15
+    return bonus
