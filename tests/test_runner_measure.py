@@ -76,7 +76,9 @@ async def test_same_function_is_no_change() -> None:
     v = await verify_and_measure(site, site.text, SETTINGS, ctx, tuning=FAST)
     _check_json(v)
     assert v.verdict == "no-change", v.message
-    assert v.ci95 is not None and v.ci95[0] <= 1.0 <= v.ci95[1]
+    # A 95% interval contains 1; two separately loaded copies of the same code can still differ
+    # by well under 1% (code placement), so "contains 1" is checked to within 1%.
+    assert v.ci95 is not None and v.ci95[0] <= 1.01 and v.ci95[1] >= 0.99, v.ci95
     assert v.validation_status == "passed"
     assert v.input_mode == "harness"
     assert stages[:3] == ["building", "validating", "timing"]
@@ -190,7 +192,7 @@ async def test_openmp_reduction_validates_with_tolerance_and_reports_threads() -
     assert v.verdict in ("faster", "slower", "no-change", "noisy")
     assert v.threads == 2
     assert v.serial_speedup is not None
-    assert "-fopenmp" not in v.flags  # added per build, not part of the unit's flags
+    assert "-fopenmp" in v.flags
 
 
 async def test_callgrind_instruction_ratio() -> None:
@@ -447,3 +449,50 @@ async def test_memory_bomb_candidate_fails_safely() -> None:
                                  tuning=replace(FAST, memory_mb=512))
     assert v.verdict == "incorrect"
     assert "bad_alloc" in v.validation_detail
+
+
+async def test_counting_uses_x86_64_v3_builds_for_native_flags() -> None:
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind not installed")
+    unit = DUPS.replace("#include <vector>", "#include <vector>\n#include <unordered_map>")
+    site = _site(unit, "count_dups")
+    settings = RunnerSettings(pairs=8, callgrind=True, run_timeout_s=60.0,
+                              flags=("-O2", "-march=native"))
+    v = await verify_and_measure(site, DUPS_HASH, settings, JobContext(), tuning=FAST)
+    assert v.verdict == "faster", v.message
+    assert "-march=native" in v.flags
+    assert v.instructions_ratio is not None and v.instructions_ratio > 1.0, v.notes
+    from perfpilot.runner.toolchain import cpu_has_avx512
+
+    if cpu_has_avx512():
+        assert any("x86-64-v3" in n for n in v.notes), v.notes
+
+
+async def test_flags_come_from_compile_commands(tmp_path: Path) -> None:
+    import json
+
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "scale.hpp").write_text("#pragma once\nconstexpr int kScale = SCALE;\n")
+    unit = ("#include <vector>\n#include <scale.hpp>\n"
+            "long total(const std::vector<int>& v) { long s = 0; for (int x : v) s += x * kScale;"
+            " return s; }\n")
+    src = tmp_path / "total.cpp"
+    src.write_text(unit)
+    (tmp_path / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "file": "total.cpp",
+        "command": "g++ -std=c++17 -O1 -DSCALE=3 -Iinc -c total.cpp -o total.o"}]))
+    site = _site(unit, "total")
+    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST,
+                                 source_path=src, workspace=tmp_path)
+    assert v.validation_status == "passed", v.message
+    assert "-DSCALE=3" in v.flags and "-O1" in v.flags
+    assert "-o" not in v.flags and "-c" not in v.flags
+
+
+async def test_missing_compiler_is_reported() -> None:
+    site = _site(DUPS, "count_dups")
+    settings = RunnerSettings(compiler="no-such-compiler++", callgrind=False)
+    v = await verify_and_measure(site, site.text, settings, JobContext(), tuning=FAST)
+    assert v.verdict == "build-failed"
+    assert "no-such-compiler++" in v.message and "not found" in v.message
