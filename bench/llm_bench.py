@@ -69,7 +69,8 @@ def build_tiny_model(directory: Path) -> Path:
     tok.train_from_iterator([p.read_text(errors="replace")[:20000]
                              for p in sorted(stdlib.glob("*.py"))[:60]] + [UNIT],
                             trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>",
+    fast_cls: Any = PreTrainedTokenizerFast
+    fast = fast_cls(tokenizer_object=tok, eos_token="<|im_end|>",
                                    pad_token="<|endoftext|>")
     fast.chat_template = CHATML
     config = Qwen2Config(vocab_size=len(fast), hidden_size=64, num_hidden_layers=2,
@@ -78,7 +79,8 @@ def build_tiny_model(directory: Path) -> Path:
                          eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id)
     # No end token in greedy output for the benchmark: both sides run to max_tokens.
     config.eos_token_id = None
-    model = AutoModelForCausalLM.from_config(config)
+    auto: Any = AutoModelForCausalLM
+    model = auto.from_config(config)
     model.save_pretrained(directory)
     fast.save_pretrained(directory)
     return directory
@@ -132,7 +134,8 @@ def _bare_child(model_path: str, max_tokens: int, repeats: int) -> None:
     if path.suffix == ".gguf":
         directory, kwargs["gguf_file"] = path.parent, path.name
     tok = AutoTokenizer.from_pretrained(str(directory), **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32, **kwargs)
+    auto: Any = AutoModelForCausalLM
+    model = auto.from_pretrained(str(directory), dtype=torch.float32, **kwargs)
     model.eval()
     prompt = tok.apply_chat_template(_messages(1500), tokenize=False,
                                      add_generation_prompt=True)
