@@ -226,6 +226,46 @@ suite('PerfPilot in VS Code', () => {
     assert.strictEqual(path.basename(doc.uri.fsPath), 'sums.cpp');
   });
 
+  test('Explain performance plans without editing, and the plan shows on hover', async () => {
+    const text = doc.getText();
+    const inDups = doc.positionAt(text.indexOf('++count') + 1);
+    editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(inDups, inDups);
+    const started = jobEvents.length;
+    const result = (await vscode.commands.executeCommand('perfpilot.client.explain')) as { jobId?: string } | undefined;
+    assert.ok(result?.jobId, JSON.stringify(result));
+    await waitFor('the plan job to finish', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 90_000);
+    assert.strictEqual(doc.getText(), text, 'explain never edits');
+    const namePosDups = doc.positionAt(text.indexOf('count_duplicates(') + 2);
+    const hovers = await waitFor(
+      'the plan on hover',
+      async () => {
+        const h = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, namePosDups);
+        return h && CATEGORIES.some((c) => hoverText(h).includes(c)) ? h : undefined;
+      },
+      20_000,
+    );
+    assert.match(hoverText(hovers), /count_duplicates/);
+  });
+
+  test('Cancel stops a running job and leaves the function as it was', async () => {
+    const text = doc.getText();
+    const inDups = doc.positionAt(text.indexOf('++count') + 1);
+    editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(inDups, inDups);
+    const started = jobEvents.length;
+    const result = (await vscode.commands.executeCommand('perfpilot.client.makeFaster')) as { jobId?: string } | undefined;
+    assert.ok(result?.jobId, JSON.stringify(result));
+    await waitFor('the job to be tracked', () => api.controller.jobs.runningJobs().find((j) => j.jobId === result.jobId), 10_000, 100);
+    const cancelled = (await vscode.commands.executeCommand('perfpilot.client.cancel')) as { cancelled?: boolean } | undefined;
+    assert.strictEqual(cancelled?.cancelled, true, JSON.stringify(cancelled));
+    const done = await waitFor('the job to end', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 60_000);
+    assert.match(`${done.stage} ${done.message ?? ''}`, /cancel/i);
+    await sleep(1000);
+    assert.strictEqual(doc.getText(), text, 'a cancelled job does not edit');
+    assert.strictEqual(api.controller.jobs.runningJobs().length, 0);
+  });
+
   test('applyMode preview: the rewrite waits in the refactor preview until the user decides', async () => {
     assert.strictEqual(doc.getText(), original);
     const config = vscode.workspace.getConfiguration('perfpilot');
