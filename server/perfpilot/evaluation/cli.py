@@ -195,7 +195,6 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     except (TaskError, _UsageError) as exc:
         print(f"perfpilot eval: {exc}", file=sys.stderr)
         return 2
-    verbose = bool(getattr(args, "verbose", False))
     out = Path(args.out)
     store = ResultStore(out)
     engine = Engine(settings, None)
@@ -203,11 +202,10 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, ctx.cancel)
-    quiet = args.json and not verbose
     evaluator = Evaluator(engine, store, EvalOptions(
         jobs=args.jobs, fresh=args.fresh, reference=not args.no_reference,
         retries=max(0, args.retries)),
-        log=None if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+        log=lambda msg: print(msg, file=sys.stderr, flush=True))
     try:
         results = await evaluator.run(tasks, ctx)
     finally:
@@ -215,6 +213,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             loop.remove_signal_handler(signal.SIGINT)
         await engine.close()
     metrics = compute_metrics(results, args.samples)
+    metrics["resumed"] = list(evaluator.resumed)
     try:
         warnings = _write_outputs(args, metrics, settings, store)
     except _UsageError as exc:

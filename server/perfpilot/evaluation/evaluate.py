@@ -85,6 +85,7 @@ class Evaluator:
         self.store = store
         self.options = options or EvalOptions()
         self._log = log or (lambda _msg: None)
+        self.resumed: list[str] = []  # tasks of the last run taken from stored results
 
     # -- keys ----------------------------------------------------------------------------
     def task_key(self, task: Task) -> str:
@@ -102,11 +103,13 @@ class Evaluator:
         """Evaluate ``tasks`` (reusing stored results) and return the results in task order."""
         done: dict[str, TaskResult] = {}
         pending: list[Task] = []
+        self.resumed = []
         for task in tasks:
             stored = None if self.options.fresh else self.store.load_task(task.name,
                                                                           self.task_key(task))
             if stored is not None and stored.measured:
                 done[task.name] = stored
+                self.resumed.append(task.name)
                 self._log(f"{task.name}: stored result reused ({stored.verdict})")
             else:
                 pending.append(task)

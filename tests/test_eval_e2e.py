@@ -1,0 +1,142 @@
+"""``perfpilot eval`` end to end: three tasks of the shipped set with the builtin backends, the
+real runner and compilers; then resume, the report files and the CLI's error paths."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfpilot.engine.engine import Engine
+from perfpilot.engine.settings import Settings
+from perfpilot.evaluation.cli import add_eval_parser
+from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
+from perfpilot.evaluation.results import TASK_VERDICTS, SampleResult, TaskResult
+from perfpilot.evaluation.store import ResultStore
+from perfpilot.evaluation.tasks import load_tasks
+from perfpilot.progress import JobContext
+from perfpilot.strategy.categories import CATEGORIES
+
+TASKS = Path(__file__).resolve().parent.parent / "examples" / "tasks"
+THREE = ("count_dups", "strlen_upper", "range_sum_c")  # C++ harness, C harness, C stdin
+KEYS = {"tasks", "correct_rate", "opt_rate", "mean_speedup", "speedup_at_k", "per_task",
+        "by_mode", "by_category", "category_recall", "seconds_per_task", "unmeasured",
+        "reference", "k"}
+
+
+def run_eval(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.run([sys.executable, "-m", "perfpilot.evaluation", *args],
+                          capture_output=True, text=True, env=env, timeout=900, check=False)
+
+
+@pytest.fixture
+def three_tasks(tmp_path: Path) -> Path:
+    root = tmp_path / "tasks"
+    for name in THREE:
+        shutil.copytree(TASKS / name, root / name)
+    return root
+
+
+def test_three_tasks_end_to_end_and_resume(three_tasks: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    md = tmp_path / "docs" / "eval.md"
+    chart = tmp_path / "docs" / "images" / "eval.png"
+    args = (str(three_tasks), "--out", str(out), "--report-md", str(md), "--chart", str(chart),
+            "--pairs", "8", "--retries", "0", "--json")
+    first = run_eval(*args)
+    assert first.returncode == 0, first.stderr
+    metrics = json.loads(first.stdout)
+    assert set(metrics) >= KEYS
+    assert metrics["tasks"] == 3
+    rows = {r["task"]: r for r in metrics["per_task"]}
+    assert set(rows) == set(THREE)
+    for row in rows.values():
+        assert row["verdict"] in TASK_VERDICTS
+        assert isinstance(row["speedup"], float) and row["speedup"] >= 1.0
+        assert isinstance(row["categories"], list)
+        # The references are known good: never wrong, never broken.
+        assert row["reference_verdict"] in ("faster", "no-change", "slower", "noisy"), row
+        if row["verdict"] in ("noisy", "error"):
+            assert row["speedup"] == 1.0
+    # The builtin planner's categories reach the report: the quadratic scan is named.
+    assert "Algorithm Design Optimization" in rows["count_dups"]["categories"]
+    names = {c.name for c in CATEGORIES}
+    assert all(set(r["categories"]) <= names for r in rows.values())
+    assert metrics["category_recall"] is not None
+    assert 0.0 <= metrics["correct_rate"] <= 1.0 and 0.0 <= metrics["opt_rate"] <= 1.0
+    assert metrics["by_mode"]["serial"]["tasks"] == 3
+
+    for path in (out / "summary.json", out / "report.md", out / "eval.png", md, chart):
+        assert path.is_file(), path
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    report = md.read_text()
+    assert "](images/eval.png)" in report
+    for name in THREE:
+        assert f"| {name} |" in report
+    assert json.loads((out / "summary.json").read_text())["tasks"] == 3
+
+    # Resume: measured tasks are taken from their files, not measured again.
+    stored = {n: (out / "tasks" / f"{n}.json").read_text() for n in THREE}
+    measured = [n for n in THREE if rows[n]["verdict"] not in ("noisy", "error")]
+    second = run_eval(*args)
+    assert second.returncode == 0, second.stderr
+    resumed = json.loads(second.stdout)
+    assert set(resumed["resumed"]) >= set(measured)
+    again = {r["task"]: r for r in resumed["per_task"]}
+    for name in measured:
+        assert f"{name}: stored result reused" in second.stderr
+        assert (out / "tasks" / f"{name}.json").read_text() == stored[name]
+        assert again[name] == rows[name]
+
+
+async def test_stored_results_are_reused_only_with_a_matching_key(tmp_path: Path) -> None:
+    root = tmp_path / "tasks"
+    shutil.copytree(TASKS / "count_dups", root / "count_dups")
+    task = load_tasks(root)[0]
+    engine = Engine(Settings(), None)
+    store = ResultStore(tmp_path / "out")
+    evaluator = Evaluator(engine, store, EvalOptions(reference=False))
+    seeded = TaskResult("count_dups", False, task.labels, ("Algorithm Design Optimization",),
+                        (SampleResult("faster", 9.5, (9.0, 10.0)),), 0,
+                        key=evaluator.task_key(task))
+    store.save_task(seeded)
+    results = await evaluator.run([task], JobContext())
+    assert results == [seeded]  # nothing was planned or measured
+    # A changed task file changes the key: the stored result no longer applies.
+    (root / "count_dups" / "count_dups.cpp").write_text(
+        task.source.read_text() + "\n// changed\n")
+    changed = load_tasks(root)[0]
+    assert evaluator.task_key(changed) != seeded.key
+    assert store.load_task("count_dups", evaluator.task_key(changed)) is None
+    await engine.close()
+
+
+def test_bad_task_directory_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "tasks" / "broken"
+    bad.mkdir(parents=True)
+    (bad / "task.toml").write_text('source = "missing.cpp"\nfunction = "f"\n')
+    proc = run_eval(str(tmp_path / "tasks"), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert "missing.cpp, which does not exist" in proc.stderr
+    proc = run_eval(str(tmp_path / "nowhere"))
+    assert proc.returncode == 2 and "not a directory" in proc.stderr
+
+
+def test_add_eval_parser_wires_the_subcommand() -> None:
+    parser = argparse.ArgumentParser(prog="perfpilot")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_eval_parser(sub)
+    args = parser.parse_args(["eval", "examples/tasks", "--samples", "3", "--planner",
+                              "builtin", "--fresh", "--json", "--out", "o"])
+    assert args.command == "eval" and args.tasks_dir == "examples/tasks"
+    assert args.samples == 3 and args.fresh and args.json and args.out == "o"
+    assert args.report_md is None and args.chart is None and args.optimizer is None
+    with pytest.raises(SystemExit):
+        parser.parse_args(["eval", "x", "--planner", "magic"])
