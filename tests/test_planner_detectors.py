@@ -296,6 +296,16 @@ long sum(std::vector<long> v) {
 }
 """, "sum", "const-ref-param", 10, ("`v`", "const std::vector<long> &"),
          ("long sum(",)),
+    Case("const-ref-range-for-read", """
+#include <map>
+#include <string>
+double sum(std::map<std::string, double> prices) {
+    double s = 0;
+    for (auto &kv : prices) s += kv.second;
+    return s;
+}
+""", "sum", "const-ref-param", 10, ("`prices`", "const std::map<std::string, double> &"),
+         ("double sum(",)),
     Case("const-ref-struct", """
 struct Big { double m[64]; int k; };
 double first(Big b) { return b.m[0] + b.k; }
@@ -608,6 +618,13 @@ int median(std::vector<int> v) {
     return v[v.size() / 2];
 }
 """, "median", "const-ref-param"),
+    Negative("range-for-writes", """
+#include <vector>
+int bump(std::vector<int> v) {
+    for (auto &x : v) x += 1;
+    return v[0];
+}
+""", "bump", "const-ref-param"),
     Negative("scalar-by-value", """
 int add(int a, int b) { return a + b; }
 """, "add", "const-ref-param"),

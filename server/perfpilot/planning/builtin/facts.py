@@ -395,12 +395,19 @@ class FunctionFacts:
             at = b.start_byte
             if operator(b) == ">>" and self._is_input_stream(b):
                 add(root_name(b.child_by_field_name("right")))
+        # A non-const reference loop variable writes the range only if the body writes it.
+        events.sort()
+        starts = [p for p, _ in events]
+        written = list(events)
         for r in self.nodes("for_range_loop"):
             at = r.start_byte
             decl = r.child_by_field_name("declarator")
             quals = " ".join(text(c) for c in r.children if c.type == "type_qualifier")
+            var = declarator_name(decl)
             if decl is not None and "&" in text(decl) and "const" not in quals \
-                    and "const" not in text(r.child_by_field_name("type")):
+                    and "const" not in text(r.child_by_field_name("type")) and \
+                    any(n == var for _, n in written[bisect.bisect_left(starts, r.start_byte):
+                                                       bisect.bisect_left(starts, r.end_byte)]):
                 add(root_name(r.child_by_field_name("right")))
         return events
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from perfpilot.code.locate import iter_function_nodes
@@ -53,8 +54,12 @@ def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         node = nodes[p.name]
         new_type = f"const {base} &"
-        size = "copies the whole object" if user else \
-            "copies the whole container (an allocation plus a copy of every element)"
+        if user:
+            size = "copies the whole object"
+        elif re.match(r"^(?:std::)?(?:string|wstring|basic_string)\b", base):
+            size = "copies the string (a heap allocation once it outgrows the small-string buffer)"
+        else:
+            size = "copies the whole container (an allocation plus a copy of every element)"
         yield make_finding(
             "const-ref-param",
             f"parameter `{p.name}` (`{base}`, line {line(node)}) is passed by value, so every "
