@@ -160,6 +160,7 @@ def test_hover_after_the_rewrite_does_not_call_it_changed(session: dict[str, Any
 def test_server_exits_cleanly_when_neovim_stops_it(session: dict[str, Any]) -> None:
     assert session["steps"][-1] == "stopped"
     assert session["server_exit"] == {"code": 0, "signal": 0}
+    assert "deprecated" not in session["nvim_output"]
 
 
 def docs_snippet() -> str:
@@ -198,6 +199,7 @@ def test_docs_snippet_starts_and_configures_the_server(tmp_path: Path) -> None:
     assert "error" not in data, f"{data['error']}\nnvim output:\n{proc.stdout}"
     assert data["filetype"] == "cpp"
     assert data["client_name"] == "perfpilot"
+    assert "deprecated" not in proc.stdout
     assert "Make this faster: ends" in data["titles"]
     assert data["status"]["applyMode"] == "ask"
     # Neovim 0.8+ finds the marker above the file; 0.7 uses the working directory.

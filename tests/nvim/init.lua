@@ -21,6 +21,14 @@ local result = {
   steps = {},
 }
 
+-- Client methods are plain functions on 0.7-0.10 and methods (client:stop()) from 0.11 on.
+local function call(client, method, ...)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
 local function step(name)
   table.insert(result.steps, name)
 end
@@ -174,7 +182,7 @@ local function run()
   result.hover = hover_text(bufnr, uri, position('PERFPILOT_NVIM_NAME'))
   step('hover')
 
-  client.stop()
+  call(client, 'stop')
   vim.wait(10000, function() return result.server_exit ~= nil end, 50)
   step('stopped')
 end

@@ -7,6 +7,14 @@
 
 local result = { filetype = vim.bo.filetype, has_vim_fs = vim.fs ~= nil }
 
+-- Client methods are plain functions on 0.7-0.10 and methods (client:stop()) from 0.11 on.
+local function call(client, method, ...)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
 local function attached_clients(bufnr)
   if vim.lsp.get_clients then -- 0.10+
     return vim.lsp.get_clients({ bufnr = bufnr })
@@ -31,7 +39,7 @@ local function run()
 
   local line, character = os.getenv('PERFPILOT_NVIM_INSIDE'):match('^(%d+):(%d+)$')
   local pos = { line = tonumber(line), character = tonumber(character) }
-  local response = client.request_sync('textDocument/codeAction', {
+  local response = call(client, 'request_sync', 'textDocument/codeAction', {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
     range = { start = pos, ['end'] = pos },
     context = { diagnostics = {} },
@@ -43,13 +51,13 @@ local function run()
   end
 
   -- perfpilot.status reports the settings the server ended up with.
-  local status = client.request_sync('workspace/executeCommand',
+  local status = call(client, 'request_sync', 'workspace/executeCommand',
     { command = 'perfpilot.status', arguments = { {} } }, 10000, bufnr)
   assert(status and not status.err, 'perfpilot.status failed: ' .. vim.inspect(status))
   result.status = status.result
 
-  client.stop()
-  vim.wait(10000, function() return client.is_stopped() end, 50)
+  call(client, 'stop')
+  vim.wait(10000, function() return call(client, 'is_stopped') end, 50)
 end
 
 local ok, err = xpcall(run, debug.traceback)
