@@ -369,6 +369,22 @@ void copy(int *dst, const int *src, int n) {
 }
 """, "copy", "std-algorithm", 15, ("`dst`", "`src`", "std::copy(src, src + n, dst)"),
          ("for (int i",)),
+    Case("vector-fill", """
+#include <vector>
+void reset(std::vector<double> &v) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 1.5;
+}
+""", "reset", "std-algorithm", 15, ("`v`", "std::fill(v.begin(), v.end(), 1.5)"),
+         ("for (size_t i",)),
+    Case("vector-sum", """
+#include <vector>
+long total(const std::vector<long> &v, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) s += v[i];
+    return s;
+}
+""", "total", "std-algorithm", 15, ("sum", "s = std::accumulate(v.begin(), v.begin() + n, s)"),
+         ("for (int i",)),
     Case("c-memset", """
 void clear(double *a, int n) {
     for (int i = 0; i < n; i++) a[i] = 0;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, trip_count
@@ -17,6 +18,8 @@ from perfpilot.planning.builtin.syntax import (
     text,
     unwrap,
 )
+
+_CONTAINER = re.compile(r"^(?:std::)?(?:vector|array|deque|basic_string|string|valarray)\b")
 
 
 def _indexed(node: Node | None, var: str) -> str | None:
@@ -48,7 +51,7 @@ def std_algorithm(facts: FunctionFacts) -> Iterator[Finding]:
             "std-algorithm",
             f"{loop_phrase(loop)} is a hand-written {kind} of "
             f"{', '.join(f'`{a}`' for a in arrays)} (`{code(stmts[0])}`): "
-            f"{_fill(suggestion, n, arrays)} states the intent and uses "
+            f"{_fill(facts, suggestion, n, arrays)} states the intent and uses "
             f"the library's optimized implementation.",
             [loop.line, int(stmts[0].start_point[0]) + 1],
             loop_range=loop.byte_range, names=arrays,
@@ -56,8 +59,21 @@ def std_algorithm(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
-def _fill(template: str, n: str, arrays: list[str]) -> str:
-    return template.replace("{n}", n).replace("{a}", arrays[0]).replace("{b}", arrays[-1])
+def _fill(facts: FunctionFacts, template: str, n: str, arrays: list[str]) -> str:
+    """Fill ``{a0}``/``{a1}`` (``{b0}``/``{b1}``): the range of the first (last) array, as
+    iterators for containers and as pointers otherwise; ``{a}``, ``{b}``, ``{n}`` plainly."""
+    out = template.replace("{n}", n)
+    for key, name in (("a", arrays[0]), ("b", arrays[-1])):
+        v = facts.var(name)
+        count = n if n.replace("_", "").isalnum() else f"({n})"
+        if v is not None and not v.pointer and not v.array and _CONTAINER.match(v.base):
+            first = f"{name}.begin()"
+            last = f"{name}.end()" if n == f"{name}.size()" else f"{first} + {count}"
+        else:
+            first, last = name, f"{name} + {count}"
+        out = out.replace(f"{{{key}0}}", first).replace(f"{{{key}1}}", last)
+        out = out.replace(f"{{{key}}}", name)
+    return out
 
 
 def _classify(facts: FunctionFacts, loop: Loop, stmt: Node
@@ -76,14 +92,14 @@ def _classify(facts: FunctionFacts, loop: Loop, stmt: Node
         if op == "=" and dst is not None:
             src = _indexed(right, var)
             if src is not None and src != dst:
-                fix = ("`std::copy({b}, {b} + {n}, {a})`" if cpp(facts)
+                fix = ("`std::copy({b0}, {b1}, {a0})`" if cpp(facts)
                        else "`memcpy({a}, {b}, ({n}) * sizeof *{a})`")
                 return "copy", [dst, src], fix
             value = unwrap(right)
             if value is not None and var not in identifiers(value) and \
                     value.type in ("number_literal", "identifier", "char_literal"):
                 if cpp(facts):
-                    return "fill", [dst], "`std::fill({a}, {a} + {n}, " + text(value) + ")`"
+                    return "fill", [dst], "`std::fill({a0}, {a1}, " + text(value) + ")`"
                 if number(value) == 0:
                     return "fill", [dst], "`memset({a}, 0, ({n}) * sizeof *{a})`"
             return None
@@ -91,7 +107,7 @@ def _classify(facts: FunctionFacts, loop: Loop, stmt: Node
             src = _indexed(right, var)
             if src is not None:
                 acc = text(left)
-                return "sum", [src], f"`{acc} = std::accumulate({{a}}, {{a}} + {{n}}, {acc})`"
+                return "sum", [src], f"`{acc} = std::accumulate({{a0}}, {{a1}}, {acc})`"
         return None
     if stmt.type == "if_statement" and cpp(facts):
         cond = unwrap(stmt.child_by_field_name("condition"))
@@ -113,5 +129,5 @@ def _classify(facts: FunctionFacts, loop: Loop, stmt: Node
         want_max = (cmp in (">", ">=")) == (_indexed(sides[0], var) is not None)
         algo = "max_element" if want_max else "min_element"
         return ("maximum search" if want_max else "minimum search"), [arr], \
-            f"`*std::{algo}({{a}}, {{a}} + {{n}})`"
+            f"`*std::{algo}({{a0}}, {{a1}})`"
     return None
