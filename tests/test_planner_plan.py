@@ -72,6 +72,13 @@ def test_findings_sorted_by_impact_and_unique() -> None:
         assert len(keys) == len(set(keys))
 
 
+def test_findings_are_hashable_values() -> None:
+    found = analyze(_site(MIXED, "report"))
+    assert len(set(found)) == len(found)
+    with pytest.raises(TypeError):
+        found[0].data["x"] = "y"  # type: ignore[index]
+
+
 def test_every_rule_has_a_valid_category() -> None:
     ids = {c.id for c in CATEGORIES}
     assert all(r.category_id in ids and 0 < r.impact <= 1 for r in RULES.values())

@@ -70,7 +70,8 @@ class Finding:
     loop_range: tuple[int, int] | None = None
     node_range: tuple[int, int] | None = None
     names: tuple[str, ...] = ()
-    data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # Read-only; left out of the hash so findings can live in sets and dict keys.
+    data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
     @property
     def category(self) -> Category:
