@@ -1,4 +1,4 @@
-"""Neovim as a second real LSP client: its own code action menu, applyEdit handler and hover.
+"""Neovim as a second real LSP client: its code action menu, applyEdit handler, hover, code lens.
 
 Headless Neovim runs a Lua script (tests/nvim/) that drives the PerfPilot server over stdio the way
 a user would, then writes what it saw as JSON. Also checks that the Neovim snippet in
@@ -129,7 +129,7 @@ def test_neovim_applied_the_measured_rewrite(session: dict[str, Any]) -> None:
     assert "long ends(const std::vector<long> &v) {" in [
         line.replace("& v", "&v") for line in lines], lines
     assert "    return v.front() + v.back();" in lines
-    assert len(session["edits"]) == 1 and session["edits"][0].startswith("Optimize ends")
+    assert session["edits"][0].startswith("Optimize ends (")
     # The edit went into the buffer only; saving is the user's choice.
     assert session["file_after"] == SOURCE
 
@@ -161,6 +161,16 @@ def test_server_exits_cleanly_when_neovim_stops_it(session: dict[str, Any]) -> N
     assert session["steps"][-1] == "stopped"
     assert session["server_exit"] == {"code": 0, "signal": 0}
     assert "deprecated" not in session["nvim_output"]
+
+
+def test_revert_through_the_code_lens_restores_the_function(session: dict[str, Any]) -> None:
+    titles = session["lens_titles"]
+    assert any(t.startswith("⚡") and "faster" in t for t in titles), titles
+    assert {"Details", "Re-run", "Revert"} <= set(titles)
+    # Neovim's own lens menu offered the lenses of the signature line; Revert was picked.
+    assert "Revert" in session["lens_menu"]
+    assert session["edits"] == [session["edits"][0], "Revert ends"]
+    assert session["lines_after_revert"] == SOURCE.splitlines()
 
 
 def docs_snippet() -> str:

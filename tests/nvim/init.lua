@@ -79,6 +79,27 @@ local function hover_text(bufnr, uri, pos)
   return nil
 end
 
+-- Answers Neovim's menus (vim.ui.select) as a user would: the first entry matching `pattern`.
+-- Every offered entry is appended to `seen`; `on_chosen` runs once an entry was picked.
+local function choose(pattern, seen, on_chosen)
+  vim.ui.select = function(items, opts, on_choice)
+    local picked = nil
+    for index, item in ipairs(items) do
+      local text = opts.format_item and opts.format_item(item) or tostring(item)
+      table.insert(seen, text)
+      if picked == nil and text:find(pattern) then
+        picked = index
+      end
+    end
+    if picked then
+      on_chosen()
+      on_choice(items[picked], picked)
+    else
+      on_choice(nil, nil)
+    end
+  end
+end
+
 local function job_finished()
   for _, job in ipairs(result.jobs) do
     if job.done and job.stage ~= 'queued' and job.kind == 'optimize' then
@@ -149,19 +170,7 @@ local function run()
   -- The user's path: :lua vim.lsp.buf.code_action() shows a menu (vim.ui.select); pick
   -- "Make this faster", and Neovim sends workspace/executeCommand itself.
   local chosen = false
-  vim.ui.select = function(items, opts, on_choice)
-    for _, item in ipairs(items) do
-      local action = item.action or item[2] -- newer releases pass {action=..., ctx=...}
-      table.insert(result.select_items, action.title)
-      if not chosen and action.title:find('^Make this faster') then
-        chosen = true
-        on_choice(item, _)
-      end
-    end
-    if not chosen then
-      on_choice(nil, nil)
-    end
-  end
+  choose('^Make this faster', result.select_items, function() chosen = true end)
   vim.api.nvim_win_set_cursor(0, { inside.line + 1, inside.character })
   vim.lsp.buf.code_action()
   assert(vim.wait(10000, function() return chosen end, 50), 'no code action menu was shown')
@@ -181,6 +190,32 @@ local function run()
 
   result.hover = hover_text(bufnr, uri, position('PERFPILOT_NVIM_NAME'))
   step('hover')
+
+  -- Revert through Neovim's code lens UI: :lua vim.lsp.codelens.run() on the lens line.
+  vim.lsp.codelens.refresh()
+  assert(vim.wait(10000, function() return #vim.lsp.codelens.get(bufnr) > 0 end, 50),
+    'no code lenses arrived')
+  result.lens_titles = {}
+  local lens_line
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+    local title = lens.command and lens.command.title
+    table.insert(result.lens_titles, title)
+    if title == 'Revert' then
+      lens_line = lens.range.start.line
+    end
+  end
+  assert(lens_line, 'no Revert lens: ' .. vim.inspect(result.lens_titles))
+  local reverted = false
+  result.lens_menu = {}
+  choose('^Revert$', result.lens_menu, function() reverted = true end)
+  vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+  vim.lsp.codelens.run()
+  assert(vim.wait(10000, function() return reverted end, 50), 'no code lens menu was shown')
+  vim.wait(20000, function()
+    return vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), before)
+  end, 50)
+  result.lines_after_revert = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  step('reverted')
 
   call(client, 'stop')
   vim.wait(10000, function() return result.server_exit ~= nil end, 50)
