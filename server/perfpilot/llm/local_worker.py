@@ -94,6 +94,29 @@ def plain_prompt(messages: list[dict[str, str]]) -> str:
     return "\n".join(parts) + "\nassistant:\n"
 
 
+def merge_system(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Fold system messages into the first user message, for templates without a system role."""
+    system = "\n\n".join(m.get("content", "") for m in messages if m.get("role") == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if system and rest and rest[0].get("role") == "user":
+        rest[0]["content"] = f"{system}\n\n{rest[0].get('content', '')}"
+    elif system:
+        rest.insert(0, {"role": "user", "content": system})
+    return rest
+
+
+def generation_error(exc: BaseException, device: str) -> dict[str, str]:
+    """The ``kind`` and user-facing ``message`` for an exception raised while generating."""
+    if isinstance(exc, LocalModelError):
+        return {"kind": exc.kind, "message": str(exc)}
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, MemoryError) or "out of memory" in first.lower():
+        return {"kind": "out-of-memory",
+                "message": f"the model ran out of memory on {device} while generating; "
+                           "lower maxTokens or samples, or use a smaller model"}
+    return {"kind": "generation", "message": f"generation failed: {first}"}
+
+
 class _Output:
     """Writes events to the protocol stream; the stdin reader and the generator share it."""
 
@@ -108,7 +131,8 @@ class _Output:
             self._stream.flush()
 
 
-def _load_error(exc: BaseException, files: ModelFiles) -> LocalModelError:
+def load_error(exc: BaseException, files: ModelFiles) -> LocalModelError:
+    """The user-facing error for an exception raised while loading the model."""
     where = files.directory / files.gguf_file if files.gguf_file else files.directory
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, MemoryError) or "out of memory" in first.lower():
@@ -194,7 +218,7 @@ class Worker:
         except LocalModelError:
             raise
         except Exception as exc:  # every loader failure becomes one message
-            raise _load_error(exc, files) from exc
+            raise load_error(exc, files) from exc
         model.eval()
         self._torch, self._model, self._tokenizer = torch, model, tokenizer
         self._device = str(model.device) if placement.device_map else placement.device
@@ -243,7 +267,9 @@ class Worker:
         try:
             texts, tokens = self._generate(req)
         except Exception as exc:  # report, keep serving
-            event = {"event": "error", "id": rid, **self._generation_error(exc)}
+            if self._torch is not None and self._device.startswith("cuda"):
+                self._torch.cuda.empty_cache()
+            event = {"event": "error", "id": rid, **generation_error(exc, self._device)}
         else:
             event = {"event": "done", "id": rid, "texts": texts, "tokens": tokens,
                      "cancelled": self._cancel.is_set()}
@@ -251,23 +277,16 @@ class Worker:
         self._current = None
         self._out.send(event)
 
-    def _generation_error(self, exc: BaseException) -> dict[str, str]:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        oom = isinstance(exc, MemoryError) or "out of memory" in first.lower()
-        if oom:
-            if self._torch is not None and self._device.startswith("cuda"):
-                self._torch.cuda.empty_cache()
-            return {"kind": "out-of-memory",
-                    "message": f"the model ran out of memory on {self._device} while "
-                               "generating; lower maxTokens or samples, or use a smaller model"}
-        return {"kind": "generation", "message": f"generation failed: {first}"}
-
     def _prompt(self, messages: list[dict[str, str]]) -> str:
         tok = self._tokenizer
-        if getattr(tok, "chat_template", None):
+        if not getattr(tok, "chat_template", None):
+            return plain_prompt(messages)
+        try:
             text = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            return str(text)
-        return plain_prompt(messages)
+        except Exception:  # some templates (Gemma's) refuse a system message
+            text = tok.apply_chat_template(merge_system(messages), tokenize=False,
+                                           add_generation_prompt=True)
+        return str(text)
 
     def _generate(self, req: dict[str, Any]) -> tuple[list[str], int]:
         torch, model, tok = self._torch, self._model, self._tokenizer
@@ -277,8 +296,9 @@ class Worker:
         stop = [str(s) for s in req.get("stop", []) if s]
         max_new = max(1, int(req.get("max_tokens", 256)))
         prompt = self._prompt(list(req.get("messages", [])))
-        # A chat template already carries the special tokens.
-        enc = tok(prompt, return_tensors="pt", add_special_tokens=False)
+        # A chat template already carries the special tokens; a plain prompt needs them.
+        templated = bool(getattr(tok, "chat_template", None))
+        enc = tok(prompt, return_tensors="pt", add_special_tokens=not templated)
         input_ids = enc["input_ids"].to(self._device)
         prompt_len = int(input_ids.shape[-1])
         context = int(getattr(model.config, "max_position_embeddings", 0) or 0)
