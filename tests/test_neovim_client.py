@@ -124,7 +124,8 @@ def test_no_code_actions_outside_a_function(session: dict[str, Any]) -> None:
 
 def test_neovim_applied_the_measured_rewrite(session: dict[str, Any]) -> None:
     assert session["execute_command"]["result"]["jobId"]
-    assert session["changed_in_time"], session["jobs"][-3:]
+    assert session["finished_in_time"], session["jobs"][-3:]
+    assert session["changed"], session["messages"]
     lines = session["lines"]
     assert "long ends(const std::vector<long> &v) {" in [
         line.replace("& v", "&v") for line in lines], lines
