@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -26,6 +29,73 @@ class Compiled:
     log: str
     timed_out: bool = False
     command: tuple[str, ...] = ()
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class BuildCache:
+    """Build outputs keyed by everything that determines them (compiler, flags, sources).
+
+    Every candidate of one function shares the original's build and the driver, so only the
+    candidate is compiled per candidate. Entries are written atomically; the oldest are pruned.
+    """
+
+    root: Path
+    max_entries: int = 256
+
+    @classmethod
+    def default(cls) -> BuildCache:
+        """``$XDG_CACHE_HOME/perfpilot/builds`` (``~/.cache`` when unset)."""
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return cls(Path(base) / "perfpilot" / "builds")
+
+    def key(self, argv: list[str], workdir: Path, inputs: list[str]) -> str:
+        """Hash of the command, the compiler binary's identity and the input files' bytes."""
+        h = hashlib.sha256("\0".join(argv).encode())
+        with contextlib.suppress(OSError):
+            st = Path(argv[0]).stat()
+            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+        for name in inputs:
+            h.update(b"\0" + name.encode() + b"\0")
+            h.update((workdir / name).read_bytes())
+        return h.hexdigest()
+
+    def fetch(self, key: str, dest: Path) -> bool:
+        """Copy a cached output to ``dest``; False when absent."""
+        src = self.root / key
+        try:
+            shutil.copyfile(src, dest)
+            os.chmod(dest, 0o755)
+            os.utime(src)
+        except OSError:
+            return False
+        return True
+
+    def store(self, key: str, src: Path) -> None:
+        """Keep a copy of a fresh output (errors are ignored: the cache is only a shortcut)."""
+        with contextlib.suppress(OSError):
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = self.root / f".{key}.{os.getpid()}.tmp"
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, self.root / key)
+            entries = sorted(self.root.iterdir(), key=lambda p: p.stat().st_mtime)
+            for old in entries[: max(0, len(entries) - self.max_entries)]:
+                old.unlink(missing_ok=True)
+
+
+async def _cached_compile(sandbox: Sandbox, argv: list[str], workdir: Path, output: str,
+                          side: str, inputs: list[str], *, timeout_s: float, ctx: JobContext,
+                          ro_binds: list[str], cache: BuildCache | None) -> Compiled:
+    key = cache.key(argv, workdir, inputs) if cache is not None else ""
+    if cache is not None and cache.fetch(key, workdir / output):
+        return Compiled(ok=True, output=output, log="", command=tuple(argv), cached=True)
+    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
+                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
+                              unprivileged=False, ro_binds=ro_binds)
+    done = _compiled(res, workdir, output, side, argv)
+    if done.ok and cache is not None:
+        await asyncio.to_thread(cache.store, key, workdir / output)
+    return done
 
 
 def install_headers(workdir: Path) -> Path:
@@ -56,7 +126,8 @@ def first_error(log: str) -> str:
 
 async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
                          unit_text: str, unit_name: str, *, extra: tuple[str, ...] = (),
-                         timeout_s: float, ctx: JobContext, tag: str = "") -> Compiled:
+                         timeout_s: float, ctx: JobContext, tag: str = "",
+                         cache: BuildCache | None = None) -> Compiled:
     """Compile one version of the unit into ``<side>/lib<side><tag>.so``."""
     folder = workdir / side
     folder.mkdir(exist_ok=True)
@@ -65,24 +136,26 @@ async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
     argv = [tc.cc, *tc.flags, *extra, "-fPIC", "-shared",
             *(["-fopenmp"] if tc.openmp else []), f"{side}/{unit_name}", "-o", output,
             "-Wl,--no-undefined", "-lm"]
-    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
-                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
-                              unprivileged=False, ro_binds=absolute_paths(tc.flags))
-    return _compiled(res, workdir, output, side, argv)
+    # Headers the unit includes are not hashed: no cache when the unit has quote includes.
+    use = cache if '#include "' not in unit_text else None
+    return await _cached_compile(sandbox, argv, workdir, output, side, [f"{side}/{unit_name}"],
+                                 timeout_s=timeout_s, ctx=ctx,
+                                 ro_binds=absolute_paths(tc.flags), cache=use)
 
 
 async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_text: str,
-                         *, timeout_s: float, ctx: JobContext,
-                         extra: tuple[str, ...] = ()) -> Compiled:
+                         *, timeout_s: float, ctx: JobContext, extra: tuple[str, ...] = (),
+                         cache: BuildCache | None = None) -> Compiled:
     """Compile the bench (generated or from a spec) with the driver into ``driver``."""
     (workdir / "bench_main.cpp").write_text(
         bench_text + "\n#include <perfpilot_driver.hpp>\n", encoding="utf-8")
     argv = [tc.cxx, "-O2", "-std=c++17", "-Iinclude", *include_flags(tc.flags), *extra,
             "bench_main.cpp", "-o", "driver", "-ldl"]
-    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
-                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
-                              unprivileged=False, ro_binds=absolute_paths(tc.flags))
-    return _compiled(res, workdir, "driver", "", argv)
+    inputs = ["bench_main.cpp", *(f"include/{h}" for h in HEADERS)]
+    use = cache if '#include "' not in bench_text else None
+    return await _cached_compile(sandbox, argv, workdir, "driver", "", inputs,
+                                 timeout_s=timeout_s, ctx=ctx,
+                                 ro_binds=absolute_paths(tc.flags), cache=use)
 
 
 async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,

@@ -16,6 +16,7 @@ from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
 from perfpilot.runner.build import (
+    BuildCache,
     Compiled,
     compile_driver,
     compile_shared,
@@ -148,10 +149,15 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
     install_headers(job.workdir)
     name = f"unit{tc.suffix}"
     t = settings.build_timeout_s
+    # Headers found through include paths are not part of the cache key: no cache then.
+    project_headers = any(f.startswith(("-I", "-isystem", "-include")) for f in tc.flags)
+    cache = BuildCache.default() if job.tuning.build_cache and not project_headers else None
     a, b, drv = await asyncio.gather(
-        compile_shared(job.sandbox, tc, job.workdir, "a", unit_a, name, timeout_s=t, ctx=ctx),
-        compile_shared(job.sandbox, tc, job.workdir, "b", unit_b, name, timeout_s=t, ctx=ctx),
-        compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx))
+        compile_shared(job.sandbox, tc, job.workdir, "a", unit_a, name, timeout_s=t, ctx=ctx,
+                       cache=cache),
+        compile_shared(job.sandbox, tc, job.workdir, "b", unit_b, name, timeout_s=t, ctx=ctx,
+                       cache=cache),
+        compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx, cache=cache))
     failed = _build_failure(base, a, b, drv, job.mode)
     if failed is not None:
         return failed

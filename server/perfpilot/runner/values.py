@@ -52,7 +52,7 @@ class Measurement:
 class Tuning:
     """Knobs of the measurement procedure that are not user settings (tests lower them)."""
 
-    target_sample_s: float = 0.005  # each timed sample lasts at least this long
+    target_sample_s: float = 0.002  # each timed sample lasts at least this long
     min_size: int = 16
     max_size: int = 1 << 20
     edge_sizes: tuple[int, ...] = (0, 1, 2, 7, 33)
@@ -67,6 +67,7 @@ class Tuning:
     budget_s: float = 30.0  # time limit of one timing run inside the driver
     memory_mb: int = 4096  # address-space limit of sandboxed runs
     program_pairs: int = 10  # pairs for whole programs (each costs two process starts)
+    build_cache: bool = True  # reuse builds of identical sources (the original, the driver)
 
 
 @dataclass(frozen=True)
