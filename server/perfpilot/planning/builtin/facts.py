@@ -251,6 +251,7 @@ class FunctionFacts:
         self._mod_events: _Events | None = None
         self._decl_events: _Events | None = None
         self._unknown_calls: dict[tuple[int, int], bool] = {}
+        self._local_vars: dict[int, list[VarType]] = {}
         self._capture(_COLLECTED)
         self.vars: dict[str, VarType] = {}
         self._collect_vars()
@@ -286,6 +287,13 @@ class FunctionFacts:
         lo = bisect.bisect_left(starts, within.start_byte)
         hi = bisect.bisect_left(starts, within.end_byte)
         return [n for n in nodes[lo:hi] if n.end_byte <= within.end_byte]
+
+    def local_vars(self, decl: Node) -> list[VarType]:
+        """The variables a local ``declaration`` node declares (computed once per node)."""
+        hit = self._local_vars.get(decl.start_byte)
+        if hit is None:
+            hit = self._local_vars[decl.start_byte] = declared_vars(decl, "local")
+        return hit
 
     def in_loops(self, kind: str) -> list[Node]:
         """Collected nodes of ``kind`` inside any loop (headers included), in source order."""
@@ -341,7 +349,7 @@ class FunctionFacts:
         if self._decl_events is None:
             events: list[tuple[int, str]] = []
             for d in self.nodes("declaration"):
-                events.extend((d.start_byte, v.name) for v in declared_vars(d, "local"))
+                events.extend((d.start_byte, v.name) for v in self.local_vars(d))
             for r in self.nodes("for_range_loop"):
                 n = declarator_name(r.child_by_field_name("declarator"))
                 if n:
@@ -495,7 +503,7 @@ class FunctionFacts:
             self.vars[p.name] = VarType(p.name, p.type_text, base, p.pointer, bool(p.reference),
                                         p.array, p.const, self.site.first_line, "param")
         for d in self.nodes("declaration"):
-            for v in declared_vars(d, "local"):
+            for v in self.local_vars(d):
                 self.vars.setdefault(v.name, v)
         for r in self.nodes("for_range_loop"):
             decl = r.child_by_field_name("declarator")

@@ -13,7 +13,7 @@ from perfpilot.planning.builtin.detectors.common import (
     rng,
     trip_count,
 )
-from perfpilot.planning.builtin.facts import FunctionFacts, declared_vars
+from perfpilot.planning.builtin.facts import FunctionFacts
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 from perfpilot.planning.builtin.syntax import (
     Node,
@@ -190,7 +190,7 @@ def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
         if any(c.type == "storage_class_specifier" and text(c) == "static"
                for c in decl.children):
             continue
-        for v in declared_vars(decl, "local"):
+        for v in facts.local_vars(decl):
             if v.reference or v.pointer or not CONTAINER_TYPE.match(v.base):
                 continue
             yield make_finding(

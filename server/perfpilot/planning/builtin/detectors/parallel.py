@@ -42,7 +42,7 @@ def _types(facts: FunctionFacts) -> dict[str, VarType | None]:
     for p in facts.site.params:
         put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const), "param")
     for d in facts.nodes("declaration"):
-        for v in declared_vars(d, "local"):
+        for v in facts.local_vars(d):
             put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
                 "local")
     for r in facts.nodes("for_range_loop"):
