@@ -307,6 +307,13 @@ async def test_samples_are_parallel_requests(client_for: Any) -> None:
         assert await generate(client_for(ep), n=3, temperature=0.0) == ["greedy"]
 
 
+async def test_a_failing_sample_stops_the_others(client_for: Any) -> None:
+    async with FaultyEndpoint(Drip(0.02), Status(401, {"error": "bad key"})) as ep:
+        with pytest.raises(EndpointError, match="refused the API key"):
+            await generate(client_for(ep), n=2, temperature=0.5)
+        await asyncio.wait_for(ep.client_went_away.wait(), 10)
+
+
 def test_urls_and_key_resolution() -> None:
     assert chat_completions_url("http://h:8000") == "http://h:8000/v1/chat/completions"
     assert chat_completions_url("http://h/v1/") == "http://h/v1/chat/completions"

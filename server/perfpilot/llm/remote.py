@@ -11,7 +11,6 @@ logged or put in a message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -192,24 +191,27 @@ class RemoteClient:
                 ctx.report("generating", f"{sum(counts)} tokens", None)
 
         ctx.report("generating", "0 tokens", None)
-        work = asyncio.ensure_future(asyncio.gather(
-            *(self._with_retries(body, list(stop), i, progress, ctx) for i in range(count))))
+        tasks = [asyncio.ensure_future(self._with_retries(body, list(stop), i, progress, ctx))
+                 for i in range(count)]
+        work = asyncio.gather(*tasks)
+        # Mark the outcome retrieved whatever happens below (the error is raised from it).
+        work.add_done_callback(lambda f: f.cancelled() or f.exception())
         waiter = asyncio.ensure_future(ctx.cancelled.wait())
         both: set[asyncio.Future[Any]] = {work, waiter}
         try:
             done, _ = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
-            work.cancel()
-            raise
+            if work not in done:
+                raise Cancelled()
+            return list(work.result())
         finally:
             waiter.cancel()
-        if work not in done:
-            # Cancelling the task exits the streaming context managers: connections close.
-            work.cancel()
-            with contextlib.suppress(BaseException):
-                await work
-            raise Cancelled()
-        return list(work.result())
+            # On cancellation or the first failure, stop the other samples too: cancelling a
+            # task exits its streaming context manager, which closes the connection.
+            pending = [t for t in tasks if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
 
     # -- one request with retries ---------------------------------------------------------
     async def _with_retries(self, body: dict[str, Any], stop: list[str], index: int,
