@@ -93,3 +93,26 @@ def test_verdict_json_shape() -> None:
     assert data["instructions_ratio"] is None
     assert data["flags"] == ["-O2"]
     assert Verdict(verdict="build-failed", message="x").to_json()["ci95"] is None
+
+
+def test_build_cache_round_trip_and_pruning(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from perfpilot.runner.build import BuildCache
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "unit.cpp").write_text("int f() { return 1; }\n")
+    cache = BuildCache(tmp_path / "cache", max_entries=2)
+    argv = ["/usr/bin/true", "-O2", "unit.cpp"]
+    key = cache.key(argv, work, ["unit.cpp"])
+    assert not cache.fetch(key, work / "out.so")
+    (work / "built.so").write_bytes(b"\x7fELF fake build output")
+    cache.store(key, work / "built.so")
+    assert cache.fetch(key, work / "out.so")
+    assert (work / "out.so").read_bytes() == b"\x7fELF fake build output"
+    # A different source or different flags is a different key.
+    (work / "unit.cpp").write_text("int f() { return 2; }\n")
+    assert cache.key(argv, work, ["unit.cpp"]) != key
+    assert cache.key([*argv, "-O3"], work, ["unit.cpp"]) != key
+    for k in ("k1", "k2", "k3"):
+        cache.store(k, work / "built.so")
+    assert len(list((tmp_path / "cache").iterdir())) == 2
