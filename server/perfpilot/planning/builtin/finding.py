@@ -51,6 +51,39 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
 )})
 
 
+# The keys of ``Finding.data`` per rule, for rewriters (values are source text or words).
+RULE_DATA: Mapping[str, str] = MappingProxyType({
+    "linear-search-in-loop": "form (call|nested-loop), call, container, inner_var",
+    "memo-recursion": "function",
+    "openmp-for": "pragma (the full #pragma line), var, reductions (op:var,...), private (a,b)",
+    "openmp-reduction": "as openmp-for",
+    "loop-interchange": "outer_var, inner_var, arrays (a,b), perfect (yes|no), "
+                        "inner_loop (start:end bytes)",
+    "hoist-invariant-call": "call (its text), name, where (condition|body)",
+    "invariant-branch": "condition",
+    "branchless-select": "replacement, var",
+    "ordered-map-unneeded": "var, from, to (the replacement type)",
+    "list-to-vector": "var, from, to",
+    "vector-front-op": "var, op (erase|insert|emplace)",
+    "reserve": "var, count (the reserve argument), method",
+    "string-concat-loop": "var, form (copy-concat|append|strcat)",
+    "alloc-in-loop": "alloc (new|malloc|...)",
+    "hoist-container": "var, type",
+    "endl": "stream, count",
+    "fast-io": "streams (cin,cout), untie (yes|no)",
+    "stdio-loop": "direction (read|write)",
+    "pow-strength": "replacement, exponent",
+    "div-by-invariant": "divisor",
+    "pow2-divmod": "replacement",
+    "mod-wrap": "var, bound, replacement",
+    "const-ref-param": "param, type, new_type",
+    "call-in-hot-loop": "callee, kind (interposable|indirect), definition (start:end bytes)",
+    "restrict-alias": "params (a,b), keyword (restrict|__restrict__)",
+    "simd-loop": "pragma, var, op",
+    "std-algorithm": "kind (copy|fill|sum|maximum search|minimum search), count",
+})
+
+
 @dataclass(frozen=True)
 class Finding:
     """One detected pattern, with what a plan needs and what a rewrite needs.
@@ -59,7 +92,7 @@ class Finding:
     ``loop_range`` and ``node_range`` are byte ranges into the UTF-8 encoding of the unit text
     (the same convention as ``FunctionSite.start_byte``): the loop the finding concerns and the
     exact node (call, declaration, parameter, statement). ``names`` are the variables or calls
-    involved; ``data`` holds rule-specific strings for rewriters (documented per rule).
+    involved; ``data`` holds rule-specific strings for rewriters (keys listed in ``RULE_DATA``).
     """
 
     rule: str
