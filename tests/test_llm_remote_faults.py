@@ -262,11 +262,16 @@ async def test_unknown_model_and_check_endpoint_lists_served_models() -> None:
     assert "does not serve the model 'big'" in message and "the server lists: tiny" in message
 
 
-async def test_check_endpoint_success_and_refused_connection() -> None:
+async def test_check_endpoint_success_and_refused_connection(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     async with FaultyEndpoint(Stream("O")) as ep:
         ok, message = await check_endpoint(remote_role(ep.url), SECRET)
-    assert ok and ep.url in message and "'tiny'" in message
+        monkeypatch.setenv("PERFPILOT_TEST_KEY", "from-env")
+        ok2, _ = await check_endpoint(remote_role(ep.url), None)
+    assert ok and ok2 and ep.url in message and "'tiny'" in message
     assert ep.requests[0]["json"]["max_tokens"] == 1
+    assert ep.requests[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+    assert ep.requests[1]["headers"]["authorization"] == "Bearer from-env"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -324,6 +329,7 @@ def test_urls_and_key_resolution() -> None:
         chat_completions_url("localhost:8000")
     role = remote_role("http://h/v1")
     assert resolve_api_key(role, {"apiKey": "a"}, {"PERFPILOT_TEST_KEY": "b"}) == "a"
+    assert resolve_api_key(role, {"api_key": "d"}, {"PERFPILOT_TEST_KEY": "b"}) == "d"
     assert resolve_api_key(role, {"PERFPILOT_TEST_KEY": "c"}, {}) == "c"
     assert resolve_api_key(role, {}, {"PERFPILOT_TEST_KEY": "b"}) == "b"
     assert resolve_api_key(role, {}, {}) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import httpx
@@ -9,15 +10,16 @@ import httpx
 from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.errors import EndpointError, ModelError
 from perfpilot.llm.local_worker import locate_model_files
-from perfpilot.llm.remote import RemoteClient, models_url
+from perfpilot.llm.remote import RemoteClient, models_url, resolve_api_key
 from perfpilot.progress import JobContext
 
 
 async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool, str]:
     """Test a role's connection: one 1-token chat completion with the configured model.
 
-    Returns ``(ok, message)``; the message says what answered or what to fix. For a local role
-    it checks the model files; for builtin there is nothing to check.
+    Returns ``(ok, message)``; the message says what answered or what to fix. Without
+    ``api_key`` the key comes from the environment variable ``role.api_key_env``, if set.
+    For a local role it checks the model files; for builtin there is nothing to check.
     """
     if role.backend == "builtin":
         return True, "the builtin backend needs no model"
@@ -28,8 +30,9 @@ async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool,
             return False, str(exc)
         what = files.directory / files.gguf_file if files.gguf_file else files.directory
         return True, f"found the local model {what}"
+    key = api_key or resolve_api_key(role, {}, os.environ)
     try:
-        client = RemoteClient(role, api_key, max_retries=0)
+        client = RemoteClient(role, key, max_retries=0)
     except EndpointError as exc:
         return False, str(exc)
     started = time.monotonic()

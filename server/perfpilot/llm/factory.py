@@ -20,7 +20,8 @@ def make_client(role: RoleSettings, secrets: Mapping[str, str],
     Local roles take their worker from ``registry`` so that roles naming the same model (and
     device, dtype, threads) share one process; the registry's owner stops the workers. Without
     a registry the client owns a worker of its own and ``close()`` stops it. Remote roles read
-    the API key from ``secrets`` (``"apiKey"``, or the name in ``role.api_key_env``) or from the
+    the API key from ``secrets`` (``"api_key"``/``"apiKey"``, or the name in
+    ``role.api_key_env``) or from the
     environment variable ``role.api_key_env``. Starts nothing: the worker starts on first use.
     Raises ``ModelError`` for a builtin role or a malformed endpoint URL.
     """

@@ -64,10 +64,11 @@ def resolve_api_key(role: RoleSettings, secrets: Mapping[str, str],
                     environ: Mapping[str, str]) -> str | None:
     """The API key for a remote role, or None.
 
-    In order: ``secrets["apiKey"]`` (handed over by the editor for this role),
-    ``secrets[role.api_key_env]``, then the environment variable ``role.api_key_env``.
+    In order: ``secrets["api_key"]`` or ``secrets["apiKey"]`` (handed over by the editor for
+    this role), ``secrets[role.api_key_env]``, then the environment variable
+    ``role.api_key_env``.
     """
-    for value in (secrets.get("apiKey"),
+    for value in (secrets.get("api_key"), secrets.get("apiKey"),
                   secrets.get(role.api_key_env) if role.api_key_env else None,
                   environ.get(role.api_key_env) if role.api_key_env else None):
         if value:
