@@ -71,3 +71,15 @@ def test_worker_env_pins_threads_and_offline() -> None:
                      {"PATH": "/bin"})
     assert env["OMP_NUM_THREADS"] == "3" and env["MKL_NUM_THREADS"] == "3"
     assert env["HF_HUB_OFFLINE"] == "1" and env["PATH"] == "/bin"
+
+
+async def test_check_endpoint_for_local_and_builtin_roles(tmp_path: Path) -> None:
+    from perfpilot.llm.check import check_endpoint
+
+    (tmp_path / "config.json").write_text("{}")
+    ok, message = await check_endpoint(RoleSettings(backend="local", model=str(tmp_path)), None)
+    assert ok and str(tmp_path) in message
+    ok, message = await check_endpoint(
+        RoleSettings(backend="local", model=str(tmp_path / "gone")), None)
+    assert not ok and "does not exist" in message
+    assert (await check_endpoint(RoleSettings(), None))[0]
