@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -110,9 +111,9 @@ async def test_changed_compile_database_re_measures_the_applied_rewrite(
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
     # New flags for the file: the measured result no longer describes the build.
-    (tmp_path / "compile_commands.json").write_text(
-        '[{"directory": "%s", "file": "ends.cpp", "arguments": ["g++", "-O1", "-c", '
-        '"ends.cpp"]}]' % tmp_path)
+    entry = {"directory": str(tmp_path), "file": "ends.cpp",
+             "arguments": ["g++", "-O1", "-c", "ends.cpp"]}
+    (tmp_path / "compile_commands.json").write_text(json.dumps([entry]))
     await r.wait(lambda: any(j["kind"] == "rerun" for j in r.jobs), timeout=60)
     rerun = next(j for j in r.jobs if j["kind"] == "rerun")
     await r.wait(lambda: r.job_done(rerun["jobId"]) is not None, timeout=300)

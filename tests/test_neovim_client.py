@@ -150,10 +150,6 @@ def test_hover_on_the_name_shows_the_plan_and_measurement(session: dict[str, Any
     assert "**Result:**" in hover and "95% interval" in hover
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server bug: did_change marks every record stale, including on the didChange that is the "
-    "server's own applied rewrite, so hover right after a successful rewrite says the function "
-    "changed since it was measured"))
 def test_hover_after_the_rewrite_does_not_call_it_changed(session: dict[str, Any]) -> None:
     assert "changed since it was measured" not in session["hover"]
 

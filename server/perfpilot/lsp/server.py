@@ -448,9 +448,16 @@ def create_server() -> PerfPilotServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PerfPilotServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        # Results stay attached by function name; the outline cache is per version.
-        for rec in ls.session.records.get(params.text_document.uri, {}).values():
-            rec.stale = True
+        # Results stay attached by function name. A result is stale once the function's text
+        # differs from what was measured (our own applied edit is not a change).
+        records = ls.session.records.get(params.text_document.uri, {})
+        if not records:
+            return
+        doc = ls.document(params.text_document.uri)
+        for name, rec in records.items():
+            site = ls.site_named(doc, name)
+            expected = rec.applied_text if rec.applied else rec.original_text
+            rec.stale = site is None or site.text.strip() != expected.strip()
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -622,7 +629,7 @@ def create_server() -> PerfPilotServer:
         if rec is not None:
             parts.append(hover_markdown(rec.outcome) if rec.outcome.trials
                          else plan_markdown(rec.outcome.plan, site.name))
-            if rec.stale and rec.applied:
+            if rec.stale:
                 parts.append("_The function changed since it was measured; Re-run to update._")
         if not parts:
             return None
