@@ -496,3 +496,31 @@ async def test_missing_compiler_is_reported() -> None:
     v = await verify_and_measure(site, site.text, settings, JobContext(), tuning=FAST)
     assert v.verdict == "build-failed"
     assert "no-such-compiler++" in v.message and "not found" in v.message
+
+
+async def test_crash_at_a_timing_size_blames_the_right_side() -> None:
+    site = _site(DUPS, "count_dups")
+    # Agrees on every edge size (so validation passes), then crashes while calibrating.
+    late_crash = ("long count_dups(const std::vector<int>& v) {\n"
+                  "  if (v.size() > 100) __builtin_trap();\n"
+                  "  long c = 0;\n"
+                  "  for (std::size_t i = 0; i < v.size(); ++i)\n"
+                  "    for (std::size_t j = i + 1; j < v.size(); ++j)\n"
+                  "      if (v[i] == v[j]) { ++c; break; }\n"
+                  "  return c;\n}")
+    v = await verify_and_measure(site, late_crash, SETTINGS, JobContext(), tuning=FAST)
+    assert v.verdict == "incorrect"
+    assert v.validation_detail.startswith("candidate crashed (SIGILL)"), v.validation_detail
+
+
+async def test_original_crashing_on_an_edge_size_skips_that_size() -> None:
+    unit = ("#include <vector>\n"
+            "int first_max(const std::vector<int>& v) {\n"
+            "  if (v.empty()) __builtin_trap();\n"
+            "  int m = v[0];\n"
+            "  for (int x : v) if (x > m) m = x;\n"
+            "  return m;\n}\n")
+    site = _site(unit, "first_max")
+    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+    assert v.validation_status == "passed", v.message
+    assert any("original crashes (SIGILL) at edge size 0" in n for n in v.notes), v.notes

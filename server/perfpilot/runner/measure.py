@@ -306,9 +306,14 @@ def _timing_failure(job: _Job, run: DriverRun) -> Failure | None:
                        f"{job.settings.run_timeout_s:g} s{where}.", "passed")
     if run.last("timing") is None:
         crash = run.crashed or "stopped without a result"
-        detail = f"driver ended ({crash}) while timing at larger sizes"
-        return Failure("incorrect", f"A version crashed at a timing size ({crash}).", "failed",
-                       detail)
+        begin = run.last("begin")
+        size = begin["size"] if begin else "?"
+        if begin is not None and begin.get("side") == "A":
+            return Failure("build-failed", f"The original crashes ({crash}) on generated inputs "
+                           f"of size {size}; write a bench spec with valid inputs "
+                           "(docs/bench-spec.md).", "skipped", f"original crashed at size {size}")
+        detail = f"candidate crashed ({crash}) at size {size}; the original did not"
+        return Failure("incorrect", f"The {detail}.", "failed", detail)
     return None
 
 

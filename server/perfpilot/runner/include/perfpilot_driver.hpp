@@ -309,7 +309,10 @@ inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info
            json_escape(why) + "\"}");
       break;
     }
+    // Say who is about to run, so that a crash can be attributed.
+    emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
     long long ta = timed(a, 1).wall;
+    emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
     long long tb = timed(b, 1).wall;
     emit("{\"event\":\"calib\",\"size\":" + std::to_string(n) + ",\"a_ns\":" + std::to_string(ta) +
          ",\"b_ns\":" + std::to_string(tb) + "}");
