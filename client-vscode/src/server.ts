@@ -16,7 +16,7 @@ import {
 import { SERVER_COMMANDS, withoutOpen } from './commands';
 import { interpreterCandidates } from './interpreter';
 import { JobStatus, JobTracker } from './jobs';
-import { Interpreter, judgeProbe, serverCommand, ServerCheck, versionProbeCommand } from './launch';
+import { Interpreter, judgeProbe, serverCommand, ServerCheck, venvPython, versionProbeCommand } from './launch';
 import { runProcess } from './processes';
 import { allSecretMessages } from './secrets';
 import { readServerSettings, ServerSettings } from './settings';
@@ -108,7 +108,7 @@ export class ServerController implements vscode.Disposable {
   /** Tries the interpreter candidates in order; the first that imports the right version wins. */
   async findServer(): Promise<{ interpreter: Interpreter; check: ServerCheck }> {
     const resource = vscode.window.activeTextEditor?.document.uri;
-    const candidates = await interpreterCandidates(this.privateVenv, (p) => fs.existsSync(p), resource);
+    const candidates = await interpreterCandidates(venvPython(this.privateVenv), (p) => fs.existsSync(p), resource);
     let first: { interpreter: Interpreter; check: ServerCheck } | undefined;
     for (const interpreter of candidates) {
       const probe = versionProbeCommand(interpreter);

@@ -64,7 +64,11 @@ fs.writeFileSync(
   ),
 );
 // Read by the suite: where to put screenshots and results.
-fs.writeFileSync(path.join(dirs.ws, '.perfpilot-e2e.json'), JSON.stringify({ artifacts }));
+// install: PERFPILOT_E2E_INSTALL=1 also runs "Install PerfPilot server" (pip needs the package index).
+fs.writeFileSync(
+  path.join(dirs.ws, '.perfpilot-e2e.json'),
+  JSON.stringify({ artifacts, python, install: process.env.PERFPILOT_E2E_INSTALL === '1' }),
+);
 
 fs.mkdirSync(path.join(dirs.ud, 'User'), { recursive: true });
 fs.writeFileSync(
@@ -202,9 +206,21 @@ try {
   });
   const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
   const marker = 'PERFPILOT_E2E_SCREENSHOT:';
+  const consoleLines = [];
   page.on('console', async (msg) => {
     const text = msg.text();
     consoleLog.write(`${text}\n`);
+    consoleLines.push(text);
+    const consoleQuery = 'PERFPILOT_E2E_CONSOLE:';
+    const c = text.indexOf(consoleQuery);
+    if (c >= 0) {
+      // NAME|TEXT: which console lines so far contain TEXT. In extension-test mode the workbench
+      // logs extension notifications to the console instead of showing them.
+      const [name, needle] = text.slice(c + consoleQuery.length).trim().split('|', 2);
+      const lines = consoleLines.filter((l) => l.includes(needle) && !l.includes(consoleQuery));
+      fs.writeFileSync(path.join(artifacts, `${name}.query.json`), JSON.stringify({ count: lines.length, texts: lines }));
+      return;
+    }
     const query = 'PERFPILOT_E2E_QUERY:';
     const q = text.indexOf(query);
     if (q >= 0) {

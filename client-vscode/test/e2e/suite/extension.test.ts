@@ -4,7 +4,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { PerfPilotApi } from '../../../src/extension';
 import type { JobStatus } from '../../../src/jobs';
-import { hoverText, queryPage, screenshot, sleep, waitFor, waitUpTo } from './helpers';
+import { consoleLines, e2eConfig, hoverText, queryPage, screenshot, sleep, waitFor, waitUpTo } from './helpers';
 
 const FUNCTION = 'sum_values';
 const CATEGORIES = [
@@ -315,5 +315,43 @@ suite('PerfPilot in VS Code', () => {
     const status = (await api.controller.executeCommand('perfpilot.status', {})) as Record<string, unknown>;
     assert.ok(status && 'planner' in status, JSON.stringify(status));
     assert.strictEqual(api.controller.state, 'running');
+  });
+
+  test('without a configured interpreter and no server on PATH, the user is told and Install fixes it', async function () {
+    const config = vscode.workspace.getConfiguration('perfpilot');
+    const configured = config.inspect<string[]>('interpreter')?.workspaceValue;
+    await config.update('interpreter', undefined, vscode.ConfigurationTarget.Workspace);
+    try {
+      const settled = await waitFor(
+        'the restart without an interpreter setting',
+        () => (api.controller.state === 'error' || (api.controller.state === 'running' && api.controller.lastCheck?.interpreter.source !== 'setting') ? api.controller.state : undefined),
+        60_000,
+      );
+      if (settled === 'running') {
+        console.log(`PERFPILOT_E2E install skipped: ${api.controller.lastCheck?.interpreter.command} already has the server`);
+        this.skip();
+      }
+      const check = api.controller.lastCheck?.check;
+      assert.ok(check && !check.ok && check.reason === 'not-installed', JSON.stringify(api.controller.lastCheck));
+      // Extension-test mode logs notifications to the console instead of showing them.
+      const note = await waitUpTo(async () => {
+        const found = await consoleLines('server-missing', 'The PerfPilot server is not installed for python3');
+        return found.count > 0 ? found : undefined;
+      }, 10_000);
+      assert.ok(note, 'the user is told that the server is not installed');
+      if (!e2eConfig().install) {
+        console.log('PERFPILOT_E2E install step skipped (PERFPILOT_E2E_INSTALL is not 1)');
+        return;
+      }
+      // The private environment: python3 -m venv in global storage, the bundled wheel pip-installed.
+      await vscode.commands.executeCommand('perfpilot.client.installServer');
+      await waitFor('the server from the private environment', () => (api.controller.state === 'running' ? true : undefined), 60_000);
+      assert.strictEqual(api.controller.lastCheck?.interpreter.source, 'private-venv', JSON.stringify(api.controller.lastCheck));
+      const status = (await api.controller.executeCommand('perfpilot.status', {})) as Record<string, unknown>;
+      assert.ok(status && 'planner' in status, JSON.stringify(status));
+    } finally {
+      await config.update('interpreter', configured, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the configured server again', () => (api.controller.state === 'running' && api.controller.lastCheck?.interpreter.source === 'setting' ? true : undefined), 60_000);
+    }
   });
 });

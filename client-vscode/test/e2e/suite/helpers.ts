@@ -3,12 +3,18 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 
-export function e2eConfig(): { artifacts: string } {
+export interface E2EConfig {
+  artifacts: string;
+  python: string;
+  install: boolean;
+}
+
+export function e2eConfig(): E2EConfig {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   if (!folder) {
     throw new Error('the e2e suite needs the fixture workspace open');
   }
-  return JSON.parse(fs.readFileSync(path.join(folder, '.perfpilot-e2e.json'), 'utf8')) as { artifacts: string };
+  return JSON.parse(fs.readFileSync(path.join(folder, '.perfpilot-e2e.json'), 'utf8')) as E2EConfig;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -56,9 +62,18 @@ export function hoverText(hovers: vscode.Hover[]): string {
 
 /** Asks the driver how many elements match a Playwright locator in the page, and their texts. */
 export async function queryPage(name: string, locator: string): Promise<{ count: number; texts: string[]; error?: string }> {
+  return askDriver('PERFPILOT_E2E_QUERY', name, locator);
+}
+
+/** Asks the driver which browser console lines so far contain the text. */
+export async function consoleLines(name: string, text: string): Promise<{ count: number; texts: string[]; error?: string }> {
+  return askDriver('PERFPILOT_E2E_CONSOLE', name, text);
+}
+
+async function askDriver(kind: string, name: string, what: string): Promise<{ count: number; texts: string[]; error?: string }> {
   const file = path.join(e2eConfig().artifacts, `${name}.query.json`);
   fs.rmSync(file, { force: true });
-  console.log(`PERFPILOT_E2E_QUERY:${name}|${locator}`);
+  console.log(`${kind}:${name}|${what}`);
   await waitUpTo(() => (fs.existsSync(file) ? true : undefined), 15_000, 200);
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { count: number; texts: string[] }) : { count: 0, texts: [], error: 'no answer' };
 }
