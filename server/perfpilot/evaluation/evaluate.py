@@ -190,9 +190,9 @@ class Evaluator:
                            seconds=gen.seconds + time.perf_counter() - start)
         rejected = "; ".join(r.reason for r in gen.result.rejected)
         message = "" if samples else (rejected or "no rewrite applies")
-        elapsed = time.perf_counter() - start + gen.seconds
-        if previous is not None:
-            elapsed += previous.seconds
+        # A second attempt adds its time to the first one's (which includes generation).
+        elapsed = time.perf_counter() - start + (
+            previous.seconds if previous is not None else gen.seconds)
         return replace(base, samples=tuple(samples), chosen=choose_sample(samples),
                        message=message, seconds=elapsed)
 

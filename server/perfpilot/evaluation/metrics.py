@@ -107,6 +107,7 @@ def per_task(result: TaskResult) -> dict[str, Any]:
         "sample_verdicts": [s.verdict for s in result.samples],
         "reference_verdict": ref.verdict if ref is not None else None,
         "reference_speedup": _round(ref.speedup) if ref is not None else None,
+        "reference_serial_speedup": _round(ref.serial_speedup) if ref is not None else None,
         "seconds": _round(result.seconds, 2),
         "message": result.error or result.message,
     }

@@ -76,6 +76,8 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         ref_speed = _x(row.get("reference_speedup"))
         ref_text = f"{row.get('reference_verdict') or '–'} {ref_speed}" \
             if row.get("reference_verdict") else "–"
+        if row.get("reference_serial_speedup"):
+            ref_text += f" (1 thread {_x(row['reference_serial_speedup'])})"
         cats = ", ".join(row["categories"]) or "–"
         labels = ", ".join(row["labels"]) or "–"
         lines.append(f"| {_cell(row['task'])} | {mode} | {row['verdict']} | {speed} | "
@@ -88,37 +90,65 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
     return "\n".join(lines) + "\n"
 
 
+_MEASURED = ("faster", "slower", "no-change")
+_SHORT = {"no-candidate": "none", "incorrect": "wrong", "build-failed": "build", "error": "error",
+          "timeout": "timeout", "noisy": "noisy"}
+
+
 def write_chart(metrics: Mapping[str, Any], path: Path) -> Path:
-    """A bar chart of the speedup per task (ours against the reference), log scale, as PNG."""
+    """A bar chart of the speedup per task, ours against the reference, as PNG.
+
+    Bars grow from 1× (up: faster, down: slower) on a log scale. Ours is the measured figure
+    of the chosen (or best timed) rewrite; tasks without one are marked with their verdict
+    under the axis. Reference figures the runner called noisy are hatched.
+    """
     os.environ.setdefault("MPLBACKEND", "Agg")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     rows = metrics["per_task"]
     names = [r["task"] for r in rows]
-    ours = [max(r["speedup"] or 1.0, 1e-3) for r in rows]
-    refs = [r["reference_speedup"] if r.get("reference_speedup") and
-            r.get("reference_verdict") in ("faster", "slower", "no-change") else 0.0
-            for r in rows]
+    ours = [float(r["measured_speedup"]) if r.get("measured_speedup") else 1.0 for r in rows]
+    refs = [float(r["reference_speedup"]) if r.get("reference_speedup") else None for r in rows]
+    values = [v for v in ours + [r for r in refs if r] if v > 0]
+    low = min([0.5, *[v * 0.7 for v in values]])
+    high = max([2.0, *[v * 1.6 for v in values]])
     width = 0.4
-    fig, ax = plt.subplots(figsize=(max(8.0, 0.45 * len(rows) + 2), 4.8))
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.45 * len(rows) + 2), 5.0))
     xs = list(range(len(rows)))
-    ax.bar([x - width / 2 for x in xs], ours, width, label="PerfPilot (chosen rewrite)",
+    ax.bar([x - width / 2 for x in xs], [v - 1.0 for v in ours], width, bottom=1.0,
            color="#2b7bba")
-    ax.bar([x + width / 2 for x in xs], [r if r > 0 else 1e-3 for r in refs], width,
-           label="reference version", color="#f0a030")
+    for x, ref, row in zip(xs, refs, rows, strict=True):
+        if ref is None:
+            continue
+        noisy = row.get("reference_verdict") not in _MEASURED
+        ax.bar(x + width / 2, ref - 1.0, width, bottom=1.0, color="#f0a030",
+               hatch="//" if noisy else None, alpha=0.55 if noisy else 1.0,
+               edgecolor="#a06010" if noisy else None, linewidth=0.5)
+    for x, row in zip(xs, rows, strict=True):
+        word = _SHORT.get(str(row["verdict"]))
+        if word:
+            ax.text(x - width / 2, 1.0, word, rotation=90, ha="center", va="bottom",
+                    fontsize=7, color="#555555")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.axhline(1.10, color="gray", linewidth=0.6, linestyle="--")
     ax.set_yscale("log")
-    ax.set_ylim(bottom=0.5)
+    ax.set_ylim(low, high)
     ax.set_ylabel("speedup over the original (log scale)")
     ax.set_xticks(xs)
     ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
-    ax.set_title(f"Speedup per task: mean {metrics['mean_speedup']:.2f}×, "
-                 f"{(metrics['opt_rate'] or 0) * 100:.0f}% optimized")
-    ax.legend(loc="upper right", fontsize=8)
+    mean = metrics.get("mean_speedup") or 1.0
+    ax.set_title(f"Speedup per task: mean {mean:.2f}× (PIE), "
+                 f"{(metrics.get('opt_rate') or 0) * 100:.0f}% optimized, "
+                 f"{(metrics.get('correct_rate') or 0) * 100:.0f}% correct")
+    handles = [Patch(color="#2b7bba", label="PerfPilot (chosen rewrite, measured)"),
+               Patch(color="#f0a030", label="reference version"),
+               Patch(facecolor="#f0a030", hatch="//", alpha=0.55, edgecolor="#a06010",
+                     label="reference (noisy measurement)")]
+    ax.legend(handles=handles, loc="upper right", fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, metadata={"Software": None})
