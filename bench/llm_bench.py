@@ -105,80 +105,108 @@ def _median(values: list[float]) -> float:
 
 
 # -- local ----------------------------------------------------------------------------------
-def bare_generate(model_path: str, max_tokens: int, repeats: int) -> dict[str, Any]:
-    """In a fresh interpreter (so cold includes start-up and imports, as for the worker)."""
-    import json
-
-    start = time.time()
-    out = subprocess.run([sys.executable, __file__, "--bare", model_path, str(max_tokens),
-                          str(repeats)], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1"))
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    # Cold: from spawning the interpreter to the end of the first generation (the child's
-    # wall-clock stamp, so its exit is not counted).
-    result["cold"] = result.pop("first_done_at") - start
-    return result
-
-
-def _bare_child(model_path: str, max_tokens: int, repeats: int) -> None:
-    """Runs in the child: load, generate ``repeats + 1`` times, print JSON timings."""
-    import json
-
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    torch.set_num_threads(1)
-    path = Path(model_path)
-    kwargs: dict[str, Any] = {"local_files_only": True}
-    directory = path
-    if path.suffix == ".gguf":
-        directory, kwargs["gguf_file"] = path.parent, path.name
-    tok = AutoTokenizer.from_pretrained(str(directory), **kwargs)
-    auto: Any = AutoModelForCausalLM
-    model = auto.from_pretrained(str(directory), dtype=torch.float32, **kwargs)
-    model.eval()
-    prompt = tok.apply_chat_template(_messages(1500), tokenize=False,
-                                     add_generation_prompt=True)
-    enc = tok(prompt, return_tensors="pt", add_special_tokens=False)
-    times: list[float] = []
-    tokens = 0
-    first_done = 0.0
-    for _ in range(repeats + 1):
-        start = time.perf_counter()
-        with torch.inference_mode():
-            out = model.generate(**enc, max_new_tokens=max_tokens, do_sample=False,
-                                 pad_token_id=tok.pad_token_id or tok.eos_token_id)
-        times.append(time.perf_counter() - start)
-        if len(times) == 1:
-            first_done = time.time()
-        tokens = int(out.shape[-1] - enc["input_ids"].shape[-1])
-    print(json.dumps({"first_done_at": first_done,
-                      "warm": _median(times[1:]), "tokens": tokens,
-                      "prompt_tokens": int(enc["input_ids"].shape[-1])}))
-
-
-async def stack_planner(model_path: str, max_tokens: int, repeats: int) -> dict[str, Any]:
-    """Through ModelPlanner + LocalClient + worker process; the plan cache is cleared."""
+def _role(model_path: str, max_tokens: int) -> Any:
     from perfpilot.engine.settings import RoleSettings
+
+    return RoleSettings(backend="local", model=model_path, max_tokens=max_tokens,
+                        temperature=0.0, timeout_s=600.0, threads=1)
+
+
+class Bare:
+    """The model loaded in this process, generating greedily from the planner prompt."""
+
+    def __init__(self, model_path: str) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        torch.set_num_threads(1)
+        path = Path(model_path)
+        kwargs: dict[str, Any] = {"local_files_only": True}
+        directory = path
+        if path.suffix == ".gguf":
+            directory, kwargs["gguf_file"] = path.parent, path.name
+        self.torch = torch
+        self.tok = AutoTokenizer.from_pretrained(str(directory), **kwargs)
+        auto: Any = AutoModelForCausalLM
+        self.model = auto.from_pretrained(str(directory), dtype=torch.float32, **kwargs)
+        self.model.eval()
+        prompt = self.tok.apply_chat_template(_messages(1500), tokenize=False,
+                                              add_generation_prompt=True)
+        self.enc = self.tok(prompt, return_tensors="pt", add_special_tokens=False)
+        self.prompt_tokens = int(self.enc["input_ids"].shape[-1])
+
+    def generate(self, max_tokens: int) -> int:
+        """Generate; return the number of new tokens."""
+        with self.torch.inference_mode():
+            out = self.model.generate(**self.enc, max_new_tokens=max_tokens, do_sample=False,
+                                      pad_token_id=self.tok.pad_token_id
+                                      or self.tok.eos_token_id)
+        return int(out.shape[-1]) - self.prompt_tokens
+
+
+def cold_bare(model_path: str, max_tokens: int) -> float:
+    """Seconds from spawning a fresh interpreter (same environment as the worker) to the end
+    of its first generation; the child's exit is not counted."""
+    from perfpilot.llm.local import WorkerSpec, worker_env
+
+    env = worker_env(WorkerSpec.from_role(_role(model_path, max_tokens)))
+    start = time.time()
+    out = subprocess.run([sys.executable, __file__, "--bare", model_path, str(max_tokens)],
+                         capture_output=True, text=True, check=True, env=env)
+    return float(out.stdout.strip().splitlines()[-1]) - start
+
+
+def _bare_child(model_path: str, max_tokens: int) -> None:
+    Bare(model_path).generate(max_tokens)
+    print(time.time())
+
+
+async def cold_stack(model_path: str, max_tokens: int) -> float:
+    """Seconds for a first plan through ModelPlanner + LocalClient + a new worker process."""
     from perfpilot.llm.factory import make_client
     from perfpilot.planning.llm_planner import ModelPlanner
     from perfpilot.progress import JobContext
 
-    role = RoleSettings(backend="local", model=model_path, max_tokens=max_tokens,
-                        temperature=0.0, timeout_s=600.0, threads=1)
+    role = _role(model_path, max_tokens)
+    client = make_client(role, {})
+    try:
+        start = time.perf_counter()
+        await ModelPlanner(role, client).plan(_site(), JobContext())
+        return time.perf_counter() - start
+    finally:
+        await client.close()
+
+
+async def warm_pairs(model_path: str, max_tokens: int, repeats: int) -> dict[str, Any]:
+    """Warm planner calls through the stack and bare generate() calls, alternated."""
+    from perfpilot.llm.factory import make_client
+    from perfpilot.planning.llm_planner import ModelPlanner
+    from perfpilot.progress import JobContext
+
+    role = _role(model_path, max_tokens)
     client = make_client(role, {})
     planner = ModelPlanner(role, client)
     site = _site()
-    times: list[float] = []
+    bare = Bare(model_path)
+    ours: list[float] = []
+    theirs: list[float] = []
+    tokens = 0
     try:
-        for _ in range(repeats + 1):
+        for i in range(repeats + 1):
             planner.cache.clear()
             start = time.perf_counter()
             await planner.plan(site, JobContext())
-            times.append(time.perf_counter() - start)
+            mine = time.perf_counter() - start
+            start = time.perf_counter()
+            tokens = bare.generate(max_tokens)
+            direct = time.perf_counter() - start
+            if i:  # the first pair warms both up
+                ours.append(mine)
+                theirs.append(direct)
     finally:
         await client.close()
-    return {"cold": times[0], "warm": _median(times[1:])}
+    return {"ours": ours, "bare": theirs, "tokens": tokens,
+            "prompt_tokens": bare.prompt_tokens}
 
 
 # -- remote ---------------------------------------------------------------------------------
@@ -224,7 +252,7 @@ def serve(model_path: str) -> Iterator[str]:
 
 
 async def remote_pair(endpoint: str, model: str, max_tokens: int,
-                      repeats: int) -> dict[str, float]:
+                      repeats: int) -> dict[str, list[float]]:
     """Median round trip through RemoteClient and through a bare streaming POST."""
     import httpx
 
@@ -256,34 +284,24 @@ async def remote_pair(endpoint: str, model: str, max_tokens: int,
                 ours.append(mine)
                 bare.append(theirs)
     await client.close()
-    return {"ours": _median(ours), "bare": _median(bare)}
+    return {"ours": ours, "bare": bare}
 
 
 # -- report ---------------------------------------------------------------------------------
-def _ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f}x" if b > 0 else "n/a"
-
-
-def table(name: str, local: dict[str, Any], stack: dict[str, Any],
-          remote: dict[str, float] | None) -> list[str]:
-    """Markdown rows for one model."""
-    rows = [
-        f"| {name} | local, cold (start + load + generate) | {stack['cold']:.2f} s | "
-        f"{local['cold']:.2f} s | {_ratio(stack['cold'], local['cold'])} |",
-        f"| {name} | local, warm | {stack['warm']:.3f} s | {local['warm']:.3f} s | "
-        f"{_ratio(stack['warm'], local['warm'])} |",
-    ]
-    if remote is not None:
-        rows.append(f"| {name} | remote (transformers serve), warm | {remote['ours']:.3f} s | "
-                    f"{remote['bare']:.3f} s | {_ratio(remote['ours'], remote['bare'])} |")
-    return rows
+def row(name: str, label: str, pair: dict[str, Any], digits: int = 3) -> str:
+    """One markdown row: medians of both sides and the median of the per-pair ratios."""
+    ours, bare = pair["ours"], pair["bare"]
+    ratios = [a / b for a, b in zip(ours, bare, strict=True) if b > 0]
+    ratio = f"{_median(ratios):.2f}x" if ratios else "n/a"
+    return (f"| {name} | {label} | {_median(ours):.{digits}f} s | {_median(bare):.{digits}f} s "
+            f"| {ratio} |")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table, optionally write it to a markdown file."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--bare"]:
-        _bare_child(argv[1], int(argv[2]), int(argv[3]))
+        _bare_child(argv[1], int(argv[2]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -297,14 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         path = args.model or str(build_tiny_model(Path(tmp) / "tiny-qwen2"))
         name = "tiny random Qwen2" if not args.model else Path(args.model).name
         # Cold runs alternate between the two sides so machine load hits both alike.
-        cold_stack: list[float] = []
-        cold_bare: list[float] = []
+        colds: dict[str, list[float]] = {"ours": [], "bare": []}
         for _ in range(args.cold_repeats):
-            cold_stack.append(asyncio.run(stack_planner(path, args.max_tokens, 0))["cold"])
-            cold_bare.append(bare_generate(path, args.max_tokens, 0)["cold"])
-        stack = asyncio.run(stack_planner(path, args.max_tokens, args.repeats))
-        local = bare_generate(path, args.max_tokens, args.repeats)
-        stack["cold"], local["cold"] = _median(cold_stack), _median(cold_bare)
+            colds["ours"].append(asyncio.run(cold_stack(path, args.max_tokens)))
+            colds["bare"].append(cold_bare(path, args.max_tokens))
+        warm = asyncio.run(warm_pairs(path, args.max_tokens, args.repeats))
         remote = None
         if not args.no_remote:
             with serve(path) as endpoint:
@@ -312,14 +327,19 @@ def main(argv: list[str] | None = None) -> int:
                                                  args.repeats))
     load = os.getloadavg()[0]
     lines = [
-        "| Model | Path | PerfPilot | Direct | Ratio |",
+        "| Model | Path | PerfPilot | Direct | Ratio (median of pairs) |",
         "|---|---|---|---|---|",
-        *table(name, local, stack, remote),
+        row(name, "local, cold (process start + load + generate)", colds, 2),
+        row(name, "local, warm (planner through the worker vs generate())", warm),
+    ]
+    if remote is not None:
+        lines.append(row(name, "remote, warm (RemoteClient vs a bare streaming POST)", remote))
+    lines += [
         "",
-        f"{local['tokens']} new tokens from a {local['prompt_tokens']}-token planner prompt, "
-        f"greedy, 1 torch thread; medians of {args.cold_repeats} cold and {args.repeats} "
-        "warm runs; "
-        f"{platform.machine()}, {os.cpu_count()} cores, load average {load:.1f} at the end.",
+        f"{warm['tokens']} new tokens from a {warm['prompt_tokens']}-token planner prompt, "
+        f"greedy, 1 torch thread; {args.cold_repeats} cold and {args.repeats} warm pairs, "
+        f"alternated; {platform.machine()}, {os.cpu_count()} cores, load average {load:.1f} "
+        "at the end.",
     ]
     text = "\n".join(lines)
     print(text)
