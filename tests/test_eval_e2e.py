@@ -92,8 +92,10 @@ def test_three_tasks_end_to_end_and_resume(three_tasks: Path, tmp_path: Path) ->
     again = {r["task"]: r for r in resumed["per_task"]}
     for name in measured:
         assert f"{name}: stored result reused" in second.stderr
-        assert (out / "tasks" / f"{name}.json").read_text() == stored[name]
-        assert again[name] == rows[name]
+        if rows[name]["reference_verdict"] != "noisy":  # a noisy reference is timed again
+            assert (out / "tasks" / f"{name}.json").read_text() == stored[name]
+            assert again[name] == rows[name]
+        assert again[name]["verdict"] == rows[name]["verdict"]
 
 
 async def test_stored_results_are_reused_only_with_a_matching_key(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine
@@ -53,6 +54,27 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def code_fingerprint() -> str:
+    """A hash of PerfPilot's own code that decides results (backends, runner, analysis).
+
+    Stored results made by other code are not reused: a changed rewrite rule must be
+    measured again. The evaluation package and the editor layers do not count.
+    """
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if not path.is_file() or path.suffix not in (".py", ".h", ".hpp") \
+                or rel.split("/")[0] in _NOT_DECISIVE:
+            continue
+        h.update(rel.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+_NOT_DECISIVE = ("evaluation", "lsp", "cli.py", "__main__.py")
+
+
 def sample_from_verdict(verdict: Verdict, categories: tuple[str, ...] = ()) -> SampleResult:
     """The stored form of a runner verdict."""
     return SampleResult(verdict=verdict.verdict, speedup=verdict.speedup, ci95=verdict.ci95,
@@ -86,17 +108,19 @@ class Evaluator:
         self.options = options or EvalOptions()
         self._log = log or (lambda _msg: None)
         self.resumed: list[str] = []  # tasks of the last run taken from stored results
+        self._code = code_fingerprint()
 
     # -- keys ----------------------------------------------------------------------------
     def task_key(self, task: Task) -> str:
         """What a stored task result depends on: its files and every setting that matters."""
         s = settings_to_dict(self.engine.settings)
         return _digest(task.fingerprint(), s["planner"], s["optimizer"], s["runner"],
-                       self.options.reference)
+                       self.options.reference, self._code)
 
     def reference_key(self, task: Task) -> str:
         """What a stored reference measurement depends on: the task's files and the runner."""
-        return _digest(task.fingerprint(), settings_to_dict(self.engine.settings)["runner"])
+        return _digest(task.fingerprint(), settings_to_dict(self.engine.settings)["runner"],
+                       self._code)
 
     # -- the run -------------------------------------------------------------------------
     async def run(self, tasks: Sequence[Task], ctx: JobContext) -> list[TaskResult]:
@@ -108,6 +132,10 @@ class Evaluator:
             stored = None if self.options.fresh else self.store.load_task(task.name,
                                                                           self.task_key(task))
             if stored is not None and stored.measured:
+                if stored.reference is not None and stored.reference.verdict == "noisy":
+                    # Only the reference is measured again.
+                    stored = replace(stored, reference=await self._reference(task, ctx, None))
+                    self.store.save_task(stored)
                 done[task.name] = stored
                 self.resumed.append(task.name)
                 self._log(f"{task.name}: stored result reused ({stored.verdict})")
