@@ -69,6 +69,7 @@ def test_all_incorrect() -> None:
     assert m["speedup_at_k"] == 1.0
     assert m["unmeasured"] == 0
     assert [r["verdict"] for r in m["per_task"]] == ["incorrect", "incorrect", "timeout"]
+    assert m["verdicts"] == {"incorrect": 2, "timeout": 1}
 
 
 def test_pie_mean_counts_incorrect_and_slower_as_one() -> None:

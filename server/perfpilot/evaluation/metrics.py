@@ -142,5 +142,9 @@ def compute_metrics(results: Sequence[TaskResult], k: int = 1) -> dict[str, Any]
         "geomean_speedup": _round(_geomean([r.reference.effective for r in refs
                                             if r.reference])),
     }
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    out["verdicts"] = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     out["per_task"] = [per_task(r) for r in results]
     return out

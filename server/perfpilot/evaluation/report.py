@@ -33,8 +33,9 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         "Speedups are measured by the runner (paired, alternating runs of original and "
         "rewrite in one process; median of per-pair ratios). A task counts as optimized when "
         "its chosen rewrite was measured faster by at least 1.10×; tasks without a faster "
-        "rewrite count as 1.00× in the mean (the original is kept). Figures from a shared "
-        "machine vary from run to run.", "",
+        "rewrite count as 1.00× in the mean (the original is kept). Correct means a "
+        "candidate passed validation and was timed (a task without a candidate is not "
+        "correct). Figures from a shared machine vary from run to run.", "",
         "| Metric | All | Serial | OpenMP | Reference |",
         "|---|---|---|---|---|",
     ]
@@ -64,6 +65,10 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         f"{metrics['seconds_per_task'] or 0:.1f} s ({metrics['seconds_total'] or 0:.0f} s "
         "in all).", "",
     ]
+    verdicts = metrics.get("verdicts") or {}
+    if verdicts:
+        lines += ["Task verdicts: " + ", ".join(f"{w} {n}" for w, n in verdicts.items())
+                  + ".", ""]
     if chart:
         lines += [f"![Speedup per task, PerfPilot against the reference]({chart})", ""]
     lines += ["## Per task", "",
