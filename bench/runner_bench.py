@@ -86,6 +86,7 @@ async def _runner(runs: int, pairs: int, callgrind: bool) -> dict[str, object]:
     out: dict[str, list[float]] = {"aa": [], "ab": [], "aa_s": [], "ab_s": [], "aa_ci": [],
                                    "ab_ci": []}
     words: dict[str, list[str]] = {"aa": [], "ab": []}
+    basis: list[str] = []
     size = 0
     for _ in range(runs):
         for key, code in (("aa", site.text), ("ab", CANDIDATE)):
@@ -99,7 +100,8 @@ async def _runner(runs: int, pairs: int, callgrind: bool) -> dict[str, object]:
                 out[f"{key}_ci"].append(v.ci95[1] - v.ci95[0])
             if v.measurement is not None:
                 size = v.measurement.size
-    return {"values": out, "words": words, "size": size}
+                basis.append(v.measurement.basis)
+    return {"values": out, "words": words, "size": size, "basis": basis}
 
 
 def _hyperfine(runs: int, size: int, workdir: Path) -> dict[str, list[float]]:
@@ -155,13 +157,17 @@ def main() -> None:
               "validation) |")
     else:
         print("| hyperfine | not installed | | |")
+    basis = runner["basis"]
+    assert isinstance(basis, list)
     aa_words = words["aa"]
     ab_words = words["ab"]
     print()
     print(f"Runner verdicts: A/A {dict((w, aa_words.count(w)) for w in set(aa_words))}; "
           f"A/B {dict((w, ab_words.count(w)) for w in set(ab_words))}. "
           f"Median 95% CI width: A/A {statistics.median(values['aa_ci'] or [0]):.3f}, "
-          f"A/B {statistics.median(values['ab_ci'] or [0]):.3f}.")
+          f"A/B {statistics.median(values['ab_ci'] or [0]):.3f}. "
+          f"{basis.count('cpu')} of {len(basis)} runner figures came from CPU time (too few "
+          "pairs free of CPU waits).")
 
 
 if __name__ == "__main__":

@@ -116,3 +116,18 @@ def test_build_cache_round_trip_and_pruning(tmp_path) -> None:  # type: ignore[n
     for k in ("k1", "k2", "k3"):
         cache.store(k, work / "built.so")
     assert len(list((tmp_path / "cache").iterdir())) == 2
+
+
+def test_busy_serial_run_falls_back_to_cpu_time_but_parallel_stays_noisy() -> None:
+    # Every pair waited: wall ratios are all over the place, CPU times agree.
+    busy = [PairSample(3_000_000 if k % 2 else 1_000_000, 1_000_000, 900_000, 0,
+                       1_000_000 + k, 1_000_000) for k in range(20)]
+    serial = summarize(busy, 1, T)
+    assert serial.basis == "cpu"
+    assert serial.speedup == pytest.approx(1.0, abs=1e-3)
+    assert classify(serial, 0.03) == "no-change"
+    assert any("CPU time" in n for n in serial.notes)
+    parallel = summarize(busy, 2, T)  # CPU time sums threads: no fallback
+    assert parallel.basis == "wall"
+    assert classify(parallel, 0.03) == "noisy"
+    assert classify(summarize(busy, 1, replace(T, cpu_fallback=False)), 0.03) == "noisy"

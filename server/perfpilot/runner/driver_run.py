@@ -75,7 +75,9 @@ def pairs_of(event: Mapping[str, Any]) -> list[PairSample]:
     """Pairs of a "timing" event."""
     out: list[PairSample] = []
     for row in event.get("pairs", []):
-        if isinstance(row, list) and len(row) >= 4:
+        if isinstance(row, list) and len(row) >= 6:
+            out.append(PairSample(*(int(x) for x in row[:6])))
+        elif isinstance(row, list) and len(row) >= 4:
             out.append(PairSample(int(row[0]), int(row[1]), int(row[2]), int(row[3])))
     return out
 

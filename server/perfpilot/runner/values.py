@@ -35,6 +35,7 @@ class Measurement:
     size: int = 0
     reps: int = 1
     wanted_pairs: int = 0  # clean pairs asked for (0: all pairs taken)
+    basis: str = "wall"  # "cpu": too few clean pairs, serial figures from CPU time
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -62,6 +63,7 @@ class Tuning:
     no_change_band: float = 0.03  # |speedup - 1| below this is no measurable change
     wait_fraction: float = 0.02  # a call that waited longer than this share of its wall time
     max_pairs_factor: int = 4  # take up to this many times the wanted pairs to get clean ones
+    cpu_fallback: bool = True  # serial code on a busy machine: judge by CPU time, say so
     noisy_retries: int = 1  # time again once when the first run was too contended
     count_target_s: float = 0.002  # native time of the counted call under callgrind
     budget_s: float = 30.0  # time limit of one timing run inside the driver

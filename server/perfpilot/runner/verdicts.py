@@ -46,6 +46,8 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
     word = classify(m, tuning.no_change_band)
     threads = f"{m.threads} threads" if m.threads > 1 else "serial"
     ci = f"95% CI {m.ci95_low:.3g}–{m.ci95_high:.3g}"
+    if m.basis == "cpu":
+        ci += ", CPU time: machine busy"
     serial_text = ""
     if serial is not None:
         serial_text = f"; 1 thread {_x(serial.speedup)}"

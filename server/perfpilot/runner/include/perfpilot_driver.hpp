@@ -80,12 +80,21 @@ inline long long now_ns(clockid_t clock) {
   return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-// Sum of the run-queue wait (ns) of every thread of this process: time spent ready to run but
-// waiting for a CPU. Field 2 of /proc/self/task/*/schedstat.
-inline long long run_queue_wait_ns() {
-  long long total = 0;
+// Scheduler statistics summed over every thread of this process, from
+// /proc/self/task/*/schedstat: time on a CPU (field 1) and run-queue wait, i.e. time spent ready
+// to run but waiting for a CPU (field 2), both in ns; -1 when unavailable. The wait of a running
+// thread is current (it is added when the thread gets a CPU).
+struct SchedStat {
+  long long run = -1;
+  long long wait = -1;
+};
+
+inline SchedStat sched_stat() {
+  SchedStat total;
   DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return -1;
+  if (dir == nullptr) return total;
+  total.run = 0;
+  total.wait = 0;
   while (dirent* ent = readdir(dir)) {
     if (ent->d_name[0] == '.') continue;
     char path[320];
@@ -93,7 +102,10 @@ inline long long run_queue_wait_ns() {
     FILE* f = std::fopen(path, "r");
     if (f == nullptr) continue;
     unsigned long long run = 0, wait = 0;
-    if (std::fscanf(f, "%llu %llu", &run, &wait) == 2) total += static_cast<long long>(wait);
+    if (std::fscanf(f, "%llu %llu", &run, &wait) == 2) {
+      total.run += static_cast<long long>(run);
+      total.wait += static_cast<long long>(wait);
+    }
     std::fclose(f);
   }
   closedir(dir);
@@ -166,19 +178,21 @@ inline Sample timed(Side& side, long long k) {
   Sample s;
   for (long long r = 0; r < k; ++r) {
     side.bench->reset();
-    long long w0 = run_queue_wait_ns();
-    long long c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+    SchedStat s0 = sched_stat();
+    // The calling thread's CPU clock: exact, whereas the process clock becomes tick-granular
+    // once RLIMIT_CPU is set (as the sandbox does). Used for serial code only.
+    long long c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     long long t0 = now_ns(CLOCK_MONOTONIC);
     try {
       side.bench->call(side.fn);
     } catch (...) {
     }
     long long t1 = now_ns(CLOCK_MONOTONIC);
-    long long c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-    long long w1 = run_queue_wait_ns();
+    long long c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    SchedStat s1 = sched_stat();
     s.wall += t1 - t0;
     s.cpu += c1 - c0;
-    s.wait += (w0 >= 0 && w1 >= 0) ? (w1 - w0) : 0;
+    s.wait += (s0.wait >= 0 && s1.wait >= 0) ? (s1.wait - s0.wait) : 0;
   }
   return s;
 }
