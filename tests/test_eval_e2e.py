@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,35 @@ def test_add_eval_parser_wires_the_subcommand() -> None:
     assert args.report_md is None and args.chart is None and args.optimizer is None
     with pytest.raises(SystemExit):
         parser.parse_args(["eval", "x", "--planner", "magic"])
+
+
+def test_interrupted_run_resumes(tmp_path: Path) -> None:
+    root = tmp_path / "tasks"
+    first_task, second_task = "bubble_sort", "count_dups"  # both have candidates to time
+    for name in (first_task, second_task):
+        shutil.copytree(TASKS / name, root / name)
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "perfpilot.evaluation", str(root), "--out", str(out),
+            "--pairs", "8", "--retries", "0", "--no-reference"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # the first task's line: it is stored by now
+    assert first.startswith(f"[1/2] {first_task}: "), first
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=120)
+    if (out / "tasks" / f"{second_task}.json").exists():
+        pytest.skip("the second task finished before the interruption arrived")
+    assert proc.returncode == 130, rest
+    assert "interrupted" in rest
+    stored = out / "tasks" / f"{first_task}.json"
+    assert stored.is_file()
+    verdict = json.loads(stored.read_text())["verdict"]
+
+    again = run_eval(str(root), "--out", str(out), "--pairs", "8", "--retries", "0",
+                     "--no-reference", "--json")
+    assert again.returncode == 0, again.stderr
+    resumed = json.loads(again.stdout)["resumed"]
+    assert (first_task in resumed) == (verdict not in ("noisy", "error"))
+    assert second_task not in resumed
+    assert (out / "tasks" / f"{second_task}.json").is_file()
