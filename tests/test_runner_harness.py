@@ -105,3 +105,18 @@ async def test_mutated_string_argument_is_compared() -> None:
     v = await verify_and_measure(site, wrong, SETTINGS, JobContext(), tuning=FAST)
     assert v.verdict == "incorrect"
     assert v.validation_detail.startswith("size 1: original s = ")
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+async def test_by_value_objects_and_aliased_scalars_reach_the_function() -> None:
+    unit = ("#include <vector>\nusing namespace std;\ntypedef long long ll;\n"
+            "ll weighted(vector<ll> v, ll k) { ll s = 0; for (ll x : v) s += x * k; return s; }\n")
+    site = function_by_name(unit, "cpp", "weighted")
+    # The candidate takes the vector by const reference: same call, no copy.
+    better = ("ll weighted(const vector<ll>& v, ll k) { ll s = 0; for (ll x : v) s += x * k; "
+              "return s; }")
+    v = await verify_and_measure(site, better, SETTINGS, JobContext(), tuning=FAST)
+    assert v.validation_status == "passed", v.message
+    wrong = better.replace("x * k", "x * (k + 1)")
+    bad = await verify_and_measure(site, wrong, SETTINGS, JobContext(), tuning=FAST)
+    assert bad.verdict == "incorrect"

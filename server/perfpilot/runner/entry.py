@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.site import FunctionSite, Param
+from perfpilot.runner.harness import resolve_type, unit_aliases
 
 ENTRY_SYMBOL = "perfpilot_entry"
 _ARRAY = re.compile(r"\[[^\]]*\]")
@@ -23,11 +24,12 @@ class EntryError(Exception):
     """The function cannot be reached by a generated entry (a bench spec must provide one)."""
 
 
-def _param_type(p: Param) -> str:
+def _param_type(p: Param, aliases: dict[str, tuple[str, str]]) -> str:
     # An array parameter is a pointer parameter; spell it as one.
     if _ARRAY.search(p.type_text):
         return _ARRAY.sub("", p.type_text).strip() + "*"
-    if p.pointer == 0 and not p.reference and not _is_scalar(p.base):
+    base = resolve_type(p.base, aliases, {})
+    if p.pointer == 0 and not p.reference and not _is_scalar(base):
         # A by-value object is copied where the function is called. The trampoline takes it by
         # const reference so that copy happens inside the measured call, as it does for a real
         # caller, and a candidate that takes a const reference really saves it.
@@ -59,7 +61,8 @@ def entry_source(site: FunctionSite) -> str:
         callee, scopes = site.qualified_name, []
     else:
         callee = site.name
-    aliases = "".join(f"using perfpilot_t{i} = {_param_type(p)};\n"
+    unit_types = unit_aliases(site.unit_text)
+    aliases = "".join(f"using perfpilot_t{i} = {_param_type(p, unit_types)};\n"
                       for i, p in enumerate(site.params))
     params = ", ".join(f"perfpilot_t{i} a{i}" for i in range(len(site.params)))
     args = ", ".join(f"static_cast<decltype(a{i})&&>(a{i})" for i in range(len(site.params)))
