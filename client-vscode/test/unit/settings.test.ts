@@ -55,10 +55,10 @@ test('every server key declared in package.json is read, and nothing else', () =
   assert.deepEqual(read, declared.filter((k) => !clientOnly.includes(k)).sort());
 });
 
-test('interpreter and trace changes restart; server settings are pushed; others are ignored', () => {
+test('interpreter changes restart; server settings are pushed; others are ignored', () => {
   const affects = (changed: string) => (section: string) => changed === section || changed.startsWith(`${section}.`);
   assert.equal(changeEffect(affects('perfpilot.interpreter')), 'restart');
-  assert.equal(changeEffect(affects('perfpilot.trace.server')), 'restart');
+  assert.equal(changeEffect(affects('perfpilot.trace.server')), 'none');
   assert.equal(changeEffect(affects('perfpilot.planner.model')), 'push');
   assert.equal(changeEffect(affects('perfpilot.runner.callgrind')), 'push');
   assert.equal(changeEffect(affects('perfpilot.applyMode')), 'push');
