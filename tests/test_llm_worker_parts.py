@@ -35,6 +35,8 @@ def test_model_directory_and_gguf_files(tmp_path: Path) -> None:
         locate_model_files(str(gg))
     with pytest.raises(LocalModelError, match="no local model is configured"):
         locate_model_files("  ")
+    with pytest.raises(LocalModelError, match="path of a downloaded model directory"):
+        locate_model_files("Qwen/Qwen2.5-Coder-0.5B-Instruct")
 
 
 def test_load_and_generation_errors_are_user_messages(tmp_path: Path) -> None:

@@ -58,7 +58,12 @@ def locate_model_files(model: str) -> ModelFiles:
                               "or a .gguf file", "not-found")
     path = Path(model).expanduser()
     if not path.exists():
-        raise LocalModelError(f"local model not found: {path} does not exist", "not-found")
+        hint = ""
+        if not path.is_absolute() and model.count("/") == 1 and not model.startswith("."):
+            # Looks like a hub id: local models are never downloaded.
+            hint = "; give the path of a downloaded model directory or .gguf file"
+        raise LocalModelError(f"local model not found: {path} does not exist{hint}",
+                              "not-found")
     if path.is_file():
         if path.suffix.lower() != ".gguf":
             raise LocalModelError(
