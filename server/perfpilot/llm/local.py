@@ -48,7 +48,9 @@ class WorkerSpec:
     @classmethod
     def from_role(cls, role: RoleSettings) -> WorkerSpec:
         """The spec for a role; the model path is made absolute so equal models share."""
-        model = str(Path(role.model).expanduser().resolve()) if role.model.strip() else ""
+        path = Path(role.model).expanduser()
+        # Absolute when it exists (equal models share a worker); else as given, for the error.
+        model = str(path.resolve()) if role.model.strip() and path.exists() else role.model
         return cls(model=model, device=role.device or "cpu", dtype=role.dtype or "auto",
                    threads=max(1, role.threads))
 
