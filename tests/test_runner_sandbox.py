@@ -220,3 +220,30 @@ async def test_cancellation_kills_the_process_group() -> None:
             await run_sandboxed(sandbox, [prog], workdir, timeout_s=60, limits=Limits(), ctx=ctx)
         await task
         assert asyncio.get_running_loop().time() - start < 10
+
+
+async def test_compiles_cannot_read_private_files_when_run_as_root() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.settings import RunnerSettings
+    from perfpilot.runner.measure import verify_and_measure
+    from perfpilot.runner.values import Tuning
+
+    sandbox = await detect_sandbox(True)
+    if not (os.geteuid() == 0 and sandbox.drop_user):
+        pytest.skip("only a server running as root drops privileges for compiles")
+    folder = Path(tempfile.mkdtemp(prefix="perfpilot-secret-", dir="/var/tmp"))
+    try:
+        os.chmod(folder, 0o700)
+        secret = folder / "secret.h"
+        secret.write_text("TOP-SECRET-TOKEN-4711\n")
+        os.chmod(secret, 0o600)
+        unit = "int twice(int n) { return 2 * n; }\n"
+        site = function_by_name(unit, "cpp", "twice")
+        hostile = f'#include "{secret}"\nint twice(int n) {{ return n + n; }}'
+        v = await verify_and_measure(site, hostile, RunnerSettings(callgrind=False),
+                                     JobContext(), tuning=Tuning(target_sample_s=0.001))
+        assert v.verdict == "build-failed"
+        assert "Permission denied" in v.build_log
+        assert "TOP-SECRET-TOKEN" not in v.build_log + v.message
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -85,13 +85,14 @@ class BuildCache:
 
 async def _cached_compile(sandbox: Sandbox, argv: list[str], workdir: Path, output: str,
                           side: str, inputs: list[str], *, timeout_s: float, ctx: JobContext,
-                          ro_binds: list[str], cache: BuildCache | None) -> Compiled:
+                          ro_binds: list[str], cache: BuildCache | None,
+                          unprivileged: bool) -> Compiled:
     key = cache.key(argv, workdir, inputs) if cache is not None else ""
     if cache is not None and cache.fetch(key, workdir / output):
         return Compiled(ok=True, output=output, log="", command=tuple(argv), cached=True)
     res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
                               limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
-                              unprivileged=False, ro_binds=ro_binds)
+                              unprivileged=unprivileged, ro_binds=ro_binds)
     done = _compiled(res, workdir, output, side, argv)
     if done.ok and cache is not None:
         await asyncio.to_thread(cache.store, key, workdir / output)
@@ -127,7 +128,8 @@ def first_error(log: str) -> str:
 async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
                          unit_text: str, unit_name: str, *, extra: tuple[str, ...] = (),
                          timeout_s: float, ctx: JobContext, tag: str = "",
-                         cache: BuildCache | None = None) -> Compiled:
+                         cache: BuildCache | None = None,
+                         unprivileged: bool = False) -> Compiled:
     """Compile one version of the unit into ``<side>/lib<side><tag>.so``."""
     folder = workdir / side
     folder.mkdir(exist_ok=True)
@@ -140,12 +142,14 @@ async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
     use = cache if '#include "' not in unit_text else None
     return await _cached_compile(sandbox, argv, workdir, output, side, [f"{side}/{unit_name}"],
                                  timeout_s=timeout_s, ctx=ctx,
-                                 ro_binds=absolute_paths(tc.flags), cache=use)
+                                 ro_binds=absolute_paths(tc.flags), cache=use,
+                                 unprivileged=unprivileged)
 
 
 async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_text: str,
                          *, timeout_s: float, ctx: JobContext, extra: tuple[str, ...] = (),
-                         cache: BuildCache | None = None) -> Compiled:
+                         cache: BuildCache | None = None,
+                         unprivileged: bool = False) -> Compiled:
     """Compile the bench (generated or from a spec) with the driver into ``driver``."""
     (workdir / "bench_main.cpp").write_text(
         bench_text + "\n#include <perfpilot_driver.hpp>\n", encoding="utf-8")
@@ -155,12 +159,13 @@ async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_t
     use = cache if '#include "' not in bench_text else None
     return await _cached_compile(sandbox, argv, workdir, "driver", "", inputs,
                                  timeout_s=timeout_s, ctx=ctx,
-                                 ro_binds=absolute_paths(tc.flags), cache=use)
+                                 ro_binds=absolute_paths(tc.flags), cache=use,
+                                 unprivileged=unprivileged)
 
 
 async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
                           unit_text: str, unit_name: str, *, timeout_s: float,
-                          ctx: JobContext) -> Compiled:
+                          ctx: JobContext, unprivileged: bool = False) -> Compiled:
     """Compile a whole program into ``<side>/prog``."""
     folder = workdir / side
     folder.mkdir(exist_ok=True)
@@ -170,7 +175,7 @@ async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: 
             "-o", output, "-lm"]
     res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
                               limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
-                              unprivileged=False, ro_binds=absolute_paths(tc.flags))
+                              unprivileged=unprivileged, ro_binds=absolute_paths(tc.flags))
     return _compiled(res, workdir, output, side, argv)
 
 

@@ -37,6 +37,7 @@ from perfpilot.runner.harness import HarnessUnsupported, harness_source
 from perfpilot.runner.sandbox import (
     Limits,
     Sandbox,
+    compile_unprivileged,
     detect_sandbox,
     make_writable_for_runs,
     work_directory,
@@ -46,6 +47,7 @@ from perfpilot.runner.stats import classify, read_psi, summarize
 from perfpilot.runner.toolchain import (
     Toolchain,
     ToolchainError,
+    absolute_paths,
     counting_blocked,
     counting_flags,
     cpu_has_avx512,
@@ -68,6 +70,7 @@ class _Job:
     ctx: JobContext
     mode: str  # harness | spec
     units: tuple[str, str] = ("", "")  # the unit texts of A and B, entry included
+    compile_as_nobody: bool = False
 
     def limits(self, threads: int) -> Limits:
         cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5
@@ -139,7 +142,8 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
-        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units)
+        as_nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
+        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody)
         return await _run(job, base, units[0], units[1], bench)
 
 
@@ -147,6 +151,11 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
     ctx, tc, settings = job.ctx, job.tc, job.settings
     ctx.report("building", "compiling original and candidate", 5)
     install_headers(job.workdir)
+    for side in ("a", "b"):
+        (job.workdir / side).mkdir(exist_ok=True)
+    if job.compile_as_nobody:
+        make_writable_for_runs(job.workdir, job.sandbox)
+    nobody = job.compile_as_nobody
     name = f"unit{tc.suffix}"
     t = settings.build_timeout_s
     # Headers found through include paths are not part of the cache key: no cache then.
@@ -154,10 +163,11 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
     cache = BuildCache.default() if job.tuning.build_cache and not project_headers else None
     a, b, drv = await asyncio.gather(
         compile_shared(job.sandbox, tc, job.workdir, "a", unit_a, name, timeout_s=t, ctx=ctx,
-                       cache=cache),
+                       cache=cache, unprivileged=nobody),
         compile_shared(job.sandbox, tc, job.workdir, "b", unit_b, name, timeout_s=t, ctx=ctx,
-                       cache=cache),
-        compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx, cache=cache))
+                       cache=cache, unprivileged=nobody),
+        compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx, cache=cache,
+                       unprivileged=nobody))
     failed = _build_failure(base, a, b, drv, job.mode)
     if failed is not None:
         return failed
@@ -331,7 +341,8 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
         t = job.settings.build_timeout_s
         a, b = await asyncio.gather(*(
             compile_shared(job.sandbox, tc, job.workdir, side, unit, f"unit{tc.suffix}",
-                           timeout_s=t, ctx=job.ctx, tag="_cg")
+                           timeout_s=t, ctx=job.ctx, tag="_cg",
+                           unprivileged=job.compile_as_nobody)
             for side, unit in (("a", job.units[0]), ("b", job.units[1]))))
         if not (a.ok and b.ok):
             return None, f"instruction counts skipped: {blocked} and no x86-64-v3 build"

@@ -23,6 +23,7 @@ from perfpilot.runner.build import compile_program, first_error, install_headers
 from perfpilot.runner.driver_run import pairs_of, parse_events
 from perfpilot.runner.sandbox import (
     Limits,
+    compile_unprivileged,
     detect_sandbox,
     make_writable_for_runs,
     run_sandboxed,
@@ -31,7 +32,7 @@ from perfpilot.runner.sandbox import (
 )
 from perfpilot.runner.spec import SPEC_FOLDER
 from perfpilot.runner.stats import read_psi, summarize
-from perfpilot.runner.toolchain import ToolchainError, make_toolchain
+from perfpilot.runner.toolchain import ToolchainError, absolute_paths, make_toolchain
 from perfpilot.runner.values import Tuning, Verdict
 
 _TOL = 1e-9
@@ -96,18 +97,23 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
     async with work_directory() as workdir:
         ctx.report("building", "compiling both programs", 5)
         install_headers(workdir)
+        for side in ("a", "b"):
+            (workdir / side).mkdir(exist_ok=True)
+        nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
+        if nobody:
+            make_writable_for_runs(workdir, sandbox)
         name = f"main{tc.suffix}"
         (workdir / "launcher.cpp").write_text("#include <perfpilot_launcher.hpp>\n",
                                               encoding="utf-8")
         t = settings.build_timeout_s
         a, b, launcher = await asyncio.gather(
             compile_program(sandbox, tc, workdir, "a", original.unit_text, name, timeout_s=t,
-                            ctx=ctx),
+                            ctx=ctx, unprivileged=nobody),
             compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
-                            ctx=ctx),
+                            ctx=ctx, unprivileged=nobody),
             run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude", "launcher.cpp",
                                     "-o", "launcher"], workdir, timeout_s=t,
-                          limits=Limits(cpu_s=int(t) + 5), ctx=ctx, unprivileged=False))
+                          limits=Limits(cpu_s=int(t) + 5), ctx=ctx, unprivileged=nobody))
         if not a.ok:
             return replace(base, message=f"The original does not build: {first_error(a.log)}",
                            build_log=a.log)

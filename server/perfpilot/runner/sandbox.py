@@ -16,6 +16,7 @@ import contextlib
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -182,9 +183,31 @@ async def work_directory(prefix: str = "perfpilot-") -> AsyncIterator[Path]:
 
 
 def make_writable_for_runs(workdir: Path, sandbox: Sandbox) -> None:
-    """Let the unprivileged user write into the work folder (callgrind output, TMPDIR)."""
+    """Let the unprivileged user write into the work folder and its subfolders."""
     if sandbox.drop_user and os.geteuid() == 0:
-        os.chown(workdir, NOBODY, NOBODY)
+        for folder, _dirs, _files in os.walk(workdir):
+            os.chown(folder, NOBODY, NOBODY)
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether any user can read ``path`` (a folder or file): every parent searchable."""
+    try:
+        p = path.resolve()
+        mode = p.stat().st_mode
+        if not mode & stat.S_IROTH or (p.is_dir() and not mode & stat.S_IXOTH):
+            return False
+        return all(parent.stat().st_mode & stat.S_IXOTH for parent in p.parents)
+    except OSError:
+        return False
+
+
+def compile_unprivileged(sandbox: Sandbox, folders: Sequence[str]) -> bool:
+    """Whether compiles can run as nobody too: they can when every folder they read is public.
+
+    Compiling as nobody keeps a hostile ``#include "/root/secret"`` from echoing private files
+    into the build log; headers in private folders force compiling as the invoking user.
+    """
+    return sandbox.drop_user and all(readable_by_others(Path(f)) for f in folders)
 
 
 def _kill_group(pid: int) -> None:
