@@ -23,6 +23,8 @@ export interface PerfPilotApi {
   controller: ServerController;
   reports: ReportProvider;
   statusBar: vscode.StatusBarItem;
+  /** Where the PerfPilot log channel writes its file. */
+  logUri: vscode.Uri;
 }
 
 // The controller of the active extension, for deactivate().
@@ -250,7 +252,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   }
 
   void controller.start();
-  return { controller, reports, statusBar };
+  return { controller, reports, statusBar, logUri: context.logUri };
 }
 
 export async function deactivate(): Promise<void> {

@@ -222,6 +222,22 @@ try {
       fs.writeFileSync(path.join(artifacts, `${name}.query.json`), JSON.stringify({ count: lines.length, texts: lines }));
       return;
     }
+    const keys = 'PERFPILOT_E2E_KEYS:';
+    const k = text.indexOf(keys);
+    if (k >= 0) {
+      // NAME|TEXT: types into whatever has focus (quick picks, input boxes); {Enter} presses Enter.
+      const [name, typed] = text.slice(k + keys.length).split('|', 2);
+      for (const [i, part] of typed.split('{Enter}').entries()) {
+        if (i > 0) {
+          await page.keyboard.press('Enter');
+        }
+        if (part) {
+          await page.keyboard.type(part, { delay: 20 });
+        }
+      }
+      fs.writeFileSync(path.join(artifacts, `${name}.query.json`), JSON.stringify({ count: 1, texts: [] }));
+      return;
+    }
     const query = 'PERFPILOT_E2E_QUERY:';
     const q = text.indexOf(query);
     if (q >= 0) {

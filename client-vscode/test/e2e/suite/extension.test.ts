@@ -4,7 +4,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { PerfPilotApi } from '../../../src/extension';
 import type { JobStatus } from '../../../src/jobs';
-import { consoleLines, e2eConfig, hoverText, queryPage, screenshot, sleep, waitFor, waitUpTo } from './helpers';
+import * as fs from 'fs';
+import { consoleLines, e2eConfig, hoverText, queryPage, screenshot, sleep, typeKeys, waitFor, waitUpTo } from './helpers';
 
 const FUNCTION = 'sum_values';
 const CATEGORIES = [
@@ -34,6 +35,14 @@ suite('PerfPilot in VS Code', () => {
   let namePos: vscode.Position;
   let bodyPos: vscode.Position;
   const jobEvents: JobStatus[] = [];
+  const logText = (): string => {
+    const dir = api.logUri.fsPath;
+    return fs.existsSync(dir)
+      ? fs.readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n')
+      : '';
+  };
+  /** How often the server logged that it received an API key. */
+  const secretsSet = (): number => (logText().match(/secret apiKey set/g) ?? []).length;
 
   suiteSetup(async () => {
     const folder = vscode.workspace.workspaceFolders![0].uri;
@@ -298,8 +307,25 @@ suite('PerfPilot in VS Code', () => {
     }
   });
 
+  test('Set API key stores the key in secret storage and sends it to the server, never to logs', async () => {
+    const key = 'sk-e2e-7f3a9c1d';
+    const before = secretsSet();
+    const done = vscode.commands.executeCommand('perfpilot.client.setApiKey');
+    await sleep(1000);
+    await typeKeys('api-key-role', '{Enter}'); // "Both roles"
+    await sleep(1000);
+    await typeKeys('api-key-value', `${key}{Enter}`);
+    await done;
+    // The server acknowledges in its log (window/logMessage), without the value.
+    await waitFor('the server to log that the key was set', () => (secretsSet() > before ? true : undefined), 15_000);
+    assert.ok(!logText().includes(key), 'the key never reaches the log');
+    const settingsFile = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'settings.json');
+    assert.ok(!fs.readFileSync(settingsFile, 'utf8').includes(key), 'the key is not in settings');
+  });
+
   test('a crashed server is restarted and answers again', async () => {
     const client = api.controller.languageClient;
+    const keysSent = secretsSet();
     // The client keeps the child process privately; killing it is what a crash looks like.
     const pid = (client as unknown as { _serverProcess?: { pid?: number } } | undefined)?._serverProcess?.pid;
     assert.ok(pid, 'the server process id is known');
@@ -315,6 +341,8 @@ suite('PerfPilot in VS Code', () => {
     const status = (await api.controller.executeCommand('perfpilot.status', {})) as Record<string, unknown>;
     assert.ok(status && 'planner' in status, JSON.stringify(status));
     assert.strictEqual(api.controller.state, 'running');
+    // The key from the previous test lives only in the server's memory: it is sent again.
+    await waitFor('the API key to be sent to the new server', () => (secretsSet() > keysSent ? true : undefined), 15_000);
   });
 
   test('without a configured interpreter and no server on PATH, the user is told and Install fixes it', async function () {

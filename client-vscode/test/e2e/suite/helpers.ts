@@ -70,6 +70,11 @@ export async function consoleLines(name: string, text: string): Promise<{ count:
   return askDriver('PERFPILOT_E2E_CONSOLE', name, text);
 }
 
+/** Asks the driver to type into the focused element of the page; `{Enter}` presses Enter. */
+export async function typeKeys(name: string, text: string): Promise<void> {
+  await askDriver('PERFPILOT_E2E_KEYS', name, text);
+}
+
 async function askDriver(kind: string, name: string, what: string): Promise<{ count: number; texts: string[]; error?: string }> {
   const file = path.join(e2eConfig().artifacts, `${name}.query.json`);
   fs.rmSync(file, { force: true });
