@@ -50,7 +50,7 @@ def test_three_tasks_end_to_end_and_resume(three_tasks: Path, tmp_path: Path) ->
     md = tmp_path / "docs" / "eval.md"
     chart = tmp_path / "docs" / "images" / "eval.png"
     args = (str(three_tasks), "--out", str(out), "--report-md", str(md), "--chart", str(chart),
-            "--pairs", "8", "--retries", "0", "--json")
+            "--pairs", "8", "--retries", "0", "--json", "--code-key", "t")
     first = run_eval(*args)
     assert first.returncode == 0, first.stderr
     metrics = json.loads(first.stdout)
@@ -106,6 +106,7 @@ async def test_stored_results_are_reused_only_with_a_matching_key(tmp_path: Path
     engine = Engine(Settings(), None)
     store = ResultStore(tmp_path / "out")
     evaluator = Evaluator(engine, store, EvalOptions(reference=False))
+    assert len(evaluator.task_key(task)) == 16
     seeded = TaskResult("count_dups", False, task.labels, ("Algorithm Design Optimization",),
                         (SampleResult("faster", 9.5, (9.0, 10.0)),), 0,
                         key=evaluator.task_key(task))
@@ -118,6 +119,9 @@ async def test_stored_results_are_reused_only_with_a_matching_key(tmp_path: Path
     changed = load_tasks(root)[0]
     assert evaluator.task_key(changed) != seeded.key
     assert store.load_task("count_dups", evaluator.task_key(changed)) is None
+    # Results made by other PerfPilot code are not reused either.
+    other = Evaluator(engine, store, EvalOptions(reference=False, code_key="other"))
+    assert other.task_key(task) != seeded.key
     await engine.close()
 
 
@@ -152,7 +156,7 @@ def test_interrupted_run_resumes(tmp_path: Path) -> None:
         shutil.copytree(TASKS / name, root / name)
     out = tmp_path / "out"
     args = [sys.executable, "-m", "perfpilot.evaluation", str(root), "--out", str(out),
-            "--pairs", "8", "--retries", "0", "--no-reference"]
+            "--pairs", "8", "--retries", "0", "--no-reference", "--code-key", "t"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     assert proc.stderr is not None
@@ -169,7 +173,7 @@ def test_interrupted_run_resumes(tmp_path: Path) -> None:
     verdict = json.loads(stored.read_text())["verdict"]
 
     again = run_eval(str(root), "--out", str(out), "--pairs", "8", "--retries", "0",
-                     "--no-reference", "--json")
+                     "--no-reference", "--json", "--code-key", "t")
     assert again.returncode == 0, again.stderr
     resumed = json.loads(again.stdout)["resumed"]
     assert (first_task in resumed) == (verdict not in ("noisy", "error"))

@@ -65,6 +65,9 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
                    help="times to re-measure noisy results at the end (default 1)")
     p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
     p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
+    p.add_argument("--code-key", default="",
+                   help="label of the code version for reusing stored results (default: a "
+                        "hash of PerfPilot's code, so results of other code are not reused)")
     p.add_argument("--pairs", type=int, default=20,
                    help="timed pairs per measurement (default 20; the editor uses 30)")
     p.add_argument("--callgrind", action="store_true",
@@ -204,7 +207,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGINT, ctx.cancel)
     evaluator = Evaluator(engine, store, EvalOptions(
         jobs=args.jobs, fresh=args.fresh, reference=not args.no_reference,
-        retries=max(0, args.retries)),
+        retries=max(0, args.retries), code_key=args.code_key),
         log=lambda msg: print(msg, file=sys.stderr, flush=True))
     try:
         results = await evaluator.run(tasks, ctx)

@@ -35,6 +35,7 @@ class EvalOptions:
     fresh: bool = False  # ignore stored results
     reference: bool = True  # measure each task's reference version too
     retries: int = 1  # re-measure samples that came back noisy, once per retry, at the end
+    code_key: str = ""  # names the code that made stored results; empty: a hash of the code
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class Evaluator:
         self.options = options or EvalOptions()
         self._log = log or (lambda _msg: None)
         self.resumed: list[str] = []  # tasks of the last run taken from stored results
-        self._code = code_fingerprint()
+        self._code = self.options.code_key or code_fingerprint()
 
     # -- keys ----------------------------------------------------------------------------
     def task_key(self, task: Task) -> str:
