@@ -122,5 +122,6 @@ class Verdict:
             "psi": self.psi,
             "sandbox": self.sandbox,
             "notes": list(self.notes),
+            "basis": self.measurement.basis if self.measurement is not None else None,
             "build_log": self.build_log,
         }
