@@ -140,7 +140,7 @@ C_UNIT = """\
 #include <stddef.h>
 
 /* Scales a buffer in place and returns the sum of squares. */
-double scale_sq(double* a, size_t n, double f) {
+double scale_sq(double* restrict a, size_t n, double f) {
   double s = 0.0;
   for (size_t i = 0; i < n; ++i) { a[i] = a[i] * f; s += a[i] * a[i]; }
   return s;

@@ -48,6 +48,8 @@ class _Arg:
 
 def _norm(text: str) -> str:
     text = re.sub(r"\bstd::", "", text)
+    # C's restrict is not C++ (and does not change how a function is called).
+    text = re.sub(r"\b(restrict|__restrict__|__restrict)\b", "", text)
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"\s*([<>,*&])\s*", r"\1", text)
     return text
