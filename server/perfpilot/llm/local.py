@@ -143,7 +143,7 @@ class LocalWorker:
         state = self._proc
         if not state.ready.done():
             # A cancelled wait leaves the worker loading, so the next request finds it warm.
-            await _race(asyncio.shield(state.ready), ctx, self._load_timeout_s,
+            await _race(state.ready, ctx, self._load_timeout_s,
                         f"loading {self.spec.model} took longer than "
                         f"{self._load_timeout_s:.0f} s")
         self.info = state.ready.result()
@@ -214,7 +214,7 @@ class LocalWorker:
                            "stop": list(stop)})
         try:
             texts: list[str] = await _race(
-                asyncio.shield(fut), ctx, timeout_s,
+                fut, ctx, timeout_s,
                 f"the local model did not finish within {timeout_s:.0f} s; "
                 "raise timeoutS or lower maxTokens")
             return texts
@@ -230,14 +230,12 @@ class LocalWorker:
         """Ask the worker to stop ``rid``; kill it if it does not within the grace period."""
         with contextlib.suppress(Exception):
             self._send(state, {"op": "cancel", "id": rid})
-        try:
-            await asyncio.wait_for(asyncio.shield(fut), CANCEL_GRACE_S)
-        except Exception:  # any outcome but a prompt stop means kill
-            if not fut.done():
-                log.warning("local model worker did not stop generating; killing it")
-                await self.kill()
+        await asyncio.wait({fut}, timeout=CANCEL_GRACE_S)
+        if not fut.done():
+            log.warning("local model worker did not stop generating; killing it")
+            await self.kill()
         if fut.done() and not fut.cancelled():
-            fut.exception()  # mark retrieved
+            fut.exception()  # retrieved: the caller raises its own error
 
     # -- plumbing ------------------------------------------------------------------------
     def _send(self, state: _Process, message: dict[str, Any]) -> None:
@@ -308,6 +306,7 @@ class LocalWorker:
                 pending.future.set_exception(error)
             elif rid is None and not state.ready.done():
                 state.ready.set_exception(error)
+                state.ready.exception()  # raised to whoever waits; nobody else must log it
 
     def _crash_error(self, state: _Process) -> LocalModelError:
         code = state.proc.returncode
@@ -330,6 +329,7 @@ class LocalWorker:
         for pending in list(self._pending.values()):
             if not pending.future.done():
                 pending.future.set_exception(error)
+                pending.future.exception()  # a caller that left must not log it
 
     def _cancel_idle(self) -> None:
         if self._idle is not None:
@@ -353,7 +353,11 @@ class LocalWorker:
 
 async def _race(fut: asyncio.Future[Any], ctx: JobContext, timeout_s: float,
                 timeout_message: str) -> Any:
-    """Await ``fut`` unless ``ctx`` is cancelled (raise Cancelled) or time runs out."""
+    """Await ``fut`` unless ``ctx`` is cancelled (raise Cancelled) or time runs out.
+
+    ``fut`` itself is never cancelled here: a load or generation goes on until the worker
+    is told otherwise.
+    """
     if fut.done():
         return fut.result()
     waiter = asyncio.ensure_future(ctx.cancelled.wait())
