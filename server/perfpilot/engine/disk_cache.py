@@ -58,6 +58,17 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
     )
 
 
+def private_folder(root: Path, *parts: str) -> Path:
+    """A folder under ``root/.perfpilot`` (created), with a ``.gitignore`` that hides it all."""
+    base = root / ".perfpilot"
+    folder = base.joinpath(*parts)
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = base / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# PerfPilot's local results and reports\n*\n", encoding="utf-8")
+    return folder
+
+
 class DiskCache:
     """Verdicts stored as one JSON file per key under ``root/.perfpilot/results``."""
 
@@ -84,10 +95,7 @@ class DiskCache:
     def put(self, key: str, verdict: Verdict) -> None:
         """Store a verdict atomically; failures to write are logged, never raised."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            ignore = self.folder.parent / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# PerfPilot's local results\n*\n", encoding="utf-8")
+            private_folder(self.folder.parent.parent, self.folder.name)
             fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump({"schema": _SCHEMA, "verdict": verdict.to_json()}, fh)

@@ -24,6 +24,25 @@ def escape_md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+
+
+def escape_md_keep_code(text: str) -> str:
+    """Like ``escape_md``, but `code spans` stay code spans.
+
+    A code span cannot carry a link, HTML or a command, so keeping them is safe for model text
+    and lets explanations show identifiers as code.
+    """
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(escape_md(text[pos:m.start()]))
+        out.append(f"`{m.group(1)}`")
+        pos = m.end()
+    out.append(escape_md(text[pos:]))
+    return "".join(out)
+
+
 def _lines(lines: tuple[int, ...]) -> str:
     if not lines:
         return ""
@@ -42,7 +61,7 @@ def plan_markdown(plan: Plan, function: str) -> str:
     for i, s in enumerate(plan.strategies, 1):
         where = _lines(s.lines)
         suffix = f" _({where})_" if where else ""
-        out.append(f"{i}. **{s.category.name}**: {escape_md(s.explanation)}{suffix}")
+        out.append(f"{i}. **{s.category.name}**: {escape_md_keep_code(s.explanation)}{suffix}")
     return "\n".join(out)
 
 

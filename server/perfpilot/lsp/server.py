@@ -21,6 +21,7 @@ from perfpilot.code.compdb import flags_for
 from perfpilot.code.locate import LocateError, function_at, list_functions
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
+from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import (
@@ -313,9 +314,13 @@ class PerfPilotServer(LanguageServer):
         strategy = chosen.candidate.strategies[0].category.name if chosen.candidate.strategies \
             else (main.name if main else "rewrite")
         label = f"Optimize {name} ({strategy})"
+        confirm = mode == "preview" and self.supports_annotations()
         edit = function_edit(doc, job.site, chosen.candidate.code, label,
-                             version=doc.version,
-                             confirm=mode == "preview" and self.supports_annotations())
+                             version=doc.version, confirm=confirm)
+        if confirm:
+            job.stage, job.message = "awaiting confirmation", "review the change to apply it"
+            self._notify_job(job)
+            self._refresh()
         result = await self.workspace_apply_edit_async(
             lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
         rec = self.session.record(job.uri, job.function)
@@ -352,8 +357,8 @@ class PerfPilotServer(LanguageServer):
         diags: list[lsp.Diagnostic] = []
         for name, rec in self.session.records.get(uri, {}).items():
             site = self.site_named(doc, name)
-            if site is None:
-                continue
+            if site is None or rec.outcome.chosen is not None:
+                continue  # a candidate was applied: the others ask nothing of the user
             for t in rec.outcome.trials:
                 v = t.verdict
                 if v is None or v.verdict not in _PROBLEM_VERDICTS:
@@ -568,10 +573,9 @@ def create_server() -> PerfPilotServer:
         result: dict[str, Any] = {"markdown": markdown}
         if a.get("open") and ls.workspace_root is not None and ls.supports_show_document():
             # Clients without a report view of their own get a file they can read.
-            folder = ls.workspace_root / ".perfpilot" / "reports"
-            path = folder / f"{site.qualified_name.replace('::', '.')}.md"
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                folder = private_folder(ls.workspace_root, "reports")
+                path = folder / f"{site.qualified_name.replace('::', '.')}.md"
                 path.write_text(markdown, encoding="utf-8")
                 await ls.window_show_document_async(lsp.ShowDocumentParams(
                     uri=path.as_uri(), take_focus=True))

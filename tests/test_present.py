@@ -1,0 +1,43 @@
+"""Presentation of plans and measurements: untrusted text is escaped, numbers are formatted."""
+
+from __future__ import annotations
+
+import re
+
+from perfpilot.engine.present import escape_md, escape_md_keep_code, plan_markdown, speedup_phrase
+from perfpilot.runner.values import Verdict
+from perfpilot.strategy import Plan, Strategy, category_by_id
+
+
+def test_model_text_cannot_inject_links_html_or_commands() -> None:
+    evil = "[click](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> **b**"
+    out = escape_md(evil)
+    # Every markdown or HTML metacharacter is backslash-escaped, so it renders literally.
+    assert not re.search(r"(?<!\\)[\[\]()<>*]", out)
+    assert "\\[click\\]" in out and "\\<img" in out
+
+
+def test_code_spans_survive_but_stay_inert() -> None:
+    text = "call `strlen(s)` once; see [x](http://e.vil) `a<b>`"
+    out = escape_md_keep_code(text)
+    assert "`strlen(s)`" in out and "`a<b>`" in out
+    assert "[x](" not in out
+    assert escape_md_keep_code("unclosed `tick") == escape_md("unclosed `tick")
+
+
+def test_plan_markdown_lists_category_explanation_and_lines() -> None:
+    plan = Plan((Strategy(category_by_id(4), "hoist `v.size()` <b>", (3, 4)),), "remote",
+                model="m*")
+    md = plan_markdown(plan, "f")
+    assert "1. **Loop Efficiency Techniques**: hoist `v.size()` \\<b\\>" in md
+    assert "_(lines 3, 4)_" in md and "m\\*" in md
+
+
+def test_speedup_phrases() -> None:
+    serial = Verdict(verdict="faster", message="", speedup=2.314, ci95=(2.2, 2.43), threads=1)
+    assert speedup_phrase(serial) == "2.31× faster (95% CI 2.20–2.43, serial)"
+    omp = Verdict(verdict="faster", message="", speedup=1.95, ci95=(1.92, 1.99), threads=2,
+                  serial_speedup=1.0)
+    assert speedup_phrase(omp) == "1.95× faster (95% CI 1.92–1.99, 2 threads; 1-thread 1.00×)"
+    noisy = Verdict(verdict="noisy", message="", speedup=1.4, ci95=(0.5, 3.0))
+    assert "×" not in speedup_phrase(noisy)  # no number when it could not be measured
