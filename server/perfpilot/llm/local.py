@@ -60,6 +60,7 @@ class _Pending:
     future: asyncio.Future[list[str]]
     ctx: JobContext
     tokens: int = 0
+    last_activity: float = 0.0  # loop time of the request or its latest progress event
 
 
 @dataclass
@@ -206,18 +207,15 @@ class LocalWorker:
         state = await self._ensure_ready(ctx)
         rid = next(self._ids)
         fut: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
-        self._pending[rid] = _Pending(fut, ctx)
+        pending = _Pending(fut, ctx, last_activity=asyncio.get_running_loop().time())
+        self._pending[rid] = pending
         ctx.report("generating", "0 tokens", None)
         self._send(state, {"op": "generate", "id": rid,
                            "messages": [dict(m) for m in messages], "n": n,
                            "max_tokens": max_tokens, "temperature": temperature,
                            "stop": list(stop)})
         try:
-            texts: list[str] = await _race(
-                fut, ctx, timeout_s,
-                f"the local model did not finish within {timeout_s:.0f} s; "
-                "raise timeoutS or lower maxTokens")
-            return texts
+            return await self._await_progress(pending, timeout_s)
         except BaseException:
             # Cancelled, timed out, or the caller's task was cancelled: stop the generation.
             if not fut.done():
@@ -225,6 +223,24 @@ class LocalWorker:
             raise
         finally:
             self._pending.pop(rid, None)
+
+    async def _await_progress(self, pending: _Pending, timeout_s: float) -> list[str]:
+        """The generation's texts; ``timeout_s`` bounds the time without progress (as a read
+        timeout does for a remote stream), so a slow CPU may take longer for many tokens."""
+        loop = asyncio.get_running_loop()
+        while True:
+            remaining = pending.last_activity + timeout_s - loop.time()
+            try:
+                texts: list[str] = await _race(pending.future, pending.ctx, max(0.0, remaining),
+                                               "")
+                return texts
+            except LocalModelError as exc:
+                if exc.kind != "timeout":
+                    raise
+                if loop.time() - pending.last_activity >= timeout_s:
+                    raise LocalModelError(
+                        f"the local model made no progress for {timeout_s:.0f} s (timeoutS); "
+                        "it may be too large for this machine", "timeout") from None
 
     async def _abort(self, state: _Process, rid: int, fut: asyncio.Future[list[str]]) -> None:
         """Ask the worker to stop ``rid``; kill it if it does not within the grace period."""
@@ -293,6 +309,7 @@ class LocalWorker:
                 state.ready.set_result(event)
         elif kind == "progress" and pending is not None:
             pending.tokens = int(event.get("tokens", 0))
+            pending.last_activity = asyncio.get_running_loop().time()
             pending.ctx.report("generating", f"{pending.tokens} tokens", None)
         elif kind == "done" and pending is not None and not pending.future.done():
             if event.get("cancelled"):
