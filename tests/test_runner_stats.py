@@ -131,3 +131,12 @@ def test_busy_serial_run_falls_back_to_cpu_time_but_parallel_stays_noisy() -> No
     assert parallel.basis == "wall"
     assert classify(parallel, 0.03) == "noisy"
     assert classify(summarize(busy, 1, replace(T, cpu_fallback=False)), 0.03) == "noisy"
+
+
+def test_pressure_during_a_window() -> None:
+    from perfpilot.runner.stats import pressure_during
+
+    assert pressure_during(1_000_000, 1_500_000, 1.0) == 50.0
+    assert pressure_during(0, 5_000_000, 1.0) == 100.0  # capped
+    assert pressure_during(None, 10, 1.0) is None
+    assert pressure_during(10, 10, 0.0) is None

@@ -18,7 +18,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.backends import make_optimizer, make_planner, plan_only
 from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
-from perfpilot.engine.keys import content_key
+from perfpilot.engine.keys import content_key, runner_fingerprint
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
@@ -160,7 +160,8 @@ class Engine:
         from perfpilot.runner.measure import verify_and_measure
 
         deps = measurement_inputs(site, source_path, self.workspace, spec)
-        key = content_key("measure", site.unit_text, site.qualified_name, code,
+        key = content_key("measure", runner_fingerprint(), site.unit_text, site.qualified_name,
+                          code,
                           settings_to_dict(self.settings)["runner"], fingerprint(deps),
                           str(source_path or ""))
         cached = self._verdicts.get(key)

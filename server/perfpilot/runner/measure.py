@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -43,7 +44,13 @@ from perfpilot.runner.sandbox import (
     work_directory,
 )
 from perfpilot.runner.spec import Spec, find_spec, load_spec
-from perfpilot.runner.stats import classify, read_psi, summarize
+from perfpilot.runner.stats import (
+    classify,
+    pressure_during,
+    read_psi,
+    read_psi_total,
+    summarize,
+)
 from perfpilot.runner.toolchain import (
     Toolchain,
     ToolchainError,
@@ -183,10 +190,19 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
+    stall0, t0 = read_psi_total(), time.monotonic()
     timing = await _time(job, threads)
     if isinstance(timing, Failure):
         return timing.apply(replace(base, psi=psi))
     measurement, calib = timing
+    pressure = pressure_during(stall0, read_psi_total(), time.monotonic() - t0)
+    if threads > 1 and pressure is not None and pressure >= job.tuning.parallel_pressure_gate:
+        # Run-queue waits of worker threads miss part of this; the system-wide gate does not.
+        measurement = replace(
+            measurement, dropped_pairs=measurement.pairs, psi=pressure,
+            notes=(*measurement.notes,
+                   f"CPU pressure {pressure:.0f}% during the {threads}-thread run: other work "
+                   "held the cores, so the parallel figure is not reliable"))
     serial: Measurement | None = None
     if tc.openmp and threads > 1:
         ctx.report("timing", "paired timing at 1 thread", 60)

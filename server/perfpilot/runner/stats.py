@@ -115,6 +115,31 @@ def classify(m: Measurement, band: float) -> str:
     return "noisy"
 
 
+def read_psi_total(path: Path = Path("/proc/pressure/cpu")) -> int | None:
+    """Cumulative microseconds some task waited for a CPU ("some total"), or None."""
+    try:
+        text = path.read_text(encoding="ascii")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("some"):
+            for part in line.split():
+                if part.startswith("total="):
+                    try:
+                        return int(part.split("=", 1)[1])
+                    except ValueError:
+                        return None
+    return None
+
+
+def pressure_during(total_before: int | None, total_after: int | None,
+                    wall_s: float) -> float | None:
+    """Share (percent) of a time window in which some task waited for a CPU."""
+    if total_before is None or total_after is None or wall_s <= 0:
+        return None
+    return max(0.0, min(100.0, (total_after - total_before) / 1e6 / wall_s * 100.0))
+
+
 def read_psi(path: Path = Path("/proc/pressure/cpu")) -> float | None:
     """CPU pressure, "some avg10" in percent, or None where unavailable."""
     try:

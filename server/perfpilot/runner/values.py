@@ -69,6 +69,9 @@ class Tuning:
     budget_s: float = 30.0  # time limit of one timing run inside the driver
     memory_mb: int = 4096  # address-space limit of sandboxed runs
     program_pairs: int = 10  # pairs for whole programs (each costs two process starts)
+    # A multi-thread run during which some task waited for a CPU this share of the time or
+    # more is not trusted: another process held the cores the threads needed.
+    parallel_pressure_gate: float = 25.0
     build_cache: bool = True  # reuse builds of identical sources (the original, the driver)
 
 
