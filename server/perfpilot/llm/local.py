@@ -105,6 +105,7 @@ class LocalWorker:
         self._lock = asyncio.Lock()
         self._idle: asyncio.TimerHandle | None = None
         self._stopping: set[asyncio.Task[None]] = set()
+        self._last_used = 0.0
         self.info: dict[str, Any] = {}
         self.starts = 0
 
@@ -355,17 +356,24 @@ class LocalWorker:
 
     def _schedule_idle(self) -> None:
         self._cancel_idle()
+        loop = asyncio.get_running_loop()
+        self._last_used = loop.time()
         if self.idle_s > 0 and self._proc is not None:
-            self._idle = asyncio.get_running_loop().call_later(self.idle_s, self._on_idle)
+            self._idle = loop.call_later(self.idle_s, self._on_idle)
 
     def _on_idle(self) -> None:
         self._idle = None
-        if self._lock.locked():
-            return
-        log.info("unloading the local model after %.0f s idle", self.idle_s)
-        task = asyncio.create_task(self.stop())
+        task = asyncio.create_task(self._stop_if_idle())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
+
+    async def _stop_if_idle(self) -> None:
+        # Under the lock, so a job that arrived meanwhile is never cut short; it reschedules.
+        async with self._lock:
+            if asyncio.get_running_loop().time() - self._last_used < self.idle_s * 0.999:
+                return
+            log.info("unloading the local model after %.0f s idle", self.idle_s)
+            await self.stop()
 
 
 async def _race(fut: asyncio.Future[Any], ctx: JobContext, timeout_s: float,
