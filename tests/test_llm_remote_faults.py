@@ -319,6 +319,18 @@ async def test_a_failing_sample_stops_the_others(client_for: Any) -> None:
         await asyncio.wait_for(ep.client_went_away.wait(), 10)
 
 
+async def test_unauthorized_without_a_key_says_none_is_set() -> None:
+    async with FaultyEndpoint(Status(401, {"error": "missing key"})) as ep:
+        client = RemoteClient(remote_role(ep.url), None)
+        try:
+            with pytest.raises(EndpointError, match="requires an API key") as info:
+                await generate(client)
+        finally:
+            await client.close()
+    assert "PERFPILOT_TEST_KEY" in str(info.value)
+    assert "authorization" not in ep.requests[0]["headers"]
+
+
 def test_urls_and_key_resolution() -> None:
     assert chat_completions_url("http://h:8000") == "http://h:8000/v1/chat/completions"
     assert chat_completions_url("http://h/v1/") == "http://h/v1/chat/completions"

@@ -278,6 +278,10 @@ class RemoteClient:
         if status in (401, 403):
             where = (f"the environment variable {self.role.api_key_env}"
                      if self.role.api_key_env else "the editor's API key setting")
+            if not self._api_key:
+                return EndpointError(
+                    f"{self.url} requires an API key (HTTP {status}) and none is set; put it "
+                    f"in {where} (apiKeyEnv names the variable)", "auth")
             return EndpointError(
                 f"{self.url} refused the API key (HTTP {status}){tail}; check the key in "
                 f"{where}", "auth")
