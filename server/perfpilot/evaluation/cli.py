@@ -152,7 +152,7 @@ def _write_outputs(args: argparse.Namespace, metrics: dict[str, Any], settings: 
             break
     if args.chart and Path(args.chart) not in made:
         raise _UsageError(f"cannot write the chart {args.chart}: matplotlib is missing")
-    command, backends = _command_line(args), _backends(settings)
+    command, backends = _command_line(args), _backends(settings) + "; " + _machine(metrics)
     reports = [(out / "report.md", out / "eval.png")]
     if args.report_md:
         reports.append((Path(args.report_md), Path(args.chart) if args.chart else out / "eval.png"))
@@ -162,6 +162,23 @@ def _write_outputs(args: argparse.Namespace, metrics: dict[str, Any], settings: 
         path.write_text(markdown_report(metrics, command=command, backends=backends,
                                         chart=link), encoding="utf-8")
     return warnings
+
+
+def _load() -> float | None:
+    """The one-minute load average (how busy the machine was), where the system tells it."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def _machine(metrics: dict[str, Any]) -> str:
+    m = metrics.get("machine") or {}
+    loads = [v for v in (m.get("load_before"), m.get("load_after")) if v is not None]
+    text = f"{m.get('cpus') or '?'} CPUs"
+    if loads:
+        text += ", load average " + " → ".join(f"{v:.1f}" for v in loads)
+    return text
 
 
 def _print_summary(metrics: dict[str, Any], out: Path) -> None:
@@ -209,6 +226,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         jobs=args.jobs, fresh=args.fresh, reference=not args.no_reference,
         retries=max(0, args.retries), code_key=args.code_key),
         log=lambda msg: print(msg, file=sys.stderr, flush=True))
+    load_before = _load()
     try:
         results = await evaluator.run(tasks, ctx)
     finally:
@@ -217,6 +235,8 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         await engine.close()
     metrics = compute_metrics(results, args.samples)
     metrics["resumed"] = list(evaluator.resumed)
+    metrics["machine"] = {"cpus": os.cpu_count(), "load_before": load_before,
+                          "load_after": _load()}
     try:
         warnings = _write_outputs(args, metrics, settings, store)
     except _UsageError as exc:
