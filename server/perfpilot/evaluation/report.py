@@ -148,12 +148,13 @@ def write_chart(metrics: Mapping[str, Any], path: Path) -> Path:
     mean = metrics.get("mean_speedup") or 1.0
     ax.set_title(f"Speedup per task: mean {mean:.2f}× (PIE), "
                  f"{(metrics.get('opt_rate') or 0) * 100:.0f}% optimized, "
-                 f"{(metrics.get('correct_rate') or 0) * 100:.0f}% correct")
+                 f"{(metrics.get('correct_rate') or 0) * 100:.0f}% correct", pad=22)
     handles = [Patch(color="#2b7bba", label="PerfPilot (chosen rewrite, measured)"),
                Patch(color="#f0a030", label="reference version"),
                Patch(facecolor="#f0a030", hatch="//", alpha=0.55, edgecolor="#a06010",
                      label="reference (noisy measurement)")]
-    ax.legend(handles=handles, loc="upper right", fontsize=8)
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
+              fontsize=8, frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, metadata={"Software": None})
