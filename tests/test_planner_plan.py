@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name, list_functions
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.planning.base import Planner
 from perfpilot.planning.builtin import RULES, BuiltinPlanner, Finding, analyze, analyze_site
@@ -216,6 +217,13 @@ def test_huge_function_is_analysed_with_a_note() -> None:
     assert "linear-search-in-loop" in rules
     assert sum(f.rule == "linear-search-in-loop" for f in result.findings) == 700
     assert any("parallel-loop analysis covered" in n for n in result.notes)
+
+
+def test_shared_tree_gives_the_same_findings() -> None:
+    src = (EXAMPLES / "signal_filter.cpp").read_text()
+    tree = parse(src, "cpp")
+    for site in list_functions(src, "cpp"):
+        assert analyze(site, tree) == analyze(site)
 
 
 def test_failing_detector_becomes_a_note() -> None:

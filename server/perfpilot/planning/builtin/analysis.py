@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import tree_sitter
+
 from perfpilot.code.locate import iter_function_nodes
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
@@ -96,12 +98,17 @@ def rank(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...] = DETECTORS
-                 ) -> Analysis:
-    """All findings for ``site`` ranked by impact; never raises on odd or partial code."""
+def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...] = DETECTORS,
+                 tree: tree_sitter.Tree | None = None) -> Analysis:
+    """All findings for ``site`` ranked by impact; never raises on odd or partial code.
+
+    ``tree`` may pass the unit's parse tree (of exactly ``site.unit_text``) to save a reparse
+    when many functions of one unit are analysed.
+    """
     notes: list[str] = []
     try:
-        tree = parse(site.unit_text, site.language)
+        if tree is None:
+            tree = parse(site.unit_text, site.language)
         fn = _function_node(tree.root_node, site)
         if fn is None:
             return Analysis((), (f"could not find '{site.name}' in the parsed unit",))
@@ -122,6 +129,6 @@ def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...]
     return Analysis(rank(found), tuple(notes))
 
 
-def analyze(site: FunctionSite) -> list[Finding]:
+def analyze(site: FunctionSite, tree: tree_sitter.Tree | None = None) -> list[Finding]:
     """Every finding for ``site``, highest expected impact first (see ``analyze_site``)."""
-    return list(analyze_site(site).findings)
+    return list(analyze_site(site, tree=tree).findings)
