@@ -73,8 +73,14 @@ async def test_same_function_is_no_change() -> None:
     site = _site(DUPS, "count_dups")
     stages: list[str] = []
     ctx = JobContext(on_report=lambda stage, msg, pct: stages.append(stage))
-    v = await verify_and_measure(site, site.text, SETTINGS, ctx, tuning=FAST)
-    _check_json(v)
+    # A busy machine may leave the run inconclusive ("noisy", the honest answer); it must never
+    # claim a difference, and on a second or third try it must settle on no-change.
+    for _ in range(3):
+        v = await verify_and_measure(site, site.text, SETTINGS, ctx, tuning=FAST)
+        _check_json(v)
+        assert v.verdict in ("no-change", "noisy"), v.message
+        if v.verdict == "no-change":
+            break
     assert v.verdict == "no-change", v.message
     # A 95% interval contains 1; two separately loaded copies of the same code can still differ
     # by well under 1% (code placement), so "contains 1" is checked to within 1%.

@@ -50,7 +50,7 @@ def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict
 
 def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any]) -> Any:
     """One client per (backend, model, endpoint): a local model is loaded once for both roles."""
-    key = f"{role.backend}|{role.model}|{role.endpoint}|{role.device}|{role.dtype}"
+    key = f"{role.backend}|{role.model}|{role.endpoint}|{role.device}|{role.dtype}|{role.threads}"
     if key not in clients:
         try:
             from perfpilot.llm.factory import make_client
