@@ -140,3 +140,13 @@ def test_pressure_during_a_window() -> None:
     assert pressure_during(0, 5_000_000, 1.0) == 100.0  # capped
     assert pressure_during(None, 10, 1.0) is None
     assert pressure_during(10, 10, 0.0) is None
+
+
+def test_an_interval_touching_one_is_not_a_claimed_difference() -> None:
+    m = Measurement(speedup=0.969, ci95_low=0.949, ci95_high=0.9999, pairs=20, dropped_pairs=0,
+                    threads=1, median_a_s=1e-3, median_b_s=1e-3)
+    assert classify(m, 0.03) == "noisy"  # an A/A run seen on a busy machine
+    clear = replace(m, speedup=0.9, ci95_low=0.88, ci95_high=0.92)
+    assert classify(clear, 0.03) == "slower"
+    small = replace(m, speedup=1.01, ci95_low=1.005, ci95_high=1.035)
+    assert classify(small, 0.03) == "no-change"

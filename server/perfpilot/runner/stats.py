@@ -108,10 +108,15 @@ def classify(m: Measurement, band: float) -> str:
     lo, hi = m.ci95
     if lo >= 1.0 - band and hi <= 1.0 + band:
         return "no-change"
-    if lo > 1.0:
-        return "faster" if m.speedup >= 1.0 + band else "no-change"
-    if hi < 1.0:
-        return "slower" if m.speedup <= 1.0 - band else "no-change"
+    # A claimed difference needs its whole interval clear of 1 by a margin: an A/A run whose
+    # interval merely touches 1 must not come out "slower" at the edge of the band.
+    margin = band / 3
+    if lo > 1.0 + margin and m.speedup >= 1.0 + band:
+        return "faster"
+    if hi < 1.0 - margin and m.speedup <= 1.0 - band:
+        return "slower"
+    if (lo > 1.0 or hi < 1.0) and abs(m.speedup - 1.0) < band:
+        return "no-change"
     return "noisy"
 
 
