@@ -120,8 +120,11 @@ def classify(m: Measurement, band: float) -> str:
     return "noisy"
 
 
-def read_psi_total(path: Path = Path("/proc/pressure/cpu")) -> int | None:
-    """Cumulative microseconds some task waited for a CPU ("some total"), or None."""
+_PSI = Path("/proc/pressure/cpu")
+
+
+def _psi_some(field: str, path: Path) -> float | None:
+    """One field of the "some" line of a PSI file, or None where unavailable."""
     try:
         text = path.read_text(encoding="ascii")
     except OSError:
@@ -129,12 +132,19 @@ def read_psi_total(path: Path = Path("/proc/pressure/cpu")) -> int | None:
     for line in text.splitlines():
         if line.startswith("some"):
             for part in line.split():
-                if part.startswith("total="):
+                key, _, value = part.partition("=")
+                if key == field:
                     try:
-                        return int(part.split("=", 1)[1])
+                        return float(value)
                     except ValueError:
                         return None
     return None
+
+
+def read_psi_total(path: Path = _PSI) -> int | None:
+    """Cumulative microseconds some task waited for a CPU ("some total"), or None."""
+    total = _psi_some("total", path)
+    return int(total) if total is not None else None
 
 
 def pressure_during(total_before: int | None, total_after: int | None,
@@ -145,18 +155,7 @@ def pressure_during(total_before: int | None, total_after: int | None,
     return max(0.0, min(100.0, (total_after - total_before) / 1e6 / wall_s * 100.0))
 
 
-def read_psi(path: Path = Path("/proc/pressure/cpu")) -> float | None:
+def read_psi(path: Path = _PSI) -> float | None:
     """CPU pressure, "some avg10" in percent, or None where unavailable."""
-    try:
-        text = path.read_text(encoding="ascii")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("some"):
-            for part in line.split():
-                if part.startswith("avg10="):
-                    try:
-                        return float(part.split("=", 1)[1])
-                    except ValueError:
-                        return None
+    return _psi_some("avg10", path)
     return None
