@@ -158,4 +158,3 @@ def pressure_during(total_before: int | None, total_after: int | None,
 def read_psi(path: Path = _PSI) -> float | None:
     """CPU pressure, "some avg10" in percent, or None where unavailable."""
     return _psi_some("avg10", path)
-    return None
