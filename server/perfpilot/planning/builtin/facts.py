@@ -257,7 +257,7 @@ class FunctionFacts:
         self._collect_vars()
         self.loops: list[Loop] = self._collect_loops()
         self._loop_starts = [lp.node.start_byte for lp in self.loops]
-        self.user_types: frozenset[str] = self._collect_user_types()
+        self._user_types: frozenset[str] | None = None
 
     def _capture(self, kinds: tuple[str, ...]) -> None:
         found: dict[str, list[Node]] = {k: [] for k in kinds}
@@ -512,6 +512,13 @@ class FunctionFacts:
                 self.vars.setdefault(n, VarType(n, text(r.child_by_field_name("type")),
                                                 text(r.child_by_field_name("type")),
                                                 reference="&" in text(decl), line=line(r)))
+
+    @property
+    def user_types(self) -> frozenset[str]:
+        """Names of the structs and classes defined (with a body) in the unit."""
+        if self._user_types is None:
+            self._user_types = self._collect_user_types()
+        return self._user_types
 
     def _collect_user_types(self) -> frozenset[str]:
         names: set[str] = set()

@@ -74,20 +74,24 @@ def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
 
 def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """Calls the compiler may not inline in an innermost loop: interposable or indirect."""
+    indirect = {p.name for p in facts.site.params
+                if "(*" in p.type_text or "function<" in p.base}
+    hot = [c for c in facts.in_loops("call_expression") if receiver(c) is None
+           and (lp := facts.loop_of(c)) is not None and lp.innermost]
+    if not hot:
+        return
     defined: dict[str, Node] = {}
+    wanted = {callee(c) for c in hot}
     for other in iter_function_nodes(facts.root):
         decl = other.child_by_field_name("declarator")
         name = declarator_name(decl.child_by_field_name("declarator")) if decl is not None \
             and decl.type == "function_declarator" else None
-        if name and other.start_byte != facts.fn.start_byte:
+        if name in wanted and other.start_byte != facts.fn.start_byte:
             defined.setdefault(name, other)
-    indirect = {p.name for p in facts.site.params
-                if "(*" in p.type_text or "function<" in p.base}
     reported: set[str] = set()
-    for call in facts.in_loops("call_expression"):
+    for call in hot:
         loop = facts.loop_of(call)
-        if loop is None or not loop.innermost or receiver(call) is not None:
-            continue
+        assert loop is not None
         name = callee(call)
         if name in reported:
             continue
