@@ -7,7 +7,7 @@ Remote: ``RemoteClient.generate`` against a plain streaming ``httpx`` POST of th
 the same ``transformers serve`` process. Greedy decoding, so both sides produce the same tokens.
 
     .venv/bin/python bench/llm_bench.py [--repeats 5] [--max-tokens 64] [--model DIR_OR_GGUF]
-                                        [--out docs/benchmarks-llm.md]
+                                        [--out docs/benchmarks-models.md]
 
 Without ``--model`` a tiny random Qwen2 (byte-level BPE trained on local text) is built in a
 temporary directory: its figures show the fixed cost of the stack; a real model (for example
