@@ -134,6 +134,17 @@ std::string join(int n) {
 }
 """, "join", "string-concat-loop", 3, ("`s = s + \"x\"`", "`s += ...`"),
          ("s = s + ", "for (int i")),
+    Case("local-string-shadows-global-int", """
+#include <string>
+int s;
+std::string build(int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) {
+        s = s + "ab";
+    }
+    return s;
+}
+""", "build", "string-concat-loop", 3, ("`s`",), ("s = s + ", "for (int i")),
     Case("strcat", """
 #include <string.h>
 void cat(char *dst, const char *part, int n) {
@@ -578,6 +589,20 @@ void run(int n) {
     }
 }
 """, "run", "invariant-branch", "c"),
+    Negative("local-shadows-global", """
+#include <string>
+int s;
+std::string build(int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s = s + "ab";
+    return s.size() > 3 ? s : "";
+}
+int count_plain(int n) {
+    int total = 0;
+    for (int i = 0; i < n; ++i) total = total + i;
+    return total;
+}
+""", "count_plain", "string-concat-loop"),
     Negative("row-order", """
 double rowsum(double a[512][512], int n) {
     double s = 0;

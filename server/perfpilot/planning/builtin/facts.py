@@ -254,6 +254,7 @@ class FunctionFacts:
         self._local_vars: dict[int, list[VarType]] = {}
         self._capture(_COLLECTED)
         self.vars: dict[str, VarType] = {}
+        self.global_vars: dict[str, VarType] = {}
         self._collect_vars()
         self.loops: list[Loop] = self._collect_loops()
         self._loop_starts = [lp.node.start_byte for lp in self.loops]
@@ -494,10 +495,11 @@ class FunctionFacts:
 
     # --- collection ------------------------------------------------------------------------
     def _collect_vars(self) -> None:
+        # Parameters and locals shadow globals.
         for child in self.root.named_children:
             if child.type == "declaration":
                 for v in declared_vars(child, "global"):
-                    self.vars.setdefault(v.name, v)
+                    self.global_vars.setdefault(v.name, v)
         for p in self.site.params:
             base = p.base
             self.vars[p.name] = VarType(p.name, p.type_text, base, p.pointer, bool(p.reference),
@@ -512,6 +514,8 @@ class FunctionFacts:
                 self.vars.setdefault(n, VarType(n, text(r.child_by_field_name("type")),
                                                 text(r.child_by_field_name("type")),
                                                 reference="&" in text(decl), line=line(r)))
+        for name, v in self.global_vars.items():
+            self.vars.setdefault(name, v)
 
     @property
     def user_types(self) -> frozenset[str]:

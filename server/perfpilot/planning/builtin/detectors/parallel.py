@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.loops import LoopFacts, VarType, all_loops, analyze_loop
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop, declared_vars
+from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, make_finding
 from perfpilot.planning.builtin.syntax import Node, declarator_name, statements
 
@@ -34,11 +34,9 @@ def _types(facts: FunctionFacts) -> dict[str, VarType | None]:
         else:
             out[name] = vt
 
-    for child in facts.root.named_children:
-        if child.type == "declaration":
-            for v in declared_vars(child, "global"):
-                put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "",
-                                    v.const), "global")
+    for v in facts.global_vars.values():
+        put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
+            "global")
     for p in facts.site.params:
         put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const), "param")
     for d in facts.nodes("declaration"):
