@@ -5,17 +5,8 @@ the model optimizer through the whole stack)."""
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
-import httpx
 import pytest
 
 from perfpilot.code.locate import function_by_name
@@ -31,55 +22,18 @@ pytest.importorskip("torch")
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
+from model_fixtures import transformers_serve
 from test_llm_tiny_models import cached_tiny_model
 
-CLI = Path(sys.executable).parent / "transformers"
 HELLO = [{"role": "user", "content": "Say something."}]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def served_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(base URL, pinned model name) of a ``transformers serve`` process serving the tiny model."""
-    cli = str(CLI) if CLI.exists() else shutil.which("transformers")
-    if cli is None:
-        pytest.skip("the transformers CLI is not installed (extra [serving])")
     model = cached_tiny_model(tmp_path_factory.getbasetemp(), "tiny-qwen2")
-    port = _free_port()
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", OMP_NUM_THREADS="1")
-    log = (tmp_path_factory.getbasetemp() / "serve.log").open("w")
-    proc = subprocess.Popen(
-        [cli, "serve", str(model), "--host", "127.0.0.1", "--port", str(port), "--device",
-         "cpu"], stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"transformers serve exited with {proc.returncode}")
-            try:
-                if httpx.get(base + "/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("transformers serve did not come up within 120 s")
-            time.sleep(0.3)
-        yield base + "/v1", str(model)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)  # the server we started, in its own session
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
+    with transformers_serve(model, tmp_path_factory.getbasetemp() / "serve.log") as base:
+        yield base, str(model)
 
 
 def role_for(served: tuple[str, str], **kw: object) -> RoleSettings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sysconfig
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,10 +107,11 @@ def cached_tiny_model(base: Path, name: str, **kwargs: Any) -> Path:
     return directory
 
 
-def finetune_to_emit(directory: Path, prompt: str, response: str, steps: int = 300,
-                     lr: float = 1e-2) -> float:
-    """Train the model in ``directory`` until ``prompt`` (already chat-templated) continues
-    with ``response`` then the end token; save it back. Returns the final loss."""
+def finetune_to_emit(directory: Path, prompts: str | Sequence[str], response: str,
+                     steps: int = 300, lr: float = 1e-2) -> float:
+    """Train the model in ``directory`` until each prompt (already chat-templated) continues
+    with ``response`` then the end token; save it back. Returns the final loss (the worst
+    prompt's). Every step trains on all prompts together, so none is forgotten."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -117,19 +119,21 @@ def finetune_to_emit(directory: Path, prompt: str, response: str, steps: int = 3
     torch.set_num_threads(1)  # faster than two on a shared 2-core machine
     tok = AutoTokenizer.from_pretrained(directory, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(directory, local_files_only=True)
-    p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
     r_ids = tok(response, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
-    ids = torch.tensor([p_ids + r_ids])
-    labels = torch.tensor([[-100] * len(p_ids) + r_ids])
+    examples = []
+    for prompt in [prompts] if isinstance(prompts, str) else prompts:
+        p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
+        examples.append((torch.tensor([p_ids + r_ids]),
+                         torch.tensor([[-100] * len(p_ids) + r_ids])))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     model.train()
     loss_value = float("inf")
     for _ in range(steps):
-        out = model(input_ids=ids, labels=labels)
-        out.loss.backward()
+        losses = [model(input_ids=ids, labels=labels).loss for ids, labels in examples]
+        torch.stack(losses).sum().backward()
         opt.step()
         opt.zero_grad()
-        loss_value = float(out.loss.item())
+        loss_value = max(float(loss.item()) for loss in losses)
         if loss_value < 0.01:
             break
     model.eval()
