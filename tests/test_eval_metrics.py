@@ -119,7 +119,8 @@ def test_unmeasured_is_never_a_success() -> None:
     verdicts = {r["task"]: r["verdict"] for r in m["per_task"]}
     assert verdicts == {"n": "noisy", "e": "error", "z": "no-candidate"}
     assert m["unmeasured"] == 2
-    assert m["correct_rate"] == 0.0 and m["opt_rate"] == 0.0
+    # The noisy sample passed validation, so that task is correct; nothing is optimized.
+    assert m["correct_rate"] == pytest.approx(1 / 3, abs=1e-4) and m["opt_rate"] == 0.0
     assert m["mean_speedup"] == 1.0
     # A noisy 3.0 is not counted in best-of-k either.
     assert m["speedup_at_k"] == 1.0

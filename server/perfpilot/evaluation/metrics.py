@@ -1,6 +1,7 @@
 """Scores over task results, as the PIE and ParEval papers define them.
 
-- ``correct_rate``: share of tasks with a candidate that passed validation and was timed.
+- ``correct_rate``: share of tasks with a candidate that passed validation (PIE's %Correct;
+  a noisy timing does not make a validated candidate wrong).
 - ``opt_rate``: share of tasks whose chosen candidate was measured ``faster`` with speedup
   >= 1.10 (PIE's %Opt).
 - ``mean_speedup``: mean over tasks of the chosen candidate's speedup, where a task without a
@@ -13,7 +14,7 @@
   simply the best of the n; when a task has fewer than k samples, the best of those it has.
 - ``category_recall``: mean over labelled tasks of |labels ∩ planned| / |labels|.
 Tasks that could not be measured (``noisy``, ``error``) are counted in ``unmeasured`` and never
-as correct or optimized.
+as optimized; they count 1.0 in the means.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from perfpilot.evaluation.results import SampleResult, TaskResult
+from perfpilot.evaluation.results import CORRECT, SampleResult, TaskResult
 
 OPT_THRESHOLD = 1.10
 
@@ -136,7 +137,7 @@ def compute_metrics(results: Sequence[TaskResult], k: int = 1) -> dict[str, Any]
     refs = [r for r in results if r.reference is not None]
     out["reference"] = {
         "tasks": len(refs),
-        "correct_rate": _round(sum(r.reference.verdict in ("faster", "slower", "no-change")
+        "correct_rate": _round(sum(r.reference.verdict in CORRECT
                                    for r in refs if r.reference) / len(refs)) if refs else None,
         "mean_speedup": _round(_mean([r.reference.effective for r in refs if r.reference])),
         "geomean_speedup": _round(_geomean([r.reference.effective for r in refs

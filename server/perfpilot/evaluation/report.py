@@ -34,8 +34,9 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         "rewrite in one process; median of per-pair ratios). A task counts as optimized when "
         "its chosen rewrite was measured faster by at least 1.10×; tasks without a faster "
         "rewrite count as 1.00× in the mean (the original is kept). Correct means a "
-        "candidate passed validation and was timed (a task without a candidate is not "
-        "correct). Figures from a shared machine vary from run to run.", "",
+        "candidate passed validation (a task without a candidate is not correct); a noisy "
+        "one passed it but could not be timed reliably. Figures from a shared machine vary "
+        "from run to run.", "",
         "| Metric | All | Serial | OpenMP | Reference |",
         "|---|---|---|---|---|",
     ]

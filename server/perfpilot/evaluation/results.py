@@ -9,7 +9,9 @@ from perfpilot.runner.values import VERDICTS
 
 # Task-level words: the runner's verdicts plus two outcomes that have no measurement.
 TASK_VERDICTS: tuple[str, ...] = (*VERDICTS, "no-candidate", "error")
-CORRECT = ("faster", "slower", "no-change")
+TIMED = ("faster", "slower", "no-change")
+# A noisy sample passed validation (the runner validates before timing): correct, unmeasured.
+CORRECT = (*TIMED, "noisy")
 UNMEASURED = ("noisy", "error")
 # When no candidate was faster, the task takes the word of its most telling sample. A noisy
 # sample comes first: it might have been the faster one, so the task stays unmeasured.
@@ -108,12 +110,12 @@ class TaskResult:
         """The measured figure behind the verdict (slower ones too), for reports."""
         if self.chosen is not None:
             return self.samples[self.chosen].speedup
-        measured = [s.speedup for s in self.samples if s.verdict in CORRECT and s.speedup]
+        measured = [s.speedup for s in self.samples if s.verdict in TIMED and s.speedup]
         return max(measured) if measured else None
 
     @property
     def correct(self) -> bool:
-        """Whether a candidate passed validation and was timed."""
+        """Whether a candidate passed validation (timed or not)."""
         return self.verdict in CORRECT
 
     @property
