@@ -32,9 +32,12 @@ log = logging.getLogger(__name__)
 DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("linear-search-in-loop", algorithm.linear_search_in_loop),
     ("memo-recursion", algorithm.memo_recursion),
+    ("manual-sort", algorithm.manual_sort),
+    ("prefix-sum", algorithm.prefix_sum),
     ("openmp", parallel.openmp),
     ("loop-interchange", loop_rules.loop_interchange),
     ("hoist-invariant-call", loop_rules.hoist_invariant_call),
+    ("strlen-condition", loop_rules.strlen_condition),
     ("invariant-branch", loop_rules.invariant_branch),
     ("branchless-select", loop_rules.branchless_select),
     ("ordered-map-unneeded", containers.ordered_map_unneeded),

@@ -40,7 +40,7 @@ _COLLECTED = (
     "subscript_expression", "binary_expression", "if_statement", "new_expression",
     "delete_expression", "pointer_expression", "return_statement",
     "conditional_expression", "break_statement", "goto_statement", "lambda_expression",
-    "compound_assignment_expression",
+    "compound_assignment_expression", "compound_statement",
 )
 # Numerous kinds, collected only when a detector asks for them.
 _LAZY = ("identifier", "qualified_identifier", "field_expression")

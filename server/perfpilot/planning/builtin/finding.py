@@ -23,6 +23,10 @@ class Rule:
 RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("linear-search-in-loop", 1, 0.95),
     Rule("memo-recursion", 1, 0.95),
+    Rule("manual-sort", 15, 0.93),
+    Rule("prefix-sum", 1, 0.92),
+    Rule("strlen-condition", 4, 0.78),
+    Rule("accumulator-chain", 9, 0.30),
     Rule("string-concat-loop", 3, 0.80),
     Rule("hoist-invariant-call", 4, 0.50),
     Rule("openmp-reduction", 6, 0.78),
@@ -55,6 +59,10 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
 RULE_DATA: Mapping[str, str] = MappingProxyType({
     "linear-search-in-loop": "form (call|nested-loop), call, container, inner_var",
     "memo-recursion": "function",
+    "manual-sort": "var, replacement",
+    "prefix-sum": "array, acc",
+    "strlen-condition": "call, var",
+    "accumulator-chain": "var, op",
     "openmp-for": "pragma (the full #pragma line), var, reductions (op:var,...), private (a,b)",
     "openmp-reduction": "as openmp-for",
     "loop-interchange": "outer_var, inner_var, arrays (a,b), perfect (yes|no), "

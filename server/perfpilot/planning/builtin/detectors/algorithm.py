@@ -226,3 +226,112 @@ def _has_memo(facts: FunctionFacts) -> bool:
             return True
     return any(callee(c) in ("count", "find", "contains") and receiver(c) is not None
                for c in facts.nodes("call_expression"))
+
+
+def _swaps(facts: FunctionFacts, region: Node) -> list[tuple[Node, str]]:
+    """Element swaps in ``region``: ``std::swap(a[x], a[y])`` or ``t = a[x]; a[x] = a[y];
+    a[y] = t;``; returns the first statement and the array."""
+    out: list[tuple[Node, str]] = []
+    for c in facts.nodes("call_expression", region):
+        args = arguments(c)
+        if callee(c) in ("swap", "iter_swap") and receiver(c) is None and len(args) == 2 \
+                and all(a.type == "subscript_expression" for a in args):
+            name = root_name(args[0])
+            if name and name == root_name(args[1]):
+                out.append((c, name))
+    for block in [region, *facts.nodes("compound_statement", region)]:
+        stmts = statements(block) if block.type == "compound_statement" else []
+        for a, b, c in zip(stmts, stmts[1:], stmts[2:], strict=False):
+            texts = [_assign_parts(s) for s in (a, b, c)]
+            if any(t is None for t in texts):
+                continue
+            (t1, v1), (t2, v2), (t3, v3) = texts  # type: ignore[misc]
+            if t1 == v3 and v1 == t2 and v2 == t3 and "[" in v1 and "[" in v2:
+                out.append((a, v1.split("[")[0].strip()))
+    return out
+
+
+def _assign_parts(stmt: Node) -> tuple[str, str] | None:
+    """``(target, value)`` texts of ``x = y;`` or ``T x = y;``."""
+    if stmt.type == "expression_statement" and stmt.named_children:
+        e = stmt.named_children[0]
+        if e.type == "assignment_expression" and operator(e) == "=":
+            return code(e.child_by_field_name("left"), 200), code(e.child_by_field_name("right"),
+                                                                  200)
+    if stmt.type == "declaration":
+        for c in stmt.named_children:
+            if c.type == "init_declarator":
+                return code(c.child_by_field_name("declarator"), 200), \
+                    code(c.child_by_field_name("value"), 200)
+    return None
+
+
+def manual_sort(facts: FunctionFacts) -> Iterator[Finding]:
+    """Nested loops that compare and swap elements of one array: an O(n²) sort by hand."""
+    for outer in facts.loops:
+        if outer.parent is not None or outer.innermost:
+            continue
+        swaps = _swaps(facts, outer.node)
+        if not swaps:
+            continue
+        first, array = swaps[0]
+        compares = [b for b in facts.nodes("binary_expression", outer.node)
+                    if operator(b) in ("<", ">", "<=", ">=")
+                    and sum(1 for s in (b.child_by_field_name("left"),
+                                        b.child_by_field_name("right"))
+                            if s is not None and s.type == "subscript_expression"
+                            and root_name(s) == array) >= 1]
+        if not compares:
+            continue
+        fix = (f"`std::sort({array}.begin(), {array}.end())`"
+               if (v := facts.var(array)) is not None and not v.pointer and not v.array
+               and cpp(facts) else
+               f"`std::sort({array}, {array} + n)`" if cpp(facts) else
+               f"`qsort({array}, n, sizeof *{array}, cmp)`")
+        yield make_finding(
+            "manual-sort",
+            f"The nested loops starting on line {outer.line} sort `{array}` by hand: they compare "
+            f"`{code(compares[0])}` (line {line(compares[0])}) and swap elements (line "
+            f"{line(first)}), O(n²) comparisons and moves; the library sort {fix} is "
+            f"O(n log n) and heavily tuned.",
+            [outer.line, line(compares[0]), line(first)],
+            loop_range=outer.byte_range, names=[array],
+            data={"var": array, "replacement": fix.strip("`")},
+        )
+
+
+def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
+    """A loop summing a range of an unchanged array, re-run for every outer iteration."""
+    for inner in facts.loops:
+        if inner.parent is None or not inner.counted or inner.var is None or \
+                not inner.innermost:
+            continue
+        stmts = statements(inner.body)
+        if len(stmts) != 1 or stmts[0].type != "expression_statement" or \
+                not stmts[0].named_children:
+            continue
+        e = stmts[0].named_children[0]
+        if e.type != "assignment_expression" or operator(e) != "+=":
+            continue
+        value = unwrap(e.child_by_field_name("right"))
+        if value is None or value.type != "subscript_expression":
+            continue
+        idx = value.child_by_field_name("indices") or value.child_by_field_name("index")
+        array = root_name(value)
+        if array is None or text(idx).strip("[] ") != inner.var:
+            continue
+        outer = facts.loops[inner.parent]
+        if array in facts.modified_in(outer.node):
+            continue
+        acc = text(e.child_by_field_name("left"))
+        yield make_finding(
+            "prefix-sum",
+            f"{loop_phrase(inner)} adds up `{array}[{inner.var}]` over a range again on every "
+            f"iteration of {loop_phrase(outer)}, O(n) per query; `{array}` does not change, so "
+            f"build prefix sums once (`p[k + 1] = p[k] + {array}[k]`) and get each range sum "
+            f"as `p[hi + 1] - p[lo]` in O(1).",
+            [line(e), inner.line, outer.line],
+            loop_range=outer.byte_range, node_range=rng(inner.node), names=[array, acc],
+            data={"array": array, "acc": acc},
+            bonus=-0.02,
+        )

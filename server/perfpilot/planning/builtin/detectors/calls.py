@@ -76,6 +76,8 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """Calls the compiler may not inline in an innermost loop: interposable or indirect."""
     indirect = {p.name for p in facts.site.params
                 if "(*" in p.type_text or "function<" in p.base}
+    indirect |= {v.name for v in facts.vars.values()
+                 if v.scope == "local" and "function<" in v.base and not v.pointer}
     hot = [c for c in facts.in_loops("call_expression") if receiver(c) is None
            and (lp := facts.loop_of(c)) is not None and lp.innermost]
     if not hot:
@@ -98,12 +100,17 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
         fn = defined.get(name)
         if name in indirect:
             reported.add(name)
+            held = facts.var(name)
+            local = held is not None and held.scope == "local"
             yield make_finding(
                 "call-in-hot-loop",
                 f"`{code(call)}` on line {line(call)} calls through `{name}` (a function pointer "
-                f"or `std::function` parameter) on every iteration of {loop_phrase(loop)}; an "
-                f"indirect call cannot be inlined or vectorized: make `{name}` a template "
-                f"parameter (a lambda or functor type) so the call inlines.",
+                f"or `std::function`) on every iteration of {loop_phrase(loop)}; an indirect "
+                f"call cannot be inlined or vectorized: "
+                + ("hold the lambda in an `auto` variable (its own type) so the call inlines."
+                   if local else
+                   f"make `{name}` a template parameter (a lambda or functor type) so the call "
+                   f"inlines."),
                 [line(call), loop.line],
                 loop_range=loop.byte_range, node_range=rng(call), names=[name],
                 data={"callee": name, "kind": "indirect"},

@@ -32,7 +32,7 @@ _ORDERED_OPS = frozenset({
 })
 _LIST_OK = frozenset({
     "push_back", "emplace_back", "pop_back", "back", "front", "size", "empty", "clear",
-    "begin", "end", "cbegin", "cend", "rbegin", "rend",
+    "begin", "end", "cbegin", "cend", "rbegin", "rend", "sort", "reverse",
 })
 
 
@@ -140,7 +140,9 @@ def list_to_vector(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{v.name}` (`{v.base}`, line {v.line}) is only appended to and traversed "
             f"({', '.join(f'`{m}`' for m in sorted(use.methods))}, {where}); a "
             f"`std::list` allocates a node per element and every traversal chases pointers, "
-            f"while `std::vector` keeps the elements contiguous.",
+            f"while `std::vector` keeps the elements contiguous"
+            + (f" (sort it with `std::sort({v.name}.begin(), {v.name}.end())`)"
+               if "sort" in use.methods else "") + ".",
             [v.line, *sorted(set(use.lines))[:6]],
             names=[v.name],
             data={"var": v.name, "from": v.base,
