@@ -80,6 +80,94 @@ int best(int i, int w, const std::vector<int> &wt, const std::vector<int> &val) 
 }
 """, "best", "memo-recursion", 1, ("`best`", "`i`", "`w`"),
          ("int skip = best(", "return std::max(skip")),
+    Case("bubble-sort", """
+#include <vector>
+void sort_values(std::vector<int> &v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        for (std::size_t j = 0; j + 1 < v.size() - i; ++j)
+            if (v[j] > v[j + 1]) {
+                int t = v[j];
+                v[j] = v[j + 1];
+                v[j + 1] = t;
+            }
+}
+""", "sort_values", "manual-sort", 15, ("`v`", "std::sort(v.begin(), v.end())", "O(n log n)"),
+         ("for (std::size_t i", "if (v[j] > v[j + 1])", "int t = v[j];")),
+    Case("selection-sort-c", """
+void sel(int *a, int n) {
+    for (int i = 0; i < n; i++) {
+        int m = i;
+        for (int j = i + 1; j < n; j++)
+            if (a[j] < a[m]) m = j;
+        int t = a[i];
+        a[i] = a[m];
+        a[m] = t;
+    }
+}
+""", "sel", "manual-sort", 15, ("`a`", "qsort(a, n, sizeof *a, cmp)"),
+         ("for (int i", "if (a[j] < a[m])", "int t = a[i];"), "c"),
+    Case("range-sums", """
+long long total(const int *a, const int *lo, const int *hi, int q) {
+    long long all = 0;
+    for (int k = 0; k < q; k++) {
+        long long s = 0;
+        for (int i = lo[k]; i <= hi[k]; i++)
+            s += a[i];
+        all += s;
+    }
+    return all;
+}
+""", "total", "prefix-sum", 1, ("`a[i]`", "p[hi + 1] - p[lo]"),
+         ("s += a[i]", "for (int i", "for (int k"), "c"),
+    Case("strlen-with-stores", """
+#include <string.h>
+void upcase(char *s) {
+    for (size_t i = 0; i < strlen(s); i++) {
+        if (s[i] >= 'a' && s[i] <= 'z')
+            s[i] = (char)(s[i] - 'a' + 'A');
+    }
+}
+""", "upcase", "strlen-condition", 4, ("strlen(s)", "`s[i]`", "NUL"),
+         ("strlen(s)",), "c"),
+    Case("local-std-function", """
+#include <functional>
+#include <vector>
+double apply_all(const std::vector<double> &v, double scale) {
+    std::function<double(double)> f = [scale](double x) { return x * scale; };
+    double total = 0.0;
+    for (double x : v)
+        total += f(x);
+    return total;
+}
+""", "apply_all", "call-in-hot-loop", 10, ("`f`", "`auto`"), ("total += f(x)", "for (double x")),
+    Case("map-aggregate", """
+#include <map>
+#include <vector>
+int most_frequent(const std::vector<int> &v) {
+    std::map<int, int> counts;
+    for (int x : v) counts[x]++;
+    int best = -1, best_count = 0;
+    for (const auto &kv : counts) {
+        if (kv.second > best_count) { best = kv.first; best_count = kv.second; }
+    }
+    return best;
+}
+""", "most_frequent", "ordered-map-unneeded", 2, ("`counts`", "smallest key"),
+         ("std::map<int, int> counts", "counts[x]++")),
+    Case("dot-chain", """
+double dot(const double *a, const double *b, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+""", "dot", "accumulator-chain", 9, ("`s`", "partial sums"), ("for (int i",), "c"),
+    Case("simd-elementwise", """
+void axpby(float *out, const float *x, const float *y, float alpha, float beta, int n) {
+    for (int i = 0; i < n; i++)
+        out[i] = alpha * x[i] + beta * y[i];
+}
+""", "axpby", "simd-loop", 13, ("`out[i]`", "#pragma omp simd"), ("for (int i",), "c"),
     Case("ordered-map", """
 #include <map>
 int freq(const int *a, int n) {
@@ -516,6 +604,44 @@ void trim(std::vector<int> &q) {
     while (!q.empty()) q.erase(q.end() - 1);
 }
 """, "trim", "vector-front-op"),
+    Negative("strlen-stores-nul", """
+#include <string.h>
+void cut(char *s) {
+    for (size_t i = 0; i < strlen(s); i++) {
+        if (s[i] == ',') s[i] = '\\0';
+    }
+}
+""", "cut", "strlen-condition", "c"),
+    Negative("no-swap-no-sort", """
+int pairs(const int *a, int n) {
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (a[i] < a[j]) c++;
+    return c;
+}
+""", "pairs", "manual-sort", "c"),
+    Negative("prefix-array-written", """
+void smooth(int *a, const int *lo, const int *hi, int q) {
+    for (int k = 0; k < q; k++) {
+        int s = 0;
+        for (int i = lo[k]; i <= hi[k]; i++) s += a[i];
+        a[k] = s;
+    }
+}
+""", "smooth", "prefix-sum", "c"),
+    Negative("int-accumulator", """
+long total(const int *a, int n) {
+    long s = 0;
+    for (int i = 0; i < n; i++) s += a[i];
+    return s;
+}
+""", "total", "accumulator-chain", "c"),
+    Negative("int-elementwise", """
+void add(int *out, const int *x, int n) {
+    for (int i = 0; i < n; i++) out[i] = x[i] + 1;
+}
+""", "add", "simd-loop", "c"),
     Negative("reserved", """
 #include <vector>
 std::vector<int> squares(int n) {

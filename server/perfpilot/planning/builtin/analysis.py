@@ -58,6 +58,8 @@ DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("call-in-hot-loop", calls.call_in_hot_loop),
     ("restrict-alias", vector.restrict_alias),
     ("simd-loop", vector.simd_loop),
+    ("simd-elementwise", vector.simd_elementwise),
+    ("accumulator-chain", vector.accumulator_chain),
     ("std-algorithm", library.std_algorithm),
 )
 

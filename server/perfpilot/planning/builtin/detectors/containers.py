@@ -13,6 +13,7 @@ from perfpilot.planning.builtin.syntax import (
     arguments,
     callee,
     line,
+    operator,
     receiver,
     root_name,
     text,
@@ -97,7 +98,10 @@ def ordered_map_unneeded(facts: FunctionFacts) -> Iterator[Finding]:
         if key is None or not _HASHABLE.match(key.strip()):
             continue
         use = _uses(facts, v.name)
-        if use.escapes or use.iterated or use.methods & _ORDERED_OPS or not use.lines:
+        if use.escapes or use.methods & _ORDERED_OPS or not use.lines:
+            continue
+        loops = _iterations(facts, v.name)
+        if use.iterated and (not loops or not all(_order_free(facts, lp) for lp in loops)):
             continue
         target = "std::unordered_" + kind
         ops = sorted(use.methods | ({"operator[]"} if use.subscripted else set()))
@@ -107,11 +111,30 @@ def ordered_map_unneeded(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{v.name}` (`{v.base}`, line {v.line}) is only used through "
             f"{', '.join(f'`{o}`' for o in ops)} ({where}); nothing needs its keys in "
             f"order, so `{target}` gives O(1) average lookups instead of O(log n) tree walks "
-            f"with a pointer chase per level.",
+            f"with a pointer chase per level"
+            + (f". The loop on line {loops[0].start_point[0] + 1} only aggregates over it; if "
+               f"ties must go to the smallest key, compare the keys explicitly there."
+               if loops else "."),
             [v.line, *sorted(set(use.lines))[:6]],
             names=[v.name],
             data={"var": v.name, "from": v.base, "to": target + v.base[v.base.index("<"):]},
         )
+
+
+def _iterations(facts: FunctionFacts, name: str) -> list[Node]:
+    return [r for r in facts.nodes("for_range_loop")
+            if text(r.child_by_field_name("right")) == name]
+
+
+def _order_free(facts: FunctionFacts, loop: Node) -> bool:
+    """The loop only folds values into scalars: no calls, output, appends or early exits."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return False
+    if facts.nodes("call_expression", body) or facts.nodes("break_statement", body) or \
+            facts.nodes("return_statement", body) or facts.nodes("goto_statement", body):
+        return False
+    return not any(operator(b) in ("<<", ">>") for b in facts.nodes("binary_expression", body))
 
 
 def _first_template_arg(args: str) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.planning.builtin.detectors.common import ARITH, code, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts
+from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 from perfpilot.planning.builtin.syntax import (
     callee,
@@ -103,4 +103,91 @@ def simd_loop(facts: FunctionFacts) -> Iterator[Finding]:
             loop_range=loop.byte_range, node_range=loop.byte_range, names=[var],
             data={"pragma": f"#pragma omp simd reduction({op}:{var})", "var": var, "op": op},
             bonus=depth_bonus(loop.depth),
+        )
+
+
+def accumulator_chain(facts: FunctionFacts) -> Iterator[Finding]:
+    """One floating-point accumulator in an innermost loop: a serial chain of dependent adds."""
+    for loop in facts.loops:
+        acc = _fp_accumulator(facts, loop)
+        if acc is None:
+            continue
+        var, op = acc
+        yield make_finding(
+            "accumulator-chain",
+            f"Every iteration of {loop_phrase(loop)} adds into the single accumulator `{var}`, "
+            f"so each addition waits for the previous one (a dependency chain of 3-4 cycles per "
+            f"element): keep 4 independent partial sums (`{var}0`..`{var}3`, unrolling by 4) "
+            f"and combine them after the loop, so the additions overlap in the pipeline.",
+            [loop.line],
+            loop_range=loop.byte_range, node_range=loop.byte_range, names=[var],
+            data={"var": var, "op": op},
+            bonus=depth_bonus(loop.depth),
+        )
+
+
+def _fp_accumulator(facts: FunctionFacts, loop: Loop) -> tuple[str, str] | None:
+    """``(var, op)`` when an innermost counted loop accumulates into a float/double scalar."""
+    if not loop.innermost or not loop.counted or loop.body is None:
+        return None
+    stmts = statements(loop.body)
+    if not stmts or any(s.type not in ("expression_statement", "declaration") for s in stmts):
+        return None
+    if any(callee(c) not in _MATH or receiver(c) is not None
+           for c in facts.nodes("call_expression", loop.body)):
+        return None
+    for a in facts.nodes("assignment_expression", loop.body):
+        op = operator(a)
+        left = a.child_by_field_name("left")
+        if left is None or left.type != "identifier" or op not in ("+=", "*=", "-="):
+            continue
+        v = facts.var(text(left))
+        if v is None or not v.is_float or v.pointer or v.array or \
+                v.name in facts.declared_in(loop.node):
+            continue
+        if loop.var not in identifiers(a.child_by_field_name("right")):
+            continue
+        return text(left), "*" if op == "*=" else "+"
+    return None
+
+
+def simd_elementwise(facts: FunctionFacts) -> Iterator[Finding]:
+    """An innermost loop computing floating-point elements ``y[i] = f(x[i], ...)``."""
+    for loop in facts.loops:
+        if not loop.innermost or not loop.counted or loop.body is None or loop.var is None:
+            continue
+        if _fp_accumulator(facts, loop) is not None:
+            continue  # the reduction form is reported by simd-loop
+        stmts = statements(loop.body)
+        if not stmts or any(s.type != "expression_statement" for s in stmts):
+            continue
+        if any(callee(c) not in _MATH or receiver(c) is not None
+               for c in facts.nodes("call_expression", loop.body)):
+            continue
+        targets: list[str] = []
+        for s in stmts:
+            e = s.named_children[0] if s.named_children else None
+            left = e.child_by_field_name("left") if e is not None and \
+                e.type == "assignment_expression" else None
+            v = facts.var(root_name(left))
+            idx = (left.child_by_field_name("indices") or left.child_by_field_name("index")) \
+                if left is not None and left.type == "subscript_expression" else None
+            if v is None or not v.is_float or idx is None or \
+                    text(idx).strip("[] ") != loop.var:
+                targets = []
+                break
+            targets.append(v.name)
+        if not targets:
+            continue
+        yield make_finding(
+            "simd-loop",
+            f"{loop_phrase(loop)} computes each `{targets[0]}[{loop.var}]` independently from "
+            f"floating-point data, a natural fit for the vector units (4-16 elements per "
+            f"instruction): mark it `#pragma omp simd` (build with `-fopenmp-simd`, and "
+            f"`-march=native` to use the widest vectors) so it vectorizes even where the "
+            f"compiler cannot prove the arrays independent.",
+            [loop.line],
+            loop_range=loop.byte_range, node_range=loop.byte_range, names=sorted(set(targets)),
+            data={"pragma": "#pragma omp simd", "var": targets[0], "op": ""},
+            bonus=depth_bonus(loop.depth) - 0.05,
         )
