@@ -281,6 +281,17 @@ int upper(const char *s) {
 }
 """, "upper", "hoist-invariant-call", 4, ("strlen(s)", "`s`", "loop-invariant"),
          ("strlen(s)",), "c"),
+    Case("invariant-factors", """
+#include <vector>
+double total(const std::vector<std::vector<double>> &m, double w, int rows, int cols) {
+    double t = 0.0;
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i)
+            t += m[i][j] * w * (double)(j + 1);
+    return t;
+}
+""", "total", "invariant-expression", 4, ("`w`", "`(double)(j + 1)`", "w * (double)(j + 1)"),
+         ("t += m[i][j]", "for (int i")),
     Case("invariant-branch", """
 void scale(float *a, int n, int mode) {
     for (int i = 0; i < n; ++i) {
@@ -699,6 +710,13 @@ void grow(std::vector<int> &v) {
     for (size_t i = 0; i < v.size(); ++i) if (v[i] > 0 && v.size() < 100) v.push_back(v[i] - 1);
 }
 """, "grow", "hoist-invariant-call"),
+    Negative("grouped-factors", """
+double total(const double *a, double w, double k, int n) {
+    double t = 0.0;
+    for (int i = 0; i < n; ++i) t += a[i] * (w * k);
+    return t;
+}
+""", "total", "invariant-expression", "c"),
     Negative("variant-branch", """
 void f(int *a, int n) {
     for (int i = 0; i < n; ++i) {

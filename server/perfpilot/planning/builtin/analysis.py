@@ -38,6 +38,7 @@ DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("loop-interchange", loop_rules.loop_interchange),
     ("hoist-invariant-call", loop_rules.hoist_invariant_call),
     ("strlen-condition", loop_rules.strlen_condition),
+    ("invariant-expression", loop_rules.invariant_factors),
     ("invariant-branch", loop_rules.invariant_branch),
     ("branchless-select", loop_rules.branchless_select),
     ("ordered-map-unneeded", containers.ordered_map_unneeded),
