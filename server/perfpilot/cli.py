@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot import __version__
+from perfpilot.cli_options import add_backend_flags, setting_overrides
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.locate import LocateError, function_at, function_by_name
 from perfpilot.code.parse import language_for
@@ -30,6 +31,7 @@ from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.strategy.values import Plan
 
@@ -77,28 +79,7 @@ def _settings(args: argparse.Namespace, root: Path) -> Settings:
         settings = workspace_settings(root)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
-    over: dict[str, Any] = {"planner": {}, "optimizer": {}, "runner": {}}
-    if getattr(args, "planner", None):
-        over["planner"]["backend"] = args.planner
-    if getattr(args, "optimizer", None):
-        over["optimizer"]["backend"] = args.optimizer
-    if getattr(args, "model", None):
-        over["optimizer"]["model"] = args.model
-        over["planner"].setdefault("model", args.model)
-    if getattr(args, "planner_model", None):
-        over["planner"]["model"] = args.planner_model
-    if getattr(args, "endpoint", None):
-        over["optimizer"]["endpoint"] = args.endpoint
-        over["planner"]["endpoint"] = args.endpoint
-    if getattr(args, "api_key_env", None):
-        over["optimizer"]["api_key_env"] = args.api_key_env
-        over["planner"]["api_key_env"] = args.api_key_env
-    if getattr(args, "samples", None):
-        over["optimizer"]["samples"] = args.samples
-    if getattr(args, "threads", None) is not None:
-        over["runner"]["threads"] = args.threads
-    if getattr(args, "compiler", None):
-        over["runner"]["compiler"] = args.compiler
+    over = setting_overrides(args)
     try:
         return merge_settings(settings, over)
     except ValueError as exc:
@@ -298,17 +279,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_backend_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("backends")
-    g.add_argument("--planner", choices=["builtin", "local", "remote"])
-    g.add_argument("--optimizer", choices=["builtin", "local", "remote"])
-    g.add_argument("--model", help="optimizer model (directory, .gguf file, or remote name)")
-    g.add_argument("--planner-model", help="planner model (directory or .gguf file)")
-    g.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--api-key-env", help="name of the environment variable holding the API key")
-    g.add_argument("--samples", type=int, help="candidates to generate (k)")
-
-
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="C or C++ source file")
     g = p.add_mutually_exclusive_group(required=True)
@@ -325,12 +295,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plan", help="print a strategy plan for a function")
     _add_target(p)
-    _add_backend_flags(p)
+    add_backend_flags(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("optimize", help="plan, rewrite, and show the diff")
     _add_target(p)
-    _add_backend_flags(p)
+    add_backend_flags(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
     p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
@@ -347,12 +317,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compiler")
     p.add_argument("--json", action="store_true")
 
+    add_eval_parser(sub)
+
     p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
     p.add_argument("--tcp", metavar="HOST:PORT")
 
     p = sub.add_parser("check-endpoint", help="test the connection to a model endpoint")
     p.add_argument("--role", choices=["planner", "optimizer"], default="optimizer")
-    _add_backend_flags(p)
+    add_backend_flags(p)
     return parser
 
 
@@ -365,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return cmd_serve(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
-                   "check-endpoint": cmd_check_endpoint}[args.command]
+                   "check-endpoint": cmd_check_endpoint, "eval": cmd_eval}[args.command]
         return asyncio.run(handler(args))
     except CliError as exc:
         print(f"perfpilot: {exc}", file=sys.stderr)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from perfpilot.cli_options import add_backend_flags, setting_overrides
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
@@ -42,15 +43,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     """Add the ``eval`` arguments to ``p``."""
     p.add_argument("tasks_dir", metavar="TASKS_DIR",
                    help="a directory of tasks (each with a task.toml), or one task directory")
-    g = p.add_argument_group("backends")
-    g.add_argument("--planner", choices=["builtin", "local", "remote"])
-    g.add_argument("--optimizer", choices=["builtin", "local", "remote"])
-    g.add_argument("--model", help="optimizer model (directory, .gguf file, or remote name)")
-    g.add_argument("--planner-model", help="planner model (directory or .gguf file)")
-    g.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--api-key-env", help="name of the environment variable holding the API key")
-    g.add_argument("--samples", type=int, default=1, metavar="K",
-                   help="candidates per task (k of speedup@k; default 1)")
+    add_backend_flags(p, samples_default=1)
     p.add_argument("--task", action="append", default=[], metavar="NAME",
                    help="evaluate only this task (repeatable)")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
@@ -80,26 +73,7 @@ class _UsageError(Exception):
 
 def eval_settings(args: argparse.Namespace) -> Settings:
     """Default settings overlaid with the command's flags (no workspace files: reproducible)."""
-    over: dict[str, Any] = {"planner": {}, "optimizer": {}, "runner": {}}
-    if args.planner:
-        over["planner"]["backend"] = args.planner
-    if args.optimizer:
-        over["optimizer"]["backend"] = args.optimizer
-    if args.model:
-        over["optimizer"]["model"] = args.model
-        over["planner"].setdefault("model", args.model)
-    if args.planner_model:
-        over["planner"]["model"] = args.planner_model
-    for role in ("planner", "optimizer"):
-        if args.endpoint:
-            over[role]["endpoint"] = args.endpoint
-        if args.api_key_env:
-            over[role]["api_key_env"] = args.api_key_env
-    over["optimizer"]["samples"] = args.samples
-    if args.threads is not None:
-        over["runner"]["threads"] = args.threads
-    if args.compiler:
-        over["runner"]["compiler"] = args.compiler
+    over = setting_overrides(args)
     over["runner"]["pairs"] = args.pairs
     # Instruction counts are not part of the scores and cost seconds per candidate.
     over["runner"]["callgrind"] = bool(args.callgrind)

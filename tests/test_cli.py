@@ -1,0 +1,120 @@
+"""The ``perfpilot`` command line, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+SCALE = """\
+#include <cmath>
+#include <vector>
+
+std::vector<double> energy(std::vector<double> samples, double gain)
+{
+    std::vector<double> out;
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        out.push_back(std::pow(samples[i] * gain, 2));
+    return out;
+}
+"""
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "perfpilot", *args], capture_output=True,
+                          text=True, timeout=300, cwd=cwd, check=False)
+
+
+@pytest.fixture()
+def source(tmp_path: Path) -> Path:
+    path = tmp_path / "energy.cpp"
+    path.write_text(SCALE)
+    return path
+
+
+def test_plan_json_has_the_documented_keys(source: Path) -> None:
+    proc = run("plan", str(source), "--function", "energy", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["function"] == "energy"
+    assert data["range"] == {"start_line": 4, "end_line": 10}
+    assert data["backend"] == "builtin"
+    cats = {s["category"] for s in data["strategies"]}
+    assert {"Memory Usage and Allocation", "Numerical Computation Optimization"} <= cats
+    for s in data["strategies"]:
+        assert set(s) >= {"category", "category_id", "explanation", "lines"}
+        assert 1 <= s["category_id"] <= 15 and s["lines"]
+
+
+def test_plan_by_line_prints_a_readable_plan(source: Path) -> None:
+    proc = run("plan", str(source), "--line", "7")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Plan for energy (lines 4-10), builtin planner:")
+    assert "`samples`" in proc.stdout
+
+
+def test_optimize_json_and_write(source: Path) -> None:
+    before = source.read_text()
+    proc = run("optimize", str(source), "--function", "energy", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["candidates"], data
+    cand = data["candidates"][0]
+    assert set(cand) >= {"code", "strategies", "backend", "diff"}
+    assert cand["diff"].startswith("--- a/energy.cpp\n+++ b/energy.cpp\n")
+    assert "reserve" in cand["code"]
+    assert source.read_text() == before  # without --write nothing changes
+    proc = run("optimize", str(source), "--function", "energy", "--write")
+    assert proc.returncode == 0, proc.stderr
+    assert "reserve" in source.read_text()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["plan", "missing.cpp", "--function", "f"], "missing.cpp: no such file"),
+    (["plan", "{src}", "--function", "nope"], "no function named 'nope'"),
+    (["plan", "{src}", "--line", "1"], "no function definition at line 1"),
+    (["plan", "{latin1}", "--line", "2"], "not valid UTF-8 (byte 0xe9 at offset 6)"),
+    (["plan", "{empty}", "--line", "1"], "the file is empty"),
+    (["plan", "{broken}", "--line", "2"], "syntax error near line 3"),
+    (["plan", "{twice}", "--function", "f"], "2 functions are named 'f'"),
+    (["plan", "{src}", "--function", "energy", "--planner", "remote"],
+     "no endpoint"),
+])
+def test_errors_exit_non_zero_with_one_line(tmp_path: Path, source: Path, args: list[str],
+                                            message: str) -> None:
+    (tmp_path / "latin1.cpp").write_bytes(b"// caf\xe9\nint f(int x) { return x; }\n")
+    (tmp_path / "empty.cpp").write_text("")
+    (tmp_path / "broken.cpp").write_text(
+        "int f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++ { s += i; }\n  return s;\n}\n")
+    (tmp_path / "twice.cpp").write_text("int f(int a) { return a; }\nint f() { return 0; }\n")
+    names = {"src": str(source), "latin1": str(tmp_path / "latin1.cpp"),
+             "empty": str(tmp_path / "empty.cpp"), "broken": str(tmp_path / "broken.cpp"),
+             "twice": str(tmp_path / "twice.cpp")}
+    proc = run(*[a.format(**names) for a in args], cwd=tmp_path)
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("perfpilot: ") and message in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_bench_json_keys(tmp_path: Path) -> None:
+    a = tmp_path / "a.cpp"
+    b = tmp_path / "b.cpp"
+    a.write_text("#include <vector>\nlong ends(std::vector<long> v) {\n"
+                 "    return v.empty() ? 0 : v.front() + v.back();\n}\n")
+    b.write_text(a.read_text().replace("std::vector<long> v", "const std::vector<long>& v"))
+    proc = run("bench", str(a), "--function", "ends", "--candidate", str(b), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) >= {"verdict", "speedup", "ci95", "threads", "serial_speedup",
+                         "instructions_ratio", "validation", "pairs", "dropped_pairs", "flags"}
+    assert data["validation"]["status"] == "passed"
+    assert data["verdict"] in ("faster", "noisy")
+    if data["verdict"] == "faster":
+        assert data["ci95"][0] > 1.0
