@@ -5,7 +5,6 @@ It knows nothing of LSP; the CLI and the language server both drive it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,6 +23,7 @@ from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext
+from perfpilot.runner.gate import MeasureGate
 from perfpilot.strategy.values import Candidate, Plan
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ def _role_key(role: RoleSettings) -> dict[str, Any]:
 class Engine:
     """Runs planning, optimizing and measuring for functions, caching by content hashes.
 
-    Measuring is serialized (one candidate at a time) because timing needs quiet cores.
+    Measurements share one gate: builds of several candidates may overlap, but timing runs
+    alone, with no build of ours beside it, because it needs quiet cores.
     """
 
     def __init__(self, settings: Settings | None = None, workspace: Path | None = None,
@@ -53,7 +54,7 @@ class Engine:
         self._plans: LRUCache[str, Plan] = LRUCache(maxsize=256)
         self._candidates: LRUCache[str, OptimizeResult] = LRUCache(maxsize=256)
         self._verdicts: LRUCache[str, Verdict] = LRUCache(maxsize=512)
-        self._measure_lock = asyncio.Lock()
+        self._gate = MeasureGate()
         self._disk = DiskCache(workspace) if workspace is not None else None
         self._log = log_fn or log.info
 
@@ -152,7 +153,7 @@ class Engine:
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None) -> Verdict:
-        """Verify and time ``code`` against ``site`` (serialized; cached in memory and on disk).
+        """Verify and time ``code`` against ``site`` (timing gated; cached in memory and on disk).
 
         The key covers the unit, the candidate, the runner settings and the content of every
         file that decides the measurement (spec, compile database, stdin inputs).
@@ -170,11 +171,10 @@ class Engine:
         if cached is not None:
             self._verdicts[key] = cached
             return cached
-        async with self._measure_lock:
-            ctx.check()
-            verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
-                                               workspace=self.workspace, spec=spec,
-                                               source_path=source_path)
+        ctx.check()
+        verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
+                                           workspace=self.workspace, spec=spec,
+                                           source_path=source_path, gate=self._gate)
         # Noisy and timed-out results are worth retrying later, so they are not cached.
         if verdict.verdict not in ("noisy", "timeout"):
             self._verdicts[key] = verdict

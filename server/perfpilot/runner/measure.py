@@ -6,7 +6,7 @@ import asyncio
 import os
 import shutil
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perfpilot.code.locate import LocateError, function_by_name
@@ -34,6 +34,7 @@ from perfpilot.runner.driver_run import (
     run_driver,
 )
 from perfpilot.runner.entry import EntryError, entry_source
+from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.harness import HarnessUnsupported, harness_source
 from perfpilot.runner.sandbox import (
     Limits,
@@ -78,6 +79,7 @@ class _Job:
     mode: str  # harness | spec
     units: tuple[str, str] = ("", "")  # the unit texts of A and B, entry included
     compile_as_nobody: bool = False
+    gate: MeasureGate = field(default_factory=MeasureGate)
 
     def limits(self, threads: int) -> Limits:
         cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5
@@ -106,21 +108,24 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
                              settings: RunnerSettings, ctx: JobContext, *,
                              workspace: Path | None = None, spec: Path | None = None,
                              source_path: Path | None = None,
-                             tuning: Tuning | None = None) -> Verdict:
+                             tuning: Tuning | None = None,
+                             gate: MeasureGate | None = None) -> Verdict:
     """Build original and candidate, check they agree, time them and return the verdict.
 
     Reports the stages ``building``, ``validating``, ``timing`` and ``counting`` through
     ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
-    ``tuning`` adjusts the procedure (tests use smaller targets).
+    ``tuning`` adjusts the procedure (tests use smaller targets). Measurements that share a
+    ``gate`` build side by side but time one at a time, with no build running meanwhile.
     """
     return await _measure(original, splice(original, candidate_code), candidate_code, settings,
                           ctx, workspace=workspace, spec=spec, source_path=source_path,
-                          tuning=tuning or Tuning())
+                          tuning=tuning or Tuning(), gate=gate or MeasureGate())
 
 
 async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,
                    settings: RunnerSettings, ctx: JobContext, *, workspace: Path | None,
-                   spec: Path | None, source_path: Path | None, tuning: Tuning) -> Verdict:
+                   spec: Path | None, source_path: Path | None, tuning: Tuning,
+                   gate: MeasureGate) -> Verdict:
     ctx.check()
     spec_path = spec or find_spec(original.qualified_name, source_path, workspace)
     if original.name == "main":
@@ -128,7 +133,7 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
 
         return await measure_program(original, candidate_unit, settings, ctx,
                                      workspace=workspace, source_path=source_path,
-                                     tuning=tuning)
+                                     tuning=tuning, gate=gate)
     mode = "spec" if spec_path is not None else "harness"
     try:
         tc = make_toolchain(settings, original.language, source_path, workspace,
@@ -150,11 +155,55 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
         as_nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
-        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody)
+        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
+                   gate)
         return await _run(job, base, units[0], units[1], bench)
 
 
 async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -> Verdict:
+    async with job.gate.building():
+        prepared = await _build_and_validate(job, base, unit_a, unit_b, bench)
+    if isinstance(prepared, Verdict):
+        return prepared
+    base = prepared.base
+    async with job.gate.timing():
+        timed = await _time_both(job, base)
+    if isinstance(timed, Verdict):
+        return timed
+    measurement, serial, calib, psi = timed.measurement, timed.serial, timed.calib, timed.psi
+    ratio: float | None = None
+    notes = list(base.notes) + list(measurement.notes)
+    if job.settings.callgrind:
+        # Counting instructions is deterministic: it may share the cores with builds.
+        job.ctx.report("counting", "counting instructions with callgrind", 80)
+        async with job.gate.building():
+            ratio, note = await _count(job, calib, measurement.threads)
+        if note:
+            notes.append(note)
+    return verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
+                                     serial, ratio, job.tuning)
+
+
+@dataclass(frozen=True)
+class _Built:
+    """Both sides built and in agreement: the verdict so far (build log, notes)."""
+
+    base: Verdict
+
+
+@dataclass(frozen=True)
+class _Timed:
+    """The timing results of one candidate."""
+
+    measurement: Measurement
+    serial: Measurement | None
+    calib: Calibration
+    psi: float | None
+
+
+async def _build_and_validate(job: _Job, base: Verdict, unit_a: str, unit_b: str,
+                              bench: str) -> _Built | Verdict:
+    """Build A, B and the driver, then compare outputs; a failure is the final verdict."""
     ctx, tc, settings = job.ctx, job.tc, job.settings
     ctx.report("building", "compiling original and candidate", 5)
     install_headers(job.workdir)
@@ -185,8 +234,12 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
     outcome = await _validate(job)
     if isinstance(outcome, Failure):
         return outcome.apply(base)
-    base = replace(base, notes=base.notes + outcome)
+    return _Built(replace(base, notes=base.notes + outcome))
 
+
+async def _time_both(job: _Job, base: Verdict) -> _Timed | Verdict:
+    """Paired timing at the configured threads (and at one thread for OpenMP)."""
+    ctx, tc, settings = job.ctx, job.tc, job.settings
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
@@ -210,16 +263,7 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
         if isinstance(serial_timing, Failure):
             return serial_timing.apply(replace(base, psi=psi))
         serial = serial_timing[0]
-
-    ratio: float | None = None
-    notes = list(base.notes) + list(measurement.notes)
-    if settings.callgrind:
-        ctx.report("counting", "counting instructions with callgrind", 80)
-        ratio, note = await _count(job, calib, threads)
-        if note:
-            notes.append(note)
-    return verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
-                                     serial, ratio, job.tuning)
+    return _Timed(measurement, serial, calib, psi)
 
 
 def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,
@@ -417,4 +461,4 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
         cand_unit, new_text = splice(site, cand_text), cand_text
     return await _measure(site, cand_unit, new_text, settings, ctx,
                           workspace=path.resolve().parent, spec=spec, source_path=path,
-                          tuning=tuning or Tuning())
+                          tuning=tuning or Tuning(), gate=MeasureGate())

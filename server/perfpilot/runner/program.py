@@ -21,8 +21,10 @@ from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
 from perfpilot.runner.build import compile_program, first_error, install_headers
 from perfpilot.runner.driver_run import pairs_of, parse_events
+from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.sandbox import (
     Limits,
+    Sandbox,
     compile_unprivileged,
     detect_sandbox,
     make_writable_for_runs,
@@ -33,7 +35,7 @@ from perfpilot.runner.sandbox import (
 from perfpilot.runner.spec import SPEC_FOLDER
 from perfpilot.runner.stats import read_psi, summarize
 from perfpilot.runner.toolchain import ToolchainError, absolute_paths, make_toolchain
-from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.runner.values import Measurement, Tuning, Verdict
 
 _TOL = 1e-9
 
@@ -79,8 +81,11 @@ def compare_output(expected: str, actual: str) -> str:
 async def measure_program(original: FunctionSite, candidate_unit: str,
                           settings: RunnerSettings, ctx: JobContext, *,
                           workspace: Path | None, source_path: Path | None,
-                          tuning: Tuning) -> Verdict:
-    """Build both programs, check their outputs on the stdin files, time them per process."""
+                          tuning: Tuning, gate: MeasureGate | None = None) -> Verdict:
+    """Build both programs, check their outputs on the stdin files, time them per process.
+
+    With a shared ``gate`` the builds may overlap other builds; timing runs alone."""
+    gate = gate or MeasureGate()
     base = Verdict(verdict="build-failed", message="", input_mode="stdin")
     try:
         tc = make_toolchain(settings, original.language, source_path, workspace,
@@ -106,14 +111,16 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
         (workdir / "launcher.cpp").write_text("#include <perfpilot_launcher.hpp>\n",
                                               encoding="utf-8")
         t = settings.build_timeout_s
-        a, b, launcher = await asyncio.gather(
-            compile_program(sandbox, tc, workdir, "a", original.unit_text, name, timeout_s=t,
-                            ctx=ctx, unprivileged=nobody),
-            compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
-                            ctx=ctx, unprivileged=nobody),
-            run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude", "launcher.cpp",
-                                    "-o", "launcher"], workdir, timeout_s=t,
-                          limits=Limits(cpu_s=int(t) + 5), ctx=ctx, unprivileged=nobody))
+        async with gate.building():
+            a, b, launcher = await asyncio.gather(
+                compile_program(sandbox, tc, workdir, "a", original.unit_text, name,
+                                timeout_s=t, ctx=ctx, unprivileged=nobody),
+                compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
+                                ctx=ctx, unprivileged=nobody),
+                run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude",
+                                        "launcher.cpp", "-o", "launcher"], workdir,
+                              timeout_s=t, limits=Limits(cpu_s=int(t) + 5), ctx=ctx,
+                              unprivileged=nobody))
         if not a.ok:
             return replace(base, message=f"The original does not build: {first_error(a.log)}",
                            build_log=a.log)
@@ -164,30 +171,47 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
 
         ctx.report("timing", "timing whole programs (ABBA)", 50)
         pairs = max(4, min(settings.pairs, tuning.program_pairs))
-        for attempt in range(tuning.noisy_retries + 1):
-            if attempt:
-                await asyncio.sleep(0.5)
-            psi = read_psi()
-            run = await run_sandboxed(sandbox, ["./launcher", "a/prog", "b/prog",
-                                                f"pairs={pairs}", *names], workdir, ctx=ctx,
-                                      env=env, timeout_s=settings.run_timeout_s * 2,
-                                      limits=limits)
-            events = parse_events(run.stdout)
-            timing = next((e for e in events if e.get("event") == "timing"), None)
-            if run.timed_out:
-                return replace(base, verdict="timeout", validation_status="passed",
-                               message=("Timing did not finish within "
-                                        f"{settings.run_timeout_s * 2:g} s."))
-            if timing is None:
-                failed = next((e for e in events if e.get("event") == "failed"), None)
-                who = "candidate" if failed and failed.get("side") == "B" else "original"
-                return replace(base, verdict="incorrect", validation_status="failed",
-                               message=f"The {who} failed during timing "
-                                       f"({failed or run.stderr.strip()[:200]}).")
-            m = summarize(pairs_of(timing), max(threads, 1), tuning, psi=psi)
-            if m.clean:
-                break
+        async with gate.timing():
+            result = await _time_programs(sandbox, workdir, names, pairs, env, limits, settings,
+                                          tuning, threads, base, ctx)
+        if isinstance(result, Verdict):
+            return result
+        m, psi = result
         verdict = verdicts.from_measurement(replace(base, psi=psi), m, None, None, tuning)
         return replace(verdict, validation_detail=(
             f"outputs agree on {len(inputs)} input file(s)" if inputs
             else "outputs agree on empty stdin"))
+
+
+async def _time_programs(sandbox: Sandbox, workdir: Path, names: list[str], pairs: int,
+                         env: dict[str, str], limits: Limits, settings: RunnerSettings,
+                         tuning: Tuning, threads: int, base: Verdict, ctx: JobContext
+                         ) -> tuple[Measurement, float | None] | Verdict:
+    """ABBA timing of the two programs (retried once when too contended)."""
+    m: Measurement | None = None
+    psi: float | None = None
+    for attempt in range(tuning.noisy_retries + 1):
+        if attempt:
+            await asyncio.sleep(0.5)
+        psi = read_psi()
+        run = await run_sandboxed(sandbox, ["./launcher", "a/prog", "b/prog",
+                                            f"pairs={pairs}", *names], workdir, ctx=ctx,
+                                  env=env, timeout_s=settings.run_timeout_s * 2,
+                                  limits=limits)
+        events = parse_events(run.stdout)
+        timing = next((e for e in events if e.get("event") == "timing"), None)
+        if run.timed_out:
+            return replace(base, verdict="timeout", validation_status="passed",
+                           message=("Timing did not finish within "
+                                    f"{settings.run_timeout_s * 2:g} s."))
+        if timing is None:
+            failed = next((e for e in events if e.get("event") == "failed"), None)
+            who = "candidate" if failed and failed.get("side") == "B" else "original"
+            return replace(base, verdict="incorrect", validation_status="failed",
+                           message=f"The {who} failed during timing "
+                                   f"({failed or run.stderr.strip()[:200]}).")
+        m = summarize(pairs_of(timing), max(threads, 1), tuning, psi=psi)
+        if m.clean:
+            break
+    assert m is not None  # the loop runs at least once
+    return m, psi
