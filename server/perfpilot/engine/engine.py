@@ -58,6 +58,11 @@ class Engine:
         self._disk = DiskCache(workspace) if workspace is not None else None
         self._log = log_fn or log.info
 
+    @property
+    def gate(self) -> MeasureGate:
+        """The gate all of this engine's measurements share (builds overlap, timing alone)."""
+        return self._gate
+
     # -- configuration -------------------------------------------------------------------
     def set_workspace(self, workspace: Path | None) -> None:
         """Set the workspace folder: compile flags, specs and the result store live there."""

@@ -144,13 +144,22 @@ class Evaluator:
                 pending.append(task)
         if pending:
             generated = await self._generate_all(pending, ctx)
-            results = []
-            for i, gen in enumerate(generated, 1):
-                ctx.check()
-                result = await self._measure_task(gen, ctx, None)
+            # Several tasks are measured at once: the engine's gate lets their builds overlap
+            # while each timing run has the cores to itself.
+            slots = asyncio.Semaphore(max(1, self.options.jobs))
+            finished = 0
+
+            async def measure(gen: _Generated) -> TaskResult:
+                nonlocal finished
+                async with slots:
+                    ctx.check()
+                    result = await self._measure_task(gen, ctx, None)
                 self.store.save_task(result)
-                self._log(f"[{i}/{len(generated)}] {_describe(result)}")
-                results.append(result)
+                finished += 1
+                self._log(f"[{finished}/{len(generated)}] {_describe(result)}")
+                return result
+
+            results = list(await asyncio.gather(*(measure(g) for g in generated)))
             for _attempt in range(self.options.retries):
                 again = [(g, r) for g, r in zip(generated, results, strict=True)
                          if _has_noisy(r)]
@@ -241,7 +250,8 @@ class Evaluator:
 
         try:
             verdict = await bench_files(task.source, task.function, task.reference,
-                                        self.engine.settings.runner, ctx, spec=task.spec)
+                                        self.engine.settings.runner, ctx, spec=task.spec,
+                                        gate=self.engine.gate)
         except Cancelled:
             raise
         except Exception as exc:  # the reference is context; its failure is shown, not fatal

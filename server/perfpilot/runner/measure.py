@@ -443,7 +443,8 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
 
 async def bench_files(path: Path, function: str, candidate_path: Path,
                       settings: RunnerSettings, ctx: JobContext, spec: Path | None = None,
-                      *, tuning: Tuning | None = None) -> Verdict:
+                      *, tuning: Tuning | None = None,
+                      gate: MeasureGate | None = None) -> Verdict:
     """Compare ``function`` in ``path`` with the same function in ``candidate_path``.
 
     The candidate file may be a whole unit (the function is located in it) or just the new
@@ -461,4 +462,4 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
         cand_unit, new_text = splice(site, cand_text), cand_text
     return await _measure(site, cand_unit, new_text, settings, ctx,
                           workspace=path.resolve().parent, spec=spec, source_path=path,
-                          tuning=tuning or Tuning(), gate=MeasureGate())
+                          tuning=tuning or Tuning(), gate=gate or MeasureGate())
