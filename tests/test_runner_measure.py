@@ -75,15 +75,17 @@ async def test_same_function_is_no_change() -> None:
     ctx = JobContext(on_report=lambda stage, msg, pct: stages.append(stage))
     # A busy machine may leave the run inconclusive ("noisy", the honest answer); it must never
     # claim a difference, and on a second or third try it must settle on no-change.
+    # A 95% interval contains 1; two separately loaded copies of the same code can still differ
+    # slightly (code placement), so "contains 1" is checked to within 1%, and a run that misses
+    # it (about one in twenty by chance alone) is repeated.
     for _ in range(3):
         v = await verify_and_measure(site, site.text, SETTINGS, ctx, tuning=FAST)
         _check_json(v)
         assert v.verdict in ("no-change", "noisy"), v.message
-        if v.verdict == "no-change":
+        contains_one = v.ci95 is not None and v.ci95[0] <= 1.01 and v.ci95[1] >= 0.99
+        if v.verdict == "no-change" and contains_one:
             break
     assert v.verdict == "no-change", v.message
-    # A 95% interval contains 1; two separately loaded copies of the same code can still differ
-    # by well under 1% (code placement), so "contains 1" is checked to within 1%.
     assert v.ci95 is not None and v.ci95[0] <= 1.01 and v.ci95[1] >= 0.99, v.ci95
     assert v.validation_status == "passed"
     assert v.input_mode == "harness"

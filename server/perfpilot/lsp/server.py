@@ -321,8 +321,11 @@ class PerfPilotServer(LanguageServer):
             job.stage, job.message = "awaiting confirmation", "review the change to apply it"
             self._notify_job(job)
             self._refresh()
-        result = await self.workspace_apply_edit_async(
-            lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
+        try:
+            result = await self.workspace_apply_edit_async(
+                lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
+        finally:
+            job.stage, job.message = "done", outcome.message
         rec = self.session.record(job.uri, job.function)
         if result.applied and rec is not None:
             rec.applied = True
