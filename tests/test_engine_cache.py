@@ -123,3 +123,47 @@ async def test_noisy_results_are_not_cached(tmp_path: Path,
     for _ in range(2):
         assert (await engine.measure(site, CANDIDATE, JobContext())).verdict == "noisy"
     assert calls == 2
+
+
+class CountingPlannerStandIn:
+    """Stands in for a model planner (the persistence does not depend on which model)."""
+
+    name = "remote:stand-in"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def plan(self, site: Any, ctx: JobContext) -> Any:
+        from perfpilot.strategy import Plan, Strategy, category_by_id
+
+        self.calls += 1
+        return Plan((Strategy(category_by_id(4), "hoist `v.size()`", (3,), 1.0, "r"),),
+                    "remote", raw_text="[SUGG/]\n...", notes=("n",), model="m")
+
+
+async def test_model_plans_survive_a_restart(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.engine.settings import RoleSettings
+
+    stand_in = CountingPlannerStandIn()
+    monkeypatch.setattr(Engine, "planner", lambda self: stand_in)
+    settings = Settings(planner=RoleSettings(backend="remote", endpoint="http://127.0.0.1:9/v1",
+                                             model="m"))
+    site = function_by_name(UNIT, "cpp", "sum_sq")
+    first = await Engine(settings, workspace=tmp_path).plan(site, JobContext())
+    again = await Engine(settings, workspace=tmp_path).plan(site, JobContext())
+    assert stand_in.calls == 1
+    assert again == first
+    assert list((tmp_path / ".perfpilot" / "plans").glob("*.json"))
+
+
+def test_candidates_json_round_trip() -> None:
+    from perfpilot.engine.disk_cache import result_from_json, result_to_json
+    from perfpilot.optimizing.base import OptimizeResult, Rejected
+    from perfpilot.strategy import Candidate, Strategy, category_by_id
+
+    result = OptimizeResult(
+        (Candidate("int f() { return 1; }", (Strategy(category_by_id(6), "omp", (2, 3)),),
+                   "remote", 1, ("note",), True),),
+        (Rejected("remote", "two functions", 2, "int g();"),))
+    assert result_from_json(result_to_json(result)) == result

@@ -1,8 +1,9 @@
-"""Measured verdicts persisted in the workspace's ``.perfpilot/results/`` folder.
+"""What PerfPilot keeps in the workspace's ``.perfpilot/`` folder across restarts.
 
-A verdict is keyed by a hash of everything that decides it (unit, candidate, runner settings,
-flags, spec and input files), so a restart finds it again and any change misses the cache.
-Noisy and timed-out results are never stored: they are worth measuring again.
+Measured verdicts (``results/``) are keyed by a hash of everything that decides them (unit,
+candidate, runner settings, flags, spec and input files), so a restart finds them again and any
+change misses; noisy and timed-out results are never stored. Plans and candidates from models
+(``plans/``, ``candidates/``) are keyed by the function, its context, backend, model and plan.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from perfpilot.optimizing.base import OptimizeResult, Rejected
+from perfpilot.strategy.categories import category_by_id
+from perfpilot.strategy.values import Candidate, Plan, Strategy
+
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
 
 log = logging.getLogger(__name__)
-FOLDER = Path(".perfpilot") / "results"
-_SCHEMA = 1
+_SCHEMA = 2
 
 
 def _pair(value: Any) -> tuple[float, float] | None:
@@ -69,36 +73,139 @@ def private_folder(root: Path, *parts: str) -> Path:
     return folder
 
 
-class DiskCache:
-    """Verdicts stored as one JSON file per key under ``root/.perfpilot/results``."""
+def plan_to_json(plan: Plan) -> dict[str, Any]:
+    """A plan as plain JSON."""
+    return {"strategies": [_strategy_to_json(st) for st in plan.strategies],
+            "backend": plan.backend, "raw_text": plan.raw_text, "notes": list(plan.notes),
+            "model": plan.model}
 
-    def __init__(self, root: Path) -> None:
-        self.folder = root / FOLDER
+
+def plan_from_json(data: dict[str, Any]) -> Plan:
+    """The plan back from ``plan_to_json``."""
+    return Plan(tuple(_strategy_from_json(d) for d in data["strategies"]), str(data["backend"]),
+                raw_text=str(data.get("raw_text", "")), notes=tuple(data.get("notes", ())),
+                model=str(data.get("model", "")))
+
+
+def result_to_json(result: OptimizeResult) -> dict[str, Any]:
+    """Candidates and rejections as plain JSON."""
+    return {
+        "candidates": [{"code": c.code, "strategies": [_strategy_to_json(st)
+                                                       for st in c.strategies],
+                        "backend": c.backend, "sample": c.sample, "notes": list(c.notes),
+                        "needs_openmp": c.needs_openmp} for c in result.candidates],
+        "rejected": [{"backend": r.backend, "reason": r.reason, "sample": r.sample,
+                      "code": r.code} for r in result.rejected],
+    }
+
+
+def result_from_json(data: dict[str, Any]) -> OptimizeResult:
+    """The result back from ``result_to_json``."""
+    cands = tuple(Candidate(str(c["code"]),
+                            tuple(_strategy_from_json(d) for d in c["strategies"]),
+                            str(c["backend"]), int(c.get("sample", 0)),
+                            tuple(c.get("notes", ())), bool(c.get("needs_openmp", False)))
+                  for c in data["candidates"])
+    rejected = tuple(Rejected(str(r["backend"]), str(r["reason"]), int(r.get("sample", 0)),
+                              str(r.get("code", ""))) for r in data["rejected"])
+    return OptimizeResult(cands, rejected)
+
+
+def _strategy_to_json(st: Strategy) -> dict[str, Any]:
+    return {"category_id": st.category.id, "explanation": st.explanation,
+            "lines": list(st.lines), "impact": st.impact, "rule": st.rule}
+
+
+def _strategy_from_json(d: dict[str, Any]) -> Strategy:
+    return Strategy(category_by_id(int(d["category_id"])), str(d["explanation"]),
+                    tuple(int(n) for n in d.get("lines", ())), float(d.get("impact", 0.0)),
+                    str(d.get("rule", "")))
+
+
+class JsonStore:
+    """One JSON document per key under ``root/.perfpilot/<folder>``, written atomically.
+
+    Unreadable or outdated files count as misses; failures to write are logged, never raised.
+    """
+
+    def __init__(self, root: Path, folder: str) -> None:
+        self.root = root
+        self.folder = root / ".perfpilot" / folder
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.json"
 
-    def get(self, key: str) -> Verdict | None:
-        """The stored verdict, or None (a corrupt file counts as a miss)."""
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored document, or None."""
         path = self._path(key)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("schema") != _SCHEMA:
-                return None
-            return verdict_from_json(data["verdict"])
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("ignoring unreadable cached result %s: %s", path.name, exc)
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring unreadable cached file %s: %s", path.name, exc)
+            return None
+        if not isinstance(data, dict) or data.get("schema") != _SCHEMA:
+            return None
+        body = data.get("body")
+        return body if isinstance(body, dict) else None
+
+    def put(self, key: str, body: dict[str, Any]) -> None:
+        """Store a document."""
+        try:
+            private_folder(self.root, self.folder.name)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"schema": _SCHEMA, "body": body}, fh)
+            os.replace(tmp, self._path(key))
+        except OSError as exc:
+            log.warning("could not store %s: %s", self.folder.name, exc)
+
+
+class DiskCache:
+    """What is worth keeping across restarts: verdicts, and plans and candidates from models
+    (the builtin backends are cheap to run again)."""
+
+    def __init__(self, root: Path) -> None:
+        self.verdicts = JsonStore(root, "results")
+        self.plans = JsonStore(root, "plans")
+        self.candidates = JsonStore(root, "candidates")
+
+    def get(self, key: str) -> Verdict | None:
+        """A stored verdict, or None."""
+        body = self.verdicts.get(key)
+        try:
+            return verdict_from_json(body) if body is not None else None
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("ignoring a cached result: %s", exc)
             return None
 
     def put(self, key: str, verdict: Verdict) -> None:
-        """Store a verdict atomically; failures to write are logged, never raised."""
+        """Store a verdict."""
+        self.verdicts.put(key, verdict.to_json())
+
+    def get_plan(self, key: str) -> Plan | None:
+        """A stored plan, or None."""
+        body = self.plans.get(key)
         try:
-            private_folder(self.folder.parent.parent, self.folder.name)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"schema": _SCHEMA, "verdict": verdict.to_json()}, fh)
-            os.replace(tmp, self._path(key))
-        except OSError as exc:
-            log.warning("could not store a result: %s", exc)
+            return plan_from_json(body) if body is not None else None
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("ignoring a cached plan: %s", exc)
+            return None
+
+    def put_plan(self, key: str, plan: Plan) -> None:
+        """Store a plan."""
+        self.plans.put(key, plan_to_json(plan))
+
+    def get_candidates(self, key: str) -> OptimizeResult | None:
+        """Stored candidates, or None."""
+        body = self.candidates.get(key)
+        try:
+            return result_from_json(body) if body is not None else None
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("ignoring cached candidates: %s", exc)
+            return None
+
+    def put_candidates(self, key: str, result: OptimizeResult) -> None:
+        """Store candidates."""
+        self.candidates.put(key, result_to_json(result))

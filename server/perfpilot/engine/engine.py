@@ -127,12 +127,18 @@ class Engine:
         """The plan for ``site`` (cached by function text, unit and planner settings)."""
         key = content_key("plan", site.text, site.unit_text, _role_key(self.settings.planner))
         cached = self._plans.get(key)
+        persist = self._disk is not None and self.settings.planner.backend != "builtin"
+        if cached is None and persist and self._disk is not None:
+            cached = self._disk.get_plan(key)
         if cached is not None:
+            self._plans[key] = cached
             return cached
         ctx.report("planning", f"planning {site.name}")
         plan = await self.planner().plan(site, ctx)
         ctx.check()
         self._plans[key] = plan
+        if persist and self._disk is not None:
+            self._disk.put_plan(key, plan)
         return plan
 
     async def candidates(self, site: FunctionSite, plan: Plan, ctx: JobContext,
@@ -141,7 +147,11 @@ class Engine:
         key = content_key("opt", site.text, site.unit_text, plan.strategies, plan.raw_text,
                           _role_key(self.settings.optimizer), flags)
         cached = self._candidates.get(key)
+        persist = self._disk is not None and self.settings.optimizer.backend != "builtin"
+        if cached is None and persist and self._disk is not None:
+            cached = self._disk.get_candidates(key)
         if cached is not None:
+            self._candidates[key] = cached
             return cached
         planner_code = _planner_code(self.planner(), site)
         ctx.report("generating", f"rewriting {site.name}")
@@ -154,6 +164,8 @@ class Engine:
             result = OptimizeResult(extra + result.candidates,
                                     planner_code.rejected + result.rejected)
         self._candidates[key] = result
+        if persist and self._disk is not None:
+            self._disk.put_candidates(key, result)
         return result
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
