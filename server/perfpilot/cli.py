@@ -220,7 +220,10 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
                 print(f"Measured ({t.verdict.verdict}): {t.verdict.message}")
         for r in outcome.rejected:
             print(f"Rejected ({r.backend}): {r.reason}")
-        print(f"\n{outcome.message}")
+        if outcome.best is not None:
+            print(f"\nChosen: candidate {outcome.best + 1}, measured faster.")
+        else:
+            print(f"\n{outcome.message}")
     chosen = outcome.chosen
     if args.write:
         if chosen is None:

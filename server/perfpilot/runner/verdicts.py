@@ -65,10 +65,11 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
         message = (f"Inconclusive: {_x(m.speedup)} with {ci} straddles 1 and is wider than "
                    f"±{tuning.no_change_band:.0%}. Re-run when the machine is quieter.")
     if instructions_ratio is not None and word in ("faster", "slower", "no-change"):
-        wall = m.speedup
+        # Threads divide the wall time, not the instructions: compare with one thread.
+        wall = serial.speedup if serial is not None else m.speedup
         if max(wall, instructions_ratio) > 2 * min(wall, instructions_ratio):
-            message += (f" Instruction counts say {_x(instructions_ratio)}, far from the wall "
-                        "time figure.")
+            message += (f" Instruction counts say {_x(instructions_ratio)}, far from the "
+                        f"{'1-thread ' if serial is not None else ''}wall time figure.")
     notes = base.notes
     return replace(
         base,
