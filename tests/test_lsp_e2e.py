@@ -195,6 +195,8 @@ async def test_syntax_error_empty_file_and_unknown_language(client: LanguageClie
              "  return s;\n}\n"
     uri = open_doc(client, write(tmp_path, broken, "src/broken.cpp"))
     actions = await actions_at(client, uri, 1)
+    # VS Code shows the action greyed out with the reason; a click still gets a clear message.
+    assert actions[0].disabled is not None and "syntax error" in actions[0].disabled.reason
     result = await run_command(client, actions[0])
     assert "syntax error near line 3" in str(result.get("error"))
     assert any("syntax error" in m.message for m in client.messages)

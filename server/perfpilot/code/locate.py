@@ -254,6 +254,7 @@ def _site(fn: tree_sitter.Node, unit: str, lines: _Lines, language: Language, ur
         is_template=outer is not fn,
         is_static="static" in storage,
         has_openmp=bool(re.search(r"#\s*pragma\s+omp\b", text)),
+        has_errors=fn.has_error,
     )
 
 

@@ -57,6 +57,7 @@ class FunctionSite:
     is_template: bool = False
     is_static: bool = False
     has_openmp: bool = False
+    has_errors: bool = False
 
     @property
     def first_line(self) -> int:

@@ -487,14 +487,18 @@ def create_server() -> PerfPilotServer:
             return None
         arg = {"uri": uri, "line": params.range.start.line,
                "character": params.range.start.character, "version": doc.version}
+        disabled = None
+        if site.has_errors and ls.supports_disabled_actions():
+            # Shown greyed out with the reason, rather than failing after a click.
+            disabled = lsp.CodeActionDisabled(
+                reason=f"{site.name} has a syntax error; fix it before optimizing")
+        faster = lsp.Command(f"Make {site.name} faster", CMD_FASTER, arguments=[arg])
+        explain = lsp.Command(f"Explain {site.name}", CMD_EXPLAIN, arguments=[arg])
         actions = [
             lsp.CodeAction(title=f"Make this faster: {site.name}", kind=KIND_FASTER,
-                           command=lsp.Command(f"Make {site.name} faster", CMD_FASTER,
-                                               arguments=[arg])),
+                           disabled=disabled, command=faster),
             lsp.CodeAction(title=f"Explain performance of {site.name} (plan only)",
-                           kind=KIND_EXPLAIN,
-                           command=lsp.Command(f"Explain {site.name}", CMD_EXPLAIN,
-                                               arguments=[arg])),
+                           kind=KIND_EXPLAIN, disabled=disabled, command=explain),
         ]
         return actions
 
