@@ -47,11 +47,13 @@ class Job:
     outcome: Outcome | None = None
     error: str = ""
     cancelled: bool = False
+    reported: bool = False  # the listeners were told that the job ended
+    given_up: bool = False  # cancelled, and did not stop in time
 
     @property
     def done(self) -> bool:
-        """Whether the job has finished (successfully or not)."""
-        return self.task is not None and self.task.done()
+        """Whether the job has finished (successfully or not), or was given up on."""
+        return self.given_up or (self.task is not None and self.task.done())
 
 
 @dataclass
@@ -73,8 +75,9 @@ JobListener = Callable[[Job], Awaitable[None] | None]
 class Session:
     """Owns jobs and results; notifies listeners on progress and completion."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, cancel_grace_s: float = 10.0) -> None:
         self.engine = engine
+        self.cancel_grace_s = cancel_grace_s
         self.jobs: dict[str, Job] = {}
         self.records: dict[str, dict[str, FunctionRecord]] = {}
         self._ids = itertools.count(1)
@@ -118,7 +121,19 @@ class Session:
         job.ctx.cancel()
         if job.task is not None:
             job.task.cancel()
+        asyncio.get_running_loop().call_later(self.cancel_grace_s, self._give_up, job)
         return True
+
+    def _give_up(self, job: Job) -> None:
+        """A cancelled job that has not stopped in time is reported as cancelled anyway, so
+        the editor is never left showing it; its subprocesses were already told to stop."""
+        if job.reported:
+            return
+        log.warning("job %s did not stop within %.0f s of being cancelled", job.id,
+                    self.cancel_grace_s)
+        job.stage, job.message = "cancelled", "cancelled"
+        job.given_up = job.reported = True
+        self._notify(self.on_done, job)
 
     async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
                    baseline_text: str | None) -> None:
@@ -143,7 +158,9 @@ class Session:
             log.exception("job %s failed", job.id)
             job.stage = "failed"
             job.error = f"{type(exc).__name__}: {exc}"
-        await self._notify_async(self.on_done, job)
+        if not job.reported:
+            job.reported = True
+            await self._notify_async(self.on_done, job)
 
     async def _rerun(self, job: Job, source_path: Path | None,
                      baseline_text: str | None) -> Outcome:

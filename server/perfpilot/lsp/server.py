@@ -76,6 +76,7 @@ class PerfPilotServer(LanguageServer):
         self.progress_tokens: dict[str, str] = {}  # progress token -> job id
         self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._last_stage: dict[str, str] = {}
         self._outlines: LRUCache[tuple[str, int | None], list[FunctionSite]] = LRUCache(32)
 
     # -- logging and messages -------------------------------------------------------------
@@ -251,6 +252,9 @@ class PerfPilotServer(LanguageServer):
             self.work_done_progress.end(job.id, lsp.WorkDoneProgressEnd(message=msg))
 
     def _on_job_progress(self, job: Job) -> None:
+        if self._last_stage.get(job.id) != job.stage:
+            self._last_stage[job.id] = job.stage
+            self.log_info(f"{job.id} {job.site.name}: {job.stage}")
         if job.id in self.progress_tokens:
             text = f"{job.stage}: {job.message}" if job.message else job.stage
             self.work_done_progress.report(job.id, lsp.WorkDoneProgressReport(
@@ -264,6 +268,8 @@ class PerfPilotServer(LanguageServer):
             "message": job.error or job.message})
 
     async def _on_job_done(self, job: Job) -> None:
+        self._last_stage.pop(job.id, None)
+        self.log_info(f"{job.id} {job.site.name}: {job.stage} {job.error or job.message}")
         self._end_progress(job)
         try:
             await self._finish(job)
@@ -273,8 +279,8 @@ class PerfPilotServer(LanguageServer):
 
     async def _finish(self, job: Job) -> None:
         if job.cancelled:
-            self.log_info(f"{job.id} cancelled")
-        elif job.error:
+            return  # nothing to apply or tell: the user asked for it to stop
+        if job.error:
             self.tell(f"PerfPilot: {job.site.name}: {job.error}", lsp.MessageType.Error)
         elif job.outcome is not None and job.kind == "optimize":
             await self._deliver(job, job.outcome)
