@@ -279,8 +279,8 @@ class PerfPilotServer(LanguageServer):
 
     async def _finish(self, job: Job) -> None:
         if job.cancelled:
-            return  # nothing to apply or tell: the user asked for it to stop
-        if job.error:
+            pass  # nothing to apply or tell: the user asked for it to stop
+        elif job.error:
             self.tell(f"PerfPilot: {job.site.name}: {job.error}", lsp.MessageType.Error)
         elif job.outcome is not None and job.kind == "optimize":
             await self._deliver(job, job.outcome)
