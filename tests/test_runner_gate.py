@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from perfpilot.runner.gate import MeasureGate
 
@@ -55,3 +56,28 @@ async def test_a_waiting_timer_holds_back_new_builds() -> None:
     release.set()
     await asyncio.gather(t1, t2, t3)
     assert order == ["build-1", "time", "build-2"]
+
+
+async def test_cancelled_waiters_and_holders_never_leave_the_gate_held() -> None:
+    gate = MeasureGate()
+    hold = asyncio.Event()
+
+    async def builder() -> None:
+        async with gate.building():
+            await hold.wait()
+
+    async def timer() -> None:
+        async with gate.timing():
+            await asyncio.sleep(0)
+
+    b = asyncio.create_task(builder())
+    await asyncio.sleep(0.01)
+    waiting = asyncio.create_task(timer())
+    await asyncio.sleep(0.01)
+    waiting.cancel()  # a timer cancelled while it waits
+    b.cancel()  # a builder cancelled while it holds the gate
+    for t in (waiting, b):
+        with contextlib.suppress(asyncio.CancelledError):
+            await t
+    # Both are gone: a new timer gets the gate at once.
+    await asyncio.wait_for(timer(), 1)
