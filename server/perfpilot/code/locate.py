@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse
+from perfpilot.code.parse import inner_declarator, node_text, parse
 from perfpilot.code.site import FunctionSite, Language, Param
 
 
@@ -85,10 +85,7 @@ def _function_declarator(fn: tree_sitter.Node) -> tree_sitter.Node | None:
     decl = fn.child_by_field_name("declarator")
     while decl is not None and decl.type != "function_declarator":
         if decl.type in _WRAPPING_DECLARATORS:
-            inner = decl.child_by_field_name("declarator")
-            if inner is None:
-                inner = next((c for c in decl.named_children if "declarator" in c.type), None)
-            decl = inner
+            decl = inner_declarator(decl)
         else:
             return None
     return decl
@@ -136,13 +133,7 @@ def _param_from(node: tree_sitter.Node, index: int) -> Param:
             pointer += 1
         elif decl.type == "abstract_reference_declarator":
             reference = "&&" if node_text(decl).lstrip().startswith("&&") else "&"
-        inner = decl.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in decl.named_children
-                          if c.type.endswith("declarator") or c.type in ("identifier",
-                                                                         "field_identifier")),
-                         None)
-        decl = inner
+        decl = inner_declarator(decl)
     if name_node is not None:
         name = node_text(name_node)
         start = name_node.start_byte - node.start_byte
@@ -227,8 +218,7 @@ def _site(fn: tree_sitter.Node, unit: str, lines: _Lines, language: Language, ur
     while decl is not None and decl.type in _WRAPPING_DECLARATORS:
         return_type += "*" if decl.type == "pointer_declarator" else (
             "&" if decl.type == "reference_declarator" else "")
-        decl = decl.child_by_field_name("declarator") or next(
-            (c for c in decl.named_children if "declarator" in c.type), None)
+        decl = inner_declarator(decl)
     storage = {node_text(c) for c in fn.children if c.type == "storage_class_specifier"}
     text = data[outer.start_byte:outer.end_byte].decode("utf-8", "replace")
     in_class = any(a in ("class_specifier", "struct_specifier") for a in _ancestor_types(fn))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse
+from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite, Language
 
 Node = tree_sitter.Node
@@ -207,18 +207,10 @@ def _unparen(node: Node) -> Node:
     return node
 
 
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
-
-
 def _identifiers(node: Node) -> set[str]:
     """Variable names referenced in an expression (not field names, not callee names)."""
     out: set[str] = set()
-    for n in _walk(node):
+    for n in walk_all(node):
         if n.type == "identifier":
             parent = n.parent
             if parent is not None and parent.type == "call_expression" and \
@@ -291,7 +283,7 @@ def declared_types(root: Node) -> dict[str, VarType | None]:
     A name declared twice with different types maps to None (unknown).
     """
     out: dict[str, VarType | None] = {}
-    for n in _walk(root):
+    for n in walk_all(root):
         if n.type in ("parameter_declaration", "optional_parameter_declaration", "declaration",
                       "field_declaration"):
             type_node = n.child_by_field_name("type")
@@ -538,7 +530,7 @@ def _collect(loop: Node, body: Node) -> _Body:
         else:
             facts.other.append(f"writes through '{node_text(t)}'")
 
-    for n in _walk(body):
+    for n in walk_all(body):
         t = n.type
         if t in ("declaration", "init_declarator"):
             if t == "declaration":
@@ -588,7 +580,7 @@ def _collect(loop: Node, body: Node) -> _Body:
         elif t == "lambda_expression":
             facts.other.append("contains a lambda")
     # element reads: subscripts that are not write targets (outermost of each chain)
-    for n in _walk(body):
+    for n in walk_all(body):
         if n.type != "subscript_expression":
             continue
         parent = n.parent
@@ -651,7 +643,7 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
 
 
 def _occurrences(node: Node, var: str) -> list[Node]:
-    return [n for n in _walk(node) if n.type == "identifier" and node_text(n) == var]
+    return [n for n in walk_all(node) if n.type == "identifier" and node_text(n) == var]
 
 
 def _statement_of(node: Node, stop: Node) -> Node | None:
@@ -689,7 +681,7 @@ def _assigned_first(body: Node, var: str, occ: list[Node]) -> bool:
 
 def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
     """The left operand of a ``<<``/``>>`` that is not a known integer (maybe a stream)."""
-    for n in _walk(body):
+    for n in walk_all(body):
         if n.type != "binary_expression":
             continue
         op = n.child_by_field_name("operator")
@@ -839,7 +831,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
             return fail(f"the body changes the induction variable '{var}'")
         occ = _occurrences(body, var)
         # an inner loop's induction variable assigned in its own initializer
-        inner = next((n for n in _walk(body) if n.type == "for_statement" and
+        inner = next((n for n in walk_all(body) if n.type == "for_statement" and
                       (ini := n.child_by_field_name("initializer")) is not None and
                       ini.type == "assignment_expression" and
                       node_text(ini.child_by_field_name("left") or ini) == var), None)
@@ -885,7 +877,7 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     own_names = set(declared_types(_enclosing_function(node)))
     unknown_free = [c for c in body_calls if c.method is None and
                     _plain_callee(c.callee) not in PURE_FUNCTIONS]
-    for n in _walk(cond):
+    for n in walk_all(cond):
         if n.type != "call_expression":
             continue
         callee, obj, method = _callee_name(n)
@@ -935,7 +927,7 @@ def _appends(body: Node) -> tuple[str, ...]:
     stmts = body.named_children if body.type == "compound_statement" else [body]
     counts: dict[str, int] = {}
     top: set[str] = set()
-    for n in _walk(body):
+    for n in walk_all(body):
         if n.type == "call_expression":
             _, obj, method = _callee_name(n)
             if obj is not None and method in APPEND_METHODS:
@@ -1086,7 +1078,7 @@ def function_loops(site: FunctionSite) -> tuple[LoopFacts, ...]:
 
 def parse_function_node(root: Node) -> Node:
     """The first function definition under ``root`` (or ``root`` itself when there is none)."""
-    for n in _walk(root):
+    for n in walk_all(root):
         if n.type == "function_definition":
             return n
     return root

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 from pathlib import PurePosixPath
 
@@ -45,6 +46,26 @@ def language_for(path_or_uri: str, language_id: str | None = None) -> Language |
     if suffix in _CPP_EXTENSIONS:
         return "cpp"
     return None
+
+
+def walk_all(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """Every node under ``node``, named or not, in pre-order (source order)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def inner_declarator(decl: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The declarator nested in ``decl`` (``x`` in ``*x``, ``f(int)`` in ``&f(int)``): its
+    ``declarator`` field, else the first child that is a declarator or a name."""
+    inner = decl.child_by_field_name("declarator")
+    if inner is None:
+        inner = next((c for c in decl.named_children
+                      if c.type.endswith("declarator")
+                      or c.type in ("identifier", "field_identifier")), None)
+    return inner
 
 
 def node_text(node: tree_sitter.Node) -> str:

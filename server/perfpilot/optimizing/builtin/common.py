@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 import tree_sitter
@@ -86,15 +86,6 @@ def fresh_name(taken: Set[str], base: str) -> str:
 
 
 RuleOutput = tuple[list[Change], list[str]]
-
-
-def walk(node: Node) -> Iterator[Node]:
-    """Every node under ``node`` (pre-order, source order)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
 
 
 def identifiers(text: str) -> frozenset[str]:

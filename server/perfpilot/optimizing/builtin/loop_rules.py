@@ -10,7 +10,7 @@ from perfpilot.code.loops import (
     all_loops,
     check_independent,
 )
-from perfpilot.code.parse import node_text
+from perfpilot.code.parse import node_text, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
     Node,
@@ -20,7 +20,6 @@ from perfpilot.optimizing.builtin.common import (
     insertion_before,
     loop_node,
     statement_slot_ok,
-    walk,
 )
 from perfpilot.optimizing.builtin.edits import Edit
 
@@ -163,7 +162,7 @@ def _leaves_early(loop: Node) -> bool:
     body = loop.child_by_field_name("body")
     if body is None:
         return True
-    for n in walk(body):
+    for n in walk_all(body):
         if n.type in ("return_statement", "goto_statement", "throw_statement"):
             return True
         if n.type in ("break_statement", "continue_statement"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.loops import READONLY_METHODS, VarType, declared_types, unit_types
-from perfpilot.code.parse import node_text, parse
+from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
     Node,
@@ -13,7 +13,6 @@ from perfpilot.optimizing.builtin.common import (
     RuleOutput,
     inside_loop,
     newline_of,
-    walk,
 )
 from perfpilot.optimizing.builtin.edits import Edit
 
@@ -86,7 +85,7 @@ def _scalar_kind(vt: VarType | None) -> str | None:
 
 
 def _side_effect_free(node: Node) -> bool:
-    return all(n.type in _SIMPLE_EXPR_NODES or not n.is_named for n in walk(node))
+    return all(n.type in _SIMPLE_EXPR_NODES or not n.is_named for n in walk_all(node))
 
 
 def pow_rule(inp: RuleInput) -> RuleOutput:
@@ -98,7 +97,7 @@ def pow_rule(inp: RuleInput) -> RuleOutput:
     types = dict(inp.types)
     edits: list[Edit] = []
     lines: list[int] = []
-    for n in walk(inp.function):
+    for n in walk_all(inp.function):
         if n.type != "call_expression":
             continue
         fn = n.child_by_field_name("function")
@@ -152,7 +151,7 @@ def endl_rule(inp: RuleInput) -> RuleOutput:
         return changes, []
     edits: list[Edit] = []
     lines: list[int] = []
-    for n in walk(inp.function):
+    for n in walk_all(inp.function):
         if n.type != "binary_expression":
             continue
         op = n.child_by_field_name("operator")
@@ -191,10 +190,10 @@ def fast_io_rule(inp: RuleInput) -> RuleOutput:
         return changes, []
     uses_streams = any(
         n.type == "identifier" and node_text(n) in ("cin", "cout") and
-        inside_loop(n, inp.function) for n in walk(inp.function))
+        inside_loop(n, inp.function) for n in walk_all(inp.function))
     if not uses_streams:
         return changes, []
-    unit_names = {node_text(n) for n in walk(parse(inp.site.unit_text, "cpp").root_node)
+    unit_names = {node_text(n) for n in walk_all(parse(inp.site.unit_text, "cpp").root_node)
                   if n.type == "identifier"}
     mixed = sorted(unit_names & _C_STDIO)
     if mixed:
@@ -245,7 +244,7 @@ def const_ref_rule(inp: RuleInput) -> RuleOutput:
         return changes, notes
     unit_tree = parse(site.unit_text, "cpp")
     declarations = sum(
-        1 for n in walk(unit_tree.root_node)
+        1 for n in walk_all(unit_tree.root_node)
         if n.type == "function_declarator" and
         re.sub(r"^.*::", "", node_text(n.child_by_field_name("declarator") or n)) == site.name)
     if declarations > 1:
@@ -262,7 +261,7 @@ def const_ref_rule(inp: RuleInput) -> RuleOutput:
     declarator = inp.function.child_by_field_name("declarator")
     if body is None or declarator is None:
         return changes, notes
-    plist = next((n for n in walk(declarator) if n.type == "parameter_list"), None)
+    plist = next((n for n in walk_all(declarator) if n.type == "parameter_list"), None)
     if plist is None:
         return changes, notes
     pnodes = {}
@@ -320,7 +319,7 @@ def _root(node: Node) -> str | None:
 
 def _modified(body: Node, name: str) -> str:
     """Why ``name`` cannot become a const reference, or '' when it only reads it."""
-    for n in walk(body):
+    for n in walk_all(body):
         if n.type == "assignment_expression":
             left = n.child_by_field_name("left")
             if left is not None and _root(left) == name:
@@ -354,7 +353,7 @@ def _modified(body: Node, name: str) -> str:
 
 def _writes_globals(body: Node, unit_globals: set[str]) -> bool:
     """Whether the body assigns to, or calls a modifying method on, a variable of the unit."""
-    for n in walk(body):
+    for n in walk_all(body):
         target = None
         if n.type == "assignment_expression":
             target = n.child_by_field_name("left")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text
+from perfpilot.code.parse import inner_declarator, node_text
 
 Node = tree_sitter.Node
 
@@ -160,13 +160,7 @@ def ancestors(node: Node, stop: Node | None = None) -> Iterator[Node]:
 def declarator_name(decl: Node | None) -> str | None:
     """The declared name inside a declarator (``x`` in ``*x = 0``, ``a[10]``, ``&r``)."""
     while decl is not None and decl.type not in ("identifier", "field_identifier"):
-        inner = decl.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in decl.named_children
-                          if c.type.endswith("declarator") or c.type in ("identifier",
-                                                                         "field_identifier")),
-                         None)
-        decl = inner
+        decl = inner_declarator(decl)
     return text(decl) if decl is not None else None
 
 
