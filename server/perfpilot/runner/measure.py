@@ -294,12 +294,9 @@ async def _validate(job: _Job) -> Failure | tuple[str, ...]:
                                {"sizes": ",".join(map(str, sizes)), "seed": job.tuning.seed},
                                env=job.env(1), timeout_s=job.settings.run_timeout_s,
                                limits=job.limits(1), ctx=job.ctx)
-        load = run.first("load-error")
-        if load is not None:
-            return _load_failure(load)
-        mismatch = run.first("mismatch")
-        if mismatch is not None:
-            return verdicts.mismatch(mismatch)
+        failed = _load_or_mismatch(run)
+        if failed is not None:
+            return failed
         if run.first("done") is not None:
             break
         begin = run.last("begin")
@@ -358,13 +355,21 @@ async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Fa
     return result
 
 
-def _timing_failure(job: _Job, run: DriverRun) -> Failure | None:
+def _load_or_mismatch(run: DriverRun) -> Failure | None:
+    """A side that would not load, or outputs that disagree, end the measurement."""
     load = run.first("load-error")
     if load is not None:
         return _load_failure(load)
     mismatch = run.first("mismatch")
     if mismatch is not None:
         return verdicts.mismatch(mismatch)
+    return None
+
+
+def _timing_failure(job: _Job, run: DriverRun) -> Failure | None:
+    failed = _load_or_mismatch(run)
+    if failed is not None:
+        return failed
     error = run.first("error")
     if error is not None and run.last("timing") is None:
         return Failure("build-failed", f"Inputs could not be built: {error.get('message')}",
