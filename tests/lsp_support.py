@@ -97,6 +97,14 @@ def open_doc(client: LanguageClient, path: Path, text: str | None = None,
     return uri
 
 
+async def make_faster(client: LanguageClient, uri: str, line: int, character: int) -> str:
+    """Run ``perfpilot.makeFaster`` at a position; returns the job id."""
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.makeFaster", [{"uri": uri, "line": line, "character": character}]))
+    assert isinstance(result, dict) and "jobId" in result, result
+    return str(result["jobId"])
+
+
 def apply_text_edit(text: str, edit: lsp.TextEdit) -> str:
     """Apply one LSP edit (ASCII text: UTF-16 units equal characters here)."""
     lines = text.split("\n")

@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_support import SERVER_COMMAND, Recorder, open_doc, vscode_capabilities
+from lsp_support import SERVER_COMMAND, Recorder, make_faster, open_doc, vscode_capabilities
 
 SOURCE = """\
 #include <vector>
@@ -42,9 +42,7 @@ async def test_cancel_at_each_stage(client: LanguageClient, tmp_path: Path, stag
     path = tmp_path / "sums.cpp"
     path.write_text(SOURCE)
     uri = open_doc(client, path)
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        "perfpilot.makeFaster", [{"uri": uri, "line": 4, "character": 8}]))
-    job_id = result["jobId"]
+    job_id = await make_faster(client, uri, 4, 8)
     await r.wait(lambda: any(j["jobId"] == job_id and j["stage"] == stage for j in r.jobs)
                  or r.job_done(job_id) is not None, timeout=120)
     if r.job_done(job_id) is not None:

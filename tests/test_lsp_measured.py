@@ -10,7 +10,14 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_support import SERVER_COMMAND, Recorder, apply_text_edit, open_doc, vscode_capabilities
+from lsp_support import (
+    SERVER_COMMAND,
+    Recorder,
+    apply_text_edit,
+    make_faster,
+    open_doc,
+    vscode_capabilities,
+)
 
 # Copying the vector on every call dominates; taking it by const reference is O(1).
 SOURCE = """\
@@ -39,9 +46,7 @@ async def test_measured_edit_lens_hover_and_revert(client: LanguageClient,
     path = tmp_path / "ends.cpp"
     path.write_text(SOURCE)
     uri = open_doc(client, path, version=3)
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
-    job_id = result["jobId"]
+    job_id = await make_faster(client, uri, 3, 4)
     await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
     assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
@@ -84,9 +89,8 @@ async def test_preview_mode_marks_the_edit_for_confirmation(client: LanguageClie
     path = tmp_path / "ends.cpp"
     path.write_text(SOURCE)
     uri = open_doc(client, path)
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
-    await r.wait(lambda: r.job_done(result["jobId"]) is not None, timeout=300)
+    job_id = await make_faster(client, uri, 3, 4)
+    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
     assert len(r.edits) == 1
     edit = r.edits[0].edit
     assert edit.change_annotations is not None
@@ -101,9 +105,8 @@ async def test_changed_compile_database_re_measures_the_applied_rewrite(
     path = tmp_path / "ends.cpp"
     path.write_text(SOURCE)
     uri = open_doc(client, path, version=1)
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
-    await r.wait(lambda: r.job_done(result["jobId"]) is not None, timeout=300)
+    job_id = await make_faster(client, uri, 3, 4)
+    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
     assert len(r.edits) == 1
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     new_text = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[union-attr,arg-type]

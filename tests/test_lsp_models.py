@@ -17,7 +17,14 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_support import SERVER_COMMAND, Recorder, apply_text_edit, open_doc, vscode_capabilities
+from lsp_support import (
+    SERVER_COMMAND,
+    Recorder,
+    apply_text_edit,
+    make_faster,
+    open_doc,
+    vscode_capabilities,
+)
 from perfpilot.code.locate import function_by_name
 from perfpilot.llm.context import unit_context
 from perfpilot.llm.prompts import optimizer_messages, planner_messages
@@ -117,10 +124,7 @@ async def test_local_planner_and_remote_optimizer_make_a_measured_edit(
     path = tmp_path / "ends.cpp"
     path.write_text(SOURCE)
     uri = open_doc(client, path, version=1)
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        "perfpilot.makeFaster", [{"uri": uri, "line": 3, "character": 4}]))
-    assert result is not None and "jobId" in result, result
-    job_id = result["jobId"]
+    job_id = await make_faster(client, uri, 3, 4)
     await r.wait(lambda: r.job_done(job_id) is not None, timeout=240)
     final = r.job_done(job_id)
     assert final is not None and final["stage"] == "done", (
