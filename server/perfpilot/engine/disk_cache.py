@@ -12,8 +12,9 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from perfpilot.optimizing.base import OptimizeResult, Rejected
 from perfpilot.strategy.categories import category_by_id
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _SCHEMA = 2
 
 
@@ -162,6 +164,18 @@ class JsonStore:
             log.warning("could not store %s: %s", self.folder.name, exc)
 
 
+def _load(store: JsonStore, key: str, decode: Callable[[dict[str, Any]], T]) -> T | None:
+    """A stored document decoded, or None (a document that no longer decodes is a miss)."""
+    body = store.get(key)
+    if body is None:
+        return None
+    try:
+        return decode(body)
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning("ignoring cached %s: %s", store.folder.name, exc)
+        return None
+
+
 class DiskCache:
     """What is worth keeping across restarts: verdicts, and plans and candidates from models
     (the builtin backends are cheap to run again)."""
@@ -173,12 +187,7 @@ class DiskCache:
 
     def get(self, key: str) -> Verdict | None:
         """A stored verdict, or None."""
-        body = self.verdicts.get(key)
-        try:
-            return verdict_from_json(body) if body is not None else None
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("ignoring a cached result: %s", exc)
-            return None
+        return _load(self.verdicts, key, verdict_from_json)
 
     def put(self, key: str, verdict: Verdict) -> None:
         """Store a verdict."""
@@ -186,12 +195,7 @@ class DiskCache:
 
     def get_plan(self, key: str) -> Plan | None:
         """A stored plan, or None."""
-        body = self.plans.get(key)
-        try:
-            return plan_from_json(body) if body is not None else None
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("ignoring a cached plan: %s", exc)
-            return None
+        return _load(self.plans, key, plan_from_json)
 
     def put_plan(self, key: str, plan: Plan) -> None:
         """Store a plan."""
@@ -199,12 +203,7 @@ class DiskCache:
 
     def get_candidates(self, key: str) -> OptimizeResult | None:
         """Stored candidates, or None."""
-        body = self.candidates.get(key)
-        try:
-            return result_from_json(body) if body is not None else None
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("ignoring cached candidates: %s", exc)
-            return None
+        return _load(self.candidates, key, result_from_json)
 
     def put_candidates(self, key: str, result: OptimizeResult) -> None:
         """Store candidates."""
