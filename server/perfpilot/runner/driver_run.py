@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,22 @@ from perfpilot.runner.stats import PairSample
 
 LIB_A = "a/liba.so"
 LIB_B = "b/libb.so"
+
+
+def layout_copies(workdir: Path, lib: str, copies: int) -> str:
+    """``lib`` and ``copies - 1`` byte-identical copies of it, as the driver's comma list.
+
+    Identical code loaded at different addresses ran up to 4% apart from one process to the
+    next; the driver rotates through the copies so that no single layout decides the ratio.
+    """
+    names = [lib]
+    src = workdir / lib
+    for k in range(1, max(copies, 1)):
+        name = lib.replace(".so", f".{k}.so")
+        if not (workdir / name).exists():
+            shutil.copy2(src, workdir / name)
+        names.append(name)
+    return ",".join(names)
 
 
 @dataclass(frozen=True)

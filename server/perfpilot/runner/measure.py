@@ -30,6 +30,7 @@ from perfpilot.runner.driver_run import (
     Calibration,
     DriverRun,
     callgrind_total,
+    layout_copies,
     pairs_of,
     run_driver,
 )
@@ -333,6 +334,8 @@ async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Fa
             "max_size": tuning.max_size, "budget_ms": budget_ms,
             "max_pairs": job.settings.pairs * tuning.max_pairs_factor,
             "wait_ppm": int(tuning.wait_fraction * 1e6)}
+    libs = (layout_copies(job.workdir, LIB_A, tuning.layout_copies),
+            layout_copies(job.workdir, LIB_B, tuning.layout_copies))
     result: tuple[Measurement, Calibration] | None = None
     for attempt in range(tuning.noisy_retries + 1):
         if attempt:
@@ -340,7 +343,7 @@ async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Fa
         psi = read_psi()
         run = await run_driver(job.sandbox, job.workdir, "time", args, env=job.env(threads),
                                timeout_s=job.settings.run_timeout_s,
-                               limits=job.limits(threads), ctx=job.ctx)
+                               limits=job.limits(threads), ctx=job.ctx, libs=libs)
         failure = _timing_failure(job, run)
         if failure is not None:
             return failure

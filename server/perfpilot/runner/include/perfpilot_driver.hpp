@@ -3,7 +3,12 @@
 //
 // Included once, after the bench definition, into a generated translation unit that becomes the
 // driver executable. Usage:
-//   driver MODE libA.so libB.so [key=value ...]
+//   driver MODE libA.so[,copy...] libB.so[,copy...] [key=value ...]
+// Each side may name several byte-identical copies of its library. Every copy is mapped at its
+// own addresses, and the timing loop rotates through them: where code happens to land (branch
+// predictor and cache aliasing) moved identical code by up to 4% from one process to the next,
+// and rotating over copies averages that out instead of baking one layout into the ratio.
+// Both sides share one set of inputs, so data placement is identical too.
 // Modes:
 //   probe     print what this driver supports
 //   validate  sizes=0,1,7: call both on each size and compare the records
@@ -112,10 +117,12 @@ inline SchedStat sched_stat() {
   return total;
 }
 
+using Bench = std::unique_ptr<detail::CaseBase>;
+
+// One side under test: the function in each loaded copy of its library, and its last record.
 struct Side {
-  void* handle = nullptr;
-  void* fn = nullptr;
-  std::unique_ptr<detail::CaseBase> bench;
+  std::vector<void*> fns;
+  void* fn = nullptr;  // the copy in use
   Recorder rec;
 };
 
@@ -125,30 +132,41 @@ struct Sample {
   long long wait = 0;
 };
 
-inline bool load(Side& side, const std::string& path, const char* name) {
-  side.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (side.handle == nullptr) {
+inline bool load_one(Side& side, const std::string& path, const char* name) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
     const char* err = dlerror();
     emit(std::string("{\"event\":\"load-error\",\"side\":\"") + name + "\",\"message\":\"" +
          json_escape(err ? err : "dlopen failed") + "\"}");
     return false;
   }
   using Entry = void* (*)();
-  auto entry = reinterpret_cast<Entry>(dlsym(side.handle, "perfpilot_entry"));
+  auto entry = reinterpret_cast<Entry>(dlsym(handle, "perfpilot_entry"));
   if (entry == nullptr) {
     emit(std::string("{\"event\":\"load-error\",\"side\":\"") + name +
          "\",\"message\":\"perfpilot_entry not found\"}");
     return false;
   }
-  side.fn = entry();
+  side.fns.push_back(entry());
+  return true;
+}
+
+// Load every comma-separated copy of a side's library.
+inline bool load(Side& side, const std::string& paths, const char* name) {
+  std::stringstream in(paths);
+  std::string path;
+  while (std::getline(in, path, ','))
+    if (!path.empty() && !load_one(side, path, name)) return false;
+  if (side.fns.empty()) return false;
+  side.fn = side.fns.front();
   return true;
 }
 
 // Build inputs of size n; false (with a reason) when the bench cannot build them.
-inline bool setup(Side& side, std::size_t n, unsigned long long seed, std::string& why) {
+inline bool setup(Bench& bench, std::size_t n, unsigned long long seed, std::string& why) {
   std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL * (n + 1)));
   try {
-    side.bench->setup(n, rng);
+    bench->setup(n, rng);
   } catch (const std::bad_alloc&) {
     why = "out of memory";
     return false;
@@ -160,12 +178,12 @@ inline bool setup(Side& side, std::size_t n, unsigned long long seed, std::strin
 }
 
 // One call, recorded. Exceptions thrown by the function are part of its behaviour.
-inline void call_and_record(Side& side) {
+inline void call_and_record(Bench& bench, Side& side) {
   side.rec.clear();
-  side.bench->reset();
+  bench->reset();
   try {
-    side.bench->call(side.fn);
-    side.bench->record(side.rec);
+    bench->call(side.fn);
+    bench->record(side.rec);
   } catch (const std::exception& e) {
     side.rec.exception(e.what());
   } catch (...) {
@@ -174,17 +192,17 @@ inline void call_and_record(Side& side) {
 }
 
 // k timed calls (inputs reset before each, untimed); the sample is their sum.
-inline Sample timed(Side& side, long long k) {
+inline Sample timed(Bench& bench, void* fn, long long k) {
   Sample s;
   for (long long r = 0; r < k; ++r) {
-    side.bench->reset();
+    bench->reset();
     SchedStat s0 = sched_stat();
     // The calling thread's CPU clock: exact, whereas the process clock becomes tick-granular
     // once RLIMIT_CPU is set (as the sandbox does). Used for serial code only.
     long long c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     long long t0 = now_ns(CLOCK_MONOTONIC);
     try {
-      side.bench->call(side.fn);
+      bench->call(fn);
     } catch (...) {
     }
     long long t1 = now_ns(CLOCK_MONOTONIC);
@@ -268,22 +286,22 @@ inline long long arg_ll(const Args& args, const char* key, long long dflt) {
   return it == args.end() ? dflt : std::strtoll(it->second.c_str(), nullptr, 10);
 }
 
-inline int run_validate(Side& a, Side& b, const Args& args, const detail::Info& info,
-                        unsigned long long seed) {
+inline int run_validate(Bench& bench, Side& a, Side& b, const Args& args,
+                        const detail::Info& info, unsigned long long seed) {
   std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
   if (sizes.empty()) sizes = info.edges;
   for (std::size_t n : sizes) {
     if (info.max_size && n > info.max_size) continue;
     std::string why;
-    if (!setup(a, n, seed, why) || !setup(b, n, seed, why)) {
+    if (!setup(bench, n, seed, why)) {
       emit("{\"event\":\"skip\",\"size\":" + std::to_string(n) + ",\"reason\":\"" +
            json_escape(why) + "\"}");
       continue;
     }
     emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
-    call_and_record(a);
+    call_and_record(bench, a);
     emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
-    call_and_record(b);
+    call_and_record(bench, b);
     std::string diff = compare(a.rec, b.rec);
     if (!diff.empty()) {
       emit("{\"event\":\"mismatch\",\"size\":" + std::to_string(n) + ",\"detail\":\"" +
@@ -296,8 +314,8 @@ inline int run_validate(Side& a, Side& b, const Args& args, const detail::Info& 
   return 0;
 }
 
-inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info,
-                    unsigned long long seed) {
+inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
+                    const detail::Info& info, unsigned long long seed) {
   const long long target = arg_ll(args, "target_ns", 5000000);
   // "pairs" clean pairs are wanted; contended pairs (a call waited for a CPU longer than
   // wait_ppm millionths of its wall time) do not count, up to max_pairs pairs in all.
@@ -318,16 +336,16 @@ inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info
   long long slow_ns = 0;
   for (;;) {
     std::string why;
-    if (!setup(a, n, seed, why) || !setup(b, n, seed, why)) {
+    if (!setup(bench, n, seed, why)) {
       emit("{\"event\":\"calib-stop\",\"size\":" + std::to_string(n) + ",\"reason\":\"" +
            json_escape(why) + "\"}");
       break;
     }
     // Say who is about to run, so that a crash can be attributed.
     emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
-    long long ta = timed(a, 1).wall;
+    long long ta = timed(bench, a.fn, 1).wall;
     emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
-    long long tb = timed(b, 1).wall;
+    long long tb = timed(bench, b.fn, 1).wall;
     emit("{\"event\":\"calib\",\"size\":" + std::to_string(n) + ",\"a_ns\":" + std::to_string(ta) +
          ",\"b_ns\":" + std::to_string(tb) + "}");
     chosen = n;
@@ -339,7 +357,7 @@ inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info
   if (chosen == 0 && slow_ns == 0) {
     // Even the smallest size could not be set up (or size 0 was requested).
     std::string why;
-    if (!setup(a, n, seed, why) || !setup(b, n, seed, why)) {
+    if (!setup(bench, n, seed, why)) {
       emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
       return 0;
     }
@@ -347,13 +365,13 @@ inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info
   }
   n = chosen;
   std::string why;
-  if (!setup(a, n, seed, why) || !setup(b, n, seed, why)) {
+  if (!setup(bench, n, seed, why)) {
     emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
     return 0;
   }
   // Validate at the chosen size before any timing.
-  call_and_record(a);
-  call_and_record(b);
+  call_and_record(bench, a);
+  call_and_record(bench, b);
   std::string diff = compare(a.rec, b.rec);
   if (!diff.empty()) {
     emit("{\"event\":\"mismatch\",\"size\":" + std::to_string(n) + ",\"detail\":\"" +
@@ -366,24 +384,34 @@ inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info
   if (slow_ns > 0 && slow_ns < target) reps = (target + slow_ns - 1) / slow_ns;
   if (slow_ns <= 0) reps = 1000;
   emit("{\"event\":\"chosen\",\"size\":" + std::to_string(n) + ",\"reps\":" +
-       std::to_string(reps) + "}");
+       std::to_string(reps) + ",\"copies\":[" + std::to_string(a.fns.size()) + "," +
+       std::to_string(b.fns.size()) + "]}");
 
+  // The first copies get the full warm-up (thread pools, caches); every other copy one call,
+  // which faults its pages in and binds its symbols.
   for (long long w = 0; w < warmup; ++w) {
-    timed(a, reps);
-    timed(b, reps);
+    timed(bench, a.fns.front(), reps);
+    timed(bench, b.fns.front(), reps);
   }
+  for (std::size_t c = 1; c < a.fns.size(); ++c) timed(bench, a.fns[c], reps);
+  for (std::size_t c = 1; c < b.fns.size(); ++c) timed(bench, b.fns[c], reps);
   std::string out = "{\"event\":\"timing\",\"size\":" + std::to_string(n) +
                     ",\"reps\":" + std::to_string(reps) + ",\"pairs\":[";
   long long done = 0;
   long long clean = 0;
   for (long long p = 0; p < max_pairs && clean < pairs; ++p) {
+    // Pairs 2k and 2k+1 (AB, then BA) use one combination of copies; with m copies a side,
+    // 2*m*m pairs run every combination in both orders.
+    const std::size_t block = static_cast<std::size_t>(p / 2);
+    void* fa = a.fns[block % a.fns.size()];
+    void* fb = b.fns[(block + block / a.fns.size()) % b.fns.size()];
     Sample sa, sb;
     if (p % 2 == 0) {
-      sa = timed(a, reps);
-      sb = timed(b, reps);
+      sa = timed(bench, fa, reps);
+      sb = timed(bench, fb, reps);
     } else {
-      sb = timed(b, reps);
-      sa = timed(a, reps);
+      sb = timed(bench, fb, reps);
+      sa = timed(bench, fa, reps);
     }
     if (p) out += ",";
     out += "[" + std::to_string(sa.wall) + "," + std::to_string(sb.wall) + "," +
@@ -398,19 +426,20 @@ inline int run_time(Side& a, Side& b, const Args& args, const detail::Info& info
   return 0;
 }
 
-inline int run_count(Side& a, Side& b, const Args& args, unsigned long long seed) {
+inline int run_count(Bench& bench, Side& a, Side& b, const Args& args,
+                     unsigned long long seed) {
   std::size_t n = static_cast<std::size_t>(arg_ll(args, "size", 1000));
   Side& s = (args.count("side") && args.at("side") == "B") ? b : a;
   std::string why;
-  if (!setup(s, n, seed, why)) {
+  if (!setup(bench, n, seed, why)) {
     emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
     return 0;
   }
-  timed(s, 1);  // warm-up outside the counted region (thread pools, first-touch)
-  s.bench->reset();
+  timed(bench, s.fn, 1);  // warm-up outside the counted region (thread pools, first-touch)
+  bench->reset();
   CALLGRIND_START_INSTRUMENTATION;
   try {
-    s.bench->call(s.fn);
+    bench->call(s.fn);
   } catch (...) {
   }
   CALLGRIND_STOP_INSTRUMENTATION;
@@ -420,7 +449,7 @@ inline int run_count(Side& a, Side& b, const Args& args, unsigned long long seed
 
 inline int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s probe|validate|time|count libA.so libB.so [key=value ...]\n",
+    std::fprintf(stderr, "usage: %s probe|validate|time|count libA.so[,...] libB.so[,...] [key=value ...]\n",
                  argv[0]);
     return 2;
   }
@@ -441,11 +470,10 @@ inline int main(int argc, char** argv) {
   unsigned long long seed = static_cast<unsigned long long>(arg_ll(args, "seed", 12345));
   Side a, b;
   if (!load(a, argv[2], "A") || !load(b, argv[3], "B")) return 3;
-  a.bench.reset(info.make());
-  b.bench.reset(info.make());
-  if (mode == "validate") return run_validate(a, b, args, info, seed);
-  if (mode == "time") return run_time(a, b, args, info, seed);
-  if (mode == "count") return run_count(a, b, args, seed);
+  Bench bench(info.make());
+  if (mode == "validate") return run_validate(bench, a, b, args, info, seed);
+  if (mode == "time") return run_time(bench, a, b, args, info, seed);
+  if (mode == "count") return run_count(bench, a, b, args, seed);
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }
