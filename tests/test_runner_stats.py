@@ -150,3 +150,51 @@ def test_an_interval_touching_one_is_not_a_claimed_difference() -> None:
     assert classify(clear, 0.03) == "slower"
     small = replace(m, speedup=1.01, ci95_low=1.005, ci95_high=1.035)
     assert classify(small, 0.03) == "no-change"
+
+
+def test_steal_and_pressure_between_two_snapshots(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from perfpilot.runner.stats import CpuSnapshot, read_steal_ticks
+
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  998958 931 109943 982145 5725 0 1592 1293 0 0\n"
+                    "cpu0 424082 345 48568 574777 1187 0 219 642 0 0\n")
+    assert read_steal_ticks(stat) == 1293
+    assert read_steal_ticks(tmp_path / "missing") is None
+    before = CpuSnapshot(stall_us=0, steal_ticks=1000, at=10.0)
+    # 2 s of two CPUs: 40 ticks (0.4 s) stolen is 10% of their time; 0.5 s stalled is 25%.
+    after = CpuSnapshot(stall_us=500_000, steal_ticks=1040, at=12.0)
+    assert after.steal_since(before, 2) == pytest.approx(10.0)
+    assert after.pressure_since(before) == pytest.approx(25.0)
+    assert after.steal_since(replace(before, steal_ticks=None), 2) is None
+    now = CpuSnapshot.now(psi=tmp_path / "missing", stat=stat)
+    assert now.stall_us is None and now.steal_ticks == 1293
+
+
+def test_a_withheld_figure_is_noisy_and_says_why() -> None:
+    from perfpilot.runner.verdicts import from_measurement
+
+    m = Measurement(speedup=0.05, ci95_low=0.049, ci95_high=0.051, pairs=30, dropped_pairs=0,
+                    threads=2, median_a_s=1e-3, median_b_s=2e-2)
+    assert classify(m, 0.03) == "slower"
+    why = "The hypervisor gave 12% of the CPUs' time to other machines (steal time)."
+    held = replace(m, withheld=why)
+    assert classify(held, 0.03) == "noisy"
+    v = from_measurement(Verdict(verdict="build-failed", message=""), held, None, None, T)
+    assert v.verdict == "noisy"
+    assert why in v.message and "0.05×" in v.message
+
+
+def test_a_parallel_slowdown_stands_only_when_a_second_run_shows_it() -> None:
+    from perfpilot.runner.measure import confirm_slowdown
+
+    slow = Measurement(speedup=0.05, ci95_low=0.049, ci95_high=0.051, pairs=30,
+                       dropped_pairs=0, threads=2, median_a_s=1e-3, median_b_s=2e-2)
+    fast = replace(slow, speedup=3.5, ci95_low=3.4, ci95_high=3.6)
+    refuted = confirm_slowdown(slow, fast, T)
+    assert classify(refuted, 0.03) == "noisy"
+    assert "0.05×" in refuted.withheld and "3.50×" in refuted.withheld
+    confirmed = confirm_slowdown(slow, replace(slow, speedup=0.06), T)
+    assert classify(confirmed, 0.03) == "slower"
+    assert any("confirmed" in n for n in confirmed.notes)
+    busy = confirm_slowdown(slow, replace(fast, withheld="CPU pressure was 80%."), T)
+    assert busy.withheld == "CPU pressure was 80%."

@@ -192,10 +192,9 @@ class Engine:
         verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
                                            workspace=self.workspace, spec=spec,
                                            source_path=source_path, gate=self._gate)
-        # Noisy and timed-out results are worth retrying later, so they are not cached; nor is
-        # a parallel slowdown, which a busy neighbour on a shared machine can fake.
-        parallel_slowdown = verdict.verdict == "slower" and verdict.threads > 1
-        if verdict.verdict not in ("noisy", "timeout") and not parallel_slowdown:
+        # Noisy and timed-out results are worth retrying later, so they are not cached (a
+        # parallel slowdown is only reported once a second run showed it too).
+        if verdict.verdict not in ("noisy", "timeout"):
             self._verdicts[key] = verdict
             if self._disk is not None:
                 self._disk.put(key, verdict)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -46,13 +45,7 @@ from perfpilot.runner.sandbox import (
     work_directory,
 )
 from perfpilot.runner.spec import Spec, find_spec, load_spec
-from perfpilot.runner.stats import (
-    classify,
-    pressure_during,
-    read_psi,
-    read_psi_total,
-    summarize,
-)
+from perfpilot.runner.stats import CpuSnapshot, classify, read_psi, summarize
 from perfpilot.runner.toolchain import (
     Toolchain,
     ToolchainError,
@@ -244,19 +237,10 @@ async def _time_both(job: _Job, base: Verdict) -> _Timed | Verdict:
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
-    stall0, t0 = read_psi_total(), time.monotonic()
-    timing = await _time(job, threads)
+    timing = await _time_gated(job, threads)
     if isinstance(timing, Failure):
         return timing.apply(replace(base, psi=psi))
     measurement, calib = timing
-    pressure = pressure_during(stall0, read_psi_total(), time.monotonic() - t0)
-    if threads > 1 and pressure is not None and pressure >= job.tuning.parallel_pressure_gate:
-        # Run-queue waits of worker threads miss part of this; the system-wide gate does not.
-        measurement = replace(
-            measurement, dropped_pairs=measurement.pairs, psi=pressure,
-            notes=(*measurement.notes,
-                   f"CPU pressure {pressure:.0f}% during the {threads}-thread run: other work "
-                   "held the cores, so the parallel figure is not reliable"))
     serial: Measurement | None = None
     if tc.openmp and threads > 1:
         ctx.report("timing", "paired timing at 1 thread", 60)
@@ -264,7 +248,50 @@ async def _time_both(job: _Job, base: Verdict) -> _Timed | Verdict:
         if isinstance(serial_timing, Failure):
             return serial_timing.apply(replace(base, psi=psi))
         serial = serial_timing[0]
+        if classify(measurement, job.tuning.no_change_band) == "slower":
+            # A parallel slowdown is what a neighbour stealing a core fakes best: it must
+            # show again before it is reported.
+            ctx.report("timing", f"timing again at {threads} threads to confirm a slowdown", 70)
+            repeat = await _time_gated(job, threads)
+            if isinstance(repeat, Failure):
+                return repeat.apply(replace(base, psi=psi))
+            measurement = confirm_slowdown(measurement, repeat[0], job.tuning)
     return _Timed(measurement, serial, calib, psi)
+
+
+async def _time_gated(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Failure:
+    """``_time``, with a multi-thread figure withheld when the machine's counters say that
+    other work held the cores meanwhile (run-queue waits of worker threads miss part of it)."""
+    before = CpuSnapshot.now()
+    timing = await _time(job, threads)
+    if isinstance(timing, Failure) or threads == 1:
+        return timing
+    after = CpuSnapshot.now()
+    measurement, calib = timing
+    pressure = after.pressure_since(before)
+    steal = after.steal_since(before, os.cpu_count() or 1)
+    why = ""
+    if pressure is not None and pressure >= job.tuning.parallel_pressure_gate:
+        why = (f"CPU pressure was {pressure:.0f}% during the {threads}-thread run: other work "
+               "held the cores the threads needed.")
+    elif steal is not None and steal >= job.tuning.parallel_steal_gate:
+        why = (f"The hypervisor gave {steal:.0f}% of the CPUs' time to other machines during "
+               f"the {threads}-thread run (steal time).")
+    if why:
+        measurement = replace(measurement, withheld=why,
+                              psi=pressure if pressure is not None else measurement.psi)
+    return measurement, calib
+
+
+def confirm_slowdown(first: Measurement, repeat: Measurement, tuning: Tuning) -> Measurement:
+    """The first multi-thread measurement, withheld unless ``repeat`` shows the slowdown too."""
+    if classify(repeat, tuning.no_change_band) == "slower":
+        return replace(first, notes=(*first.notes, f"slowdown confirmed by a second run: "
+                                                   f"{repeat.speedup:.2f}×"))
+    why = repeat.withheld or (f"the {first.threads}-thread run measured {first.speedup:.2f}× "
+                              f"but a second run {repeat.speedup:.2f}×, so the slowdown does "
+                              "not reproduce.")
+    return replace(first, withheld=why[0].upper() + why[1:])
 
 
 def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import statistics
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +104,7 @@ def classify(m: Measurement, band: float) -> str:
     moved by less than the band (a real but unmeasurably small change). ``noisy``: the interval
     straddles 1 and is wider than the band, so the run cannot tell.
     """
-    if m.basis == "wall" and not m.clean:
+    if m.withheld or (m.basis == "wall" and not m.clean):
         return "noisy"
     lo, hi = m.ci95
     if lo >= 1.0 - band and hi <= 1.0 + band:
@@ -121,6 +122,48 @@ def classify(m: Measurement, band: float) -> str:
 
 
 _PSI = Path("/proc/pressure/cpu")
+_STAT = Path("/proc/stat")
+_USER_HZ = 100  # the unit of /proc/stat on Linux, whatever the kernel's internal tick
+
+
+@dataclass(frozen=True)
+class CpuSnapshot:
+    """System-wide CPU contention counters at one moment (None where unavailable)."""
+
+    stall_us: int | None  # PSI "some total": microseconds some task waited for a CPU
+    steal_ticks: int | None  # /proc/stat: time the hypervisor gave our CPUs to other guests
+    at: float
+
+    @classmethod
+    def now(cls, psi: Path = _PSI, stat: Path = _STAT) -> CpuSnapshot:
+        """Read the counters."""
+        return cls(read_psi_total(psi), read_steal_ticks(stat), time.monotonic())
+
+    def pressure_since(self, before: CpuSnapshot) -> float | None:
+        """Share (percent) of the time since ``before`` in which some task waited for a CPU."""
+        return pressure_during(before.stall_us, self.stall_us, self.at - before.at)
+
+    def steal_since(self, before: CpuSnapshot, cpus: int) -> float | None:
+        """Share (percent) of the CPUs' time since ``before`` taken by other guests."""
+        if before.steal_ticks is None or self.steal_ticks is None or self.at <= before.at:
+            return None
+        stolen_s = (self.steal_ticks - before.steal_ticks) / _USER_HZ
+        return max(0.0, min(100.0, stolen_s / ((self.at - before.at) * max(cpus, 1)) * 100.0))
+
+
+def read_steal_ticks(path: Path = _STAT) -> int | None:
+    """Steal time of all CPUs from the ``cpu`` line of /proc/stat, in USER_HZ ticks."""
+    try:
+        with path.open(encoding="ascii") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != "cpu":
+        return None
+    try:
+        return int(fields[8])
+    except ValueError:
+        return None
 
 
 def _psi_some(field: str, path: Path) -> float | None:

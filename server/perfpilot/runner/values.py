@@ -36,6 +36,8 @@ class Measurement:
     reps: int = 1
     wanted_pairs: int = 0  # clean pairs asked for (0: all pairs taken)
     basis: str = "wall"  # "cpu": too few clean pairs, serial figures from CPU time
+    # Why the figure is not trusted although its pairs looked clean (a sentence), or "".
+    withheld: str = ""
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -72,6 +74,9 @@ class Tuning:
     # A multi-thread run during which some task waited for a CPU this share of the time or
     # more is not trusted: another process held the cores the threads needed.
     parallel_pressure_gate: float = 25.0
+    # Likewise when the hypervisor ran other guests on our virtual CPUs ("steal") for this share
+    # of the CPUs' time: a thread that is not running holds up every barrier of the others.
+    parallel_steal_gate: float = 5.0
     # Copies of each side's library the timing loop rotates through, so that no single code
     # layout decides the ratio (see driver_run.layout_copies). Eight same-code runs each: with
     # one copy a side 0.988-1.045 (one wrong "faster"), with four 0.989-1.011.

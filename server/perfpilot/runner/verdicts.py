@@ -57,6 +57,9 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
         message = f"{_x(m.speedup)}: slower ({ci}, {threads}{serial_text})."
     elif word == "no-change":
         message = f"No measurable change: {_x(m.speedup)} ({ci}, {threads}{serial_text})."
+    elif m.withheld:
+        message = (f"Not reliable: {m.withheld} The run measured {_x(m.speedup)} ({ci}). "
+                   "Re-run when the machine is quieter.")
     elif not m.clean:
         psi = f", CPU pressure {m.psi:.0f}%" if m.psi is not None else ""
         message = (f"Machine too busy to measure: {m.dropped_pairs} of {m.pairs} pairs waited "
