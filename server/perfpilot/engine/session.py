@@ -110,7 +110,18 @@ class Session:
         self.jobs[job_id] = job
         job.task = asyncio.get_running_loop().create_task(
             self._run(job, source_path, flags, baseline_text), name=job_id)
+        job.task.add_done_callback(lambda _task: self._ended_unreported(job))
         return job
+
+    def _ended_unreported(self, job: Job) -> None:
+        """A task cancelled before its first step never runs ``_run``, so nothing reported
+        its end: report it here."""
+        if job.reported:
+            return
+        job.cancelled = True
+        job.stage, job.message = "cancelled", "cancelled"
+        job.reported = True
+        self._notify(self.on_done, job)
 
     def cancel(self, job_id: str) -> bool:
         """Cancel a job: its context is flagged so backends and subprocesses stop."""
