@@ -58,6 +58,11 @@ double floatsum(const vector<float>& v) { double s = 1; for (size_t i = 0; i < v
 void mixed(double* x, int n) { double s = 0; for (int i = 0; i < n; i++) { s += x[i]; x[i] = s; } }
 void str_acc(const vector<string>& v, string& out) { for (size_t i = 0; i < v.size(); ++i) out += v[i]; }
 void deref(double* p, int n) { for (int i = 0; i < n; i++) *p += i; }
+void stride_m(double* c, int n, int m) { for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) c[i*n+j] = 0; }
+void row_le(double* c, int n) { for (int i = 0; i < n; i++) for (int j = 0; j <= n; j++) c[n*i + j] = 0; }
+void row_after(double* c, int n) { for (int i = 0; i < n; i++) { int j; for (j = 0; j < n; j++) c[i*n+j] = 0; c[i*n+j] = 1; } }
+void row_outside(double* c, int n) { for (int i = 0; i < n; i++) { for (int j = 0; j < n; j++) c[j + i*n] = 0; c[i*n] = 1; } }
+void row_first(double* c, const double* a, int n) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) c[j + i * n] = a[i * n + j] * 2; }
 """
 
 
@@ -71,7 +76,7 @@ def outer(name: str) -> LoopFacts:
 
 
 @pytest.mark.parametrize("name", ["scale", "total", "biggest", "cols", "count_a", "temp", "global",
-                                  "down", "sz", "floatsum"])
+                                  "down", "sz", "floatsum", "matmul", "row_first"])
 def test_independent_loops(name: str) -> None:
     lp = outer(name)
     assert lp.counted
@@ -82,7 +87,10 @@ def test_independent_loops(name: str) -> None:
     ("prefix", "different indices"),
     ("squares", "push_back"),
     ("until_negative", "break"),
-    ("matmul", "same place"),
+    ("stride_m", "same place"),
+    ("row_le", "same place"),
+    ("row_after", "same place"),
+    ("row_outside", "different indices"),
     ("rows", "local reference"),
     ("diag", "same place"),
     ("printer", "input/output"),

@@ -732,6 +732,61 @@ def _affine_position(index: str, var: str, invariant_ok: set[str]) -> bool:
         "++" not in rest and "--" not in rest and "=" not in rest
 
 
+def _row_ranges(body: Node, types: dict[str, VarType | None]) -> dict[str, tuple[str, Node]]:
+    """Inner loops ``for (T w = 0; w < S; ++w)`` of ``body`` whose ``w`` nothing else writes:
+    ``w`` -> (``S``, the loop node). Inside such a loop ``0 <= w < S`` holds."""
+    out: dict[str, tuple[str, Node]] = {}
+    seen: set[str] = set()
+    for n in walk_all(body):
+        if n.type != "for_statement":
+            continue
+        h = _header(n, types)
+        if isinstance(h, str):
+            continue
+        if h.var in seen:
+            out.pop(h.var, None)  # two loops over one name: no single range
+            continue
+        seen.add(h.var)
+        inner = n.child_by_field_name("body")
+        if (h.declared and h.lower == "0" and h.op == "<" and h.step == 1
+                and re.fullmatch(r"[A-Za-z_]\w*", h.upper) and inner is not None
+                and not _writes(inner, h.var)):
+            out[h.var] = (h.upper, n)
+    return out
+
+
+def _writes(node: Node, var: str) -> bool:
+    """Whether ``node`` assigns, increments or takes the address of ``var``."""
+    for n in walk_all(node):
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression" or (
+                n.type == "pointer_expression" and node_text(n).startswith("&")):
+            target = n.child_by_field_name("argument")
+        if target is not None and node_text(_unparen(target)) == var:
+            return True
+    return False
+
+
+def _row_major_position(index: str, var: str, invariant_ok: set[str],
+                        rows: dict[str, tuple[str, Node]]) -> Node | None:
+    """For ``index`` = ``var * S + w`` (any order) with ``0 <= w < S`` from an inner loop of
+    ``rows``, that loop: distinct ``var`` then give disjoint rows ``[var*S, var*S + S)``, as
+    long as every access of the array stays inside it. None when the form does not match."""
+    text = index.replace(" ", "")
+    v = re.escape(var)
+    for m in (re.fullmatch(rf"(?:{v}\*(?P<s1>\w+)|(?P<s2>\w+)\*{v})\+(?P<w>\w+)", text),
+              re.fullmatch(rf"(?P<w>\w+)\+(?:{v}\*(?P<s1>\w+)|(?P<s2>\w+)\*{v})", text)):
+        if m is None:
+            continue
+        size = m.group("s1") or m.group("s2")
+        row = rows.get(m.group("w"))
+        if row is not None and row[0] == size and size != var and size not in invariant_ok:
+            return row[1]
+    return None
+
+
 def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                       types: dict[str, VarType | None], bound_vars: set[str],
                       size_vars: frozenset[str] = frozenset(),
@@ -801,11 +856,14 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         return fail(f"the body changes '{sorted(bound_hit)[0]}', used in the loop bound")
     # element accesses
     by_base: dict[str, list[ElementAccess]] = {}
+    nodes_of: dict[str, list[Node]] = {}
     for acc, base_node in f.element:
         root = _root_name(base_node)
         if root in f.locals and root not in f.local_refs:
             continue
         by_base.setdefault(acc.base, []).append(acc)
+        nodes_of.setdefault(acc.base, []).append(base_node)
+    rows: dict[str, tuple[str, Node]] | None = None
     for base, accs in by_base.items():
         writes = [a for a in accs if a.write]
         if not writes:
@@ -820,7 +878,15 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                         f"[{texts[1]}]) in one iteration")
         (shape,) = shapes
         for var in required:
-            if not any(_affine_position(ix, var, changing) for ix in shape):
+            if any(_affine_position(ix, var, changing) for ix in shape):
+                continue
+            # A flattened matrix, a[i * n + j]: rows of distinct i are disjoint when j stays
+            # in [0, n), which holds inside the inner loop that counts j up to n.
+            rows = _row_ranges(body, types) if rows is None else rows
+            row_loops = [_row_major_position(ix, var, changing, rows) for ix in shape]
+            if not any(loop_node is not None and all(
+                    loop_node.start_byte <= n.start_byte < loop_node.end_byte
+                    for n in nodes_of[base]) for loop_node in row_loops):
                 return fail(f"'{base}[{']['.join(shape)}]' is written at the same place by "
                             f"different iterations of '{var}'")
     # scalars
