@@ -103,6 +103,31 @@ async def test_algorithmic_rewrite_is_faster() -> None:
     assert v.to_json()["ci95"] == list(v.ci95)
 
 
+SLOW_FIRST_CALL = """\
+#include <unistd.h>
+#include <vector>
+
+// The first call pays a one-time cost, as a starting OpenMP thread pool does.
+long total(const std::vector<int>& v) {
+  static bool first = true;
+  if (first) { first = false; usleep(50000); }
+  long s = 0;
+  for (int x : v) s += x;
+  return s;
+}
+"""
+
+
+async def test_a_slow_first_call_does_not_shrink_the_timed_size() -> None:
+    # Calibration once stopped at the smallest size because the first call of a side took
+    # longer than a sample should; the timing then measured sub-microsecond calls.
+    site = _site(SLOW_FIRST_CALL, "total")
+    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+    assert v.measurement is not None, v.message
+    assert v.measurement.size > 10 * FAST.min_size, v.measurement
+    assert v.verdict in ("no-change", "noisy"), v.message
+
+
 async def test_wrong_rewrite_is_incorrect_with_first_mismatch() -> None:
     site = _site(DUPS, "count_dups")
     v = await verify_and_measure(site, DUPS_WRONG, SETTINGS, JobContext(), tuning=FAST)
