@@ -23,6 +23,7 @@ from perfpilot.optimizing.builtin import rewrite
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
 HEADERS = """#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -99,6 +100,20 @@ int count_upper_all(const char* s) {
 }""", None, R("hoist-invariant-call", "openmp-reduction"), """
     { std::string s; for (int i = 0; i < 3000; ++i) s += char('A' + (i * 13) % 58);
       check("count_upper_all", orig::count_upper_all(s.c_str()) == opt::count_upper_all(s.c_str())); }"""),
+    # Stores into the string that provably never write a NUL keep its length: hoisted.
+    Case("upcase", """
+void upcase(char* s) {
+    for (std::size_t i = 0; i < strlen(s); ++i)
+        if (s[i] >= 'a' && s[i] <= 'z') s[i] = (char)(s[i] - 'a' + 'A');
+}""", R("hoist-invariant-call"), R("hoist-invariant-call"), """
+    { std::string a; for (int i = 0; i < 3000; ++i) a += char(' ' + (i * 13) % 95);
+      std::string b = a; orig::upcase(&a[0]); opt::upcase(&b[0]); check("upcase", a == b); }"""),
+    Case("lower_all", """
+void lower_all(char* s) {
+    for (std::size_t i = 0; i < strlen(s); ++i) s[i] = (char)std::tolower((unsigned char)s[i]);
+}""", R("hoist-invariant-call"), R("hoist-invariant-call"), """
+    { std::string a; for (int i = 0; i < 3000; ++i) a += char(' ' + (i * 7) % 95);
+      std::string b = a; orig::lower_all(&a[0]); opt::lower_all(&b[0]); check("lower_all", a == b); }"""),
     Case("squares", """
 std::vector<long> squares(int n) {
     std::vector<long> v;
@@ -255,7 +270,15 @@ NEGATIVE = [
     ("openmp-for", "void tiny(double* x) { for (int i = 0; i < 8; ++i) x[i] = 0; }", "tiny", "small constant"),
     ("openmp-reduction", "void scan(double* x, double* out, int n) { double s = 0; for (int i = 0; i < n; ++i) { s += x[i]; out[i] = s; } }", "scan", "shared variable 's'"),
     ("openmp-reduction", "void cat(const std::vector<std::string>& v, std::string& out) { for (std::size_t i = 0; i < v.size(); ++i) out += v[i]; }", "cat", ""),
-    ("hoist-invariant-call", "void up(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) s[i] = 'x'; }", "up", ""),
+    # A store that can be a NUL (' ' - 32), one beside s[i], or through another pointer that
+    # may point into the string, can move the terminator.
+    ("hoist-invariant-call", "void up(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) s[i] = s[i] - 32; }", "up", ""),
+    ("hoist-invariant-call", "void up2(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) if (s[i] >= ' ') s[i] -= 32; }", "up2", ""),
+    ("hoist-invariant-call", "void next(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) s[i + 1] = 'x'; }", "next", ""),
+    ("hoist-invariant-call", "void other(char* s, char* t) { for (std::size_t i = 0; i < strlen(s); ++i) t[i] = 'x'; }", "other", ""),
+    ("hoist-invariant-call", "void cut(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) { if (s[i] == ',') s[i] = 'x'; else s[i] = 0; } }", "cut", ""),
+    ("hoist-invariant-call", "void bump(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) s[i]++; }", "bump", ""),
+    ("hoist-invariant-call", "void upto(char* s) { for (std::size_t i = 0; i <= strlen(s); ++i) s[i] = 'x'; }", "upto", ""),
     ("hoist-invariant-call", "void grow(std::vector<int>& v) { for (std::size_t i = 0; i < v.size() && i < 10; ++i) v.push_back(1); }", "grow", ""),
     ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
     ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.nul_stores import stores_no_nul
+from perfpilot.code.parse import mutations, node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite, Language
 
 Node = tree_sitter.Node
@@ -39,6 +40,9 @@ PURE_FUNCTIONS = frozenset({
     "log2", "log10", "log1p", "fabs", "fabsf", "abs", "labs", "llabs", "pow", "powf", "hypot",
     "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax", "fma", "erf", "erfc", "min", "max",
     "isnan", "isinf", "isfinite", "copysign", "lround", "llround", "static_cast", "ldexp",
+    # <cctype>: they read the locale, and change nothing
+    "toupper", "tolower", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
+    "ispunct", "isxdigit", "isprint", "iscntrl", "isgraph", "isblank",
 })
 # Methods that only read their object (so calling them on a shared object is safe).
 READONLY_METHODS = frozenset({
@@ -757,16 +761,7 @@ def _row_ranges(body: Node, types: dict[str, VarType | None]) -> dict[str, tuple
 
 def _writes(node: Node, var: str) -> bool:
     """Whether ``node`` assigns, increments or takes the address of ``var``."""
-    for n in walk_all(node):
-        target = None
-        if n.type == "assignment_expression":
-            target = n.child_by_field_name("left")
-        elif n.type == "update_expression" or (
-                n.type == "pointer_expression" and node_text(n).startswith("&")):
-            target = n.child_by_field_name("argument")
-        if target is not None and node_text(_unparen(target)) == var:
-            return True
-    return False
+    return any(node_text(_unparen(target)) == var for _, target in mutations(node))
 
 
 def _row_major_position(index: str, var: str, invariant_ok: set[str],
@@ -975,7 +970,8 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
                     (other is None or other.base.replace("const", "").strip()
                      == vt.base.replace("const", "").strip()):
                 changed = True  # unknown or same type: might be the same object via a reference
-        if method is None and (any(a.write for a, _ in f.element) or f.deref_writes):
+        if method is None and (f.deref_writes or any(a.write for a, _ in f.element)) and \
+                not _stores_keep_terminator(node, body, types, f, name, site.text):
             # strlen: an element write or a write through a pointer may move the terminator
             changed = True
         if unknown_free and (vt.reference or vt.pointer):
@@ -986,6 +982,19 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         if not changed:
             out.append(site)
     return tuple(out)
+
+
+def _stores_keep_terminator(node: Node, body: Node, types: dict[str, VarType | None],
+                            f: _Body, name: str, call: str) -> bool:
+    """In ``for (i = ...; i < strlen(name); ++i)``, the body's element writes are all
+    non-NUL stores at ``name[i]``, so the terminator stays put (see ``nul_stores``)."""
+    h = _header(node, types)
+    if isinstance(h, str) or h.op != "<" or h.step != 1 or \
+            "".join(h.upper.split()) != "".join(call.split()):
+        return False
+    if f.deref_writes or any(a.write and a.base != name for a, _ in f.element):
+        return False  # another pointer may point into the string
+    return stores_no_nul(body, name, h.var)
 
 
 def _appends(body: Node) -> tuple[str, ...]:

@@ -72,3 +72,18 @@ def node_text(node: tree_sitter.Node) -> str:
     """The source text of a node."""
     raw = node.text
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def mutations(node: tree_sitter.Node) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node]]:
+    """``(expression, target)`` for every assignment, ``++``/``--`` and address-of (``&x``,
+    which lets ``x`` change elsewhere) under ``node``."""
+    for n in walk_all(node):
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression" or (
+                n.type == "pointer_expression" and node_text(n).startswith("&")):
+            target = n.child_by_field_name("argument")
+        else:
+            continue
+        if target is not None:
+            yield n, target

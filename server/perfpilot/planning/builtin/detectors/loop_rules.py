@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
@@ -266,13 +267,17 @@ def strlen_condition(facts: FunctionFacts) -> Iterator[Finding]:
             s = text(args[0])
             if facts.invariant_in(call, loop) or not _only_char_stores(facts, loop, s):
                 continue
+            # Proved (every store is a character that cannot be NUL), or only likely.
+            proved = "".join(text(loop.condition).split()) == f"{loop.var}<strlen({s})" and \
+                stores_no_nul(loop.body, s, loop.var)
+            nul = ("but it never stores a NUL terminator there: compute"
+                   if proved else "but unless a store there can be a NUL terminator, compute")
             yield make_finding(
                 "strlen-condition",
                 f"{loop_phrase(loop)} calls `{code(call)}` in its condition, rescanning `{s}` "
                 f"on every iteration (quadratic in its length); the body writes `{s}[{loop.var}]`"
-                f", so the compiler cannot prove the length unchanged, but it never stores a "
-                f"NUL terminator there: compute `strlen({s})` once before the loop (or test "
-                f"`{s}[{loop.var}] != '\\0'`).",
+                f", so the compiler cannot prove the length unchanged, {nul} "
+                f"`strlen({s})` once before the loop (or test `{s}[{loop.var}] != '\\0'`).",
                 [line(call), loop.line],
                 loop_range=loop.byte_range, node_range=rng(call), names=["strlen", s],
                 data={"call": code(call, 200), "var": s},
