@@ -328,6 +328,48 @@ async def test_bench_spec_with_user_type(tmp_path: Path) -> None:
     assert "closest" in bad.validation_detail
 
 
+DRAIN = """\
+#include <vector>
+
+// Sums the queue and empties it.
+long drain(std::vector<int>& q) {
+  long s = 0;
+  for (int x : q) s += x;
+  q.clear();
+  return s;
+}
+"""
+
+DRAIN_SPEC = """\
+#include <perfpilot_bench.hpp>
+#include <vector>
+
+using Fn = long (*)(std::vector<int>&);
+// No reset(): the call empties the queue, so every call after the first sees it empty.
+struct Bench {
+  std::vector<int> q;
+  long result = 0;
+  void setup(std::size_t n, std::mt19937_64& rng) { perfpilot::gen::fill(q, n, rng); }
+  void call(Fn f) { result = f(q); }
+  void record(perfpilot::Recorder& r) const { r.add("result", result); r.add("q", q); }
+};
+PERFPILOT_BENCH(Bench, Fn)
+"""
+
+
+async def test_a_spec_without_reset_still_validates_both_on_the_same_inputs(
+        tmp_path: Path) -> None:
+    # Both versions share one set of inputs; validation must still set them up for each.
+    spec = tmp_path / "drain.bench.cpp"
+    spec.write_text(DRAIN_SPEC)
+    site = _site(DRAIN, "drain")
+    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST,
+                                 spec=spec)
+    assert v.input_mode == "spec"
+    assert v.validation_status == "passed", v.message
+    assert v.verdict != "incorrect"
+
+
 METHOD_SPEC = """\
 #include <perfpilot_bench.hpp>
 #include "acc.hpp"

@@ -177,6 +177,13 @@ inline bool setup(Bench& bench, std::size_t n, unsigned long long seed, std::str
   return true;
 }
 
+// The inputs set up again (it worked once already, so it works again): validation hands the
+// candidate exactly what the original got, even from a bench without reset().
+inline void fresh_inputs(Bench& bench, std::size_t n, unsigned long long seed) {
+  std::string why;
+  setup(bench, n, seed, why);
+}
+
 // One call, recorded. Exceptions thrown by the function are part of its behaviour.
 inline void call_and_record(Bench& bench, Side& side) {
   side.rec.clear();
@@ -301,6 +308,7 @@ inline int run_validate(Bench& bench, Side& a, Side& b, const Args& args,
     emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
     call_and_record(bench, a);
     emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
+    fresh_inputs(bench, n, seed);
     call_and_record(bench, b);
     std::string diff = compare(a.rec, b.rec);
     if (!diff.empty()) {
@@ -379,6 +387,7 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   }
   // Validate at the chosen size before any timing.
   call_and_record(bench, a);
+  fresh_inputs(bench, n, seed);
   call_and_record(bench, b);
   std::string diff = compare(a.rec, b.rec);
   if (!diff.empty()) {
