@@ -114,6 +114,19 @@ void lower_all(char* s) {
 }""", R("hoist-invariant-call"), R("hoist-invariant-call"), """
     { std::string a; for (int i = 0; i < 3000; ++i) a += char(' ' + (i * 7) % 95);
       std::string b = a; orig::lower_all(&a[0]); opt::lower_all(&b[0]); check("lower_all", a == b); }"""),
+    Case("join", """
+std::string join(const std::vector<std::string>& words) {
+    std::string out;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (i > 0)
+            out = out + ", ";
+        out = out + words[i] + "(" + std::to_string(i) + ")";
+    }
+    return out;
+}""", R("string-concat-loop"), R("string-concat-loop"), """
+    { std::vector<std::string> w; for (int i = 0; i < 300; ++i) w.push_back(std::string(i % 7, 'a' + i % 26));
+      check("join", orig::join(w) == opt::join(w));
+      check("join-empty", orig::join({}) == opt::join({})); }"""),
     Case("squares", """
 std::vector<long> squares(int n) {
     std::vector<long> v;
@@ -280,6 +293,10 @@ NEGATIVE = [
     ("hoist-invariant-call", "void bump(char* s) { for (std::size_t i = 0; i < strlen(s); ++i) s[i]++; }", "bump", ""),
     ("hoist-invariant-call", "void upto(char* s) { for (std::size_t i = 0; i <= strlen(s); ++i) s[i] = 'x'; }", "upto", ""),
     ("hoist-invariant-call", "void grow(std::vector<int>& v) { for (std::size_t i = 0; i < v.size() && i < 10; ++i) v.push_back(1); }", "grow", ""),
+    ("string-concat-loop", "std::string twice(int n) { std::string s = \"a\"; for (int i = 0; i < n; ++i) s = s + \",\" + s; return s; }", "twice", "reads 's'"),
+    ("string-concat-loop", "int count(int n) { int x = 0; for (int i = 0; i < n; ++i) x = x + i; return x; }", "count", ""),
+    ("string-concat-loop", "std::string wrap(std::string s, int n) { for (int i = 0; i < n; ++i) s = \"<\" + s; return s; }", "wrap", ""),
+    ("string-concat-loop", "void grow(std::string& s, std::string (*f)(std::string&)) { for (int i = 0; i < 3; ++i) s = s + f(s); }", "grow", "reads 's'"),
     ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
     ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),
     ("reserve", "std::vector<int> evens(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) if (i % 2 == 0) v.push_back(i); return v; }", "evens", ""),

@@ -16,6 +16,7 @@ from perfpilot.optimizing.builtin.loop_rules import (
     openmp_rule,
     reserve_rule,
 )
+from perfpilot.optimizing.builtin.string_rules import string_append_rule
 from perfpilot.optimizing.builtin.text_rules import (
     const_ref_rule,
     endl_rule,
@@ -34,7 +35,8 @@ PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (
     ((frozenset({"pow-strength"}), pow_rule),
      (frozenset({"endl"}), endl_rule),
      (frozenset({"fast-io"}), fast_io_rule),
-     (frozenset({"const-ref-param"}), const_ref_rule)),
+     (frozenset({"const-ref-param"}), const_ref_rule),
+     (frozenset({"string-concat-loop"}), string_append_rule)),
     ((frozenset({"hoist-invariant-call"}), hoist_rule),
      (frozenset({"reserve"}), reserve_rule)),
     ((OPENMP_RULES, openmp_rule),),

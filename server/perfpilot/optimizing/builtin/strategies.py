@@ -16,6 +16,7 @@ RULE_CATEGORY: dict[str, int] = {
     "fast-io": 8,
     "pow-strength": 12,
     "loop-interchange": 7,
+    "string-concat-loop": 3,
 }
 
 
