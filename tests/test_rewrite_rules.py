@@ -127,6 +127,28 @@ std::string join(const std::vector<std::string>& words) {
     { std::vector<std::string> w; for (int i = 0; i < 300; ++i) w.push_back(std::string(i % 7, 'a' + i % 26));
       check("join", orig::join(w) == opt::join(w));
       check("join-empty", orig::join({}) == opt::join({})); }"""),
+    Case("common", """
+int common(const std::vector<int>& a, const std::vector<int>& b) {
+    int k = 0, missing = 0;
+    for (int x : a) {
+        if (std::find(b.begin(), b.end(), x) != b.end()) ++k;
+        for (std::size_t j = 0; j < 2; ++j)
+            if (std::find(b.begin(), b.end(), x + (int)j) == b.end()) ++missing;
+    }
+    return k * 1000 + missing;
+}""", None, R("linear-search-in-loop"), """
+    { std::vector<int> a, b; for (int i = 0; i < 500; ++i) { a.push_back((i * 37) % 211 - 50); b.push_back((i * 53) % 307 - 90); }
+      check("common", orig::common(a, b) == opt::common(a, b));
+      check("common-empty", orig::common(a, {}) == opt::common(a, {})); }"""),
+    Case("known_words", """
+int known_words(const std::vector<std::string>& text, const std::vector<std::string>& dict) {
+    int k = 0;
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (std::find(dict.begin(), dict.end(), text[i]) != dict.end()) ++k;
+    return k;
+}""", R("linear-search-in-loop"), R("linear-search-in-loop"), """
+    { std::vector<std::string> t, d; for (int i = 0; i < 300; ++i) { t.push_back(std::to_string(i * 7 % 101)); d.push_back(std::to_string(i * 3 % 89)); }
+      check("known_words", orig::known_words(t, d) == opt::known_words(t, d)); }"""),
     Case("squares", """
 std::vector<long> squares(int n) {
     std::vector<long> v;
@@ -297,6 +319,10 @@ NEGATIVE = [
     ("string-concat-loop", "int count(int n) { int x = 0; for (int i = 0; i < n; ++i) x = x + i; return x; }", "count", ""),
     ("string-concat-loop", "std::string wrap(std::string s, int n) { for (int i = 0; i < n; ++i) s = \"<\" + s; return s; }", "wrap", ""),
     ("string-concat-loop", "void grow(std::string& s, std::string (*f)(std::string&)) { for (int i = 0; i < 3; ++i) s = s + f(s); }", "grow", "reads 's'"),
+    ("linear-search-in-loop", "int grow(const std::vector<int>& a, std::vector<int>& b) { int k = 0; for (int x : a) { if (std::find(b.begin(), b.end(), x) == b.end()) b.push_back(x); else ++k; } return k; }", "grow", "push_back"),
+    ("linear-search-in-loop", "int fl(const std::vector<double>& a, const std::vector<double>& b) { int k = 0; for (double x : a) k += std::find(b.begin(), b.end(), x) != b.end(); return k; }", "fl", "not integers or strings"),
+    ("linear-search-in-loop", "int wide(const std::vector<long>& a, const std::vector<int>& b) { int k = 0; for (long x : a) k += std::find(b.begin(), b.end(), x) != b.end(); return k; }", "wide", "element type"),
+    ("linear-search-in-loop", "int alias(std::vector<int>& a, const std::vector<int>& b) { int k = 0; for (std::size_t i = 0; i < a.size(); ++i) { k += std::find(b.begin(), b.end(), a[i]) != b.end(); a[i] = 0; } return k; }", "alias", "may be 'b'"),
     ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
     ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),
     ("reserve", "std::vector<int> evens(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) if (i % 2 == 0) v.push_back(i); return v; }", "evens", ""),

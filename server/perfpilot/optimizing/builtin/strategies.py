@@ -17,6 +17,7 @@ RULE_CATEGORY: dict[str, int] = {
     "pow-strength": 12,
     "loop-interchange": 7,
     "string-concat-loop": 3,
+    "linear-search-in-loop": 1,
 }
 
 
