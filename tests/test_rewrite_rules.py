@@ -149,6 +149,31 @@ int known_words(const std::vector<std::string>& text, const std::vector<std::str
 }""", R("linear-search-in-loop"), R("linear-search-in-loop"), """
     { std::vector<std::string> t, d; for (int i = 0; i < 300; ++i) { t.push_back(std::to_string(i * 7 % 101)); d.push_back(std::to_string(i * 3 % 89)); }
       check("known_words", orig::known_words(t, d) == opt::known_words(t, d)); }"""),
+    Case("peaks", """
+long peaks(const std::vector<int>& v) {
+    long total = 0;
+    for (std::size_t i = 0; i + 4 <= v.size(); ++i) {
+        std::vector<int> w(v.begin() + i, v.begin() + i + 4);
+        std::string tag = std::to_string(i % 3);
+        std::sort(w.begin(), w.end());
+        total += w.back() * (long)tag.size() + w.front();
+    }
+    return total;
+}""", R("hoist-container"), R("hoist-container"), """
+    { std::vector<int> v; for (int i = 0; i < 400; ++i) v.push_back((i * 31) % 97);
+      check("peaks", orig::peaks(v) == opt::peaks(v)); }"""),
+    Case("fmt", """
+std::string fmt(const std::vector<int>& v) {
+    std::string out;
+    for (int x : v) {
+        std::ostringstream os;
+        os << x << ';' << x * 0.5;
+        out += os.str();
+    }
+    return out;
+}""", R("hoist-container"), R("hoist-container"), """
+    { std::vector<int> v; for (int i = -50; i < 250; ++i) v.push_back(i * 7);
+      check("fmt", orig::fmt(v) == opt::fmt(v)); }"""),
     Case("squares", """
 std::vector<long> squares(int n) {
     std::vector<long> v;
@@ -323,6 +348,12 @@ NEGATIVE = [
     ("linear-search-in-loop", "int fl(const std::vector<double>& a, const std::vector<double>& b) { int k = 0; for (double x : a) k += std::find(b.begin(), b.end(), x) != b.end(); return k; }", "fl", "not integers or strings"),
     ("linear-search-in-loop", "int wide(const std::vector<long>& a, const std::vector<int>& b) { int k = 0; for (long x : a) k += std::find(b.begin(), b.end(), x) != b.end(); return k; }", "wide", "element type"),
     ("linear-search-in-loop", "int alias(std::vector<int>& a, const std::vector<int>& b) { int k = 0; for (std::size_t i = 0; i < a.size(); ++i) { k += std::find(b.begin(), b.end(), a[i]) != b.end(); a[i] = 0; } return k; }", "alias", "may be 'b'"),
+    ("hoist-container", "std::string hx(const std::vector<int>& v) { std::string out; for (int x : v) { std::ostringstream os; if (x > 5) os << std::hex; os << x; out += os.str(); } return out; }", "hx", "formatting"),
+    ("hoist-container", "int shadow(const std::vector<int>& v) { int w = 3, s = 0; for (int x : v) { s += w + x; std::vector<int> w(v.begin(), v.end()); s += (int)w.size(); } return s; }", "shadow", "used elsewhere"),
+    ("hoist-container", "int G; int global(const std::vector<int>& v) { int s = 0; for (int x : v) { s += G + x; std::vector<int> G(v.begin(), v.end()); s += (int)G.size(); } return s; }", "global", "used elsewhere"),
+    ("hoist-container", "int reused(const std::vector<int>& v) { int s = 0; for (int x : v) { std::vector<int> w(v.begin(), v.end()); s += x; } { std::vector<int> w; s += (int)w.size(); } return s; }", "reused", "used elsewhere"),
+    ("hoist-container", "int counted(const std::vector<int>& v) { int s = 0; for (int x : v) { std::vector<int> w(x); s += (int)w.size(); } return s; }", "counted", ""),
+    ("hoist-container", "int fixed(const std::vector<int>& v) { int s = 0; for (int x : v) { const std::vector<int> w(v.begin(), v.end()); s += w[0] + x; } return s; }", "fixed", ""),
     ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
     ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),
     ("reserve", "std::vector<int> evens(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) if (i % 2 == 0) v.push_back(i); return v; }", "evens", ""),

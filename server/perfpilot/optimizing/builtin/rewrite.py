@@ -16,6 +16,7 @@ from perfpilot.optimizing.builtin.loop_rules import (
     openmp_rule,
     reserve_rule,
 )
+from perfpilot.optimizing.builtin.reuse_rules import hoist_container_rule
 from perfpilot.optimizing.builtin.search_rules import linear_search_rule
 from perfpilot.optimizing.builtin.string_rules import string_append_rule
 from perfpilot.optimizing.builtin.text_rules import (
@@ -40,7 +41,8 @@ PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (
      (frozenset({"string-concat-loop"}), string_append_rule)),
     ((frozenset({"hoist-invariant-call"}), hoist_rule),
      (frozenset({"reserve"}), reserve_rule),
-     (frozenset({"linear-search-in-loop"}), linear_search_rule)),
+     (frozenset({"linear-search-in-loop"}), linear_search_rule),
+     (frozenset({"hoist-container"}), hoist_container_rule)),
     ((OPENMP_RULES, openmp_rule),),
 )
 

@@ -18,6 +18,7 @@ RULE_CATEGORY: dict[str, int] = {
     "loop-interchange": 7,
     "string-concat-loop": 3,
     "linear-search-in-loop": 1,
+    "hoist-container": 14,
 }
 
 
