@@ -164,6 +164,6 @@ def test_candidates_json_round_trip() -> None:
 
     result = OptimizeResult(
         (Candidate("int f() { return 1; }", (Strategy(category_by_id(6), "omp", (2, 3)),),
-                   "remote", 1, ("note",), True),),
+                   "remote", 1, ("note",), True, ("<unordered_set>",)),),
         (Rejected("remote", "two functions", 2, "int g();"),))
     assert result_from_json(result_to_json(result)) == result

@@ -55,6 +55,14 @@ def test_include_already_in_file_is_dropped_with_a_note(site: FunctionSite) -> N
     assert checked.notes == ("dropped #include <cmath> (the file already has it)",)
 
 
+def test_a_standard_header_the_file_lacks_is_carried_with_the_candidate(
+        site: FunctionSite) -> None:
+    checked = check_candidate(site, "#include <algorithm>\n#include <cmath>\n" + GOOD)
+    assert "#include" not in checked.code
+    assert checked.includes == ("<algorithm>",)
+    assert "adds #include <algorithm>" in checked.notes
+
+
 def test_openmp_pragma_marks_the_candidate(site: FunctionSite) -> None:
     code = GOOD.replace("    for", "    #pragma omp parallel for reduction(+:s)\n"
                         "    for (long i = 0; i < (long)pts.size(); ++i)"
@@ -65,7 +73,7 @@ def test_openmp_pragma_marks_the_candidate(site: FunctionSite) -> None:
 @pytest.mark.parametrize(("code", "reason"), [
     ("", "no code"),
     (UNIT[UNIT.index("double total"):], "same as the original"),
-    ("#include <algorithm>\n" + GOOD, "needs #include <algorithm>"),
+    ('#include "points.h"\n' + GOOD, 'needs #include "points.h", a project header'),
     (GOOD + "\nint main() { return 0; }\n", "defines 2 functions (total, main)"),
     ("int x = 3;\n" + GOOD, "outside the function"),
     (GOOD.replace("double total", "double total_fast"), "defines 'total_fast' instead"),

@@ -128,6 +128,17 @@ async def test_a_slow_first_call_does_not_shrink_the_timed_size() -> None:
     assert v.verdict in ("no-change", "noisy"), v.message
 
 
+async def test_a_candidate_needing_a_new_header_gets_it_in_its_unit() -> None:
+    # DUPS lacks <unordered_map>: without the header the candidate would not build.
+    site = _site(DUPS, "count_dups")
+    missing = await verify_and_measure(site, DUPS_HASH, SETTINGS, JobContext(), tuning=FAST)
+    assert missing.verdict == "build-failed"
+    v = await verify_and_measure(site, DUPS_HASH, SETTINGS, JobContext(), tuning=FAST,
+                                 includes=("<unordered_map>",))
+    assert v.validation_status == "passed", v.message
+    assert v.verdict in ("faster", "noisy"), v.message
+
+
 async def test_wrong_rewrite_is_incorrect_with_first_mismatch() -> None:
     site = _site(DUPS, "count_dups")
     v = await verify_and_measure(site, DUPS_WRONG, SETTINGS, JobContext(), tuning=FAST)

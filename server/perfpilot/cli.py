@@ -174,7 +174,7 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
     data = plan_json(site, outcome.plan)
     cands = []
     for t in outcome.trials:
-        after = splice(site, t.candidate.code)
+        after = splice(site, t.candidate.code, t.candidate.includes)
         entry: dict[str, Any] = {
             "code": t.candidate.code,
             "strategies": [{"category": s.category.name, "category_id": s.category.id,
@@ -215,12 +215,16 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
         for i, t in enumerate(outcome.trials):
             cats = ", ".join(s.category.name for s in t.candidate.strategies)
             print(f"\nCandidate {i + 1} ({t.candidate.backend}; {cats}):")
-            sys.stdout.write(unit_diff(path, text, splice(site, t.candidate.code)))
+            sys.stdout.write(unit_diff(path, text, splice(site, t.candidate.code,
+                                                          t.candidate.includes)))
             if t.verdict is not None:
                 print(f"Measured ({t.verdict.verdict}): {t.verdict.message}")
         for r in outcome.rejected:
             print(f"Rejected ({r.backend}): {r.reason}")
-        if outcome.best is not None:
+        if outcome.best is not None and outcome.status == "unmeasured":
+            print(f"\nCandidate {outcome.best + 1} is the proposal; it was not measured "
+                  "(add --bench to verify and time it).")
+        elif outcome.best is not None:
             print(f"\nChosen: candidate {outcome.best + 1}, measured faster.")
         else:
             print(f"\n{outcome.message}")
@@ -228,7 +232,8 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     if args.write:
         if chosen is None:
             raise CliError(f"{path}: not written: {outcome.message}")
-        path.write_text(splice(site, chosen.candidate.code), encoding="utf-8")
+        path.write_text(splice(site, chosen.candidate.code, chosen.candidate.includes),
+                        encoding="utf-8")
         if not args.json:
             print(f"Wrote {path}")
     return 0

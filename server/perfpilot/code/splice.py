@@ -1,14 +1,66 @@
-"""Splicing new function text into a translation unit."""
+"""Splicing new function text into a translation unit, with any headers it needs."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from perfpilot.code.site import FunctionSite
 
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]+[>\"])", re.MULTILINE)
 
-def splice(site: FunctionSite, new_text: str) -> str:
-    """The unit text with exactly the function's byte range replaced by ``new_text``."""
+
+def _key(header: str) -> str:
+    return "".join(header.split())
+
+
+def present_includes(unit_text: str) -> frozenset[str]:
+    """The headers the unit includes, spelled without spaces (``<vector>``, ``"a.h"``)."""
+    return frozenset(_key(m.group(1).decode("utf-8", "replace"))
+                     for m in _INCLUDE.finditer(unit_text.encode("utf-8")))
+
+
+def missing_includes(unit_text: str, includes: Sequence[str]) -> tuple[str, ...]:
+    """Those of ``includes`` the unit does not include yet (in order, once each)."""
+    have = set(present_includes(unit_text))
+    out: list[str] = []
+    for header in includes:
+        if _key(header) not in have:
+            have.add(_key(header))
+            out.append(_key(header))
+    return tuple(out)
+
+
+def include_point(unit_text: str, before_byte: int) -> tuple[int, int]:
+    """Where new ``#include`` lines go: ``(byte offset, 0-based line)`` of the start of the
+    line after the last ``#include`` above ``before_byte``, else of the file's start."""
+    data = unit_text.encode("utf-8")
+    last = None
+    for m in _INCLUDE.finditer(data, 0, before_byte):
+        last = m
+    if last is None:
+        return 0, 0
+    end = data.find(b"\n", last.end())
+    offset = len(data) if end < 0 else end + 1
+    return offset, data[:offset].count(b"\n")
+
+
+def include_lines(headers: Sequence[str], newline: str = "\n") -> str:
+    """The ``#include`` lines for ``headers``, each ending with ``newline``."""
+    return "".join(f"#include {h}{newline}" for h in headers)
+
+
+def splice(site: FunctionSite, new_text: str, includes: Sequence[str] = ()) -> str:
+    """The unit text with exactly the function's byte range replaced by ``new_text``, and the
+    headers of ``includes`` the unit lacks added after its last include above the function."""
     data = site.unit_text.encode("utf-8")
     new = new_text.rstrip("\n")
     if site.text.endswith("\n") and not new.endswith("\n"):
         new += "\n"
-    return (data[: site.start_byte] + new.encode("utf-8") + data[site.end_byte:]).decode("utf-8")
+    out = data[: site.start_byte] + new.encode("utf-8") + data[site.end_byte:]
+    missing = missing_includes(site.unit_text, includes)
+    if missing:
+        offset, _line = include_point(site.unit_text, site.start_byte)
+        newline = "\r\n" if b"\r\n" in data else "\n"
+        out = out[:offset] + include_lines(missing, newline).encode("utf-8") + out[offset:]
+    return out.decode("utf-8")

@@ -95,7 +95,8 @@ def result_to_json(result: OptimizeResult) -> dict[str, Any]:
         "candidates": [{"code": c.code, "strategies": [_strategy_to_json(st)
                                                        for st in c.strategies],
                         "backend": c.backend, "sample": c.sample, "notes": list(c.notes),
-                        "needs_openmp": c.needs_openmp} for c in result.candidates],
+                        "needs_openmp": c.needs_openmp, "includes": list(c.includes)}
+                       for c in result.candidates],
         "rejected": [{"backend": r.backend, "reason": r.reason, "sample": r.sample,
                       "code": r.code} for r in result.rejected],
     }
@@ -106,7 +107,8 @@ def result_from_json(data: dict[str, Any]) -> OptimizeResult:
     cands = tuple(Candidate(str(c["code"]),
                             tuple(_strategy_from_json(d) for d in c["strategies"]),
                             str(c["backend"]), int(c.get("sample", 0)),
-                            tuple(c.get("notes", ())), bool(c.get("needs_openmp", False)))
+                            tuple(c.get("notes", ())), bool(c.get("needs_openmp", False)),
+                            tuple(str(h) for h in c.get("includes", ())))
                   for c in data["candidates"])
     rejected = tuple(Rejected(str(r["backend"]), str(r["reason"]), int(r.get("sample", 0)),
                               str(r.get("code", ""))) for r in data["rejected"])

@@ -169,8 +169,10 @@ class Engine:
         return result
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
-                      source_path: Path | None = None, spec: Path | None = None) -> Verdict:
-        """Verify and time ``code`` against ``site`` (timing gated; cached in memory and on disk).
+                      source_path: Path | None = None, spec: Path | None = None,
+                      includes: tuple[str, ...] = ()) -> Verdict:
+        """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
+        cached in memory and on disk).
 
         The key covers the unit, the candidate, the runner settings and the content of every
         file that decides the measurement (spec, compile database, stdin inputs).
@@ -179,7 +181,7 @@ class Engine:
 
         deps = measurement_inputs(site, source_path, self.workspace, spec)
         key = content_key("measure", runner_fingerprint(), site.unit_text, site.qualified_name,
-                          code,
+                          code, "\n".join(includes),
                           settings_to_dict(self.settings)["runner"], fingerprint(deps),
                           str(source_path or ""))
         cached = self._verdicts.get(key)
@@ -191,7 +193,8 @@ class Engine:
         ctx.check()
         verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
                                            workspace=self.workspace, spec=spec,
-                                           source_path=source_path, gate=self._gate)
+                                           source_path=source_path, gate=self._gate,
+                                           includes=includes)
         # Noisy and timed-out results are worth retrying later, so they are not cached (a
         # parallel slowdown is only reported once a second run showed it too).
         if verdict.verdict not in ("noisy", "timeout"):
@@ -217,7 +220,7 @@ class Engine:
         trials: list[Trial] = []
         for i, cand in enumerate(cands):
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
-            verdict = await self.measure(site, cand.code, ctx, source_path, spec)
+            verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes)
             trials.append(Trial(cand, verdict))
         return choose(site, plan, tuple(trials), result.rejected)
 

@@ -64,6 +64,7 @@ class FunctionRecord:
     original_text: str
     applied: bool = False
     applied_text: str = ""
+    added_includes: tuple[str, ...] = ()  # headers the applied rewrite added to the unit
     stale: bool = False
     inputs: tuple[Path, ...] = ()
     history: list[Outcome] = field(default_factory=list)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from perfpilot.code.locate import iter_function_nodes, list_functions
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Param
+from perfpilot.code.splice import present_includes
 from perfpilot.optimizing.base import Rejected
 from perfpilot.strategy.plan_format import SUGG_OPEN, parse_output, strip_think
 from perfpilot.strategy.values import Candidate, Strategy
@@ -33,6 +34,7 @@ class CheckedCode:
     code: str
     needs_openmp: bool
     notes: tuple[str, ...] = ()
+    includes: tuple[str, ...] = ()  # standard headers to add to the unit
 
 
 def _squash(text: str) -> str:
@@ -55,23 +57,28 @@ def params_compatible(old: Param, new: Param) -> bool:
     return False
 
 
-def _strip_includes(code: str, unit_text: str) -> tuple[str, list[str]]:
-    present = {_squash(m.group(1)) for line in unit_text.splitlines()
-               if (m := _INCLUDE.match(line))}
+def _strip_includes(code: str, unit_text: str) -> tuple[str, list[str], list[str]]:
+    """The code without its ``#include`` lines, notes, and the standard headers to add."""
+    present = present_includes(unit_text)
     kept: list[str] = []
     notes: list[str] = []
+    added: list[str] = []
     for line in code.splitlines():
         m = _INCLUDE.match(line)
         if m is None:
             kept.append(line)
             continue
-        header = m.group(1)
-        if _squash(header) not in present:
+        header = _squash(m.group(1))
+        if header in present:
+            notes.append(f"dropped #include {header} (the file already has it)")
+        elif header.startswith("<"):
+            added.append(header)
+            notes.append(f"adds #include {header}")
+        else:
             raise CandidateRejected(
-                f"it needs #include {header}, which the file does not have; only the "
-                "function is replaced")
-        notes.append(f"dropped #include {header} (the file already has it)")
-    return "\n".join(kept), notes
+                f"it needs #include {header}, a project header the file does not include; "
+                "only standard headers are added")
+    return "\n".join(kept), notes, added
 
 
 def _syntax_error_line(code: str, site: FunctionSite) -> int | None:
@@ -107,7 +114,7 @@ def check_candidate(site: FunctionSite, code: str) -> CheckedCode:
     """Check that ``code`` can replace ``site``; raise ``CandidateRejected`` with the reason."""
     if not code.strip():
         raise CandidateRejected("the model returned no code")
-    body, notes = _strip_includes(code.strip("\n"), site.unit_text)
+    body, notes, includes = _strip_includes(code.strip("\n"), site.unit_text)
     body = body.strip("\n") + "\n"
     if _squash(body) == _squash(site.text):
         raise CandidateRejected("it is the same as the original function")
@@ -137,7 +144,7 @@ def check_candidate(site: FunctionSite, code: str) -> CheckedCode:
         if not params_compatible(old, cand):
             raise CandidateRejected(
                 f"it changes parameter {i} from '{old.type_text}' to '{cand.type_text}'")
-    return CheckedCode(body, bool(_OPENMP.search(body)), tuple(notes))
+    return CheckedCode(body, bool(_OPENMP.search(body)), tuple(notes), tuple(includes))
 
 
 def code_from_text(text: str) -> str | None:
@@ -161,4 +168,5 @@ def candidate_from_text(site: FunctionSite, text: str, strategies: tuple[Strateg
     except CandidateRejected as exc:
         return Rejected(backend, str(exc), sample, code)
     notes = (*((f"model {model}",) if model else ()), *checked.notes)
-    return Candidate(checked.code, strategies, backend, sample, notes, checked.needs_openmp)
+    return Candidate(checked.code, strategies, backend, sample, notes, checked.needs_openmp,
+                     checked.includes)

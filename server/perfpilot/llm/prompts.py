@@ -46,9 +46,10 @@ def _function_block(site: FunctionSite) -> str:
 def _code_rules(site: FunctionSite) -> str:
     return (
         f"Rules for the code: write the complete optimized function `{site.name}` and nothing "
-        "else: the same name, parameters and return type, no main, no other functions, no "
-        "#include lines (the file's includes stay as they are). OpenMP pragmas are allowed "
-        "when iterations are independent."
+        "else: the same name, parameters and return type, no main, no other functions. The "
+        "file's includes stay; a standard header it lacks may be named in an #include line "
+        "above the function (it is added to the file), project headers may not. OpenMP "
+        "pragmas are allowed when iterations are independent."
     )
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.splice import include_lines, include_point, missing_includes
 
 
 def client_position(doc: TextDocument, line: int, col: int) -> lsp.Position:
@@ -34,19 +37,40 @@ def header_range(doc: TextDocument, site: FunctionSite) -> lsp.Range:
 
 
 def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: str,
-                  *, version: int | None, confirm: bool) -> lsp.WorkspaceEdit:
-    """One versioned TextDocumentEdit replacing exactly the function (one undo step)."""
+                  *, version: int | None, confirm: bool, includes: Sequence[str] = (),
+                  drop_includes: Sequence[str] = ()) -> lsp.WorkspaceEdit:
+    """One versioned TextDocumentEdit replacing exactly the function (one undo step).
+
+    ``includes``: standard headers the new text needs, added after the unit's last include
+    above the function when missing. ``drop_includes``: headers a rewrite added, whose lines
+    (above the function) are removed again (Revert).
+    """
     annotation_id = "perfpilot" if confirm else None
-    edit: lsp.TextEdit | lsp.AnnotatedTextEdit
     new = new_text.rstrip("\n") if not site.text.endswith("\n") else new_text
-    if annotation_id is not None:
-        edit = lsp.AnnotatedTextEdit(range=site_range(doc, site), new_text=new,
-                                     annotation_id=annotation_id)
-    else:
-        edit = lsp.TextEdit(range=site_range(doc, site), new_text=new)
+    edits: list[tuple[lsp.Range, str]] = []
+    missing = missing_includes(site.unit_text, includes)
+    if missing:
+        newline = "\r\n" if "\r\n" in site.unit_text else "\n"
+        _offset, line = include_point(site.unit_text, site.start_byte)
+        if line >= site.start_line:
+            new = include_lines(missing, newline) + new  # no insertion where the range starts
+        else:
+            at = lsp.Position(line, 0)
+            edits.append((lsp.Range(at, at), include_lines(missing, newline)))
+    dropped = {"".join(h.split()) for h in drop_includes}
+    for k in range(min(site.start_line, len(doc.lines))):
+        text = doc.lines[k].strip()
+        if text.startswith("#") and "".join(text.lstrip("#").split()).removeprefix(
+                "include") in dropped:
+            edits.append((lsp.Range(lsp.Position(k, 0), lsp.Position(k + 1, 0)), ""))
+    edits.append((site_range(doc, site), new))
+    text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit] = [
+        lsp.AnnotatedTextEdit(range=r, new_text=t, annotation_id=annotation_id)
+        if annotation_id is not None else lsp.TextEdit(range=r, new_text=t)
+        for r, t in edits]
     change = lsp.TextDocumentEdit(
         text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
-        edits=[edit],
+        edits=text_edits,
     )
     annotations = None
     if annotation_id is not None:

@@ -322,7 +322,8 @@ class PerfPilotServer(LanguageServer):
         label = f"Optimize {name} ({strategy})"
         confirm = mode == "preview" and self.supports_annotations()
         edit = function_edit(doc, job.site, chosen.candidate.code, label,
-                             version=doc.version, confirm=confirm)
+                             version=doc.version, confirm=confirm,
+                             includes=chosen.candidate.includes)
         if confirm:
             job.stage, job.message = "awaiting confirmation", "review the change to apply it"
             self._notify_job(job)
@@ -336,6 +337,7 @@ class PerfPilotServer(LanguageServer):
         if result.applied and rec is not None:
             rec.applied = True
             rec.applied_text = chosen.candidate.code
+            rec.added_includes = chosen.candidate.includes
             phrase = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
             self.tell(f"PerfPilot: {name} rewritten — {phrase}")
         else:
@@ -562,7 +564,8 @@ def create_server() -> PerfPilotServer:
             ls.tell(f"PerfPilot: {msg}")
             return {"applied": False, "message": msg}
         edit = function_edit(doc, site, rec.original_text, f"Revert {site.name}",
-                             version=doc.version, confirm=False)
+                             version=doc.version, confirm=False,
+                             drop_includes=rec.added_includes)
         result = await ls.workspace_apply_edit_async(
             lsp.ApplyWorkspaceEditParams(edit=edit, label=f"Revert {site.name}"))
         if result.applied:

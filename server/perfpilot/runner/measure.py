@@ -103,17 +103,21 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
                              workspace: Path | None = None, spec: Path | None = None,
                              source_path: Path | None = None,
                              tuning: Tuning | None = None,
-                             gate: MeasureGate | None = None) -> Verdict:
+                             gate: MeasureGate | None = None,
+                             includes: tuple[str, ...] = ()) -> Verdict:
     """Build original and candidate, check they agree, time them and return the verdict.
+
+    ``includes`` are headers the candidate needs (added to its unit when missing).
 
     Reports the stages ``building``, ``validating``, ``timing`` and ``counting`` through
     ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
     ``tuning`` adjusts the procedure (tests use smaller targets). Measurements that share a
     ``gate`` build side by side but time one at a time, with no build running meanwhile.
     """
-    return await _measure(original, splice(original, candidate_code), candidate_code, settings,
-                          ctx, workspace=workspace, spec=spec, source_path=source_path,
-                          tuning=tuning or Tuning(), gate=gate or MeasureGate())
+    return await _measure(original, splice(original, candidate_code, includes), candidate_code,
+                          settings, ctx, workspace=workspace, spec=spec,
+                          source_path=source_path, tuning=tuning or Tuning(),
+                          gate=gate or MeasureGate())
 
 
 async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,

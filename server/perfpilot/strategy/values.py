@@ -48,3 +48,6 @@ class Candidate:
     sample: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
     needs_openmp: bool = False
+    # Standard headers the new code needs and the unit lacks ("<unordered_set>"): they are
+    # added to the unit with the function, at the end of its include block.
+    includes: tuple[str, ...] = ()

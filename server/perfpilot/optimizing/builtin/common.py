@@ -24,6 +24,7 @@ class Change:
     edits: tuple[Edit, ...]
     explanation: str
     lines: tuple[int, ...]
+    includes: tuple[str, ...] = ()  # standard headers the rewrite needs ("<algorithm>")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.code.splice import splice
+from perfpilot.code.splice import missing_includes, splice
 from perfpilot.optimizing.base import OptimizeResult, Rejected
 from perfpilot.optimizing.builtin.rewrite import (
     ALL_RULES,
@@ -84,10 +84,13 @@ class BuiltinOptimizer:
                 rejected.append(Rejected(BACKEND, f"does not compile: {error}", sample,
                                          variant.code))
                 continue
-            notes = tuple(checked.notes) + tuple(dropped_notes)
+            includes = missing_includes(site.unit_text, checked.includes)
+            notes = (tuple(checked.notes) + tuple(dropped_notes)
+                     + tuple(f"adds #include {h}" for h in includes))
             candidates.append(Candidate(
                 code=checked.code, strategies=strategies_for(checked, plan), backend=BACKEND,
-                sample=sample, notes=notes, needs_openmp=checked.needs_openmp))
+                sample=sample, notes=notes, needs_openmp=checked.needs_openmp,
+                includes=includes))
         return OptimizeResult(tuple(candidates), tuple(rejected))
 
     async def _compiling(self, site: FunctionSite, variant: RewriteResult,
@@ -119,5 +122,5 @@ class BuiltinOptimizer:
             flags += ["-iquote", folder]
         if variant.needs_openmp and "-fopenmp" not in flags:
             flags.append("-fopenmp")
-        return await syntax_check(splice(site, variant.code), site.language, flags,
-                                  self.compiler, self.timeout_s)
+        return await syntax_check(splice(site, variant.code, variant.includes), site.language,
+                                  flags, self.compiler, self.timeout_s)

@@ -56,6 +56,7 @@ class Applied:
     rule: str
     explanation: str
     lines: tuple[int, ...]
+    includes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ class RewriteResult:
     def rules(self) -> frozenset[str]:
         """The rule ids applied."""
         return frozenset(a.rule for a in self.applied)
+
+    @property
+    def includes(self) -> tuple[str, ...]:
+        """Standard headers the rewrites need, in the order first asked for."""
+        return tuple(dict.fromkeys(h for a in self.applied for h in a.includes))
 
 
 def rule_input(site: FunctionSite, text: str) -> RuleInput | None:
@@ -143,7 +149,7 @@ def rewrite(site: FunctionSite, rules: Iterable[str] | None = None,
                          " produced text that does not parse; dropped")
             continue
         text = new_text
-        applied.extend(Applied(c.rule, c.explanation, c.lines) for c in kept)
+        applied.extend(Applied(c.rule, c.explanation, c.lines, c.includes) for c in kept)
     return RewriteResult(text, tuple(applied), tuple(notes),
                          any(a.rule in OPENMP_RULES for a in applied))
 

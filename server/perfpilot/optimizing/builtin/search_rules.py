@@ -164,8 +164,6 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
     notes: list[str] = []
     types = dict(inp.types)
     taken = set(inp.taken)
-    if not re.search(r"#\s*include\s*<algorithm>", inp.site.unit_text):
-        return changes, notes  # std::sort and std::binary_search need it
     for lp in all_loops(inp.loops):
         if lp.depth:
             continue  # the outermost loop: the copy is made once per call
@@ -224,5 +222,6 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 f"The loop at line {lp.line} searches '{b}' from end to end with std::find on "
                 f"every iteration (time proportional to its length each time); sorting a copy "
                 f"of '{b}' once before the loop and using std::binary_search answers the same "
-                "question in logarithmic time.", (lp.line, line)))
+                "question in logarithmic time.", (lp.line, line),
+                includes=("<algorithm>",)))  # std::sort, std::binary_search
     return changes, notes
