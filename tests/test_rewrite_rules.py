@@ -174,6 +174,32 @@ std::string fmt(const std::vector<int>& v) {
 }""", R("hoist-container"), R("hoist-container"), """
     { std::vector<int> v; for (int i = -50; i < 250; ++i) v.push_back(i * 7);
       check("fmt", orig::fmt(v) == opt::fmt(v)); }"""),
+    # Textbook quadratic sorts of integers become std::sort (any order of the swap's halves).
+    Case("bubble", """
+void bubble(std::vector<int>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        for (std::size_t j = 0; j + 1 < v.size() - i; ++j)
+            if (v[j] > v[j + 1]) {
+                int t = v[j];
+                v[j] = v[j + 1];
+                v[j + 1] = t;
+            }
+}""", R("manual-sort"), R("manual-sort"), """
+    { std::vector<int> a; for (int i = 0; i < 500; ++i) a.push_back((i * 7919) % 1009 - 300);
+      std::vector<int> b = a; orig::bubble(a); opt::bubble(b); check("bubble", a == b);
+      std::vector<int> e; orig::bubble(e); opt::bubble(e); check("bubble-empty", e.empty()); }"""),
+    Case("select_desc", """
+void select_desc(long* a, int n) {
+    for (int i = 0; i < n - 1; i++) {
+        int m = i;
+        for (int j = i + 1; j < n; j++)
+            if (a[j] > a[m])
+                m = j;
+        if (m != i) std::swap(a[i], a[m]);
+    }
+}""", R("manual-sort"), R("manual-sort"), """
+    { for (int n : {0, -4, 1, 2, 300}) { std::vector<long> a(n > 0 ? n : 1); for (std::size_t i = 0; i < a.size(); ++i) a[i] = (long)((i * 31) % 17) - 8;
+      std::vector<long> b = a; orig::select_desc(a.data(), n); opt::select_desc(b.data(), n); check("select_desc", a == b); } }"""),
     Case("squares", """
 std::vector<long> squares(int n) {
     std::vector<long> v;
@@ -354,6 +380,10 @@ NEGATIVE = [
     ("hoist-container", "int reused(const std::vector<int>& v) { int s = 0; for (int x : v) { std::vector<int> w(v.begin(), v.end()); s += x; } { std::vector<int> w; s += (int)w.size(); } return s; }", "reused", "used elsewhere"),
     ("hoist-container", "int counted(const std::vector<int>& v) { int s = 0; for (int x : v) { std::vector<int> w(x); s += (int)w.size(); } return s; }", "counted", ""),
     ("hoist-container", "int fixed(const std::vector<int>& v) { int s = 0; for (int x : v) { const std::vector<int> w(v.begin(), v.end()); s += w[0] + x; } return s; }", "fixed", ""),
+    ("manual-sort", "void fsort(std::vector<double>& v) { for (std::size_t i = 0; i < v.size(); ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) std::swap(v[j], v[j + 1]); }", "fsort", "integers"),
+    ("manual-sort", "void short_pass(std::vector<int>& v) { for (std::size_t i = 0; i < 3; ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) std::swap(v[j], v[j + 1]); }", "short_pass", ""),
+    ("manual-sort", "void half(std::vector<int>& v) { for (std::size_t i = 0; i < v.size(); ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) v[j] = v[j + 1]; }", "half", ""),
+    ("manual-sort", "int counted(std::vector<int>& v) { int k = 0; for (std::size_t i = 0; i < v.size(); ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) { std::swap(v[j], v[j + 1]); ++k; } return k; }", "counted", ""),
     ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
     ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),
     ("reserve", "std::vector<int> evens(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) if (i % 2 == 0) v.push_back(i); return v; }", "evens", ""),
@@ -475,3 +505,16 @@ def test_non_ascii_text_and_crlf_are_kept() -> None:
     expected = code.replace("    for", "    #pragma omp parallel for\r\n    for")
     assert res.code == expected.rstrip("\r\n")
     assert "assuming y, x do not overlap" in res.applied[0].explanation
+
+
+def test_rules_name_the_headers_they_need() -> None:
+    sort = _site("void up(std::vector<int>& v) { for (std::size_t i = 0; i < v.size(); ++i) "
+                 "for (std::size_t j = 0; j < v.size() - i - 1; ++j) if (v[j + 1] < v[j]) "
+                 "std::swap(v[j], v[j + 1]); }", "up")
+    assert rewrite(sort).includes == ("<algorithm>",)
+    desc = _site("void down(int* a, int n) { for (int i = 0; i < n; ++i) for (int j = 0; "
+                 "j < n - 1; ++j) if (a[j] < a[j + 1]) std::swap(a[j], a[j + 1]); }", "down")
+    res = rewrite(desc)
+    assert "std::sort(a, a + n, std::greater<int>())" in res.code
+    assert res.includes == ("<algorithm>", "<functional>")
+    assert rewrite(_site("int id(int x) { return x; }", "id")).includes == ()

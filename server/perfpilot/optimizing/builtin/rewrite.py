@@ -18,6 +18,7 @@ from perfpilot.optimizing.builtin.loop_rules import (
 )
 from perfpilot.optimizing.builtin.reuse_rules import hoist_container_rule
 from perfpilot.optimizing.builtin.search_rules import linear_search_rule
+from perfpilot.optimizing.builtin.sort_rules import manual_sort_rule
 from perfpilot.optimizing.builtin.string_rules import string_append_rule
 from perfpilot.optimizing.builtin.text_rules import (
     const_ref_rule,
@@ -38,7 +39,8 @@ PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (
      (frozenset({"endl"}), endl_rule),
      (frozenset({"fast-io"}), fast_io_rule),
      (frozenset({"const-ref-param"}), const_ref_rule),
-     (frozenset({"string-concat-loop"}), string_append_rule)),
+     (frozenset({"string-concat-loop"}), string_append_rule),
+     (frozenset({"manual-sort"}), manual_sort_rule)),
     ((frozenset({"hoist-invariant-call"}), hoist_rule),
      (frozenset({"reserve"}), reserve_rule),
      (frozenset({"linear-search-in-loop"}), linear_search_rule),

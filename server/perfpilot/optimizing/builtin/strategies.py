@@ -19,6 +19,7 @@ RULE_CATEGORY: dict[str, int] = {
     "string-concat-loop": 3,
     "linear-search-in-loop": 1,
     "hoist-container": 14,
+    "manual-sort": 15,
 }
 
 
