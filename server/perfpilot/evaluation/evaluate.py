@@ -219,7 +219,8 @@ class Evaluator:
                     samples.append(old)
                     continue
                 verdict = await self.engine.measure(gen.site, cand.code, ctx,
-                                                    source_path=task.source, spec=task.spec)
+                                                    source_path=task.source, spec=task.spec,
+                                                    includes=cand.includes)
                 samples.append(sample_from_verdict(verdict, _categories(cand)))
         except Cancelled:
             raise
