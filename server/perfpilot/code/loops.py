@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from perfpilot.code.nul_stores import stores_no_nul
-from perfpilot.code.parse import mutations, node_text, parse, walk_all
+from perfpilot.code.parse import int_literal, mutations, node_text, parse, unparen, walk_all
 from perfpilot.code.site import FunctionSite, Language
 
 Node = tree_sitter.Node
@@ -204,13 +204,6 @@ class LoopFacts:
 # small node helpers
 
 
-def _unparen(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        child = node.named_children[0]
-        node = child
-    return node
-
-
 def _identifiers(node: Node) -> set[str]:
     """Variable names referenced in an expression (not field names, not callee names)."""
     out: set[str] = set()
@@ -240,13 +233,13 @@ def _subscript_parts(node: Node) -> tuple[Node, list[str]]:
         arg = node.child_by_field_name("argument")
         if arg is None:
             break
-        node = _unparen(arg)
+        node = unparen(arg)
     return node, list(reversed(indices))
 
 
 def _root_name(node: Node) -> str | None:
     """The variable at the root of an lvalue: ``x`` for ``x``, ``x.y``, ``x[i]``, ``*x``."""
-    node = _unparen(node)
+    node = unparen(node)
     while True:
         if node.type == "identifier":
             return node_text(node)
@@ -256,7 +249,7 @@ def _root_name(node: Node) -> str | None:
             arg = node.child_by_field_name("argument")
             if arg is None:
                 return None
-            node = _unparen(arg)
+            node = unparen(arg)
             continue
         return None
 
@@ -377,14 +370,6 @@ class _Header:
     var_type: VarType | None
 
 
-def _int_literal(node: Node) -> int | None:
-    text = node_text(node).rstrip("uUlL")
-    try:
-        return int(text, 0)
-    except ValueError:
-        return None
-
-
 def _header(node: Node, types: dict[str, VarType | None]) -> _Header | str:
     """Parse a canonical counted ``for`` header, or return why it is not one."""
     init = node.child_by_field_name("initializer")
@@ -407,7 +392,7 @@ def _header(node: Node, types: dict[str, VarType | None]) -> _Header | str:
                 var, lower, declared = node_text(name), node_text(value), True
                 base = node_text(type_node) if type_node is not None else ""
                 if base == "auto" and value.type == "number_literal" and \
-                        _int_literal(value) is not None:
+                        int_literal(value) is not None:
                     base = "int"
                 var_type = VarType(base)
     elif init.type == "assignment_expression":
@@ -422,7 +407,7 @@ def _header(node: Node, types: dict[str, VarType | None]) -> _Header | str:
         return "the loop initializer is not 'i = start'"
     if var_type is None or not var_type.is_integral:
         return f"the induction variable '{var}' is not of a known integer type"
-    cond = _unparen(cond)
+    cond = unparen(cond)
     if cond.type != "binary_expression":
         return "the loop condition is not a comparison"
     left = cond.child_by_field_name("left")
@@ -434,16 +419,16 @@ def _header(node: Node, types: dict[str, VarType | None]) -> _Header | str:
     flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
     if cmp not in flip:
         return "the loop condition is not a comparison"
-    if node_text(_unparen(left)) == var:
+    if node_text(unparen(left)) == var:
         upper_node = right
-    elif node_text(_unparen(right)) == var:
+    elif node_text(unparen(right)) == var:
         upper_node, cmp = left, flip[cmp]
     else:
         return f"the loop condition does not compare '{var}'"
     if var in _identifiers(upper_node):
         return "the loop bound depends on the induction variable"
     step: int | None = None
-    update = _unparen(update)
+    update = unparen(update)
     if update.type == "update_expression":
         arg = update.child_by_field_name("argument")
         uop = update.child_by_field_name("operator")
@@ -457,16 +442,16 @@ def _header(node: Node, types: dict[str, VarType | None]) -> _Header | str:
                 uop is not None:
             o = node_text(uop)
             if o in ("+=", "-=") and uright.type == "number_literal":
-                k = _int_literal(uright)
+                k = int_literal(uright)
                 if k is not None and k > 0:
                     step = k if o == "+=" else -k
-            elif o == "=" and _unparen(uright).type == "binary_expression":
-                b = _unparen(uright)
+            elif o == "=" and unparen(uright).type == "binary_expression":
+                b = unparen(uright)
                 bl, br = b.child_by_field_name("left"), b.child_by_field_name("right")
                 bo = b.child_by_field_name("operator")
                 if bl is not None and br is not None and bo is not None and \
                         node_text(bl) == var and br.type == "number_literal":
-                    k = _int_literal(br)
+                    k = int_literal(br)
                     if k is not None and k > 0 and node_text(bo) in ("+", "-"):
                         step = k if node_text(bo) == "+" else -k
     if step is None:
@@ -511,7 +496,7 @@ def _collect(loop: Node, body: Node) -> _Body:
     write_targets: set[tuple[int, int]] = set()
 
     def target(t: Node) -> None:
-        t = _unparen(t)
+        t = unparen(t)
         write_targets.add((t.start_byte, t.end_byte))
         if t.type == "identifier":
             facts.scalar_writes.setdefault(node_text(t), []).append(t)
@@ -524,7 +509,7 @@ def _collect(loop: Node, body: Node) -> _Body:
             inner = t
             while inner.type == "field_expression" and \
                     node_text(inner.child_by_field_name("operator") or inner) == ".":
-                inner = _unparen(inner.child_by_field_name("argument") or inner)
+                inner = unparen(inner.child_by_field_name("argument") or inner)
             if inner.type == "subscript_expression" and inner is not t:
                 target(inner)
             else:
@@ -602,7 +587,7 @@ def _collect(loop: Node, body: Node) -> _Body:
 
 def _reduction_op(stmt: Node, var: str) -> str | None:
     """The reduction operator if ``stmt`` (an expression) is a reduction update of ``var``."""
-    stmt = _unparen(stmt)
+    stmt = unparen(stmt)
     if stmt.type == "update_expression":
         arg = stmt.child_by_field_name("argument")
         return "+" if arg is not None and node_text(arg) == var else None
@@ -611,14 +596,14 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
     left = stmt.child_by_field_name("left")
     right = stmt.child_by_field_name("right")
     op_node = stmt.child_by_field_name("operator")
-    if left is None or right is None or op_node is None or node_text(_unparen(left)) != var:
+    if left is None or right is None or op_node is None or node_text(unparen(left)) != var:
         return None
     op = node_text(op_node)
     if op in ("+=", "-=", "*="):
         return None if var in _identifiers(right) else ("*" if op == "*=" else "+")
     if op != "=":
         return None
-    r = _unparen(right)
+    r = unparen(right)
     if r.type == "binary_expression":
         bl, br = r.child_by_field_name("left"), r.child_by_field_name("right")
         bo = r.child_by_field_name("operator")
@@ -627,9 +612,9 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
         o = node_text(bo)
         if o not in ("+", "*", "-"):
             return None
-        if node_text(_unparen(bl)) == var and var not in _identifiers(br):
+        if node_text(unparen(bl)) == var and var not in _identifiers(br):
             return "*" if o == "*" else "+"
-        if o != "-" and node_text(_unparen(br)) == var and var not in _identifiers(bl):
+        if o != "-" and node_text(unparen(br)) == var and var not in _identifiers(bl):
             return "*" if o == "*" else "+"
         return None
     if r.type == "call_expression":
@@ -639,9 +624,9 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
         if kind is None or obj is not None or args is None or args.named_child_count != 2:
             return None
         a, b = args.named_children
-        if node_text(_unparen(a)) == var and var not in _identifiers(b):
+        if node_text(unparen(a)) == var and var not in _identifiers(b):
             return kind
-        if node_text(_unparen(b)) == var and var not in _identifiers(a):
+        if node_text(unparen(b)) == var and var not in _identifiers(a):
             return kind
     return None
 
@@ -697,7 +682,7 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
             left = left.child_by_field_name("left")
         if left is None:
             return "?"
-        left = _unparen(left)
+        left = unparen(left)
         if left.type == "number_literal":
             continue
         base, levels = left, 0
@@ -705,7 +690,7 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
             arg = base.child_by_field_name("argument")
             if arg is None:
                 break
-            base, levels = _unparen(arg), levels + 1
+            base, levels = unparen(arg), levels + 1
         vt = types.get(node_text(base)) if base.type == "identifier" else None
         for _ in range(levels):
             vt = vt.element if vt is not None else None
@@ -761,7 +746,7 @@ def _row_ranges(body: Node, types: dict[str, VarType | None]) -> dict[str, tuple
 
 def _writes(node: Node, var: str) -> bool:
     """Whether ``node`` assigns, increments or takes the address of ``var``."""
-    return any(node_text(_unparen(target)) == var for _, target in mutations(node))
+    return any(node_text(unparen(target)) == var for _, target in mutations(node))
 
 
 def _row_major_position(index: str, var: str, invariant_ok: set[str],

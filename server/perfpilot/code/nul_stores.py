@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from perfpilot.code.parse import mutations, node_text
+from perfpilot.code.parse import int_literal, mutations, node_text, unparen
 
 Interval = tuple[int, int]
 
@@ -48,38 +48,21 @@ def char_value(literal: str) -> int | None:
     return _ESCAPES.get(rest) if len(rest) == 1 else None
 
 
-def _number(node: Node) -> int | None:
-    text = node_text(node).rstrip("uUlL")
-    try:
-        return int(text, 0)
-    except ValueError:
-        return None
-
-
-def _unparen(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        child = node.named_children[0]
-        if child is None:
-            break
-        node = child
-    return node
-
-
 def _is_elem(node: Node, elem: str) -> bool:
-    node = _unparen(node)
+    node = unparen(node)
     while node.type == "cast_expression":
         value = node.child_by_field_name("value")
         if value is None:
             return False
-        node = _unparen(value)
+        node = unparen(value)
     return _squash(node_text(node)) == elem
 
 
 def _interval(node: Node, elem: str, elem_range: Interval | None) -> Interval | None:
     """The values ``node`` can take (``elem`` within ``elem_range``), or None when unknown."""
-    node = _unparen(node)
+    node = unparen(node)
     if node.type == "number_literal":
-        v = _number(node)
+        v = int_literal(node)
         return (v, v) if v is not None else None
     if node.type == "char_literal":
         c = char_value(node_text(node))
@@ -139,7 +122,7 @@ def _never_nul(r: Interval | None) -> bool:
 
 def _narrow(cond: Node, elem: str, r: Interval | None) -> Interval | None:
     """``r`` narrowed by what ``cond`` (a conjunction) says of ``elem`` when it holds."""
-    cond = _unparen(cond)
+    cond = unparen(cond)
     if cond.type == "call_expression":
         fn = cond.child_by_field_name("function")
         args = cond.child_by_field_name("arguments")

@@ -87,3 +87,21 @@ def mutations(node: tree_sitter.Node) -> Iterator[tuple[tree_sitter.Node, tree_s
             continue
         if target is not None:
             yield n, target
+
+
+def unparen(node: tree_sitter.Node) -> tree_sitter.Node:
+    """``node`` without the parentheses around it."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        child = node.named_children[0]
+        if child is None:
+            break
+        node = child
+    return node
+
+
+def int_literal(node: tree_sitter.Node) -> int | None:
+    """The value of an integer literal node (``42``, ``0x2a``, ``7u``), else None."""
+    try:
+        return int(node_text(node).rstrip("uUlL"), 0)
+    except ValueError:
+        return None

@@ -163,7 +163,6 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
     changes: list[Change] = []
     notes: list[str] = []
     types = dict(inp.types)
-    taken = set(inp.taken)
     for lp in all_loops(inp.loops):
         if lp.depth:
             continue  # the outermost loop: the copy is made once per call
@@ -207,7 +206,6 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
             if not statement_slot_ok(loop):
                 continue
             name = inp.fresh_name(f"{b}_sorted")
-            taken.add(name)
             edits = [
                 insertion_before(inp, loop, f"auto {name} = {b};", RULE, order=-20),
                 insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE,
