@@ -107,9 +107,16 @@ async def make_faster(client: LanguageClient, uri: str, line: int, character: in
 
 def apply_text_edit(text: str, edit: lsp.TextEdit) -> str:
     """Apply one LSP edit (ASCII text: UTF-16 units equal characters here)."""
+    return apply_text_edits(text, [edit])
+
+
+def apply_text_edits(text: str, edits: list[lsp.TextEdit]) -> str:
+    """Apply the edits of one TextDocumentEdit as an editor does: all against the old text."""
     lines = text.split("\n")
 
     def offset(p: lsp.Position) -> int:
         return sum(len(line) + 1 for line in lines[: p.line]) + p.character
 
-    return text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    for e in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(e.range.start)] + e.new_text + text[offset(e.range.end):]
+    return text

@@ -14,6 +14,7 @@ from lsp_support import (
     SERVER_COMMAND,
     Recorder,
     apply_text_edit,
+    apply_text_edits,
     make_faster,
     open_doc,
     vscode_capabilities,
@@ -79,6 +80,44 @@ async def test_measured_edit_lens_hover_and_revert(client: LanguageClient,
     back = r.edits[-1].edit.document_changes[0]  # type: ignore[index]
     assert isinstance(back, lsp.TextDocumentEdit) and back.text_document.version == 4
     assert apply_text_edit(new_text, back.edits[0]) == SOURCE  # type: ignore[arg-type]
+
+
+SORT = """\
+// Values in ascending order.
+#include <vector>
+
+void sort_values(std::vector<int>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        for (std::size_t j = 0; j + 1 < v.size() - i; ++j)
+            if (v[j] > v[j + 1]) std::swap(v[j], v[j + 1]);
+}
+"""
+
+
+async def test_a_rewrite_adds_the_header_it_needs_and_revert_removes_it(
+        client: LanguageClient, tmp_path: Path) -> None:
+    r: Recorder = client.recorder  # type: ignore[attr-defined]
+    path = tmp_path / "sort.cpp"
+    path.write_text(SORT)
+    uri = open_doc(client, path, version=1)
+    job_id = await make_faster(client, uri, 4, 8)
+    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
+    assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
+    change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
+    assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 1
+    new_text = apply_text_edits(SORT, change.edits)  # type: ignore[arg-type]
+    assert new_text.startswith("// Values in ascending order.\n#include <vector>\n"
+                               "#include <algorithm>\n"), new_text
+    assert "std::sort(v.begin(), v.end());" in new_text
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
+    reverted = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.revert", [{"uri": uri, "line": 5, "character": 0}]))
+    assert reverted["applied"] is True
+    back = r.edits[-1].edit.document_changes[0]  # type: ignore[index]
+    assert isinstance(back, lsp.TextDocumentEdit) and back.text_document.version == 2
+    assert apply_text_edits(new_text, back.edits) == SORT  # type: ignore[arg-type]
 
 
 async def test_preview_mode_marks_the_edit_for_confirmation(client: LanguageClient,
