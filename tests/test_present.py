@@ -41,3 +41,19 @@ def test_speedup_phrases() -> None:
     assert speedup_phrase(omp) == "1.95× faster (95% CI 1.92–1.99, 2 threads; 1-thread 1.00×)"
     noisy = Verdict(verdict="noisy", message="", speedup=1.4, ci95=(0.5, 3.0))
     assert "×" not in speedup_phrase(noisy)  # no number when it could not be measured
+
+
+def test_the_report_shows_candidate_notes_and_the_headers_it_adds() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.outcome import Outcome, Trial
+    from perfpilot.engine.present import report_markdown
+    from perfpilot.strategy import Candidate
+
+    site = function_by_name("void f(int* a, int n) { }\n", "cpp", "f")
+    cand = Candidate("void f(int* a, int n) { std::sort(a, a + n); }", (), "remote",
+                     notes=("model m", "adds #include <algorithm>", "a <b> note"),
+                     includes=("<algorithm>",))
+    md = report_markdown(Outcome(site, Plan((), "builtin"), (Trial(cand),), (), 0,
+                                 "unmeasured", "1 candidate(s), not measured"))
+    assert "- adds \\#include \\<algorithm\\>" in md and "- a \\<b\\> note" in md
+    assert "```cpp\n#include <algorithm>\nvoid f(int* a, int n) { std::sort" in md

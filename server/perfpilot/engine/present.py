@@ -157,6 +157,7 @@ def report_markdown(outcome: Outcome) -> str:
         out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}", ""]
         cats = ", ".join(s.category.name for s in t.candidate.strategies) or "–"
         out.append(f"Strategies: {cats}")
+        out += [f"- {escape_md(note)}" for note in t.candidate.notes]
         if t.verdict is not None:
             out += ["", f"**{escape_md(speedup_phrase(t.verdict))}**", "",
                     measurement_table(t.verdict)]
@@ -164,7 +165,8 @@ def report_markdown(outcome: Outcome) -> str:
                 out += ["", "Validation: " + escape_md(t.verdict.validation_detail)]
             if t.verdict.verdict == "build-failed" and t.verdict.build_log:
                 out += ["", "```text", t.verdict.build_log[-3000:].replace("```", "ʼʼʼ"), "```"]
-        out += ["", "```cpp", t.candidate.code.rstrip().replace("```", "ʼʼʼ"), "```"]
+        code = "".join(f"#include {h}\n" for h in t.candidate.includes) + t.candidate.code
+        out += ["", "```cpp", code.rstrip().replace("```", "ʼʼʼ"), "```"]
     for r in outcome.rejected:
         out.append(f"- rejected ({escape_md(r.backend)}): {escape_md(r.reason)}")
     return "\n".join(out) + "\n"
