@@ -213,3 +213,20 @@ def test_global_loop_variables_are_not_privatized() -> None:
           "void b(int n) { for (int k = 0; k < n; ++k) { t = k; x[k] = t; } }\n"
     assert "used after" in outer_of(src, "a").reason
     assert "used after" in outer_of(src, "b").reason
+
+
+def test_the_function_is_walked_for_declarations_once_however_many_loops(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Walking the whole function again for every loop made a 5,000-line function with 486
+    # loops take minutes to rewrite.
+    import perfpilot.code.loops as loops_module
+
+    body = "\n".join(f"  for (int i{k} = 0; i{k} < n; ++i{k}) x[i{k}] += {k};" for k in range(60))
+    site = function_by_name(f"void many(double* x, int n) {{\n{body}\n}}\n", "cpp", "many")
+    calls: list[int] = []
+    real = loops_module.declared_types
+    monkeypatch.setattr(loops_module, "declared_types",
+                        lambda node: calls.append(1) or real(node))
+    loops = function_loops(site)
+    assert len(loops) == 60 and all(lp.independent for lp in loops)
+    assert len(calls) <= 2

@@ -914,13 +914,12 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
 
 
 def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
-                     f: _Body) -> tuple[CallSite, ...]:
+                     f: _Body, own_names: frozenset[str]) -> tuple[CallSite, ...]:
     cond = node.child_by_field_name("condition")
     if cond is None:
         return ()
     out: list[CallSite] = []
     body_calls = [c for c, _ in f.calls]
-    own_names = set(declared_types(_enclosing_function(node)))
     unknown_free = [c for c in body_calls if c.method is None and
                     _plain_callee(c.callee) not in PURE_FUNCTIONS]
     for n in walk_all(cond):
@@ -1007,15 +1006,22 @@ def _appends(body: Node) -> tuple[str, ...]:
 
 
 def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
-                 types: dict[str, VarType | None] | None = None) -> LoopFacts:
-    """The facts of one loop node (any of ``LOOP_TYPES``), with its nested loops."""
+                 types: dict[str, VarType | None] | None = None,
+                 own_names: frozenset[str] | None = None) -> LoopFacts:
+    """The facts of one loop node (any of ``LOOP_TYPES``), with its nested loops.
+
+    ``own_names``: the names the enclosing function declares (computed when not given; pass
+    them when analysing many loops of one function, since finding them walks all of it).
+    """
+    if own_names is None:
+        own_names = frozenset(declared_types(_enclosing_function(node)))
     if types is None:
         types = declared_types(_enclosing_function(node))
     kind = _KIND.get(node.type, node.type)
     body = node.child_by_field_name("body")
     if body is None:
         body = node
-    children = tuple(analyze_loop(c, line_base, depth + 1, types)
+    children = tuple(analyze_loop(c, line_base, depth + 1, types, own_names)
                      for c in _direct_loops(body)) if body is not node else ()
     f = _collect(node, body)
     reads = frozenset(_identifiers(body))
@@ -1058,7 +1064,8 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
         reductions=reductions if independent else (), private_vars=private if independent else (),
         locals=locals_, reads=reads, writes=writes,
         element_accesses=tuple(a for a, _ in f.element), calls=calls,
-        invariant_calls=_invariant_calls(node, body, types, f) if node.type == "for_statement"
+        invariant_calls=_invariant_calls(node, body, types, f, own_names)
+        if node.type == "for_statement"
         else (),
         appends=_appends(body), has_io=f.has_io, children=children,
     )
@@ -1102,10 +1109,12 @@ def find_loops(root: Node, line_base: int = 0,
     ``types`` maps variable names to declared types; by default those declared in the
     enclosing function.
     """
+    fn = root if root.type == "function_definition" else _enclosing_function(root)
+    own = declared_types(fn)
     if types is None:
-        fn = root if root.type == "function_definition" else _enclosing_function(root)
-        types = declared_types(fn)
-    return tuple(analyze_loop(n, line_base, 0, types) for n in _direct_loops(root))
+        types = own
+    return tuple(analyze_loop(n, line_base, 0, types, frozenset(own))
+                 for n in _direct_loops(root))
 
 
 def all_loops(loops: tuple[LoopFacts, ...]) -> Iterator[LoopFacts]:

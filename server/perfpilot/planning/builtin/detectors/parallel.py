@@ -63,6 +63,11 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     if not facts.loops:
         return
     types = _types(facts)
+    # The function's own names (parameters and locals), for the loop analysis.
+    own = frozenset({p.name for p in facts.site.params}
+                    | {v.name for d in facts.nodes("declaration") for v in facts.local_vars(d)}
+                    | {declarator_name(r.child_by_field_name("declarator")) or ""
+                       for r in facts.nodes("for_range_loop")})
     forest: list[LoopFacts] = []
     analysed = 0
     analysed_bytes = 0
@@ -81,7 +86,7 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             break
         analysed += size
         analysed_bytes += nbytes
-        forest.append(analyze_loop(loop.node, 0, 0, types))
+        forest.append(analyze_loop(loop.node, 0, 0, types, own))
     covered: list[LoopFacts] = []
     for lp in all_loops(tuple(forest)):
         if not (lp.independent and lp.counted):
