@@ -132,6 +132,7 @@ int common(const std::vector<int>& a, const std::vector<int>& b) {
     int k = 0, missing = 0;
     for (int x : a) {
         if (std::find(b.begin(), b.end(), x) != b.end()) ++k;
+        k += !b.empty() && b[0] > x;  // reading an element is fine
         for (std::size_t j = 0; j < 2; ++j)
             if (std::find(b.begin(), b.end(), x + (int)j) == b.end()) ++missing;
     }
@@ -371,6 +372,8 @@ NEGATIVE = [
     ("string-concat-loop", "std::string wrap(std::string s, int n) { for (int i = 0; i < n; ++i) s = \"<\" + s; return s; }", "wrap", ""),
     ("string-concat-loop", "void grow(std::string& s, std::string (*f)(std::string&)) { for (int i = 0; i < 3; ++i) s = s + f(s); }", "grow", "reads 's'"),
     ("linear-search-in-loop", "int grow(const std::vector<int>& a, std::vector<int>& b) { int k = 0; for (int x : a) { if (std::find(b.begin(), b.end(), x) == b.end()) b.push_back(x); else ++k; } return k; }", "grow", "push_back"),
+    ("linear-search-in-loop", "int poke(std::vector<int>& b, const std::vector<int>& a) { int k = 0; for (int x : a) { k += std::find(b.begin(), b.end(), x) != b.end(); b[0] = x; } return k; }", "poke", "may be 'b'"),
+    ("linear-search-in-loop", "void bump(int& r); int ref(std::vector<int>& b, const std::vector<int>& a) { int k = 0; for (int x : a) { k += std::find(b.begin(), b.end(), x) != b.end(); bump(b[0]); } return k; }", "ref", "other than through read-only"),
     ("linear-search-in-loop", "int fl(const std::vector<double>& a, const std::vector<double>& b) { int k = 0; for (double x : a) k += std::find(b.begin(), b.end(), x) != b.end(); return k; }", "fl", "not integers or strings"),
     ("linear-search-in-loop", "int wide(const std::vector<long>& a, const std::vector<int>& b) { int k = 0; for (long x : a) k += std::find(b.begin(), b.end(), x) != b.end(); return k; }", "wide", "element type"),
     ("linear-search-in-loop", "int alias(std::vector<int>& a, const std::vector<int>& b) { int k = 0; for (std::size_t i = 0; i < a.size(); ++i) { k += std::find(b.begin(), b.end(), a[i]) != b.end(); a[i] = 0; } return k; }", "alias", "may be 'b'"),

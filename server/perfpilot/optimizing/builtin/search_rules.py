@@ -135,6 +135,10 @@ def _changes_in_loop(loop: Node, b: str, b_type: VarType,
     for n in walk_all(loop):
         if n.type == "identifier" and node_text(n) == b:
             parent = n.parent
+            if parent is not None and parent.type == "subscript_expression" and \
+                    parent.parent is not None and \
+                    parent.parent.type not in ("argument_list", "pointer_expression"):
+                continue  # b[k] read (a store to it is an assignment, caught below)
             field = parent.child_by_field_name("field") \
                 if parent is not None and parent.type == "field_expression" else None
             if field is None or node_text(field) not in READONLY_METHODS:
