@@ -230,3 +230,17 @@ def test_the_function_is_walked_for_declarations_once_however_many_loops(
     loops = function_loops(site)
     assert len(loops) == 60 and all(lp.independent for lp in loops)
     assert len(calls) <= 2
+
+
+def test_a_local_constructed_from_variables_is_a_variable_not_a_function() -> None:
+    from perfpilot.code.loops import declared_types
+    from perfpilot.code.parse import parse, walk_all
+
+    unit = ("void f(const std::vector<int>& jobs) { std::vector<int> q(jobs); "
+            "std::vector<int> g(Widget); }")
+    fn = next(n for n in walk_all(parse(unit, "cpp").root_node)
+              if n.type == "function_definition")
+    types = declared_types(fn)
+    q = types.get("q")
+    assert q is not None and q.base == "std::vector<int>"
+    assert "g" not in types  # Widget is no variable: a function declaration, as C++ reads it

@@ -201,6 +201,22 @@ void select_desc(long* a, int n) {
 }""", R("manual-sort"), R("manual-sort"), """
     { for (int n : {0, -4, 1, 2, 300}) { std::vector<long> a(n > 0 ? n : 1); for (std::size_t i = 0; i < a.size(); ++i) a[i] = (long)((i * 31) % 17) - 8;
       std::vector<long> b = a; orig::select_desc(a.data(), n); opt::select_desc(b.data(), n); check("select_desc", a == b); } }"""),
+    # A vector drained from the front: a head index, and q left as the loop left it.
+    Case("drain", """
+long drain(std::vector<int>& q, int stop_at) {
+    long total = 0;
+    while (!q.empty()) {
+        int job = q.front();
+        q.erase(q.begin());
+        if (job == stop_at) break;
+        if (job > 0 && job % 5 == 0) q.push_back(job / 5);
+        total += (long)job * (long)(q.size() + 1) + (q.empty() ? 7 : q[0] + q.back());
+    }
+    return total;
+}""", R("vector-front-op"), R("vector-front-op"), """
+    { for (int stop : {-1, 40}) { std::vector<int> a; for (int i = 0; i < 300; ++i) a.push_back((i * 37) % 101);
+      std::vector<int> b = a; long ra = orig::drain(a, stop), rb = opt::drain(b, stop);
+      check("drain", ra == rb && a == b); } }"""),
     Case("squares", """
 std::vector<long> squares(int n) {
     std::vector<long> v;
@@ -387,6 +403,9 @@ NEGATIVE = [
     ("manual-sort", "void short_pass(std::vector<int>& v) { for (std::size_t i = 0; i < 3; ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) std::swap(v[j], v[j + 1]); }", "short_pass", ""),
     ("manual-sort", "void half(std::vector<int>& v) { for (std::size_t i = 0; i < v.size(); ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) v[j] = v[j + 1]; }", "half", ""),
     ("manual-sort", "int counted(std::vector<int>& v) { int k = 0; for (std::size_t i = 0; i < v.size(); ++i) for (std::size_t j = 0; j + 1 < v.size() - i; ++j) if (v[j] > v[j + 1]) { std::swap(v[j], v[j + 1]); ++k; } return k; }", "counted", ""),
+    ("vector-front-op", "long it(std::vector<int>& q) { long t = 0; while (!q.empty()) { q.erase(q.begin()); for (int x : q) t += x; } return t; }", "it", "head index cannot follow"),
+    ("vector-front-op", "long mid(std::vector<int>& q) { long t = 0; while (!q.empty()) { t += q.front(); q.erase(q.begin() + 1); } return t; }", "mid", ""),
+    ("vector-front-op", "void pass(std::vector<int>& q, void (*f)(std::vector<int>&)) { while (!q.empty()) { q.erase(q.begin()); f(q); } }", "pass", "head index cannot follow"),
     ("reserve", "void fill(std::vector<int>& v, int n) { for (int i = 0; i < n; ++i) v.push_back(i); }", "fill", ""),
     ("reserve", "std::vector<int> some(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) { if (i > 3) break; v.push_back(i); } return v; }", "some", ""),
     ("reserve", "std::vector<int> evens(int n) { std::vector<int> v; for (int i = 0; i < n; ++i) if (i % 2 == 0) v.push_back(i); return v; }", "evens", ""),

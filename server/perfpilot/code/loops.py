@@ -291,6 +291,9 @@ def declared_types(root: Node) -> dict[str, VarType | None]:
                 if n.field_name_for_child(i) != "declarator":
                     continue
                 name, vt = _declarator_type(child, base, const)
+                local = _constructed_local(n, child, out)
+                if name is None and local is not None:
+                    name, vt = local, VarType(" ".join(base.split()), const=const)
                 if name is None:
                     continue
                 if name in out and out[name] != vt:
@@ -304,6 +307,25 @@ def declared_types(root: Node) -> dict[str, VarType | None]:
                 if name is not None:
                     out[name] = None
     return out
+
+
+def _constructed_local(decl: Node, declarator: Node,
+                       variables: dict[str, VarType | None]) -> str | None:
+    """The name of ``std::vector<int> q(jobs);`` in a block, which parses like a function
+    declaration: when its "parameters" are all names of ``variables``, it is an object
+    constructed from them."""
+    if decl.type != "declaration" or decl.parent is None or \
+            decl.parent.type != "compound_statement" or declarator.type != "function_declarator":
+        return None
+    name = declarator.child_by_field_name("declarator")
+    params = declarator.child_by_field_name("parameters")
+    if name is None or name.type != "identifier" or params is None or \
+            not params.named_child_count or not all(
+                p is not None and p.type == "parameter_declaration"
+                and p.child_by_field_name("declarator") is None and node_text(p) in variables
+                for p in params.named_children):
+        return None
+    return node_text(name)
 
 
 def _declarator_type(decl: Node, base: str, const: bool) -> tuple[str | None, VarType]:

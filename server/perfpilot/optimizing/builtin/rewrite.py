@@ -16,6 +16,7 @@ from perfpilot.optimizing.builtin.loop_rules import (
     openmp_rule,
     reserve_rule,
 )
+from perfpilot.optimizing.builtin.queue_rules import queue_rule
 from perfpilot.optimizing.builtin.reuse_rules import hoist_container_rule
 from perfpilot.optimizing.builtin.search_rules import linear_search_rule
 from perfpilot.optimizing.builtin.sort_rules import manual_sort_rule
@@ -40,7 +41,8 @@ PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (
      (frozenset({"fast-io"}), fast_io_rule),
      (frozenset({"const-ref-param"}), const_ref_rule),
      (frozenset({"string-concat-loop"}), string_append_rule),
-     (frozenset({"manual-sort"}), manual_sort_rule)),
+     (frozenset({"manual-sort"}), manual_sort_rule),
+     (frozenset({"vector-front-op"}), queue_rule)),
     ((frozenset({"hoist-invariant-call"}), hoist_rule),
      (frozenset({"reserve"}), reserve_rule),
      (frozenset({"linear-search-in-loop"}), linear_search_rule),

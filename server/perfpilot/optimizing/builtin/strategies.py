@@ -20,6 +20,7 @@ RULE_CATEGORY: dict[str, int] = {
     "linear-search-in-loop": 1,
     "hoist-container": 14,
     "manual-sort": 15,
+    "vector-front-op": 2,
 }
 
 
