@@ -68,30 +68,10 @@ def restrict_alias(facts: FunctionFacts) -> Iterator[Finding]:
 def simd_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """An innermost loop that sums floating-point values: not vectorized without reassociation."""
     for loop in facts.loops:
-        if not loop.innermost or not loop.counted or loop.body is None:
+        acc = _fp_accumulator(facts, loop)
+        if acc is None:
             continue
-        stmts = statements(loop.body)
-        if not stmts or any(s.type not in ("expression_statement", "declaration") for s in stmts):
-            continue
-        if any(callee(c) not in _MATH or receiver(c) is not None
-               for c in facts.nodes("call_expression", loop.body)):
-            continue
-        accs: list[tuple[str, str]] = []
-        for a in facts.nodes("assignment_expression", loop.body):
-            op = operator(a)
-            left = a.child_by_field_name("left")
-            if left is None or left.type != "identifier" or op not in ("+=", "*=", "-="):
-                continue
-            v = facts.var(text(left))
-            if v is None or not v.is_float or v.pointer or v.array or \
-                    v.name in facts.declared_in(loop.node):
-                continue
-            if loop.var not in identifiers(a.child_by_field_name("right")):
-                continue
-            accs.append((text(left), "*" if op == "*=" else "+"))
-        if not accs:
-            continue
-        var, op = accs[0]
+        var, op = acc
         yield make_finding(
             "simd-loop",
             f"{loop_phrase(loop)} accumulates into the floating-point `{var}` "
