@@ -24,12 +24,19 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from perfpilot.code.nul_stores import stores_no_nul
-from perfpilot.code.parse import int_literal, mutations, node_text, parse, unparen, walk_all
+from perfpilot.code.parse import (
+    LOOP_TYPES,
+    int_literal,
+    mutations,
+    node_text,
+    parse,
+    unparen,
+    walk_all,
+)
 from perfpilot.code.site import FunctionSite, Language
 
 Node = tree_sitter.Node
 
-LOOP_TYPES = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 _KIND = {"for_statement": "for", "while_statement": "while", "do_statement": "do",
          "for_range_loop": "range-for"}
 

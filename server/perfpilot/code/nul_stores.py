@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from perfpilot.code.parse import int_literal, mutations, node_text, unparen
+from perfpilot.code.parse import LOOP_TYPES, int_literal, mutations, node_text, unparen, unwrap
 
 Interval = tuple[int, int]
 
 _CHAR = (-128, 255)  # whatever a char holds, signed or not
-_LOOPS = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 _CASE_MAPS = {"toupper", "tolower", "std::toupper", "std::tolower"}
 _CLASSES = {"islower": (ord("a"), ord("z")), "isupper": (ord("A"), ord("Z")),
             "isdigit": (ord("0"), ord("9"))}
@@ -170,12 +169,10 @@ def _guards(store: Node, stop: Node) -> list[Node]:
     the store runs: a loop in between ends the search."""
     out: list[Node] = []
     child, node = store, store.parent
-    while node is not None and node.type not in _LOOPS:
+    while node is not None and node.type not in LOOP_TYPES:
         if node.type == "if_statement" and node.child_by_field_name("consequence") == child:
-            cond = node.child_by_field_name("condition")
-            # The C++ grammar wraps the condition in a condition_clause (its "value").
-            if cond is not None and cond.type == "condition_clause":
-                cond = cond.child_by_field_name("value")
+            # C++ wraps the condition in a condition_clause, C in parentheses.
+            cond = unwrap(node.child_by_field_name("condition"))
             if cond is not None:
                 out.append(cond)
         if node == stop:

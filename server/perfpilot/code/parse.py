@@ -12,6 +12,9 @@ import tree_sitter_cpp
 
 from perfpilot.code.site import Language
 
+# Statements that repeat their body.
+LOOP_TYPES = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+
 _C_EXTENSIONS = {".c"}
 _CPP_EXTENSIONS = {
     ".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h", ".ipp", ".tpp", ".inl",
@@ -105,3 +108,24 @@ def int_literal(node: tree_sitter.Node) -> int | None:
         return int(node_text(node).rstrip("uUlL"), 0)
     except ValueError:
         return None
+
+
+def unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The expression inside ``condition_clause`` / parentheses (C and C++ differ here)."""
+    while node is not None and node.type in ("condition_clause", "parenthesized_expression"):
+        inner = node.child_by_field_name("value")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type != "comment"), None)
+        if inner is None:
+            return node
+        node = inner
+    return node
+
+
+def statements(body: tree_sitter.Node | None) -> list[tree_sitter.Node]:
+    """The statements of a loop or branch body (a lone statement counts as a list of one)."""
+    if body is None:
+        return []
+    if body.type == "compound_statement":
+        return [c for c in body.named_children if c.type != "comment"]
+    return [body]

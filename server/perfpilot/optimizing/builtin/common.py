@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.loops import LOOP_TYPES, LoopFacts, VarType
-from perfpilot.code.parse import node_text
+from perfpilot.code.loops import LoopFacts, VarType
+from perfpilot.code.parse import LOOP_TYPES, node_text
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.optimizing.builtin.edits import Edit
 
@@ -57,7 +57,7 @@ class RuleInput:
             row = node_or_byte.start_point[0]
         return self.site.start_line + row + 1
 
-    def node_at(self, start: int, end: int, types: set[str] | None = None) -> Node | None:
+    def node_at(self, start: int, end: int, types: Set[str] | None = None) -> Node | None:
         """The node spanning exactly ``[start, end)`` (of one of ``types`` when given)."""
         node: Node | None = self.function.descendant_for_byte_range(start, end)
         while node is not None:

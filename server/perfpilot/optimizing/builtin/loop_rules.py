@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import (
-    LOOP_TYPES,
-    LoopFacts,
-    all_loops,
-    check_independent,
-)
-from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.loops import LoopFacts, all_loops, check_independent
+from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
     Node,

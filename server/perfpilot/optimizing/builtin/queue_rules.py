@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
     Node,
@@ -91,8 +91,8 @@ def queue_rule(inp: RuleInput) -> RuleOutput:
         if vt is None or vt.pointer or vt.array or not _VECTOR.match(
                 " ".join(vt.base.replace("const", "").split())):
             continue
-        stmts = [c for c in body.named_children if c is not None and c.type != "comment"]
-        erase = next((s for s in stmts[:2] if _squash(s) == f"{q}.erase({q}.begin());"), None)
+        erase = next((s for s in statements(body)[:2]
+                      if _squash(s) == f"{q}.erase({q}.begin());"), None)
         if erase is None:
             continue
         line = inp.line_of(loop)

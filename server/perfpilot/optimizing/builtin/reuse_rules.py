@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import LOOP_TYPES, node_text, parse, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
     Node,
@@ -31,7 +31,6 @@ from perfpilot.optimizing.builtin.edits import Edit
 RULE = "hoist-container"
 _CONTAINER = re.compile(r"^(std::)?(vector\s*<.+>|string|wstring)$")
 _STREAM = re.compile(r"^(std::)?ostringstream$")
-_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 # Stream manipulators change formatting state that outlives the statement (or may: setw).
 _MANIPULATORS = {
     "hex", "dec", "oct", "fixed", "scientific", "hexfloat", "defaultfloat", "boolalpha",
@@ -144,7 +143,7 @@ def hoist_container_rule(inp: RuleInput) -> RuleOutput:
         body = decl.parent
         loop = body.parent if body is not None else None
         if body is None or loop is None or body.type != "compound_statement" or \
-                loop.type not in _LOOPS or loop.child_by_field_name("body") != body:
+                loop.type not in LOOP_TYPES or loop.child_by_field_name("body") != body:
             continue
         type_node = decl.child_by_field_name("type")
         name = _declared_name(decl)

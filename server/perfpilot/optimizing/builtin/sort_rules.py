@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.loops import VarType
-from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.optimizing.builtin.common import Change, Node, RuleInput, RuleOutput
 from perfpilot.optimizing.builtin.edits import Edit
 
@@ -27,14 +27,6 @@ _TIGHT = re.compile(r"\s*([=\[\](){};,<>+\-*!&|])\s*")
 def _norm(node: Node | None) -> str:
     """Text with spaces removed around operators and brackets (kept between words)."""
     return _TIGHT.sub(r"\1", " ".join(node_text(node).split())) if node is not None else ""
-
-
-def _statements(node: Node | None) -> list[Node]:
-    if node is None:
-        return []
-    if node.type == "compound_statement":
-        return [c for c in node.named_children if c is not None and c.type != "comment"]
-    return [node]
 
 
 def _counted(node: Node) -> tuple[str, str, str, Node] | None:
@@ -88,7 +80,7 @@ def _swap(stmts: list[Node], a: str, x: str, y: str) -> bool:
 def _compare(if_stmt: Node, x: str, y: str) -> tuple[str, bool] | None:
     """``(a, True)`` when the ``if`` tests ``a[x] > a[y]`` (or ``a[y] < a[x]``), ``(a, False)``
     for ``a[x] < a[y]`` (or ``a[y] > a[x]``)."""
-    test = _norm(if_stmt.child_by_field_name("condition")).removeprefix("(").removesuffix(")")
+    test = _norm(unwrap(if_stmt.child_by_field_name("condition")))
     m = re.fullmatch(r"(\w+)\[([^\]]+)\]([<>])(\w+)\[([^\]]+)\]", test)
     if m is None or m.group(1) != m.group(4):
         return None
@@ -105,12 +97,12 @@ def _bubble(loop: Node) -> tuple[str, str, str] | None:
     if outer is None or outer[1] != "0":
         return None
     i, _start, cond, body = outer
-    stmts = _statements(body)
+    stmts = statements(body)
     inner = _counted(stmts[0]) if len(stmts) == 1 else None
     if inner is None or inner[1] != "0":
         return None
     j, _start2, cond2, body2 = inner
-    ifs = _statements(body2)
+    ifs = statements(body2)
     if len(ifs) != 1 or ifs[0].type != "if_statement" or \
             ifs[0].child_by_field_name("alternative") is not None:
         return None
@@ -119,7 +111,7 @@ def _bubble(loop: Node) -> tuple[str, str, str] | None:
         return None
     a, bigger_first = found
     order = "ascending" if bigger_first else "descending"
-    if not _swap(_statements(ifs[0].child_by_field_name("consequence")), a, j, f"{j}+1"):
+    if not _swap(statements(ifs[0].child_by_field_name("consequence")), a, j, f"{j}+1"):
         return None
     for n in _bounds(cond, i):
         if cond2 in (f"{j}<{n}-{i}-1", f"{j}<{n}-1-{i}", f"{j}+1<{n}-{i}", f"{j}<{n}-1",
@@ -134,7 +126,7 @@ def _selection(loop: Node) -> tuple[str, str, str] | None:
     if outer is None or outer[1] != "0":
         return None
     i, _start, cond, body = outer
-    stmts = _statements(body)
+    stmts = statements(body)
     if len(stmts) not in (3, 5) or stmts[0].type != "declaration":
         return None
     m0 = re.fullmatch(rf"(?:[\w:<> ]+ )(\w+)={i};", _norm(stmts[0]))
@@ -142,7 +134,7 @@ def _selection(loop: Node) -> tuple[str, str, str] | None:
     if m0 is None or inner is None or inner[1] != f"{i}+1":
         return None
     mi, (j, _start2, cond2, body2) = m0.group(1), inner
-    pick = _statements(body2)
+    pick = statements(body2)
     if len(pick) != 1 or pick[0].type != "if_statement" or \
             pick[0].child_by_field_name("alternative") is not None or \
             _norm(pick[0].child_by_field_name("consequence")).strip("{}") != f"{mi}={j};":
@@ -155,9 +147,9 @@ def _selection(loop: Node) -> tuple[str, str, str] | None:
     swap = stmts[2:]
     if len(swap) == 1 and swap[0].type == "if_statement" and \
             swap[0].child_by_field_name("alternative") is None and \
-            _norm(swap[0].child_by_field_name("condition")).strip("()") in (
+            _norm(unwrap(swap[0].child_by_field_name("condition"))) in (
                 f"{mi}!={i}", f"{i}!={mi}"):
-        swap = _statements(swap[0].child_by_field_name("consequence"))
+        swap = statements(swap[0].child_by_field_name("consequence"))
     if not _swap(swap, a, i, mi):
         return None
     for n in _bounds(cond, i):

@@ -16,10 +16,9 @@ from functools import cache
 
 import tree_sitter
 
-from perfpilot.code.parse import grammar
+from perfpilot.code.parse import LOOP_TYPES, grammar, unwrap
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.planning.builtin.syntax import (
-    LOOP_TYPES,
     Node,
     arguments,
     callee,
@@ -30,7 +29,6 @@ from perfpilot.planning.builtin.syntax import (
     receiver,
     root_name,
     text,
-    unwrap,
     walk,
 )
 

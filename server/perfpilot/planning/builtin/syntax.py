@@ -10,11 +10,10 @@ from collections.abc import Iterator
 
 import tree_sitter
 
-from perfpilot.code.parse import inner_declarator, node_text
+from perfpilot.code.parse import inner_declarator, node_text, unwrap
 
 Node = tree_sitter.Node
 
-LOOP_TYPES = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 # Wrappers that do not change which variable an lvalue refers to.
 _LVALUE_WRAPPERS = frozenset({
     "subscript_expression", "field_expression", "pointer_expression",
@@ -30,18 +29,6 @@ def text(node: Node | None) -> str:
 def line(node: Node) -> int:
     """1-based line of the node's first character in the translation unit."""
     return int(node.start_point[0]) + 1
-
-
-def unwrap(node: Node | None) -> Node | None:
-    """The expression inside ``condition_clause`` / parentheses (C and C++ differ here)."""
-    while node is not None and node.type in ("condition_clause", "parenthesized_expression"):
-        inner = node.child_by_field_name("value")
-        if inner is None:
-            inner = next((c for c in node.named_children if c.type != "comment"), None)
-        if inner is None:
-            return node
-        node = inner
-    return node
 
 
 def walk(node: Node) -> Iterator[Node]:
@@ -164,10 +151,3 @@ def declarator_name(decl: Node | None) -> str | None:
     return text(decl) if decl is not None else None
 
 
-def statements(body: Node | None) -> list[Node]:
-    """The statements of a loop or branch body (a lone statement counts as a list of one)."""
-    if body is None:
-        return []
-    if body.type == "compound_statement":
-        return [c for c in body.named_children if c.type != "comment"]
-    return [body]

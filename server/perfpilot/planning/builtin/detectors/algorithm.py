@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.parse import statements, unwrap
 from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, rng
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
@@ -16,9 +17,7 @@ from perfpilot.planning.builtin.syntax import (
     operator,
     receiver,
     root_name,
-    statements,
     text,
-    unwrap,
     walk,
 )
 

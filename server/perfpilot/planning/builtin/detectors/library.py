@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.parse import statements, unwrap
 from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, trip_count
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, make_finding
@@ -14,9 +15,7 @@ from perfpilot.planning.builtin.syntax import (
     number,
     operator,
     root_name,
-    statements,
     text,
-    unwrap,
 )
 
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array|deque|basic_string|string|valarray)\b")

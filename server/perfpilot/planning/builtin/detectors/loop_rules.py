@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.nul_stores import stores_no_nul
+from perfpilot.code.parse import statements, unwrap
 from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
@@ -18,9 +19,7 @@ from perfpilot.planning.builtin.syntax import (
     operator,
     receiver,
     root_name,
-    statements,
     text,
-    unwrap,
     walk,
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.parse import unwrap
 from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
 from perfpilot.planning.builtin.facts import FunctionFacts
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
@@ -18,7 +19,6 @@ from perfpilot.planning.builtin.syntax import (
     receiver,
     root_name,
     text,
-    unwrap,
 )
 
 _POW = frozenset({"pow", "powf", "powl"})

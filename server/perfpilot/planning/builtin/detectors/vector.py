@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.parse import statements
 from perfpilot.planning.builtin.detectors.common import ARITH, code, loop_phrase, rng
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
@@ -14,7 +15,6 @@ from perfpilot.planning.builtin.syntax import (
     operator,
     receiver,
     root_name,
-    statements,
     text,
 )
 
