@@ -105,6 +105,18 @@ async def make_faster(client: LanguageClient, uri: str, line: int, character: in
     return str(result["jobId"])
 
 
+async def finished_job(client: LanguageClient, recorder: Recorder, path: Path, text: str,
+                       line: int, character: int, *, version: int = 1,
+                       timeout: float = 300.0) -> tuple[str, str]:
+    """Write and open ``path``, run Make this faster at a position and wait for the job to
+    end; returns the document URI and the job id."""
+    path.write_text(text)
+    uri = open_doc(client, path, version=version)
+    job_id = await make_faster(client, uri, line, character)
+    await recorder.wait(lambda: recorder.job_done(job_id) is not None, timeout=timeout)
+    return uri, job_id
+
+
 def apply_text_edit(text: str, edit: lsp.TextEdit) -> str:
     """Apply one LSP edit (ASCII text: UTF-16 units equal characters here)."""
     return apply_text_edits(text, [edit])

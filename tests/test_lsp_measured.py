@@ -15,8 +15,7 @@ from lsp_support import (
     Recorder,
     apply_text_edit,
     apply_text_edits,
-    make_faster,
-    open_doc,
+    finished_job,
     vscode_capabilities,
 )
 
@@ -44,11 +43,7 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[La
 async def test_measured_edit_lens_hover_and_revert(client: LanguageClient,
                                                    tmp_path: Path) -> None:
     r: Recorder = client.recorder  # type: ignore[attr-defined]
-    path = tmp_path / "ends.cpp"
-    path.write_text(SOURCE)
-    uri = open_doc(client, path, version=3)
-    job_id = await make_faster(client, uri, 3, 4)
-    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
+    uri, _ = await finished_job(client, r, tmp_path / "ends.cpp", SOURCE, 3, 4, version=3)
     assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 3
@@ -97,11 +92,7 @@ void sort_values(std::vector<int>& v) {
 async def test_a_rewrite_adds_the_header_it_needs_and_revert_removes_it(
         client: LanguageClient, tmp_path: Path) -> None:
     r: Recorder = client.recorder  # type: ignore[attr-defined]
-    path = tmp_path / "sort.cpp"
-    path.write_text(SORT)
-    uri = open_doc(client, path, version=1)
-    job_id = await make_faster(client, uri, 4, 8)
-    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
+    uri, _ = await finished_job(client, r, tmp_path / "sort.cpp", SORT, 4, 8)
     assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 1
@@ -125,11 +116,7 @@ async def test_preview_mode_marks_the_edit_for_confirmation(client: LanguageClie
     r: Recorder = client.recorder  # type: ignore[attr-defined]
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
         {"perfpilot": {"applyMode": "preview", "runner": {"callgrind": False}}}))
-    path = tmp_path / "ends.cpp"
-    path.write_text(SOURCE)
-    uri = open_doc(client, path)
-    job_id = await make_faster(client, uri, 3, 4)
-    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
+    await finished_job(client, r, tmp_path / "ends.cpp", SOURCE, 3, 4)
     assert len(r.edits) == 1
     edit = r.edits[0].edit
     assert edit.change_annotations is not None
@@ -141,11 +128,7 @@ async def test_preview_mode_marks_the_edit_for_confirmation(client: LanguageClie
 async def test_changed_compile_database_re_measures_the_applied_rewrite(
         client: LanguageClient, tmp_path: Path) -> None:
     r: Recorder = client.recorder  # type: ignore[attr-defined]
-    path = tmp_path / "ends.cpp"
-    path.write_text(SOURCE)
-    uri = open_doc(client, path, version=1)
-    job_id = await make_faster(client, uri, 3, 4)
-    await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
+    uri, _ = await finished_job(client, r, tmp_path / "ends.cpp", SOURCE, 3, 4)
     assert len(r.edits) == 1
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     new_text = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[union-attr,arg-type]

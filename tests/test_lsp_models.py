@@ -21,8 +21,7 @@ from lsp_support import (
     SERVER_COMMAND,
     Recorder,
     apply_text_edit,
-    make_faster,
-    open_doc,
+    finished_job,
     vscode_capabilities,
 )
 from perfpilot.code.locate import function_by_name
@@ -121,11 +120,7 @@ async def client(lsp_client: LanguageClient, tmp_path: Path, trained_model: Path
 async def test_local_planner_and_remote_optimizer_make_a_measured_edit(
         client: LanguageClient, tmp_path: Path) -> None:
     r: Recorder = client.recorder  # type: ignore[attr-defined]
-    path = tmp_path / "ends.cpp"
-    path.write_text(SOURCE)
-    uri = open_doc(client, path, version=1)
-    job_id = await make_faster(client, uri, 3, 4)
-    await r.wait(lambda: r.job_done(job_id) is not None, timeout=240)
+    uri, job_id = await finished_job(client, r, tmp_path / "ends.cpp", SOURCE, 3, 4, timeout=240)
     final = r.job_done(job_id)
     assert final is not None and final["stage"] == "done", (
         r.jobs, [m.message for m in client.messages])
