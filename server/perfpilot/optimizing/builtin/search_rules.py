@@ -27,11 +27,6 @@ from perfpilot.optimizing.builtin.edits import Edit
 
 RULE = "linear-search-in-loop"
 _FIND = {"std::find", "find"}
-_INTEGRAL = {"char", "signed char", "unsigned char", "short", "unsigned short", "int",
-             "unsigned", "unsigned int", "long", "unsigned long", "long long",
-             "unsigned long long", "size_t", "std::size_t", "int8_t", "int16_t", "int32_t",
-             "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "std::int32_t",
-             "std::int64_t", "std::uint32_t", "std::uint64_t"}
 _STRING = {"std::string", "string"}
 _AT_LEAST_INT = {"int", "long", "long long", "unsigned", "unsigned int", "unsigned long",
                  "unsigned long long"}
@@ -53,7 +48,7 @@ def _element(vt: VarType | None) -> str | None:
     if m is None:
         return None
     elem = _norm(m.group(1))
-    return elem if elem in _INTEGRAL or elem in _STRING else None
+    return elem if VarType(elem).is_integral or elem in _STRING else None
 
 
 def _same(a: str, b: str) -> bool:
