@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import VarType
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.optimizing.builtin.common import Change, Node, RuleInput, RuleOutput
 from perfpilot.optimizing.builtin.edits import Edit
@@ -158,13 +157,6 @@ def _selection(loop: Node) -> tuple[str, str, str] | None:
     return None
 
 
-def _element_type(vt: VarType | None) -> VarType | None:
-    if vt is None:
-        return None
-    return VarType(vt.base.replace("const", "").strip()) if vt.pointer == 1 or vt.array \
-        else vt.element
-
-
 def manual_sort_rule(inp: RuleInput) -> RuleOutput:
     """Replace a recognised bubble or selection sort of integers with ``std::sort``."""
     changes: list[Change] = []
@@ -184,7 +176,7 @@ def manual_sort_rule(inp: RuleInput) -> RuleOutput:
         a, n, order = found
         line = inp.line_of(loop)
         vt = inp.types.get(a)
-        elem = _element_type(vt)
+        elem = vt.element if vt is not None else None
         if vt is None or elem is None or not elem.is_integral:
             notes.append(f"{RULE}: the {kind} sort at line {line} stays: '{a}' is not known "
                          "to hold integers (std::sort needs a strict weak order)")
