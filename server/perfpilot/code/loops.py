@@ -1155,9 +1155,13 @@ def all_loops(loops: tuple[LoopFacts, ...]) -> Iterator[LoopFacts]:
 
 def unit_types(unit_text: str, language: Language) -> dict[str, VarType | None]:
     """Types of the variables declared at the top level of a translation unit (globals)."""
-    tree = parse(unit_text, language)
+    return top_level_types(parse(unit_text, language).root_node)
+
+
+def top_level_types(unit: Node) -> dict[str, VarType | None]:
+    """``unit_types`` of an already parsed unit (its root node)."""
     out: dict[str, VarType | None] = {}
-    for child in tree.root_node.named_children:
+    for child in unit.named_children:
         if child.type == "declaration":
             out.update(declared_types(child))
     return out

@@ -38,6 +38,8 @@ class RuleInput:
     loops: tuple[LoopFacts, ...]
     types: Mapping[str, VarType | None]
     taken: frozenset[str]
+    unit: Node  # the root of the parsed translation unit (the original, unchanged)
+    unit_globals: Mapping[str, VarType | None]  # its top-level variables
 
     @property
     def language(self) -> Language:

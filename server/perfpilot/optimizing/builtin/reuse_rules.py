@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.parse import LOOP_TYPES, node_text, parse, walk_all
+from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
     Node,
@@ -136,7 +136,6 @@ def hoist_container_rule(inp: RuleInput) -> RuleOutput:
     """Declare per-iteration vectors, strings and string streams once, before their loop."""
     changes: list[Change] = []
     notes: list[str] = []
-    unit = parse(inp.site.unit_text, inp.language)
     for decl in walk_all(inp.function):
         if decl.type != "declaration":
             continue
@@ -156,7 +155,7 @@ def hoist_container_rule(inp: RuleInput) -> RuleOutput:
         line = inp.line_of(decl)
         if any(c.type in ("type_qualifier", "storage_class_specifier") for c in decl.children):
             continue  # const, static: not reassignable, or not per iteration at all
-        if _global_uses(unit.root_node, name) or \
+        if _global_uses(inp.unit, name) or \
                 _uses(inp.function, name, (body.start_byte, body.end_byte)):
             notes.append(f"{RULE}: '{name}' (line {line}) stays in the loop: the name is "
                          "used elsewhere too")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from perfpilot.code.loops import declared_types, find_loops, parse_function_node, unit_types
+from perfpilot.code.loops import declared_types, find_loops, parse_function_node, top_level_types
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
-from perfpilot.optimizing.builtin.common import Change, RuleInput, RuleOutput, identifiers
+from perfpilot.optimizing.builtin.common import Change, Node, RuleInput, RuleOutput, identifiers
 from perfpilot.optimizing.builtin.edits import apply_edits, overlaps
 from perfpilot.optimizing.builtin.loop_rules import (
     hoist_rule,
@@ -88,18 +88,25 @@ class RewriteResult:
         return tuple(dict.fromkeys(h for a in self.applied for h in a.includes))
 
 
-def rule_input(site: FunctionSite, text: str) -> RuleInput | None:
-    """Parse and analyse ``text`` (the function's current text); None when it has errors."""
+def rule_input(site: FunctionSite, text: str, unit: Node | None = None) -> RuleInput | None:
+    """Parse and analyse ``text`` (the function's current text); None when it has errors.
+
+    ``unit``: the unit's parsed root, when the caller has it (parsed here otherwise).
+    """
     tree = parse(text, site.language)
     if tree.root_node.has_error:
         return None
     fn = parse_function_node(tree.root_node)
     if fn.type != "function_definition":
         return None
-    types = {**unit_types(site.unit_text, site.language), **declared_types(fn)}
+    if unit is None:
+        unit = parse(site.unit_text, site.language).root_node
+    unit_globals = top_level_types(unit)
+    types = {**unit_globals, **declared_types(fn)}
     loops = find_loops(fn, line_base=site.start_line, types=types)
     return RuleInput(site=site, text=text, tree=tree, function=fn, loops=loops, types=types,
-                     taken=identifiers(site.unit_text) | identifiers(text))
+                     taken=identifiers(site.unit_text) | identifiers(text), unit=unit,
+                     unit_globals=unit_globals)
 
 
 def _select_changes(changes: Iterable[Change]) -> tuple[list[Change], list[Change]]:
@@ -130,11 +137,12 @@ def rewrite(site: FunctionSite, rules: Iterable[str] | None = None,
     if parse(text, site.language).root_node.has_error:
         return RewriteResult(text, (), ("the function does not parse cleanly; no rewrite",),
                              False)
+    unit = parse(site.unit_text, site.language).root_node  # once: phases change only the function
     for phase in (*PHASES, *extra_phases):
         active = [(ids, fn) for ids, fn in phase if ids & enabled]
         if not active:
             continue
-        inp = rule_input(site, text)
+        inp = rule_input(site, text, unit)
         if inp is None:
             notes.append("a rewrite left the function unparsable; later rules skipped")
             break

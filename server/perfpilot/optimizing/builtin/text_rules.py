@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import READONLY_METHODS, VarType, declared_types, unit_types
+from perfpilot.code.loops import READONLY_METHODS, VarType, declared_types
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
@@ -270,7 +270,7 @@ def const_ref_rule(inp: RuleInput) -> RuleOutput:
         if ident is not None:
             pnodes[node_text(ident)] = (pn, ident)
     own = set(declared_types(inp.function))
-    unit_globals = set(unit_types(site.unit_text, "cpp")) - own
+    unit_globals = set(inp.unit_globals) - own
     if _writes_globals(body, unit_globals):
         return changes, [f"const-ref-param: '{site.name}' writes variables it does not own, "
                          "which a caller could also pass as the parameter"]
