@@ -117,8 +117,10 @@ class Session:
     def _ended_unreported(self, job: Job) -> None:
         """A task cancelled before its first step never runs ``_run``, so nothing reported
         its end: report it here."""
-        if job.reported:
-            return
+        if not job.reported:
+            self._report_cancelled(job)
+
+    def _report_cancelled(self, job: Job) -> None:
         job.cancelled = True
         job.stage, job.message = "cancelled", "cancelled"
         job.reported = True
@@ -143,9 +145,8 @@ class Session:
             return
         log.warning("job %s did not stop within %.0f s of being cancelled", job.id,
                     self.cancel_grace_s)
-        job.stage, job.message = "cancelled", "cancelled"
-        job.given_up = job.reported = True
-        self._notify(self.on_done, job)
+        job.given_up = True
+        self._report_cancelled(job)
 
     async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
                    baseline_text: str | None) -> None:
