@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
@@ -198,3 +199,21 @@ def test_a_parallel_slowdown_stands_only_when_a_second_run_shows_it() -> None:
     assert any("confirmed" in n for n in confirmed.notes)
     busy = confirm_slowdown(slow, replace(fast, withheld="CPU pressure was 80%."), T)
     assert busy.withheld == "CPU pressure was 80%."
+
+
+def test_a_multi_thread_figure_is_withheld_under_pressure_or_steal() -> None:
+    from perfpilot.runner.stats import CpuSnapshot, gate_parallel
+
+    m = Measurement(speedup=1.9, ci95_low=1.85, ci95_high=1.95, pairs=30, dropped_pairs=0,
+                    threads=2, median_a_s=2e-3, median_b_s=1e-3)
+    before = CpuSnapshot(stall_us=0, steal_ticks=0, at=0.0)
+    quiet = CpuSnapshot(stall_us=10_000, steal_ticks=1, at=1.0)  # 1% stalled, 0.5% stolen
+    assert gate_parallel(m, before, quiet, T) == m
+    busy = replace(quiet, stall_us=400_000)
+    held = gate_parallel(m, before, busy, T)
+    assert classify(held, 0.03) == "noisy" and "CPU pressure was 40%" in held.withheld
+    cpus = os.cpu_count() or 1
+    stolen = replace(quiet, steal_ticks=10 * cpus)  # 10% of every CPU's second
+    assert "steal time" in gate_parallel(m, before, stolen, T).withheld
+    serial = replace(m, threads=1)
+    assert gate_parallel(serial, before, busy, T) == serial

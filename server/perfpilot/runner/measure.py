@@ -45,7 +45,7 @@ from perfpilot.runner.sandbox import (
     work_directory,
 )
 from perfpilot.runner.spec import Spec, find_spec, load_spec
-from perfpilot.runner.stats import CpuSnapshot, classify, read_psi, summarize
+from perfpilot.runner.stats import CpuSnapshot, classify, gate_parallel, read_psi, summarize
 from perfpilot.runner.toolchain import (
     Toolchain,
     ToolchainError,
@@ -268,23 +268,10 @@ async def _time_gated(job: _Job, threads: int) -> tuple[Measurement, Calibration
     other work held the cores meanwhile (run-queue waits of worker threads miss part of it)."""
     before = CpuSnapshot.now()
     timing = await _time(job, threads)
-    if isinstance(timing, Failure) or threads == 1:
+    if isinstance(timing, Failure):
         return timing
-    after = CpuSnapshot.now()
     measurement, calib = timing
-    pressure = after.pressure_since(before)
-    steal = after.steal_since(before, os.cpu_count() or 1)
-    why = ""
-    if pressure is not None and pressure >= job.tuning.parallel_pressure_gate:
-        why = (f"CPU pressure was {pressure:.0f}% during the {threads}-thread run: other work "
-               "held the cores the threads needed.")
-    elif steal is not None and steal >= job.tuning.parallel_steal_gate:
-        why = (f"The hypervisor gave {steal:.0f}% of the CPUs' time to other machines during "
-               f"the {threads}-thread run (steal time).")
-    if why:
-        measurement = replace(measurement, withheld=why,
-                              psi=pressure if pressure is not None else measurement.psi)
-    return measurement, calib
+    return gate_parallel(measurement, before, CpuSnapshot.now(), job.tuning), calib
 
 
 def confirm_slowdown(first: Measurement, repeat: Measurement, tuning: Tuning) -> Measurement:

@@ -33,7 +33,7 @@ from perfpilot.runner.sandbox import (
     work_directory,
 )
 from perfpilot.runner.spec import SPEC_FOLDER
-from perfpilot.runner.stats import read_psi, summarize
+from perfpilot.runner.stats import CpuSnapshot, gate_parallel, read_psi, summarize
 from perfpilot.runner.toolchain import ToolchainError, absolute_paths, make_toolchain
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 
@@ -194,6 +194,7 @@ async def _time_programs(sandbox: Sandbox, workdir: Path, names: list[str], pair
         if attempt:
             await asyncio.sleep(0.5)
         psi = read_psi()
+        before = CpuSnapshot.now()
         run = await run_sandboxed(sandbox, ["./launcher", "a/prog", "b/prog",
                                             f"pairs={pairs}", *names], workdir, ctx=ctx,
                                   env=env, timeout_s=settings.run_timeout_s * 2,
@@ -210,8 +211,9 @@ async def _time_programs(sandbox: Sandbox, workdir: Path, names: list[str], pair
             return replace(base, verdict="incorrect", validation_status="failed",
                            message=f"The {who} failed during timing "
                                    f"({failed or run.stderr.strip()[:200]}).")
-        m = summarize(pairs_of(timing), max(threads, 1), tuning, psi=psi)
-        if m.clean:
+        m = gate_parallel(summarize(pairs_of(timing), max(threads, 1), tuning, psi=psi),
+                          before, CpuSnapshot.now(), tuning)
+        if m.clean and not m.withheld:
             break
     assert m is not None  # the loop runs at least once
     return m, psi

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.runner.values import Measurement, Tuning
@@ -149,6 +150,26 @@ class CpuSnapshot:
             return None
         stolen_s = (self.steal_ticks - before.steal_ticks) / _USER_HZ
         return max(0.0, min(100.0, stolen_s / ((self.at - before.at) * max(cpus, 1)) * 100.0))
+
+
+def gate_parallel(m: Measurement, before: CpuSnapshot, after: CpuSnapshot,
+                  tuning: Tuning) -> Measurement:
+    """``m``, withheld when it ran on several threads while the machine's counters say that
+    other work held the cores (run-queue waits of worker threads miss part of that)."""
+    if m.threads <= 1:
+        return m
+    pressure = after.pressure_since(before)
+    steal = after.steal_since(before, os.cpu_count() or 1)
+    why = ""
+    if pressure is not None and pressure >= tuning.parallel_pressure_gate:
+        why = (f"CPU pressure was {pressure:.0f}% during the {m.threads}-thread run: other "
+               "work held the cores the threads needed.")
+    elif steal is not None and steal >= tuning.parallel_steal_gate:
+        why = (f"The hypervisor gave {steal:.0f}% of the CPUs' time to other machines during "
+               f"the {m.threads}-thread run (steal time).")
+    if not why:
+        return m
+    return replace(m, withheld=why, psi=pressure if pressure is not None else m.psi)
 
 
 def read_steal_ticks(path: Path = _STAT) -> int | None:
