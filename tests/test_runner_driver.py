@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.runner.build import install_headers
+from perfpilot.runner.channel import ChannelKey, Events, read_events, siphash24
 from perfpilot.runner.driver_run import LIB_A, LIB_B, layout_copies, pairs_of, parse_events
 from perfpilot.runner.entry import entry_source
 from perfpilot.runner.harness import harness_source
@@ -71,11 +73,50 @@ def test_timing_rotates_over_every_copy(workdir: Path) -> None:
     assert all(p.a_ns > 0 and p.b_ns > 0 for p in pairs_of(timing))
 
 
-def test_validation_agrees_across_copies(workdir: Path) -> None:
-    events = _driver(workdir, "validate", layout_copies(workdir, LIB_A, 2), LIB_B,
-                     "sizes=0,1,9")
-    assert [e["event"] for e in events if e["event"] in ("ok", "mismatch", "done")] == [
-        "ok", "ok", "ok", "done"]
+def test_check_runs_every_case_and_agrees(workdir: Path) -> None:
+    events = _driver(workdir, "check", layout_copies(workdir, LIB_A, 2), LIB_B,
+                     "sizes=0,1,9", "cases=0:1,1:1,4:2")
+    cases = [e for e in events if e["event"] == "case"]
+    assert [(c["profile"], c["seed"], c["status"]) for c in cases] == [
+        (0, 1, "ok"), (1, 1, "ok"), (4, 2, "ok")]
+    assert events[-1]["event"] == "done"
+
+
+def _tagged_run(w: Path, key: ChannelKey, *argv: str) -> tuple[str, str]:
+    """Run the driver with a channel pipe and a key; (channel text, stdout)."""
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(["./driver", *argv, f"channel={write_fd}"], cwd=w,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=False,
+                            pass_fds=(write_fd,))
+    os.close(write_fd)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(key.handshake())
+    proc.stdin.close()
+    with os.fdopen(read_fd, "rb") as f:
+        channel = f.read().decode()
+    out = proc.stdout.read().decode()
+    proc.wait(timeout=60)
+    return channel, out
+
+
+def test_channel_lines_are_tagged_and_verified(workdir: Path) -> None:
+    key = ChannelKey.fresh()
+    channel, out = _tagged_run(workdir, key, "check", LIB_A, LIB_B, "sizes=1", "cases=0:1")
+    assert out == ""  # nothing on stdout: events travel on the channel only
+    parsed = read_events(channel, key)
+    assert parsed.forged == 0
+    assert [e["event"] for e in parsed.events] == ["case", "done"]
+    # Another key (a forger's guess) verifies nothing, and a hand-written event is a forgery.
+    assert read_events(channel, ChannelKey.fresh()).forged == 2
+    fake = '{"event":"done","mac":"0123456789abcdef"}\n{"event":"timing","pairs":[]}\n'
+    assert read_events(fake, key) == Events((), 2)
+
+
+def test_siphash_matches_the_reference_vector() -> None:
+    # The SipHash paper's test vector: key 00..0f, message 00..0e.
+    k0 = int.from_bytes(bytes(range(8)), "little")
+    k1 = int.from_bytes(bytes(range(8, 16)), "little")
+    assert siphash24(k0, k1, bytes(range(15))) == 0xA129CA6149BE45E5
 
 
 def test_a_missing_copy_is_a_load_error_of_its_side(workdir: Path) -> None:

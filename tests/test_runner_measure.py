@@ -20,7 +20,9 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc
 
 # Small samples, and patience with a busy machine: more retries and more pairs to find clean ones.
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noisy_retries=2,
-              max_pairs_factor=6)
+              max_pairs_factor=6,
+              # Verification itself is tested in test_verification*.py: fewer cases here.
+              profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False)
 SETTINGS = RunnerSettings(pairs=16, callgrind=False, run_timeout_s=30.0, build_timeout_s=60.0)
 
 DUPS = """\
@@ -89,7 +91,7 @@ async def test_same_function_is_no_change() -> None:
     assert v.ci95 is not None and v.ci95[0] <= 1 <= v.ci95[1], v.ci95
     assert v.validation_status == "passed"
     assert v.input_mode == "harness"
-    assert stages[:3] == ["building", "validating", "timing"]
+    assert list(dict.fromkeys(stages))[:3] == ["building", "validating", "timing"]
 
 
 async def test_algorithmic_rewrite_is_faster() -> None:
@@ -177,7 +179,9 @@ async def test_candidate_crash_is_incorrect() -> None:
              "  return c;\n}")
     v = await verify_and_measure(site, crash, SETTINGS, JobContext(), tuning=FAST)
     assert v.verdict == "incorrect"
-    assert "SIGSEGV" in v.validation_detail and "size 7" in v.validation_detail
+    # Under the sanitizers the crash comes with their report (a null store, or a SEGV).
+    detail = v.validation_detail
+    assert ("SEGV" in detail or "null pointer" in detail) and "size 7" in detail, detail
 
 
 C_UNIT = """\
@@ -534,7 +538,8 @@ async def test_memory_bomb_candidate_fails_safely() -> None:
     v = await verify_and_measure(site, bomb, SETTINGS, JobContext(),
                                  tuning=replace(FAST, memory_mb=512))
     assert v.verdict == "incorrect"
-    assert "bad_alloc" in v.validation_detail
+    detail = v.validation_detail
+    assert "bad_alloc" in detail or "out of memory" in detail, detail
 
 
 async def test_counting_uses_x86_64_v3_builds_for_native_flags() -> None:
@@ -609,4 +614,4 @@ async def test_original_crashing_on_an_edge_size_skips_that_size() -> None:
     site = _site(unit, "first_max")
     v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
     assert v.validation_status == "passed", v.message
-    assert any("original crashes (SIGILL) at edge size 0" in n for n in v.notes), v.notes
+    assert any("original crashed (SIGILL) at size 0" in n for n in v.notes), v.notes

@@ -224,13 +224,16 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
         if outcome.best is not None and outcome.status == "unmeasured":
             print(f"\nCandidate {outcome.best + 1} is the proposal; it was not measured "
                   "(add --bench to verify and time it).")
+        elif outcome.best is not None and outcome.status == "weakly-verified":
+            print(f"\nCandidate {outcome.best + 1} was measured faster but only weakly "
+                  "verified; it is not written (review it, or add a bench spec).")
         elif outcome.best is not None:
             print(f"\nChosen: candidate {outcome.best + 1}, measured faster.")
         else:
             print(f"\n{outcome.message}")
     chosen = outcome.chosen
     if args.write:
-        if chosen is None:
+        if chosen is None or outcome.status == "weakly-verified":
             raise CliError(f"{path}: not written: {outcome.message}")
         path.write_text(splice(site, chosen.candidate.code, chosen.candidate.includes),
                         encoding="utf-8")

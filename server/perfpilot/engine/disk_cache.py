@@ -36,9 +36,10 @@ def _pair(value: Any) -> tuple[float, float] | None:
 
 def verdict_from_json(data: dict[str, Any]) -> Verdict:
     """Rebuild a Verdict from ``Verdict.to_json()`` output (detailed samples are not kept)."""
-    from perfpilot.runner.values import Verdict
+    from perfpilot.runner.values import Verdict, Verification
 
     validation = data.get("validation") or {}
+    checked = data.get("verification")
     return Verdict(
         verdict=str(data["verdict"]),
         message=str(data.get("message", "")),
@@ -61,6 +62,7 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
         psi=data.get("psi"),
         sandbox=str(data.get("sandbox", "")),
         notes=tuple(data.get("notes", ())),
+        verification=Verification.from_json(checked) if isinstance(checked, dict) else None,
     )
 
 

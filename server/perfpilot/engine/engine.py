@@ -250,6 +250,16 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
         v = trials[best[0]].verdict
         msg = v.message if v is not None else ""
         return Outcome(site, plan, trials, tuple(rejected), best[0], "improved", msg)
+    # Faster by the clock, but the inputs left behaviour of the original untested: offered for
+    # the user to decide, never applied on its own.
+    weak = [(i, _score(replace(t, verdict=replace(t.verdict, verdict="faster"))))
+            for i, t in enumerate(trials)
+            if t.verdict is not None and t.verdict.verdict == "weakly-verified"]
+    if weak:
+        index = max(weak, key=lambda x: x[1])[0]
+        v = trials[index].verdict
+        assert v is not None
+        return Outcome(site, plan, trials, tuple(rejected), index, "weakly-verified", v.message)
     words = ", ".join(t.verdict.verdict for t in trials if t.verdict is not None)
     return Outcome(site, plan, trials, tuple(rejected), None, "not-improved",
                    f"No candidate for {site.name} was measured faster ({words}); nothing applied")

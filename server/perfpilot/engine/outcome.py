@@ -25,7 +25,9 @@ class Trial:
 class Outcome:
     """The result of a job for one function.
 
-    ``status`` is one of: ``improved`` (a candidate was measured faster), ``unmeasured`` (a
+    ``status`` is one of: ``improved`` (a candidate was measured faster), ``weakly-verified``
+    (the best candidate was measured faster but its inputs left some behaviour of the original
+    untested: it is offered, never applied without the user's word), ``unmeasured`` (a
     candidate exists but the runner did not run), ``not-improved`` (every candidate was measured
     and none was faster), ``no-candidate`` (the optimizer produced nothing usable), ``planned``
     (plan-only job).

@@ -86,16 +86,33 @@ def speedup_phrase(v: Verdict) -> str:
     extra = ""
     if v.threads > 1 and v.serial_speedup is not None:
         extra = f"; 1-thread {v.serial_speedup:.2f}×"
-    word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change"}.get(
-        v.verdict, v.verdict)
+    word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change",
+            "weakly-verified": "faster, weakly verified"}.get(v.verdict, v.verdict)
     return f"{v.speedup:.2f}× {word} (95% CI {lo:.2f}–{hi:.2f}, {where}{extra})"
+
+
+def verification_phrase(v: Verdict) -> str:
+    """How the candidate was checked, in one short phrase (empty when it was not)."""
+    checked = v.verification
+    if checked is None:
+        return ""
+    phrase = checked.phrase()
+    if checked.weak:
+        phrase += f"; untested: {checked.survivors[0]}"
+    return phrase
 
 
 def lens_title(outcome: Outcome) -> str:
     """The code lens title for a finished job."""
     trial = outcome.chosen
     if trial is not None and trial.verdict is not None:
-        return f"⚡ {speedup_phrase(trial.verdict)}"
+        checked = trial.verdict.verification
+        how = ""
+        if checked is not None:
+            how = f" · checked on {checked.inputs} inputs"
+            if checked.mutants:
+                how += f", {checked.killed}/{checked.mutants} mutants caught"
+        return f"⚡ {speedup_phrase(trial.verdict)}{how}"
     if outcome.status == "unmeasured":
         return "PerfPilot: rewritten, not measured"
     if outcome.status == "no-candidate":
@@ -121,7 +138,8 @@ def measurement_table(v: Verdict) -> str:
          f"{v.instructions_ratio:.2f}×" if v.instructions_ratio else "–"),
         ("threads", str(v.threads)),
         ("1-thread speedup", f"{v.serial_speedup:.2f}×" if v.serial_speedup else "–"),
-        ("validation", f"{v.validation_status}"),
+        ("validation", f"{v.validation_status}"
+         + (f" ({verification_phrase(v)})" if v.verification is not None else "")),
         ("inputs", v.input_mode),
         ("compiler", v.compiler or "–"),
         ("flags", " ".join(v.flags) or "–"),

@@ -303,10 +303,14 @@ class PerfPilotServer(LanguageServer):
                       "Run Make this faster again.", lsp.MessageType.Warning)
             return
         mode = self.engine.settings.apply_mode
-        if mode == "ask":
+        weak = outcome.status == "weakly-verified"
+        if mode == "ask" or weak:
             measured = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
+            if weak and chosen.verdict is not None:
+                measured = chosen.verdict.message
             choice = await self.window_show_message_request_async(lsp.ShowMessageRequestParams(
-                lsp.MessageType.Info, f"PerfPilot: apply the rewrite of {name}? ({measured})",
+                lsp.MessageType.Warning if weak else lsp.MessageType.Info,
+                f"PerfPilot: apply the rewrite of {name}? ({measured})",
                 [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
             if choice is None or choice.title != "Apply":
                 self.tell(f"PerfPilot: rewrite of {name} discarded")

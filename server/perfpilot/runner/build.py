@@ -32,6 +32,21 @@ class Compiled:
     cached: bool = False
 
 
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "perfpilot"
+
+
+def cache_folder(name: str) -> Path | None:
+    """``$XDG_CACHE_HOME/perfpilot/<name>``, created private; None when it cannot be."""
+    path = _cache_root() / name
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    return path
+
+
 @dataclass(frozen=True)
 class BuildCache:
     """Build outputs keyed by everything that determines them (compiler, flags, sources).
@@ -46,8 +61,7 @@ class BuildCache:
     @classmethod
     def default(cls) -> BuildCache:
         """``$XDG_CACHE_HOME/perfpilot/builds`` (``~/.cache`` when unset)."""
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        return cls(Path(base) / "perfpilot" / "builds")
+        return cls(_cache_root() / "builds")
 
     def key(self, argv: list[str], workdir: Path, inputs: list[str]) -> str:
         """Hash of the command, the compiler binary's identity and the input files' bytes."""
@@ -149,15 +163,16 @@ async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
 async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_text: str,
                          *, timeout_s: float, ctx: JobContext, extra: tuple[str, ...] = (),
                          cache: BuildCache | None = None,
-                         unprivileged: bool = False) -> Compiled:
-    """Compile the bench (generated or from a spec) with the driver into ``driver``."""
-    (workdir / "bench_main.cpp").write_text(
+                         unprivileged: bool = False, output: str = "driver") -> Compiled:
+    """Compile the bench (generated or from a spec) with the driver into ``output``."""
+    source = f"{output}_main.cpp"
+    (workdir / source).write_text(
         bench_text + "\n#include <perfpilot_driver.hpp>\n", encoding="utf-8")
     argv = [tc.cxx, "-O2", "-std=c++17", "-Iinclude", *include_flags(tc.flags), *extra,
-            "bench_main.cpp", "-o", "driver", "-ldl"]
-    inputs = ["bench_main.cpp", *(f"include/{h}" for h in HEADERS)]
+            source, "-o", output, "-ldl"]
+    inputs = [source, *(f"include/{h}" for h in HEADERS)]
     use = cache if '#include "' not in bench_text else None
-    return await _cached_compile(sandbox, argv, workdir, "driver", "", inputs,
+    return await _cached_compile(sandbox, argv, workdir, output, "", inputs,
                                  timeout_s=timeout_s, ctx=ctx,
                                  ro_binds=absolute_paths(tc.flags), cache=use,
                                  unprivileged=unprivileged)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
+import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
@@ -11,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.progress import JobContext
+from perfpilot.runner.channel import ChannelKey, read_events
 from perfpilot.runner.sandbox import Limits, ProcResult, Sandbox, run_sandboxed, signal_name
 from perfpilot.runner.stats import PairSample
 
 LIB_A = "a/liba.so"
 LIB_B = "b/libb.so"
+_CHANNEL_CAP = 16 * 1024 * 1024
 
 
 def layout_copies(workdir: Path, lib: str, copies: int) -> str:
@@ -36,10 +40,15 @@ def layout_copies(workdir: Path, lib: str, copies: int) -> str:
 
 @dataclass(frozen=True)
 class DriverRun:
-    """Events printed by one driver run, and how the process ended."""
+    """Events the driver reported on its channel, and how the process ended.
+
+    ``forged`` counts channel lines whose tag did not verify: something other than the driver
+    wrote to the channel, so nothing this run reported can be trusted.
+    """
 
     events: tuple[dict[str, Any], ...]
     proc: ProcResult
+    forged: int = 0
 
     def first(self, kind: str) -> dict[str, Any] | None:
         """The first event of a kind."""
@@ -63,29 +72,60 @@ class DriverRun:
 
 
 def parse_events(stdout: str) -> tuple[dict[str, Any], ...]:
-    """Every JSON object line of the driver's output (other lines are skipped)."""
-    out: list[dict[str, Any]] = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if line.startswith('{"event"'):
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                out.append(value)
-    return tuple(out)
+    """Every JSON event line of untagged driver output (a driver run by hand)."""
+    return read_events(stdout, None).events
+
+
+async def _drain(fd: int, cap: int) -> bytes:
+    """Read a pipe until EOF without blocking the event loop (keeps the first ``cap`` bytes)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=cap)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", 0))
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                break
+            if size < cap:
+                chunks.append(data[: cap - size])
+            size += len(data)
+    finally:
+        transport.close()
+    return b"".join(chunks)
 
 
 async def run_driver(sandbox: Sandbox, workdir: Path, mode: str, args: Mapping[str, object], *,
                      env: Mapping[str, str], timeout_s: float, limits: Limits, ctx: JobContext,
-                     prefix: Sequence[str] = (), libs: tuple[str, str] = (LIB_A, LIB_B)
-                     ) -> DriverRun:
-    """Run ``driver MODE libA libB key=value...`` (optionally under a prefix such as valgrind)."""
-    argv = [*prefix, "./driver", mode, *libs, *(f"{k}={v}" for k, v in args.items())]
-    proc = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s, limits=limits,
-                               ctx=ctx, env=env)
-    return DriverRun(parse_events(proc.stdout), proc)
+                     prefix: Sequence[str] = (), libs: tuple[str, str] = (LIB_A, LIB_B),
+                     driver: str = "./driver") -> DriverRun:
+    """Run ``driver MODE libA libB key=value...`` (optionally under a prefix such as valgrind).
+
+    Events come back on a pipe of their own, each line tagged under a fresh key (see
+    ``channel``); what the code under test prints on stdout or stderr is never read as one.
+    """
+    key = ChannelKey.fresh()
+    read_fd, write_fd = os.pipe()
+    drained = asyncio.ensure_future(_drain(read_fd, _CHANNEL_CAP))
+    argv = [*prefix, driver, mode, *libs, *(f"{k}={v}" for k, v in args.items()),
+            f"channel={write_fd}"]
+    try:
+        proc = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s, limits=limits,
+                                   ctx=ctx, env=env, pass_fds=(write_fd,),
+                                   stdin_data=key.handshake())
+    finally:
+        os.close(write_fd)
+        if not drained.done():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(drained), 5.0)
+        if not drained.done():
+            drained.cancel()
+    text = drained.result().decode("utf-8", "replace") if drained.done() and not \
+        drained.cancelled() else ""
+    events = read_events(text, key)
+    return DriverRun(events.events, proc, events.forged)
 
 
 def pairs_of(event: Mapping[str, Any]) -> list[PairSample]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.code.locate import LocateError, function_by_name
@@ -36,8 +36,8 @@ from perfpilot.runner.driver_run import (
 from perfpilot.runner.entry import EntryError, entry_source
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.harness import HarnessUnsupported, harness_source
+from perfpilot.runner.job import Job
 from perfpilot.runner.sandbox import (
-    Limits,
     Sandbox,
     compile_unprivileged,
     detect_sandbox,
@@ -55,32 +55,9 @@ from perfpilot.runner.toolchain import (
     cpu_has_avx512,
     make_toolchain,
 )
-from perfpilot.runner.values import Measurement, Tuning, Verdict
+from perfpilot.runner.values import Measurement, Tuning, Verdict, Verification
 from perfpilot.runner.verdicts import Failure
-
-
-@dataclass(frozen=True)
-class _Job:
-    """Everything fixed for one measurement."""
-
-    site: FunctionSite
-    settings: RunnerSettings
-    tuning: Tuning
-    tc: Toolchain
-    sandbox: Sandbox
-    workdir: Path
-    ctx: JobContext
-    mode: str  # harness | spec
-    units: tuple[str, str] = ("", "")  # the unit texts of A and B, entry included
-    compile_as_nobody: bool = False
-    gate: MeasureGate = field(default_factory=MeasureGate)
-
-    def limits(self, threads: int) -> Limits:
-        cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5
-        return Limits(memory_mb=self.tuning.memory_mb, cpu_s=cpu, nproc=256)
-
-    def env(self, threads: int) -> dict[str, str]:
-        return {"OMP_NUM_THREADS": str(threads)} if self.tc.openmp else {}
+from perfpilot.runner.verify import Case, analyse_original, build_sanitized, check_candidate
 
 
 def _threads(settings: RunnerSettings) -> int:
@@ -153,19 +130,21 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
         as_nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
-        job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
-                   gate)
+        job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
+                  gate, bench)
         return await _run(job, base, units[0], units[1], bench)
 
 
-async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -> Verdict:
+async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -> Verdict:
     async with job.gate.building():
         prepared = await _build_and_validate(job, base, unit_a, unit_b, bench)
     if isinstance(prepared, Verdict):
         return prepared
     base = prepared.base
+    job = replace(job, tuning=replace(job.tuning, max_size=min(job.tuning.max_size,
+                                                              prepared.timing_max_size)))
     async with job.gate.timing():
-        timed = await _time_both(job, base)
+        timed = await _time_both(job, base, prepared.timing_case)
     if isinstance(timed, Verdict):
         return timed
     measurement, serial, calib, psi = timed.measurement, timed.serial, timed.calib, timed.psi
@@ -175,18 +154,22 @@ async def _run(job: _Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -
         # Counting instructions is deterministic: it may share the cores with builds.
         job.ctx.report("counting", "counting instructions with callgrind", 80)
         async with job.gate.building():
-            ratio, note = await _count(job, calib, measurement.threads)
+            ratio, note = await _count(job, calib, measurement.threads, prepared.timing_case)
         if note:
             notes.append(note)
     return verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
-                                     serial, ratio, job.tuning)
+                                     serial, ratio, job.tuning, prepared.verification)
 
 
 @dataclass(frozen=True)
 class _Built:
-    """Both sides built and in agreement: the verdict so far (build log, notes)."""
+    """Both sides built and in agreement: the verdict so far (build log, notes), how strongly
+    the inputs checked the candidate, and the input case to time with."""
 
     base: Verdict
+    verification: Verification
+    timing_case: Case
+    timing_max_size: int
 
 
 @dataclass(frozen=True)
@@ -199,7 +182,7 @@ class _Timed:
     psi: float | None
 
 
-async def _build_and_validate(job: _Job, base: Verdict, unit_a: str, unit_b: str,
+async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
                               bench: str) -> _Built | Verdict:
     """Build A, B and the driver, then compare outputs; a failure is the final verdict."""
     ctx, tc, settings = job.ctx, job.tc, job.settings
@@ -215,40 +198,62 @@ async def _build_and_validate(job: _Job, base: Verdict, unit_a: str, unit_b: str
     # Headers found through include paths are not part of the cache key: no cache then.
     project_headers = any(f.startswith(("-I", "-isystem", "-include")) for f in tc.flags)
     cache = BuildCache.default() if job.tuning.build_cache and not project_headers else None
-    a, b, drv = await asyncio.gather(
+    sanitize = job.tuning.sanitizers
+    builds = asyncio.gather(
         compile_shared(job.sandbox, tc, job.workdir, "a", unit_a, name, timeout_s=t, ctx=ctx,
                        cache=cache, unprivileged=nobody),
         compile_shared(job.sandbox, tc, job.workdir, "b", unit_b, name, timeout_s=t, ctx=ctx,
                        cache=cache, unprivileged=nobody),
         compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx, cache=cache,
                        unprivileged=nobody))
+    san_builds = build_sanitized(job, cache) if sanitize else _nothing()
+    (a, b, drv), san = await asyncio.gather(builds, san_builds)
     failed = _build_failure(base, a, b, drv, job.mode)
     if failed is not None:
         return failed
     base = replace(base, build_log=b.log)
+    sanitized = bool(san) and all(c.ok for c in san)
+    if sanitize and not sanitized:
+        why = next((first_error(c.log) for c in san if not c.ok), "")
+        base = replace(base, notes=(*base.notes, "sanitizers unavailable, validation without "
+                                    f"them: {why}"))
     make_writable_for_runs(job.workdir, job.sandbox)
 
-    ctx.report("validating", "comparing outputs on edge sizes", 25)
-    outcome = await _validate(job)
-    if isinstance(outcome, Failure):
-        return outcome.apply(base)
-    return _Built(replace(base, notes=base.notes + outcome))
+    analysis = await analyse_original(job, sanitized)
+    if isinstance(analysis, Failure):
+        return analysis.apply(base)
+    checked = await check_candidate(job, analysis, sanitized)
+    if isinstance(checked, Failure):
+        return checked.apply(replace(base, verification=analysis.verification))
+    notes = tuple(checked.notes) + ((checked.races,) if checked.races else ())
+    if analysis.rejected:
+        more = f" (and {len(analysis.rejected) - 1} more)" if len(analysis.rejected) > 1 else ""
+        notes += (f"inputs skipped as invalid: {analysis.rejected[0]}{more}",)
+    if analysis.timing_max_size < job.tuning.max_size:
+        notes += (f"timed at sizes up to {analysis.timing_max_size}: larger generated inputs are "
+                  "invalid for the original",)
+    return _Built(replace(base, notes=base.notes + notes), checked, analysis.valid[0],
+                  analysis.timing_max_size)
 
 
-async def _time_both(job: _Job, base: Verdict) -> _Timed | Verdict:
+async def _nothing() -> tuple[Compiled, ...]:
+    return ()
+
+
+async def _time_both(job: Job, base: Verdict, case: Case) -> _Timed | Verdict:
     """Paired timing at the configured threads (and at one thread for OpenMP)."""
     ctx, tc, settings = job.ctx, job.tc, job.settings
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
-    timing = await _time_gated(job, threads)
+    timing = await _time_gated(job, threads, case)
     if isinstance(timing, Failure):
         return timing.apply(replace(base, psi=psi))
     measurement, calib = timing
     serial: Measurement | None = None
     if tc.openmp and threads > 1:
         ctx.report("timing", "paired timing at 1 thread", 60)
-        serial_timing = await _time(job, 1)
+        serial_timing = await _time(job, 1, case)
         if isinstance(serial_timing, Failure):
             return serial_timing.apply(replace(base, psi=psi))
         serial = serial_timing[0]
@@ -256,18 +261,19 @@ async def _time_both(job: _Job, base: Verdict) -> _Timed | Verdict:
             # A parallel slowdown is what a neighbour stealing a core fakes best: it must
             # show again before it is reported.
             ctx.report("timing", f"timing again at {threads} threads to confirm a slowdown", 70)
-            repeat = await _time_gated(job, threads)
+            repeat = await _time_gated(job, threads, case)
             if isinstance(repeat, Failure):
                 return repeat.apply(replace(base, psi=psi))
             measurement = confirm_slowdown(measurement, repeat[0], job.tuning)
     return _Timed(measurement, serial, calib, psi)
 
 
-async def _time_gated(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Failure:
+async def _time_gated(job: Job, threads: int,
+                      case: Case) -> tuple[Measurement, Calibration] | Failure:
     """``_time``, with a multi-thread figure withheld when the machine's counters say that
     other work held the cores meanwhile (run-queue waits of worker threads miss part of it)."""
     before = CpuSnapshot.now()
-    timing = await _time(job, threads)
+    timing = await _time(job, threads, case)
     if isinstance(timing, Failure):
         return timing
     measurement, calib = timing
@@ -304,46 +310,14 @@ def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,
     return None
 
 
-async def _validate(job: _Job) -> Failure | tuple[str, ...]:
-    """Edge sizes first: notes when they agree (sizes skipped), else the failing verdict."""
-    sizes = list(job.tuning.edge_sizes)
-    notes: list[str] = []
-    while sizes:
-        run = await run_driver(job.sandbox, job.workdir, "validate",
-                               {"sizes": ",".join(map(str, sizes)), "seed": job.tuning.seed},
-                               env=job.env(1), timeout_s=job.settings.run_timeout_s,
-                               limits=job.limits(1), ctx=job.ctx)
-        failed = _load_or_mismatch(run)
-        if failed is not None:
-            return failed
-        if run.first("done") is not None:
-            break
-        begin = run.last("begin")
-        size = int(begin["size"]) if begin else sizes[0]
-        side = str(begin["side"]) if begin else "A"
-        who = "candidate" if side == "B" else "original"
-        if run.proc.timed_out:
-            return Failure("timeout", f"The {who} did not finish within "
-                           f"{job.settings.run_timeout_s:g} s at size {size}.", "failed",
-                           f"{who} did not finish at size {size}")
-        crash = run.crashed or "stopped"
-        if side == "B":
-            detail = f"candidate crashed ({crash}) at size {size}; the original did not"
-            return Failure("incorrect", f"The {detail}.", "failed", detail)
-        notes.append(f"original crashes ({crash}) at edge size {size}: size skipped")
-        sizes = [s for s in sizes if s > size]
-    if notes:
-        job.ctx.report("validating", "; ".join(notes), 30)
-    return tuple(notes)
-
-
 def _load_failure(event: dict[str, object]) -> Failure:
     side = "candidate" if event.get("side") == "B" else "original"
     return Failure("build-failed", f"The {side} cannot be loaded on its own: "
                    f"{event.get('message')}", "skipped", "", str(event.get("message", "")))
 
 
-async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Failure:
+async def _time(job: Job, threads: int,
+                case: Case) -> tuple[Measurement, Calibration] | Failure:
     """One paired timing run (retried once when too contended)."""
     tuning = job.tuning
     budget_ms = int(min(tuning.budget_s, job.settings.run_timeout_s * 0.7) * 1000)
@@ -351,7 +325,7 @@ async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Fa
             "warmup": tuning.warmup, "seed": tuning.seed, "min_size": tuning.min_size,
             "max_size": tuning.max_size, "budget_ms": budget_ms,
             "max_pairs": job.settings.pairs * tuning.max_pairs_factor,
-            "wait_ppm": int(tuning.wait_fraction * 1e6)}
+            "wait_ppm": int(tuning.wait_fraction * 1e6), "case": case.arg}
     libs = (layout_copies(job.workdir, LIB_A, tuning.layout_copies),
             layout_copies(job.workdir, LIB_B, tuning.layout_copies))
     result: tuple[Measurement, Calibration] | None = None
@@ -377,7 +351,12 @@ async def _time(job: _Job, threads: int) -> tuple[Measurement, Calibration] | Fa
 
 
 def _load_or_mismatch(run: DriverRun) -> Failure | None:
-    """A side that would not load, or outputs that disagree, end the measurement."""
+    """A forged channel, a side that would not load, or outputs that disagree, end the
+    measurement."""
+    if run.forged:
+        return Failure("incorrect", "Something other than the runner wrote to its result "
+                       f"channel ({run.forged} forged line(s)) while the candidate ran: its "
+                       "results cannot be trusted.", "failed", "forged result channel")
     load = run.first("load-error")
     if load is not None:
         return _load_failure(load)
@@ -387,7 +366,7 @@ def _load_or_mismatch(run: DriverRun) -> Failure | None:
     return None
 
 
-def _timing_failure(job: _Job, run: DriverRun) -> Failure | None:
+def _timing_failure(job: Job, run: DriverRun) -> Failure | None:
     failed = _load_or_mismatch(run)
     if failed is not None:
         return failed
@@ -413,7 +392,8 @@ def _timing_failure(job: _Job, run: DriverRun) -> Failure | None:
     return None
 
 
-async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | None, str]:
+async def _count(job: Job, calib: Calibration, threads: int,
+                 case: Case) -> tuple[float | None, str]:
     """Callgrind instruction ratio (original / candidate) on a reduced size, if possible."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
@@ -450,7 +430,7 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
         out = f"cg.{side}.out"
         run = await run_driver(
             job.sandbox, job.workdir, "count",
-            {"size": size, "side": side, "seed": job.tuning.seed}, env=env, timeout_s=timeout,
+            {"size": size, "side": side, "case": case.arg}, env=env, timeout_s=timeout,
             limits=replace(job.limits(threads), memory_mb=max(job.tuning.memory_mb, 8192)),
             ctx=job.ctx, libs=libs,
             prefix=[valgrind, "--tool=callgrind", "--instr-atstart=no",

@@ -102,7 +102,9 @@ class Sandbox:
         """The full command line and the working directory path the command sees."""
         inner: list[str] = []
         if self.prlimit:
-            inner += [self.prlimit, f"--as={limits.memory_mb * 1024 * 1024}",
+            # memory_mb 0: no address-space limit (sanitizers reserve terabytes of it).
+            inner += [self.prlimit,
+                      *([f"--as={limits.memory_mb * 1024 * 1024}"] if limits.memory_mb else []),
                       f"--cpu={limits.cpu_s}", f"--fsize={limits.file_mb * 1024 * 1024}",
                       f"--nofile={limits.nofile}", "--core=0", f"--nproc={limits.nproc}", "--"]
         if unprivileged and self.drop_user and self.setpriv:
@@ -237,12 +239,14 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
                         timeout_s: float, limits: Limits, ctx: JobContext | None = None,
                         env: Mapping[str, str] | None = None, stdin_path: Path | None = None,
                         unprivileged: bool = True, ro_binds: Sequence[str] = (),
-                        output_cap: int = _OUTPUT_CAP) -> ProcResult:
+                        output_cap: int = _OUTPUT_CAP, pass_fds: Sequence[int] = (),
+                        stdin_data: bytes | None = None) -> ProcResult:
     """Run ``argv`` (paths relative to ``workdir``) inside the sandbox.
 
     Kills the whole process group on timeout and on cancellation (then raises Cancelled).
     ``unprivileged`` drops to nobody when running as root; compiles pass False so that they can
-    read headers in private workspace folders.
+    read headers in private workspace folders. ``pass_fds`` stay open in the command (the
+    driver's result channel); ``stdin_data`` is written to its stdin, which is then closed.
     """
     cmd, _inner = sandbox.wrap(argv, workdir, limits, unprivileged=unprivileged,
                                ro_binds=ro_binds)
@@ -255,12 +259,19 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
     try:
         proc = await asyncio.create_subprocess_exec(
             *cmd, cwd=str(workdir), env=full_env,
-            stdin=stdin_file if stdin_file is not None else asyncio.subprocess.DEVNULL,
+            stdin=(stdin_file if stdin_file is not None else
+                   asyncio.subprocess.PIPE if stdin_data is not None else
+                   asyncio.subprocess.DEVNULL),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True)
+            start_new_session=True, pass_fds=tuple(pass_fds))
     finally:
         if stdin_file is not None:
             stdin_file.close()
+    if stdin_data is not None and proc.stdin is not None:
+        with contextlib.suppress(OSError, ConnectionError):
+            proc.stdin.write(stdin_data)
+            await proc.stdin.drain()
+        proc.stdin.close()
     out_task = asyncio.ensure_future(_read_capped(proc.stdout, output_cap))
     err_task = asyncio.ensure_future(_read_capped(proc.stderr, output_cap))
     finished = asyncio.ensure_future(asyncio.gather(out_task, err_task, proc.wait()))

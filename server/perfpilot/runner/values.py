@@ -5,12 +5,82 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-VerdictWord = Literal["faster", "slower", "no-change", "incorrect", "build-failed", "timeout",
-                      "noisy"]
-VERDICTS: tuple[str, ...] = ("faster", "slower", "no-change", "incorrect", "build-failed",
-                             "timeout", "noisy")
-ValidationStatus = Literal["passed", "failed", "skipped"]
+VerdictWord = Literal["faster", "weakly-verified", "slower", "no-change", "incorrect",
+                      "build-failed", "timeout", "noisy"]
+VERDICTS: tuple[str, ...] = ("faster", "weakly-verified", "slower", "no-change", "incorrect",
+                             "build-failed", "timeout", "noisy")
+# "weak": outputs agreed, but the inputs did not tell the original from all of its mutants.
+ValidationStatus = Literal["passed", "weak", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """How strongly the inputs checked the candidate (what the verdict's *correct* rests on).
+
+    ``cases`` input cases (a value profile and a seed, each at every validation size) were
+    valid for the original; ``rejected_cases`` were not (the original crashed or had undefined
+    behaviour on them). Of ``mutants`` simple mutants of the original the inputs told ``killed``
+    apart; ``survivors`` describe the rest, strong ones (untested behaviour) first.
+    """
+
+    cases: int = 0
+    rejected_cases: int = 0
+    sizes: tuple[int, ...] = ()
+    mutants: int = 0
+    killed: int = 0
+    survivors: tuple[str, ...] = ()
+    strong_survivors: int = 0
+    branches: int | None = None
+    branches_taken: int | None = None
+    sanitizers: bool = False
+    races: str = ""  # how data races were checked, for parallel candidates
+    notes: tuple[str, ...] = ()
+
+    @property
+    def weak(self) -> bool:
+        """Whether some behaviour of the original went untested (a strong mutant survived)."""
+        return self.strong_survivors > 0
+
+    @property
+    def inputs(self) -> int:
+        """Input sets each side was called on."""
+        return self.cases * max(len(self.sizes), 1)
+
+    def phrase(self) -> str:
+        """``48 inputs, 11/12 mutants killed, 9/10 branches, sanitizers`` (one short phrase)."""
+        parts = [f"{self.inputs} inputs"]
+        if self.mutants:
+            parts.append(f"{self.killed}/{self.mutants} mutants killed")
+        if self.branches:
+            parts.append(f"{self.branches_taken}/{self.branches} branches")
+        if self.sanitizers:
+            parts.append("ASan+UBSan clean")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain JSON-able dict."""
+        return {"cases": self.cases, "rejected_cases": self.rejected_cases,
+                "sizes": list(self.sizes), "inputs": self.inputs, "mutants": self.mutants,
+                "killed": self.killed, "survivors": list(self.survivors),
+                "strong_survivors": self.strong_survivors, "branches": self.branches,
+                "branches_taken": self.branches_taken, "sanitizers": self.sanitizers,
+                "races": self.races, "notes": list(self.notes), "weak": self.weak,
+                "phrase": self.phrase()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verification:
+        """The inverse of ``to_json``."""
+        return cls(cases=int(data.get("cases", 0)),
+                   rejected_cases=int(data.get("rejected_cases", 0)),
+                   sizes=tuple(int(x) for x in data.get("sizes", ())),
+                   mutants=int(data.get("mutants", 0)), killed=int(data.get("killed", 0)),
+                   survivors=tuple(str(x) for x in data.get("survivors", ())),
+                   strong_survivors=int(data.get("strong_survivors", 0)),
+                   branches=data.get("branches"), branches_taken=data.get("branches_taken"),
+                   sanitizers=bool(data.get("sanitizers", False)),
+                   races=str(data.get("races", "")),
+                   notes=tuple(str(x) for x in data.get("notes", ())))
 
 
 @dataclass(frozen=True)
@@ -58,7 +128,20 @@ class Tuning:
     target_sample_s: float = 0.002  # each timed sample lasts at least this long
     min_size: int = 16
     max_size: int = 1 << 20
-    edge_sizes: tuple[int, ...] = (0, 1, 2, 7, 33)
+    edge_sizes: tuple[int, ...] = (0, 1, 2, 7, 33, 100)
+    # Value profiles (see perfpilot_bench.hpp: natural, signed, small, sorted, wide, extreme,
+    # special) and seeds of each: every pair is one input case, validated at every edge size.
+    profiles: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
+    seeds_per_profile: int = 2
+    # More seeds per profile, tried against mutants that the first inputs did not kill.
+    search_seeds: int = 6
+    # Mutation analysis and branch coverage of the original (cached per original and inputs).
+    mutants: bool = True
+    coverage: bool = True
+    # Build both sides with AddressSanitizer and UndefinedBehaviorSanitizer for validation.
+    sanitizers: bool = True
+    # Parallel candidates are also validated at this many threads (races show as mismatches).
+    race_threads: int = 4
     warmup: int = 2
     seed: int = 12345
     bootstrap: int = 2000
@@ -115,6 +198,7 @@ class Verdict:
     notes: tuple[str, ...] = ()
     measurement: Measurement | None = None
     serial_measurement: Measurement | None = None
+    verification: Verification | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON-able dict (the shape the CLI prints and the editor receives)."""
@@ -140,4 +224,6 @@ class Verdict:
             "notes": list(self.notes),
             "basis": self.measurement.basis if self.measurement is not None else None,
             "build_log": self.build_log,
+            "verification": (self.verification.to_json() if self.verification is not None
+                             else None),
         }

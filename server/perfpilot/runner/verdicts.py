@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from perfpilot.runner.stats import classify
-from perfpilot.runner.values import Measurement, Tuning, Verdict
+from perfpilot.runner.values import Measurement, Tuning, Verdict, Verification
 
 
 def _x(value: float) -> str:
@@ -41,8 +41,22 @@ def mismatch(event: Mapping[str, Any]) -> Failure:
 
 
 def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
-                     instructions_ratio: float | None, tuning: Tuning) -> Verdict:
-    """The verdict for a validated, timed candidate."""
+                     instructions_ratio: float | None, tuning: Tuning,
+                     verification: Verification | None = None) -> Verdict:
+    """The verdict for a validated, timed candidate.
+
+    A candidate faster by the clock whose inputs left some behaviour of the original untested
+    (a strong mutant survived) is ``weakly-verified``, not ``faster``. Wall time and instruction
+    counts that disagree by more than an order of magnitude withhold the figure: code under
+    test that tampered with its own timing is the likeliest cause.
+    """
+    if instructions_ratio is not None and instructions_ratio > 0 and m.speedup > 0:
+        wall = serial.speedup if serial is not None else m.speedup
+        if max(wall, instructions_ratio) > 10 * min(wall, instructions_ratio):
+            m = replace(m, withheld=(
+                f"Wall time says {_x(wall)} but instruction counts say "
+                f"{_x(instructions_ratio)}: they disagree by more than an order of "
+                "magnitude, so the timing is not trusted."))
     word = classify(m, tuning.no_change_band)
     threads = f"{m.threads} threads" if m.threads > 1 else "serial"
     ci = f"95% CI {m.ci95_low:.3g}–{m.ci95_high:.3g}"
@@ -73,7 +87,18 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
         if max(wall, instructions_ratio) > 2 * min(wall, instructions_ratio):
             message += (f" Instruction counts say {_x(instructions_ratio)}, far from the "
                         f"{'1-thread ' if serial is not None else ''}wall time figure.")
-    notes = base.notes
+    status = "passed"
+    detail = f"outputs agree on edge sizes and at size {m.size}"
+    if verification is not None:
+        detail = (f"outputs agree on {verification.phrase()} and at the timed size {m.size}")
+        if verification.weak:
+            status = "weak"
+            untested = "; ".join(verification.survivors[:verification.strong_survivors][:3])
+            detail += f"; untested: {untested}"
+            if word == "faster":
+                word = "weakly-verified"
+                message = (f"{message[:-1]}, but only weakly verified: the inputs never "
+                           f"exercised {untested}.")
     return replace(
         base,
         verdict=word,
@@ -84,14 +109,15 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
         serial_speedup=serial.speedup if serial else None,
         serial_ci95=serial.ci95 if serial else None,
         instructions_ratio=instructions_ratio,
-        validation_status="passed",
-        validation_detail=f"outputs agree on edge sizes and at size {m.size}",
+        validation_status=status,
+        validation_detail=detail,
         pairs=m.pairs,
         dropped_pairs=m.dropped_pairs,
         median_a_s=m.median_a_s,
         median_b_s=m.median_b_s,
         psi=m.psi if m.psi is not None else base.psi,
-        notes=notes,
+        notes=base.notes,
         measurement=m,
         serial_measurement=serial,
+        verification=verification,
     )

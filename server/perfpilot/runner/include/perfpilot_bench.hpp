@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -180,6 +181,32 @@ class Recorder {
 // Helpers to fill inputs with seeded pseudo-random data of a given size.
 namespace gen {
 
+// Value domains ("profiles") the runner validates with, each over several seeds. A function is
+// only as well checked as the values it sees: lower-case-only strings let `return 0` pass for a
+// count of capitals, non-negative numbers hide sign bugs. The runner sets the profile before
+// setup(); hand-written specs may ignore it.
+enum Profile : int {
+  kNatural = 0,  // integers in [0, n) (valid indices, duplicates), floats in [0, 1), printable text
+  kSigned = 1,   // integers in [-n, n], floats in [-1, 1], text with every character class
+  kSmall = 2,    // integers in [-2, 2]: zeros, ties and duplicates everywhere
+  kSorted = 3,   // as kSigned, sequences sorted ascending
+  kWide = 4,     // integers across half the type's bits (+-65536 for int), floats to +-1e6
+  kExtreme = 5,  // the type's limits mixed with small values; huge and tiny floats; any byte
+  kSpecial = 6,  // as kSigned, floats include NaN, infinities and -0.0
+  kProfiles = 7
+};
+
+inline int& profile() {
+  static int current = kNatural;
+  return current;
+}
+
+inline const char* profile_name(int p) {
+  static const char* const names[] = {"natural", "signed", "small", "sorted", "wide",
+                                      "extreme", "special"};
+  return p >= 0 && p < kProfiles ? names[p] : "natural";
+}
+
 inline std::size_t side(std::size_t n) {
   std::size_t m = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
   return m;
@@ -188,24 +215,134 @@ inline std::size_t side(std::size_t n) {
 template <class T> struct is_vector : std::false_type {};
 template <class T, class Al> struct is_vector<std::vector<T, Al>> : std::true_type {};
 
-// Integers are drawn from [0, n) so that duplicates occur; floating values from [0, 1);
-// characters are lowercase letters. A vector of vectors (or of strings) is about sqrt(n) by
-// sqrt(n), so the total element count stays near n.
+template <class T>
+T integer(std::size_t n, std::mt19937_64& rng) {
+  using L = std::numeric_limits<T>;
+  const long long span = static_cast<long long>(n > 1 ? (n < (1ULL << 40) ? n : (1ULL << 40)) : 2);
+  switch (profile()) {
+    case kSmall:
+      if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<long long>(rng() % 5) - 2);
+      else return static_cast<T>(rng() % 4);
+    case kExtreme: {
+      const T picks[] = {L::min(), L::max(), static_cast<T>(L::min() + 1),
+                         static_cast<T>(L::max() - 1), static_cast<T>(0), static_cast<T>(1),
+                         static_cast<T>(L::max() / 2)};
+      unsigned r = static_cast<unsigned>(rng() % 10);
+      if (r < 7) return picks[r];
+      return static_cast<T>(rng());
+    }
+    case kWide: {
+      constexpr int half = std::numeric_limits<T>::digits / 2;
+      const unsigned long long w = 1ULL << (half < 62 ? half : 62);
+      if constexpr (std::is_signed_v<T>)
+        return static_cast<T>(static_cast<long long>(rng() % (2 * w + 1)) -
+                              static_cast<long long>(w));
+      else
+        return static_cast<T>(rng() % (w + 1));
+    }
+    case kSigned: case kSorted: case kSpecial:
+      if constexpr (std::is_signed_v<T>) {
+        long long lo = static_cast<long long>(L::min()), hi = static_cast<long long>(L::max());
+        long long v = static_cast<long long>(rng() % static_cast<unsigned long long>(2 * span + 1)) - span;
+        return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+      } else {
+        return static_cast<T>(rng() % static_cast<unsigned long long>(span + 1));
+      }
+    default:
+      return static_cast<T>(rng() % static_cast<unsigned long long>(span));
+  }
+}
+
+template <class T>
+T floating(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0), sym(-1.0, 1.0);
+  switch (profile()) {
+    case kSmall: {
+      const double picks[] = {-1.0, -0.5, 0.0, 0.0, 0.5, 1.0, 2.0};
+      return static_cast<T>(picks[rng() % 7]);
+    }
+    case kExtreme: {
+      using L = std::numeric_limits<T>;
+      const T picks[] = {static_cast<T>(L::max() / 4), static_cast<T>(-L::max() / 4),
+                         L::min(), L::denorm_min(), static_cast<T>(1e6), static_cast<T>(-1e-6)};
+      unsigned r = static_cast<unsigned>(rng() % 8);
+      if (r < 6) return picks[r];
+      return static_cast<T>(sym(rng) * 1e3);
+    }
+    case kSpecial: {
+      using L = std::numeric_limits<T>;
+      unsigned r = static_cast<unsigned>(rng() % 8);
+      if (r == 0) return L::quiet_NaN();
+      if (r == 1) return L::infinity();
+      if (r == 2) return -L::infinity();
+      if (r == 3) return static_cast<T>(-0.0);
+      return static_cast<T>(sym(rng));
+    }
+    case kWide:
+      return static_cast<T>(sym(rng) * 1e6);
+    case kSigned: case kSorted:
+      return static_cast<T>(sym(rng));
+    default:
+      return static_cast<T>(unit(rng));
+  }
+}
+
+// Text: every printable class (upper, lower, digits, space, punctuation) in every profile; the
+// small profile draws from a few characters of each class so runs and repeats occur; the extreme
+// profile adds control characters, NUL (which ends a C string early) and bytes above 127.
+inline char character(std::mt19937_64& rng) {
+  switch (profile()) {
+    case kSmall: {
+      static const char picks[] = "aAzZ09 _.,\n";
+      return picks[rng() % (sizeof picks - 1)];
+    }
+    case kExtreme: {
+      unsigned r = static_cast<unsigned>(rng() % 4);
+      if (r == 0) return static_cast<char>(rng() % 32);
+      if (r == 1) return static_cast<char>(128 + rng() % 128);
+      return static_cast<char>(32 + rng() % 95);
+    }
+    default: {
+      // Letters more often than other printables, upper and lower case alike.
+      unsigned r = static_cast<unsigned>(rng() % 8);
+      if (r < 3) return static_cast<char>('a' + rng() % 26);
+      if (r < 6) return static_cast<char>('A' + rng() % 26);
+      return static_cast<char>(32 + rng() % 95);
+    }
+  }
+}
+
+template <class T>
+void sort_if_sorted_profile(T& x) {
+  if (profile() != kSorted) return;
+  if constexpr (is_vector<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (std::is_arithmetic_v<E> || std::is_same_v<E, std::string>) {
+      if constexpr (!std::is_same_v<E, bool>) std::sort(x.begin(), x.end());
+    }
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    std::sort(x.begin(), x.end());
+  }
+}
+
+// Fill x with values of the current profile for size n. A vector of vectors (or of strings) is
+// about sqrt(n) by sqrt(n), so the total element count stays near n.
 template <class T>
 void fill(T& x, std::size_t n, std::mt19937_64& rng) {
   if constexpr (std::is_same_v<T, bool>) {
     x = (rng() & 1u) != 0;
-  } else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, signed char> ||
-                       std::is_same_v<T, unsigned char>) {
-    x = static_cast<T>('a' + rng() % 26);
+  } else if constexpr (std::is_same_v<T, char>) {
+    x = character(rng);
+  } else if constexpr (std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char>) {
+    x = static_cast<T>(profile() == kNatural ? character(rng) : static_cast<char>(rng()));
   } else if constexpr (std::is_integral_v<T>) {
-    std::size_t range = n > 1 ? n : 2;
-    x = static_cast<T>(rng() % range);
+    x = integer<T>(n, rng);
   } else if constexpr (std::is_floating_point_v<T>) {
-    x = static_cast<T>(std::uniform_real_distribution<double>(0.0, 1.0)(rng));
+    x = floating<T>(rng);
   } else if constexpr (std::is_same_v<T, std::string>) {
     x.resize(n);
-    for (auto& c : x) c = static_cast<char>('a' + rng() % 26);
+    for (auto& c : x) c = character(rng);
+    sort_if_sorted_profile(x);
   } else if constexpr (is_vector<T>::value) {
     using E = typename T::value_type;
     if constexpr (is_vector<E>::value || std::is_same_v<E, std::string>) {
@@ -220,16 +357,25 @@ void fill(T& x, std::size_t n, std::mt19937_64& rng) {
         x[k] = v;
       }
     }
+    sort_if_sorted_profile(x);
   } else {
     static_assert(sizeof(T) == 0, "perfpilot::gen::fill: unsupported type");
   }
 }
 
-// A small scalar argument that is not a size: integers in [0, 100], floats in [0, 1).
+// A scalar argument that is not a size: integers in [0, 100] (natural), [-100, 100] (signed,
+// sorted, special), [-2, 2] (small), half the type's bits (wide) or at the type's limits
+// (extreme); floats as for elements.
 template <class T>
 void scalar(T& x, std::mt19937_64& rng) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) > 1) {
-    x = static_cast<T>(rng() % 101);
+    if (profile() == kExtreme || profile() == kSmall || profile() == kWide) {
+      x = integer<T>(100, rng);
+    } else if (profile() == kNatural || !std::is_signed_v<T>) {
+      x = static_cast<T>(rng() % 101);
+    } else {
+      x = static_cast<T>(static_cast<long long>(rng() % 201) - 100);
+    }
   } else {
     fill(x, 100, rng);
   }

@@ -11,18 +11,30 @@
 // Both sides share one set of inputs, so data placement is identical too.
 // Modes:
 //   probe     print what this driver supports
-//   validate  sizes=0,1,7: call both on each size and compare the records
-//   time      calibrate the size, validate it, warm up, then time pairs in ABBA order
-//   count     size=N side=A|B: one call between callgrind start/stop client requests
-// Every line printed on stdout is one JSON object.
+//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N]: each case (value
+//             profile and seed) in a child process, calling both (or only A) on each size and
+//             comparing records; a size at which A fails is reported invalid and skipped
+//   mutants   ids=1,2,... cases=... sizes=...: B is built with mutant schemata; which mutants
+//             do the cases tell apart from A?
+//   time      case=P:S: calibrate the size, validate it, warm up, time pairs in ABBA order,
+//             then validate again on every copy of B
+//   count     size=N side=A|B case=P:S: one call between callgrind start/stop client requests
+// Every event is one JSON object a line, on the authenticated channel (see Channel).
 #pragma once
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cinttypes>
 #include <cstdlib>
 #include <exception>
@@ -73,10 +85,98 @@ inline std::string json_escape(const std::string& s) {
   return out;
 }
 
+// The result channel. Events go to a descriptor given as channel=N (a pipe only the runner
+// reads, never stdout, which the code under test can write), each line
+// authenticated with SipHash-2-4 under a key the runner hands over on stdin before any library
+// is loaded: code under test that prints or writes a fake event cannot produce a valid tag.
+// Without it (a person running the driver by hand) events go to stdout, untagged.
+struct Channel {
+  int fd = 1;
+  bool keyed = false;
+  unsigned long long k0 = 0, k1 = 0;
+};
+
+inline Channel& channel() {
+  static Channel c;
+  return c;
+}
+
+inline unsigned long long rotl(unsigned long long x, int b) { return (x << b) | (x >> (64 - b)); }
+
+inline unsigned long long siphash(unsigned long long k0, unsigned long long k1,
+                                  const std::string& m) {
+  unsigned long long v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
+  unsigned long long v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
+  auto round = [&]() {
+    v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
+    v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
+    v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
+    v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+  };
+  const std::size_t len = m.size();
+  std::size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    unsigned long long w = 0;
+    for (int b = 0; b < 8; ++b) w |= static_cast<unsigned long long>(static_cast<unsigned char>(m[i + b])) << (8 * b);
+    v3 ^= w; round(); round(); v0 ^= w;
+  }
+  unsigned long long last = static_cast<unsigned long long>(len & 0xff) << 56;
+  for (int b = 0; i + b < len; ++b) last |= static_cast<unsigned long long>(static_cast<unsigned char>(m[i + b])) << (8 * b);
+  v3 ^= last; round(); round(); v0 ^= last;
+  v2 ^= 0xff; round(); round(); round(); round();
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
+// Read the 32-hex-digit key from stdin and keep descriptor fd as the channel, if both exist.
+inline void open_channel(int fd) {
+  Channel& c = channel();
+  if (fd < 3 || fcntl(fd, F_GETFD) == -1) return;
+  char buf[40] = {0};
+  std::size_t got = 0;
+  while (got < 32) {
+    ssize_t r = read(0, buf + got, 32 - got);
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  if (got != 32) return;
+  std::string hex(buf, 32);
+  c.k0 = std::strtoull(hex.substr(0, 16).c_str(), nullptr, 16);
+  c.k1 = std::strtoull(hex.substr(16, 16).c_str(), nullptr, 16);
+  std::memset(buf, 0, sizeof buf);
+  c.fd = fd;
+  c.keyed = true;
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  int null = open("/dev/null", O_RDONLY);
+  if (null >= 0) {
+    dup2(null, 0);
+    close(null);
+  }
+}
+
 inline void emit(const std::string& line) {
-  std::fputs(line.c_str(), stdout);
-  std::fputc('\n', stdout);
-  std::fflush(stdout);
+  Channel& c = channel();
+  std::string out = line;
+  if (c.keyed && !out.empty() && out.back() == '}') {
+    char tag[24];
+    std::snprintf(tag, sizeof tag, "%016llx", siphash(c.k0, c.k1, line));
+    out.pop_back();
+    out += std::string(",\"mac\":\"") + tag + "\"}";
+  }
+  out += '\n';
+  if (c.fd == 1) {
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  const char* p = out.data();
+  std::size_t left = out.size();
+  while (left > 0) {
+    ssize_t w = write(c.fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
 }
 
 inline long long now_ns(clockid_t clock) {
@@ -122,6 +222,7 @@ using Bench = std::unique_ptr<detail::CaseBase>;
 // One side under test: the function in each loaded copy of its library, and its last record.
 struct Side {
   std::vector<void*> fns;
+  std::vector<void*> handles;
   void* fn = nullptr;  // the copy in use
   Recorder rec;
 };
@@ -148,6 +249,7 @@ inline bool load_one(Side& side, const std::string& path, const char* name) {
     return false;
   }
   side.fns.push_back(entry());
+  side.handles.push_back(handle);
   return true;
 }
 
@@ -162,9 +264,50 @@ inline bool load(Side& side, const std::string& paths, const char* name) {
   return true;
 }
 
+// One input case: a value profile (see perfpilot::gen::Profile) and a seed.
+struct Case {
+  int profile = 0;
+  unsigned long long seed = 12345;
+  std::vector<std::size_t> skip;  // sizes at which these inputs are invalid for the original
+};
+
+// "p:s,p:s/7/33,..." (a bare number is a seed of the natural profile; /N skips size N).
+inline std::vector<Case> parse_cases(const std::string& text, unsigned long long dflt_seed) {
+  std::vector<Case> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    Case c;
+    std::stringstream parts(item);
+    std::string head;
+    std::getline(parts, head, '/');
+    auto colon = head.find(':');
+    if (colon == std::string::npos) {
+      c.seed = std::strtoull(head.c_str(), nullptr, 10);
+    } else {
+      c.profile = std::atoi(head.substr(0, colon).c_str());
+      c.seed = std::strtoull(head.c_str() + colon + 1, nullptr, 10);
+    }
+    std::string skip;
+    while (std::getline(parts, skip, '/'))
+      if (!skip.empty())
+        c.skip.push_back(static_cast<std::size_t>(std::strtoull(skip.c_str(), nullptr, 10)));
+    out.push_back(c);
+  }
+  if (out.empty()) out.push_back(Case{0, dflt_seed, {}});
+  return out;
+}
+
+inline std::string case_json(const Case& c) {
+  return "\"profile\":" + std::to_string(c.profile) + ",\"seed\":" + std::to_string(c.seed);
+}
+
 // Build inputs of size n; false (with a reason) when the bench cannot build them.
-inline bool setup(Bench& bench, std::size_t n, unsigned long long seed, std::string& why) {
-  std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL * (n + 1)));
+inline bool setup(Bench& bench, std::size_t n, const Case& c, std::string& why) {
+  perfpilot::gen::profile() = c.profile;
+  std::mt19937_64 rng(c.seed ^ (0x9E3779B97F4A7C15ULL * (n + 1)) ^
+                      (0xD1B54A32D192ED03ULL * static_cast<unsigned long long>(c.profile)));
   try {
     bench->setup(n, rng);
   } catch (const std::bad_alloc&) {
@@ -179,9 +322,9 @@ inline bool setup(Bench& bench, std::size_t n, unsigned long long seed, std::str
 
 // The inputs set up again (it worked once already, so it works again): validation hands the
 // candidate exactly what the original got, even from a bench without reset().
-inline void fresh_inputs(Bench& bench, std::size_t n, unsigned long long seed) {
+inline void fresh_inputs(Bench& bench, std::size_t n, const Case& c) {
   std::string why;
-  setup(bench, n, seed, why);
+  setup(bench, n, c, why);
 }
 
 // One call, recorded. Exceptions thrown by the function are part of its behaviour.
@@ -293,37 +436,264 @@ inline long long arg_ll(const Args& args, const char* key, long long dflt) {
   return it == args.end() ? dflt : std::strtoll(it->second.c_str(), nullptr, 10);
 }
 
-inline int run_validate(Bench& bench, Side& a, Side& b, const Args& args,
-                        const detail::Info& info, unsigned long long seed) {
-  std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
-  if (sizes.empty()) sizes = info.edges;
-  for (std::size_t n : sizes) {
-    if (info.max_size && n > info.max_size) continue;
+// What a forked checker is doing, in memory shared with the parent: which side runs at which
+// size (so that a crash is blamed on the right side and the next child can resume after it)
+// and whether every comparison finished (so that a function calling exit(0) is not taken for
+// agreement).
+struct Progress {
+  volatile int side;
+  volatile long long size;
+  volatile long long index;  // position in the size list
+  volatile int finished;
+  volatile int checked;      // sizes compared (or run, for A alone) without a failure
+};
+
+inline Progress* shared_progress() {
+  void* p = mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                 -1, 0);
+  if (p == MAP_FAILED) {
+    static Progress local;
+    return &local;
+  }
+  return static_cast<Progress*>(p);
+}
+
+inline bool skipped(const Case& c, std::size_t n) {
+  for (std::size_t k : c.skip)
+    if (k == n) return true;
+  return false;
+}
+
+// One case at every size from position `from`, in this process: 0 when the sides agree (or
+// only A runs), 1 after a mismatch (emitted unless quiet), 2 when no size could be set up.
+//   stop_ns > 0: stop after the first size at which A's call takes longer (a scan of sizes).
+inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
+                      const std::vector<std::size_t>& sizes, const detail::Info& info,
+                      Progress* prog, bool quiet, std::size_t from = 0, long long stop_ns = 0) {
+  int built = 0;
+  for (std::size_t k = from; k < sizes.size(); ++k) {
+    const std::size_t n = sizes[k];
+    if ((info.max_size && n > info.max_size) || skipped(c, n)) continue;
     std::string why;
-    if (!setup(bench, n, seed, why)) {
-      emit("{\"event\":\"skip\",\"size\":" + std::to_string(n) + ",\"reason\":\"" +
-           json_escape(why) + "\"}");
-      continue;
-    }
-    emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
+    if (!setup(bench, n, c, why)) continue;
+    ++built;
+    prog->index = static_cast<long long>(k);
+    prog->size = static_cast<long long>(n);
+    prog->side = 0;
+    const long long t0 = now_ns(CLOCK_MONOTONIC);
     call_and_record(bench, a);
-    emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
-    fresh_inputs(bench, n, seed);
-    call_and_record(bench, b);
-    std::string diff = compare(a.rec, b.rec);
-    if (!diff.empty()) {
-      emit("{\"event\":\"mismatch\",\"size\":" + std::to_string(n) + ",\"detail\":\"" +
-           json_escape(diff) + "\"}");
-      return 0;
+    const long long took = now_ns(CLOCK_MONOTONIC) - t0;
+    if (b != nullptr) {
+      prog->side = 1;
+      fresh_inputs(bench, n, c);
+      call_and_record(bench, *b);
     }
-    emit("{\"event\":\"ok\",\"size\":" + std::to_string(n) + "}");
+    prog->side = -1;
+    if (b != nullptr) {
+      std::string diff = compare(a.rec, b->rec);
+      if (!diff.empty()) {
+        if (!quiet)
+          emit("{\"event\":\"mismatch\",\"size\":" + std::to_string(n) + "," + case_json(c) +
+               ",\"detail\":\"" + json_escape(diff) + "\"}");
+        return 1;
+      }
+    }
+    prog->checked = prog->checked + 1;
+    if (stop_ns > 0 && took > stop_ns) break;
+  }
+  prog->finished = 1;
+  return built ? 0 : 2;
+}
+
+struct ChildEnd {
+  std::string status;  // ok | mismatch | noinputs | crash | timeout | sanitizer
+  int side = -1;       // 0: A, 1: B, -1: neither was running
+  long long size = -1;
+  int signal = 0;
+  int code = 0;
+  long pid = 0;
+};
+
+// Cap the address space at what is mapped now plus mem_mb: under AddressSanitizer no limit
+// can be set for the whole process (its shadow reserves terabytes), and its own RSS limit runs
+// in a thread that a forked child does not have.
+inline void limit_memory(long long mem_mb) {
+  if (mem_mb <= 0) return;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%llu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  rlimit rl{};
+  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(pages * static_cast<unsigned long long>(
+      sysconf(_SC_PAGESIZE)) + static_cast<unsigned long long>(mem_mb) * 1024ULL * 1024ULL);
+  setrlimit(RLIMIT_AS, &rl);
+}
+
+// Run body() in a forked child with a time limit; a crash, a sanitizer report or a hang ends
+// only the child. The parent never calls the functions under test.
+template <class F>
+ChildEnd in_child(F&& body, long long timeout_ms, Progress* prog, long long mem_mb) {
+  prog->side = -1;
+  prog->size = -1;
+  prog->index = -1;
+  prog->finished = 0;
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    limit_memory(mem_mb);
+    // The child's stderr (sanitizer reports, the code's own messages) goes to a file of its
+    // own, so that a report is attributed to the case that produced it.
+    char name[64];
+    std::snprintf(name, sizeof name, "child.%ld.err", static_cast<long>(getpid()));
+    int err = open(name, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0600);
+    if (err >= 0) {
+      dup2(err, 2);
+      close(err);
+    }
+    int rc = body();
+    std::fflush(nullptr);
+    _exit(rc);
+  }
+  ChildEnd end;
+  end.pid = static_cast<long>(pid);
+  if (pid < 0) {
+    end.status = "crash";
+    return end;
+  }
+  const long long deadline = now_ns(CLOCK_MONOTONIC) + timeout_ms * 1000000LL;
+  int status = 0;
+  bool timed_out = false;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) break;
+    if (now_ns(CLOCK_MONOTONIC) > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      timed_out = true;
+      break;
+    }
+    timespec ts{0, 1000000};
+    nanosleep(&ts, nullptr);
+  }
+  end.side = prog->side;
+  end.size = prog->size;
+  if (timed_out) {
+    end.status = "timeout";
+  } else if (WIFSIGNALED(status)) {
+    end.status = "crash";
+    end.signal = WTERMSIG(status);
+  } else {
+    end.code = WEXITSTATUS(status);
+    if (end.code == 0 && prog->finished) end.status = "ok";
+    else if (end.code == 1 && end.side == -1) end.status = "mismatch";
+    else if (end.code == 2 && prog->finished) end.status = "noinputs";
+    else if (end.code == 86) end.status = "sanitizer";
+    else end.status = "crash";  // exited early, or with a code of its own
+  }
+  return end;
+}
+
+inline std::string end_json(const ChildEnd& e) {
+  return "\"status\":\"" + e.status + "\",\"side\":\"" +
+         (e.side == 0 ? "A" : (e.side == 1 ? "B" : "")) + "\",\"size\":" +
+         std::to_string(e.size) + ",\"signal\":" + std::to_string(e.signal) + ",\"code\":" +
+         std::to_string(e.code) + ",\"pid\":" + std::to_string(e.pid);
+}
+
+// check: every case (profile:seed) at every size, each case in its own child process.
+//   sides=A runs only the original (are these inputs valid for it?), sides=AB compares.
+//   fork=0 runs in this process (for coverage, whose counters are written at a normal exit).
+inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const detail::Info& info,
+                     unsigned long long seed) {
+  std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
+  if (!info.edges.empty()) sizes = info.edges;
+  std::vector<Case> cases = parse_cases(args.count("cases") ? args.at("cases") : "", seed);
+  const bool both = !(args.count("sides") && args.at("sides") == "A");
+  const long long timeout_ms = arg_ll(args, "case_ms", 10000);
+  const long long mem_mb = arg_ll(args, "mem_mb", 0);
+  const long long stop_ns = arg_ll(args, "stop_ns", 0);
+  Progress* prog = shared_progress();
+  if (arg_ll(args, "fork", 1) == 0) {
+    for (const Case& c : cases) {
+      int rc = check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false);
+      emit("{\"event\":\"case\"," + case_json(c) + ",\"status\":\"" +
+           (rc == 0 ? "ok" : (rc == 1 ? "mismatch" : "noinputs")) + "\"}");
+    }
+    emit("{\"event\":\"done\"}");
+    return 0;
+  }
+  for (const Case& c : cases) {
+    // A size at which the original itself fails is reported as invalid input and skipped: the
+    // next child resumes after it.
+    std::size_t from = 0;
+    int checked = 0;
+    ChildEnd end;
+    for (;;) {
+      prog->checked = 0;
+      end = in_child(
+          [&]() { return check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false,
+                                    from, stop_ns); },
+          timeout_ms, prog, mem_mb);
+      checked += prog->checked;
+      const bool original_failed = end.side == 0 && (end.status == "crash" ||
+                                                     end.status == "sanitizer" ||
+                                                     end.status == "timeout");
+      if (!original_failed) break;
+      emit("{\"event\":\"invalid\"," + case_json(c) + "," + end_json(end) + "}");
+      from = static_cast<std::size_t>(prog->index) + 1;
+      if (from >= sizes.size()) {
+        end.status = checked ? "ok" : "invalid";
+        break;
+      }
+    }
+    if (end.status == "ok" && checked == 0) end.status = "invalid";
+    emit("{\"event\":\"case\"," + case_json(c) + "," + end_json(end) + "}");
+  }
+  emit("{\"event\":\"done\"}");
+  return 0;
+}
+
+// mutants: B is the original built with mutant schemata; each id switches one mutant on (through
+// its exported perfpilot_mutant variable) in a child that compares it with A on every case. A
+// mismatch, crash or hang kills the mutant; agreement everywhere means it survived.
+inline int run_mutants(Bench& bench, Side& a, Side& b, const Args& args,
+                       const detail::Info& info, unsigned long long seed) {
+  std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
+  if (!info.edges.empty()) sizes = info.edges;
+  std::vector<Case> cases = parse_cases(args.count("cases") ? args.at("cases") : "", seed);
+  std::vector<std::size_t> ids = parse_sizes(args.count("ids") ? args.at("ids") : "");
+  const long long timeout_ms = arg_ll(args, "case_ms", 2000);
+  int* selector = b.handles.empty() ? nullptr
+                                    : static_cast<int*>(dlsym(b.handles[0], "perfpilot_mutant"));
+  if (selector == nullptr) {
+    emit("{\"event\":\"error\",\"message\":\"perfpilot_mutant not found\"}");
+    return 0;
+  }
+  Progress* prog = shared_progress();
+  for (std::size_t id : ids) {
+    ChildEnd end = in_child(
+        [&]() {
+          *selector = static_cast<int>(id);
+          for (const Case& c : cases) {
+            int rc = check_case(bench, a, &b, c, sizes, info, prog, true);
+            if (rc == 1) return 1;
+            prog->finished = 0;
+          }
+          prog->finished = 1;
+          return 0;
+        },
+        timeout_ms, prog, arg_ll(args, "mem_mb", 0));
+    emit("{\"event\":\"mutant\",\"id\":" + std::to_string(id) + "," + end_json(end) + "}");
   }
   emit("{\"event\":\"done\"}");
   return 0;
 }
 
 inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
-                    const detail::Info& info, unsigned long long seed) {
+                    const detail::Info& info, const Case& cs) {
   const long long target = arg_ll(args, "target_ns", 5000000);
   // "pairs" clean pairs are wanted; contended pairs (a call waited for a CPU longer than
   // wait_ppm millionths of its wall time) do not count, up to max_pairs pairs in all.
@@ -344,7 +714,7 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   long long slow_ns = 0;
   for (;;) {
     std::string why;
-    if (!setup(bench, n, seed, why)) {
+    if (!setup(bench, n, cs, why)) {
       emit("{\"event\":\"calib-stop\",\"size\":" + std::to_string(n) + ",\"reason\":\"" +
            json_escape(why) + "\"}");
       break;
@@ -373,7 +743,7 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   if (chosen == 0 && slow_ns == 0) {
     // Even the smallest size could not be set up (or size 0 was requested).
     std::string why;
-    if (!setup(bench, n, seed, why)) {
+    if (!setup(bench, n, cs, why)) {
       emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
       return 0;
     }
@@ -381,13 +751,13 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   }
   n = chosen;
   std::string why;
-  if (!setup(bench, n, seed, why)) {
+  if (!setup(bench, n, cs, why)) {
     emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
     return 0;
   }
   // Validate at the chosen size before any timing.
   call_and_record(bench, a);
-  fresh_inputs(bench, n, seed);
+  fresh_inputs(bench, n, cs);
   call_and_record(bench, b);
   std::string diff = compare(a.rec, b.rec);
   if (!diff.empty()) {
@@ -439,16 +809,32 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
     if (now_ns(CLOCK_MONOTONIC) - start > budget_ns && done >= 6) break;
   }
   out += "]}";
+  // Compare again after timing, on every copy of the candidate: a function that behaves only
+  // while it is validated (a call counter, a static flag) is caught here.
+  for (void* fb : b.fns) {
+    fresh_inputs(bench, n, cs);
+    a.fn = a.fns.front();
+    call_and_record(bench, a);
+    fresh_inputs(bench, n, cs);
+    b.fn = fb;
+    call_and_record(bench, b);
+    std::string after = compare(a.rec, b.rec);
+    if (!after.empty()) {
+      emit("{\"event\":\"mismatch\",\"size\":" + std::to_string(n) +
+           ",\"after\":\"timing\",\"detail\":\"" + json_escape(after) + "\"}");
+      return 0;
+    }
+  }
   emit(out);
   return 0;
 }
 
 inline int run_count(Bench& bench, Side& a, Side& b, const Args& args,
-                     unsigned long long seed) {
+                     const Case& cs) {
   std::size_t n = static_cast<std::size_t>(arg_ll(args, "size", 1000));
   Side& s = (args.count("side") && args.at("side") == "B") ? b : a;
   std::string why;
-  if (!setup(bench, n, seed, why)) {
+  if (!setup(bench, n, cs, why)) {
     emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
     return 0;
   }
@@ -466,31 +852,35 @@ inline int run_count(Bench& bench, Side& a, Side& b, const Args& args,
 
 inline int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s probe|validate|time|count libA.so[,...] libB.so[,...] [key=value ...]\n",
+    std::fprintf(stderr, "usage: %s probe|check|mutants|time|count libA.so[,...] libB.so[,...] [key=value ...]\n",
                  argv[0]);
     return 2;
   }
   std::string mode = argv[1];
+  Args args;
+  for (int k = 2; k < argc; ++k) {
+    std::string kv = argv[k];
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) args[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  // The channel is opened before any library is loaded, so no code under test sees the key.
+  open_channel(static_cast<int>(arg_ll(args, "channel", -1)));
   if (mode == "probe") {
     emit(std::string("{\"event\":\"probe\",\"callgrind\":") +
          (PERFPILOT_HAS_CALLGRIND ? "true" : "false") + "}");
     return 0;
   }
   if (argc < 4) return 2;
-  Args args;
-  for (int k = 4; k < argc; ++k) {
-    std::string kv = argv[k];
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) args[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
   const detail::Info info = detail::registered();
   unsigned long long seed = static_cast<unsigned long long>(arg_ll(args, "seed", 12345));
+  const Case one = parse_cases(args.count("case") ? args.at("case") : "", seed).front();
   Side a, b;
   if (!load(a, argv[2], "A") || !load(b, argv[3], "B")) return 3;
   Bench bench(info.make());
-  if (mode == "validate") return run_validate(bench, a, b, args, info, seed);
-  if (mode == "time") return run_time(bench, a, b, args, info, seed);
-  if (mode == "count") return run_count(bench, a, b, args, seed);
+  if (mode == "check") return run_check(bench, a, b, args, info, seed);
+  if (mode == "mutants") return run_mutants(bench, a, b, args, info, seed);
+  if (mode == "time") return run_time(bench, a, b, args, info, one);
+  if (mode == "count") return run_count(bench, a, b, args, one);
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }

@@ -1,0 +1,41 @@
+"""Job: everything fixed for one measurement of one candidate against the original."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.settings import RunnerSettings
+from perfpilot.progress import JobContext
+from perfpilot.runner.gate import MeasureGate
+from perfpilot.runner.sandbox import Limits, Sandbox
+from perfpilot.runner.toolchain import Toolchain
+from perfpilot.runner.values import Tuning
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything fixed for one measurement."""
+
+    site: FunctionSite
+    settings: RunnerSettings
+    tuning: Tuning
+    tc: Toolchain
+    sandbox: Sandbox
+    workdir: Path
+    ctx: JobContext
+    mode: str  # harness | spec
+    units: tuple[str, str] = ("", "")  # the unit texts of A and B, entry included
+    compile_as_nobody: bool = False
+    gate: MeasureGate = field(default_factory=MeasureGate)
+    bench: str = ""  # the bench source (generated or from a spec)
+
+    def limits(self, threads: int) -> Limits:
+        """Resource limits of one driver run at ``threads`` threads."""
+        cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5
+        return Limits(memory_mb=self.tuning.memory_mb, cpu_s=cpu, nproc=256)
+
+    def env(self, threads: int) -> dict[str, str]:
+        """Environment of one driver run (the OpenMP thread count)."""
+        return {"OMP_NUM_THREADS": str(threads)} if self.tc.openmp else {}
