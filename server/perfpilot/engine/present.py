@@ -74,12 +74,13 @@ def _ms(seconds: float | None) -> str:
 def speedup_phrase(v: Verdict) -> str:
     """``2.31× faster (95% CI 2.20–2.43, serial)`` or the verdict word with its reason."""
     if v.speedup is None or v.ci95 is None or v.verdict in ("incorrect", "build-failed",
-                                                            "timeout", "noisy"):
+                                                            "timeout", "noisy", "no-input"):
         return {
             "incorrect": "results differ from the original",
             "build-failed": "candidate did not build",
             "timeout": "timed out",
             "noisy": "machine too busy to measure reliably",
+            "no-input": "not timed: no stdin input",
         }.get(v.verdict, v.verdict)
     lo, hi = v.ci95
     where = "serial" if v.threads <= 1 else f"{v.threads} threads"

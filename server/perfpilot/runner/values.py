@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+# ``no-input``: a whole program with no stdin file that has content; it was not timed.
 VerdictWord = Literal["faster", "slower", "no-change", "incorrect", "build-failed", "timeout",
-                      "noisy"]
+                      "noisy", "no-input"]
 VERDICTS: tuple[str, ...] = ("faster", "slower", "no-change", "incorrect", "build-failed",
-                             "timeout", "noisy")
+                             "timeout", "noisy", "no-input")
 ValidationStatus = Literal["passed", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]
 
