@@ -32,8 +32,8 @@ from perfpilot.runner.sandbox import (
     signal_name,
     work_directory,
 )
-from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
 from perfpilot.runner.stats import CpuSnapshot, gate_parallel, read_psi, summarize
+from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
 from perfpilot.runner.toolchain import ToolchainError, absolute_paths, make_toolchain
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 
