@@ -205,7 +205,7 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
         outcome: Outcome = await _with_sigint(ctx, engine.optimize(
             site, ctx, measure=args.bench, source_path=path.resolve(),
             spec=Path(args.spec) if args.spec else None,
-            flags=compdb.flags if compdb else ()))
+            flags=compdb.flags if compdb else (), fresh=args.remeasure))
     finally:
         await engine.close()
     if args.json:
@@ -312,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
     p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
+    p.add_argument("--remeasure", action="store_true",
+                   help="with --bench: measure again instead of reusing cached verdicts")
     p.add_argument("--spec", help="bench spec file for functions the harness cannot feed")
     p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
     p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")

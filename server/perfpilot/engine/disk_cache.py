@@ -154,6 +154,13 @@ class JsonStore:
         body = data.get("body")
         return body if isinstance(body, dict) else None
 
+    def delete(self, key: str) -> None:
+        """Remove a stored document, if any."""
+        try:
+            self._path(key).unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not remove a cached %s: %s", self.folder.name, exc)
+
     def put(self, key: str, body: dict[str, Any]) -> None:
         """Store a document."""
         try:
@@ -194,6 +201,10 @@ class DiskCache:
     def put(self, key: str, verdict: Verdict) -> None:
         """Store a verdict."""
         self.verdicts.put(key, verdict.to_json())
+
+    def forget(self, key: str) -> None:
+        """Drop a stored verdict (it is being measured again)."""
+        self.verdicts.delete(key)
 
     def get_plan(self, key: str) -> Plan | None:
         """A stored plan, or None."""

@@ -170,12 +170,13 @@ class Engine:
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
-                      includes: tuple[str, ...] = ()) -> Verdict:
+                      includes: tuple[str, ...] = (), fresh: bool = False) -> Verdict:
         """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
         cached in memory and on disk).
 
         The key covers the unit, the candidate, the runner settings and the content of every
-        file that decides the measurement (spec, compile database, stdin inputs).
+        file that decides the measurement (spec, compile database, stdin inputs). ``fresh``
+        (Re-run) measures again whatever is cached, and the new figure replaces the old one.
         """
         from perfpilot.runner.measure import verify_and_measure
 
@@ -184,13 +185,19 @@ class Engine:
                           code, "\n".join(includes),
                           settings_to_dict(self.settings)["runner"], fingerprint(deps),
                           str(source_path or ""))
-        cached = self._verdicts.get(key)
-        if cached is None and self._disk is not None:
+        cached = None if fresh else self._verdicts.get(key)
+        if cached is None and self._disk is not None and not fresh:
             cached = self._disk.get(key)
         if cached is not None:
             self._verdicts[key] = cached
             return cached
         ctx.check()
+        if fresh:
+            # A re-measurement that comes back noisy must not leave the old figure standing
+            # as if it had been confirmed.
+            self._verdicts.pop(key, None)
+            if self._disk is not None:
+                self._disk.forget(key)
         verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
                                            workspace=self.workspace, spec=spec,
                                            source_path=source_path, gate=self._gate,
@@ -205,8 +212,10 @@ class Engine:
 
     async def optimize(self, site: FunctionSite, ctx: JobContext, *, measure: bool = True,
                        source_path: Path | None = None, spec: Path | None = None,
-                       flags: tuple[str, ...] = ()) -> Outcome:
-        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best."""
+                       flags: tuple[str, ...] = (), fresh: bool = False) -> Outcome:
+        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best.
+
+        ``fresh`` measures every candidate again instead of reusing cached verdicts."""
         plan = await self.plan(site, ctx)
         result = await self.candidates(site, plan, ctx, flags)
         cands: tuple[Candidate, ...] = result.candidates
@@ -220,7 +229,8 @@ class Engine:
         trials: list[Trial] = []
         for i, cand in enumerate(cands):
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
-            verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes)
+            verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
+                                         fresh=fresh)
             trials.append(Trial(cand, verdict))
         return choose(site, plan, tuple(trials), result.rejected)
 
