@@ -347,3 +347,22 @@ def test_urls_and_key_resolution() -> None:
     assert resolve_api_key(role, {}, {}) is None
     client = make_client(role, {}, environ={"PERFPILOT_TEST_KEY": "b"})
     assert isinstance(client, RemoteClient) and "b" not in repr(client).replace("http://h", "")
+
+
+async def test_a_rotated_key_takes_effect_without_a_restart() -> None:
+    from perfpilot.engine.engine import Engine
+    from perfpilot.engine.settings import Settings
+
+    async with FaultyEndpoint(Stream("ok")) as ep:
+        engine = Engine(Settings(optimizer=remote_role(ep.url, api_key_env="")))
+        try:
+            for key in ("sk-first-key-111", "sk-second-key-222"):
+                engine.set_secret("apiKey", key, role="optimizer")
+                client = engine.optimizer().client  # type: ignore[attr-defined]
+                await generate(client)
+            held = " ".join([*engine._clients, *engine._backends])
+        finally:
+            await engine.close()
+    sent = [r["headers"].get("authorization") for r in ep.requests]
+    assert sent == ["Bearer sk-first-key-111", "Bearer sk-second-key-222"]
+    assert "sk-" not in held  # caches are keyed by a fingerprint, never the key itself

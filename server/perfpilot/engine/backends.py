@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from perfpilot.engine.keys import secret_fingerprint
 from perfpilot.engine.settings import RoleSettings
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
@@ -49,8 +50,13 @@ def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict
 
 
 def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any]) -> Any:
-    """One client per (backend, model, endpoint): a local model is loaded once for both roles."""
+    """One client per (backend, model, endpoint): a local model is loaded once for both roles.
+
+    A remote client holds its API key, so it is also keyed by the secrets' fingerprint: a key
+    rotated in the editor gets a new client."""
     key = f"{role.backend}|{role.model}|{role.endpoint}|{role.device}|{role.dtype}|{role.threads}"
+    if role.backend == "remote":
+        key += f"|{secret_fingerprint(secrets)}"
     if key not in clients:
         try:
             from perfpilot.llm.factory import make_client

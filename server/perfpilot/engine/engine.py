@@ -17,7 +17,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.backends import make_optimizer, make_planner, plan_only
 from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
-from perfpilot.engine.keys import content_key, runner_fingerprint
+from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
@@ -85,22 +85,24 @@ class Engine:
         """The planner for the current settings (kept while the settings stay the same)."""
         s = self.settings
         only = plan_only(s.planner, s.optimizer)
-        key = content_key("planner", _role_key(s.planner), only, sorted(self.secrets))
+        secrets = self._role_secrets("planner")
+        # By the secrets' values (fingerprinted, never in clear): a rotated key takes effect.
+        key = content_key("planner", _role_key(s.planner), only, secret_fingerprint(secrets))
         if key not in self._backends:
-            self._backends[key] = make_planner(s.planner, self._role_secrets("planner"),
-                                               self._clients, only_plan=only)
+            self._backends[key] = make_planner(s.planner, secrets, self._clients,
+                                               only_plan=only)
         planner: Planner = self._backends[key]
         return planner
 
     def optimizer(self, flags: tuple[str, ...] = ()) -> Optimizer:
         """The optimizer for the current settings (kept while the settings stay the same)."""
         s = self.settings
+        secrets = self._role_secrets("optimizer")
         key = content_key("optimizer", _role_key(s.optimizer), flags, s.runner.compiler,
-                          sorted(self.secrets))
+                          secret_fingerprint(secrets))
         if key not in self._backends:
             self._backends[key] = make_optimizer(
-                s.optimizer, self._role_secrets("optimizer"), self._clients, flags=flags,
-                compiler=s.runner.compiler)
+                s.optimizer, secrets, self._clients, flags=flags, compiler=s.runner.compiler)
         optimizer: Optimizer = self._backends[key]
         return optimizer
 
