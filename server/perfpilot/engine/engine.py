@@ -81,10 +81,13 @@ class Engine:
         else:
             self.secrets.pop(key, None)
 
-    def planner(self) -> Planner:
-        """The planner for the current settings (kept while the settings stay the same)."""
+    def planner(self, plan_only_mode: bool = False) -> Planner:
+        """The planner for the current settings (kept while the settings stay the same).
+
+        ``plan_only_mode`` asks for the plan alone (``perfpilot plan``, Explain): a model
+        planner then stops at ``[/SUGG]`` instead of writing code nobody uses."""
         s = self.settings
-        only = plan_only(s.planner, s.optimizer)
+        only = plan_only_mode or plan_only(s.planner, s.optimizer)
         secrets = self._role_secrets("planner")
         # By the secrets' values (fingerprinted, never in clear): a rotated key takes effect.
         key = content_key("planner", _role_key(s.planner), only, secret_fingerprint(secrets))
@@ -125,9 +128,14 @@ class Engine:
         self._backends.clear()
 
     # -- pipeline ------------------------------------------------------------------------
-    async def plan(self, site: FunctionSite, ctx: JobContext) -> Plan:
-        """The plan for ``site`` (cached by function text, unit and planner settings)."""
-        key = content_key("plan", site.text, site.unit_text, _role_key(self.settings.planner))
+    async def plan(self, site: FunctionSite, ctx: JobContext, *,
+                   plan_only_mode: bool = False) -> Plan:
+        """The plan for ``site`` (cached by function text, unit and planner settings).
+
+        ``plan_only_mode``: only the plan is wanted (see ``planner``)."""
+        s = self.settings
+        only = plan_only_mode or plan_only(s.planner, s.optimizer)
+        key = content_key("plan", site.text, site.unit_text, _role_key(s.planner), only)
         cached = self._plans.get(key)
         persist = self._disk is not None and self.settings.planner.backend != "builtin"
         if cached is None and persist and self._disk is not None:
@@ -136,10 +144,12 @@ class Engine:
             self._plans[key] = cached
             return cached
         ctx.report("planning", f"planning {site.name}")
-        plan = await self.planner().plan(site, ctx)
+        plan = await self.planner(only).plan(site, ctx)
         ctx.check()
         self._plans[key] = plan
-        if persist and self._disk is not None:
+        # A built-in plan standing in for an unreadable model answer is not kept: the model
+        # may answer better next time.
+        if persist and self._disk is not None and plan.backend != "builtin":
             self._disk.put_plan(key, plan)
         return plan
 
@@ -165,9 +175,10 @@ class Engine:
             extra = tuple(c for c in planner_code.candidates if c.code.strip() not in seen)
             result = OptimizeResult(extra + result.candidates,
                                     planner_code.rejected + result.rejected)
-        self._candidates[key] = result
-        if persist and self._disk is not None:
-            self._disk.put_candidates(key, result)
+        if result.complete:  # with samples missing, a later run asks for them again
+            self._candidates[key] = result
+            if persist and self._disk is not None:
+                self._disk.put_candidates(key, result)
         return result
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,

@@ -153,6 +153,10 @@ def report_markdown(outcome: Outcome) -> str:
            plan_markdown(outcome.plan, site.name), ""]
     for note in outcome.plan.notes:
         out.append(f"- note: {escape_md(note)}")
+    if outcome.plan.model and outcome.plan.raw_text.strip():
+        # The model's own words, also when its plan could not be read (inert: a text block).
+        out += ["", f"### The planner's answer ({escape_md(outcome.plan.model)})", "",
+                "```text", outcome.plan.raw_text[-4000:].replace("```", "ʼʼʼ"), "```"]
     for i, t in enumerate(outcome.trials):
         chosen = " (applied)" if outcome.best == i else ""
         out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}", ""]

@@ -156,7 +156,7 @@ class Session:
                    baseline_text: str | None, fresh: bool = False) -> None:
         try:
             if job.kind == "explain":
-                plan = await self.engine.plan(job.site, job.ctx)
+                plan = await self.engine.plan(job.site, job.ctx, plan_only_mode=True)
                 job.outcome = Outcome(job.site, plan, status="planned",
                                       message=f"{len(plan.strategies)} strategies")
             elif job.kind == "rerun":

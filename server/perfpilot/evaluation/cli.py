@@ -85,7 +85,8 @@ def eval_settings(args: argparse.Namespace) -> Settings:
 
 def _command_line(args: argparse.Namespace) -> str:
     parts = ["perfpilot", "eval", args.tasks_dir]
-    for flag in ("planner", "optimizer", "model", "planner_model", "endpoint"):
+    for flag in ("planner", "optimizer", "model", "planner_model", "endpoint",
+                 "planner_endpoint"):
         value = getattr(args, flag)
         if value:
             parts += [f"--{flag.replace('_', '-')}", value]
