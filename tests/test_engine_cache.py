@@ -147,7 +147,7 @@ async def test_model_plans_survive_a_restart(tmp_path: Path,
     from perfpilot.engine.settings import RoleSettings
 
     stand_in = CountingPlannerStandIn()
-    monkeypatch.setattr(Engine, "planner", lambda self: stand_in)
+    monkeypatch.setattr(Engine, "planner", lambda self, *args: stand_in)
     settings = Settings(planner=RoleSettings(backend="remote", endpoint="http://127.0.0.1:9/v1",
                                              model="m"))
     site = function_by_name(UNIT, "cpp", "sum_sq")
