@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,7 @@ async def test_model_plans_survive_a_restart(tmp_path: Path,
     from perfpilot.engine.settings import RoleSettings
 
     stand_in = CountingPlannerStandIn()
-    monkeypatch.setattr(Engine, "planner", lambda self: stand_in)
+    monkeypatch.setattr(Engine, "planner", lambda self, *args: stand_in)
     settings = Settings(planner=RoleSettings(backend="remote", endpoint="http://127.0.0.1:9/v1",
                                              model="m"))
     site = function_by_name(UNIT, "cpp", "sum_sq")
@@ -167,3 +168,103 @@ def test_candidates_json_round_trip() -> None:
                    "remote", 1, ("note",), True, ("<unordered_set>",)),),
         (Rejected("remote", "two functions", 2, "int g();"),))
     assert result_from_json(result_to_json(result)) == result
+
+
+class SequenceRunner:
+    """Stands in for the runner: each call returns the next figure (counts the calls)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+
+        async def measure(*args: Any, **kwargs: Any) -> Verdict:
+            self.calls += 1
+            return replace(fake_verdict(), speedup=float(self.calls),
+                           ci95=(self.calls - 0.1, self.calls + 0.1))
+
+        monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+
+
+async def test_fresh_measure_replaces_the_cached_figure(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "a.cpp"
+    src.write_text(UNIT)
+    site = function_by_name(UNIT, "cpp", "sum_sq", uri=src.as_uri())
+    runner = SequenceRunner(monkeypatch)
+    engine = engine_for(tmp_path)
+    assert (await engine.measure(site, CANDIDATE, JobContext(), src)).speedup == 1.0
+    assert (await engine.measure(site, CANDIDATE, JobContext(), src)).speedup == 1.0
+    assert runner.calls == 1  # the cache serves a plain request
+    again = await engine.measure(site, CANDIDATE, JobContext(), src, fresh=True)
+    assert runner.calls == 2 and again.speedup == 2.0
+    assert (await engine.measure(site, CANDIDATE, JobContext(), src)).speedup == 2.0
+    restarted = engine_for(tmp_path)
+    assert (await restarted.measure(site, CANDIDATE, JobContext(), src)).speedup == 2.0
+    assert runner.calls == 2
+
+
+async def test_rerun_job_measures_again_across_restarts(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.engine.outcome import Outcome
+    from perfpilot.engine.session import FunctionRecord, Session
+    from perfpilot.strategy.values import Plan
+
+    src = tmp_path / "a.cpp"
+    current = UNIT.replace(UNIT[UNIT.index("long sum_sq"):], CANDIDATE + "\n")
+    src.write_text(current)
+    original = function_by_name(UNIT, "cpp", "sum_sq", uri=src.as_uri())
+    site = function_by_name(current, "cpp", "sum_sq", uri=src.as_uri())
+    runner = SequenceRunner(monkeypatch)
+    speedups = []
+    for _restart in range(2):
+        session = Session(engine_for(tmp_path))
+        session.records[site.uri] = {site.qualified_name: FunctionRecord(
+            Outcome(original, Plan((), "builtin")), original_text=original.text)}
+        job = session.start("rerun", site, source_path=src, baseline_text=original.text)
+        assert job.task is not None
+        await job.task
+        assert job.outcome is not None and job.outcome.trials, job.error
+        verdict = job.outcome.trials[0].verdict
+        assert verdict is not None
+        speedups.append(verdict.speedup)
+    assert runner.calls == 2 and speedups == [1.0, 2.0]
+
+
+def test_cli_remeasure_bypasses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from perfpilot.cli import main
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    src = tmp_path / "strlen_loop.c"
+    src.write_text((examples / "strlen_loop.c").read_text())
+    (tmp_path / ".perfpilot.toml").write_text("[runner]\ncallgrind = false\n")
+    runner = SequenceRunner(monkeypatch)
+    args = ["optimize", str(src), "--function", "count_upper", "--bench", "--json"]
+    assert main(args) == 0
+    measured = runner.calls
+    assert measured >= 1
+    assert main(args) == 0
+    assert runner.calls == measured  # served from the disk cache
+    assert main([*args, "--remeasure"]) == 0
+    assert runner.calls == 2 * measured
+    capsys.readouterr()
+
+
+async def test_rerun_of_an_unapplied_result_measures_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.engine.session import Session
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    src = tmp_path / "strlen_loop.c"
+    text = (examples / "strlen_loop.c").read_text()
+    src.write_text(text)
+    site = function_by_name(text, "c", "count_upper", uri=src.as_uri())
+    runner = SequenceRunner(monkeypatch)
+    session = Session(engine_for(tmp_path))
+    counts = []
+    for fresh in (False, False, True):
+        job = session.start("optimize", site, source_path=src, fresh=fresh)
+        assert job.task is not None
+        await job.task
+        assert not job.error, job.error
+        counts.append(runner.calls)
+    assert counts[0] >= 1 and counts[1] == counts[0] and counts[2] == 2 * counts[0]

@@ -68,7 +68,7 @@ def test_stdin_task_needs_input_files(tmp_path: Path) -> None:
     main = "int main(void) { return 0; }\n"
     toml = 'source = "prog.c"\nfunction = "main"\ninput = "stdin"\n'
     d = make_task(tmp_path, toml, {"prog.c": main})
-    with pytest.raises(TaskError, match=r"needs prog\.in"):
+    with pytest.raises(TaskError, match=r"prog\.in or prog\.\*\.in"):
         load_task(d)
     (d / "prog.in").write_text("1\n")
     assert load_task(d).input_mode == "stdin"

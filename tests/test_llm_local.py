@@ -168,9 +168,15 @@ async def test_wrong_formats_are_reported(tmp_path: Path) -> None:
     bogus = tmp_path / "bogus"
     bogus.mkdir()
     (bogus / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    no_tokenizer = tmp_path / "weights-only"
+    no_tokenizer.mkdir()
+    (no_tokenizer / "config.json").write_text('{"model_type": "qwen2"}')
     cases = [(tmp_path / "notes.txt", "not a .gguf model"),
              (tmp_path, "no config.json and no .gguf"),
+             (no_tokenizer, r"no tokenizer files: it needs tokenizer\.json, or tokenizer\.model, "
+                            r"or vocab\.json with merges\.txt \(copy them from the repository"),
              (bogus, "could not load the model")]
+    (bogus / "tokenizer.json").write_text("{}")
     for path, message in cases:
         client = make_client(local_role(path), {})
         try:
@@ -191,3 +197,32 @@ def test_registry_shares_one_worker_per_model_spec(tiny_qwen2: Path) -> None:
     assert planner.worker is optimizer.worker
     assert other.worker is not planner.worker
     assert len(registry.workers) == 2
+
+
+async def test_check_endpoint_loads_a_local_model(tiny_qwen2: Path, tmp_path: Path) -> None:
+    from perfpilot.llm.check import check_endpoint
+
+    ok, message = await check_endpoint(local_role(tiny_qwen2), None)
+    assert ok and str(tiny_qwen2) in message and "answered" in message, message
+    (tmp_path / "config.json").write_text('{"model_type": "qwen2"}')
+    ok, message = await check_endpoint(local_role(tmp_path), None)
+    assert not ok and "no tokenizer files" in message
+
+
+def test_cli_check_endpoint_for_a_local_model_and_exit_codes(tiny_qwen2: Path,
+                                                             tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "perfpilot", "check-endpoint", *args],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=300)
+
+    good = run("--role", "planner", "--model", str(tiny_qwen2))
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.startswith("planner: the local model") and "answered" in good.stdout
+    missing = run("--model", str(tmp_path / "nowhere"))
+    assert missing.returncode == 3, missing.stderr
+    assert missing.stderr.startswith("perfpilot: optimizer: local model not found")
+    nothing = run()
+    assert nothing.returncode == 2 and "nothing to check" in nothing.stderr

@@ -108,3 +108,45 @@ async def test_planner_plans_and_writes_code_then_plan_only_stops_at_sugg(
         assert len(registry.workers) == 1 and registry.workers[0].starts == 1
     finally:
         await registry.close()
+
+
+def test_plan_command_asks_for_the_plan_alone(trained_planner_model: Path,
+                                              tmp_path: Path) -> None:
+    """``perfpilot plan`` never shows code, so the planner stops at [/SUGG] even when it
+    would write code for the (builtin) optimizer in ``optimize``."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "sum.cpp").write_text(UNIT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfpilot", "plan", str(tmp_path / "sum.cpp"), "-f", "sum",
+         "--planner", "local", "--planner-model", str(trained_planner_model), "--json"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [s["category_id"] for s in data["strategies"]] == [4, 6]
+    assert data["backend"] == "local" and "[SUGG/]" in data["raw_text"]
+    assert "[OPT/]" not in data["raw_text"] and "long sum" not in data["raw_text"]
+
+
+def test_the_worker_stops_generating_at_the_stop_string(trained_planner_model: Path) -> None:
+    import io
+
+    from transformers import AutoTokenizer
+
+    from perfpilot.llm.local_worker import Worker, _Output
+
+    site = the_site()
+    messages = [dict(m) for m in planner_messages(site, unit_context(site, CONTEXT_TOKENS))]
+    worker = Worker(_Output(io.StringIO()))
+    assert worker.load({"model": str(trained_planner_model), "device": "cpu", "dtype": "auto",
+                        "threads": 1})
+    req = {"id": 1, "messages": messages, "n": 1, "max_tokens": 400, "temperature": 0.0}
+    full, full_tokens = worker._generate({**req, "stop": []})
+    short, tokens = worker._generate({**req, "stop": ["[/SUGG]"]})
+    assert "[OPT/]" in full[0] and "[OPT/]" not in short[0]
+    tok = AutoTokenizer.from_pretrained(trained_planner_model, local_files_only=True)
+    plan_tokens = len(tok(ANSWER[:ANSWER.index("[/SUGG]") + len("[/SUGG]")],
+                          add_special_tokens=False)["input_ids"])
+    assert tokens <= plan_tokens + 2 < full_tokens

@@ -347,3 +347,90 @@ def test_urls_and_key_resolution() -> None:
     assert resolve_api_key(role, {}, {}) is None
     client = make_client(role, {}, environ={"PERFPILOT_TEST_KEY": "b"})
     assert isinstance(client, RemoteClient) and "b" not in repr(client).replace("http://h", "")
+
+
+async def test_a_rotated_key_takes_effect_without_a_restart() -> None:
+    from perfpilot.engine.engine import Engine
+    from perfpilot.engine.settings import Settings
+
+    async with FaultyEndpoint(Stream("ok")) as ep:
+        engine = Engine(Settings(optimizer=remote_role(ep.url, api_key_env="")))
+        try:
+            for key in ("sk-first-key-111", "sk-second-key-222"):
+                engine.set_secret("apiKey", key, role="optimizer")
+                client = engine.optimizer().client  # type: ignore[attr-defined]
+                await generate(client)
+            held = " ".join([*engine._clients, *engine._backends])
+        finally:
+            await engine.close()
+    sent = [r["headers"].get("authorization") for r in ep.requests]
+    assert sent == ["Bearer sk-first-key-111", "Bearer sk-second-key-222"]
+    assert "sk-" not in held  # caches are keyed by a fingerprint, never the key itself
+
+
+class CountingClient(RemoteClient):
+    """Records the most requests it had in flight at once."""
+
+    active = 0
+    most = 0
+
+    async def generate(self, *args: Any, **kwargs: Any) -> list[str]:
+        self.active += 1
+        self.most = max(self.most, self.active)
+        try:
+            return await super().generate(*args, **kwargs)
+        finally:
+            self.active -= 1
+
+
+TWICE = "int twice(int x) { return 2 * x; }\n"
+
+
+def _answer(body: str) -> Stream:
+    return Stream(f"```cpp\nint twice(int x) {{ {body} }}\n```")
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+async def test_a_slow_sample_keeps_the_finished_ones(concurrency: int) -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.optimizing.llm_optimizer import ModelOptimizer
+    from perfpilot.strategy.values import Plan
+
+    site = function_by_name(TWICE, "cpp", "twice")
+    script = (_answer("return x + x;"), Stall(4.0), _answer("return x << 1;"),
+              _answer("return x * 2;"))
+    async with FaultyEndpoint(*script) as ep:
+        role = remote_role(ep.url, samples=4, temperature=0.7, timeout_s=1.0,
+                           concurrency=concurrency)
+        client = CountingClient(role, None, max_retries=0)
+        try:
+            result = await ModelOptimizer(role, client).optimize(site, Plan((), "builtin"),
+                                                                 JobContext())
+        finally:
+            await client.close()
+    assert client.most == concurrency
+    codes = sorted(c.code.split("{", 1)[1].strip() for c in result.candidates)
+    assert codes == ["return x * 2; }", "return x + x; }", "return x << 1; }"]
+    (failed,) = result.rejected
+    # Which sample met the stalled answer depends on the order the server accepted them.
+    assert failed.reason.startswith(f"sample {failed.sample + 1} failed: ")
+    assert "sent nothing for 1 s (timeoutS)" in failed.reason
+    assert not result.complete
+
+
+async def test_every_sample_failing_is_an_optimizer_error() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.optimizing.llm_optimizer import ModelOptimizer
+    from perfpilot.strategy.values import Plan
+
+    site = function_by_name(TWICE, "cpp", "twice")
+    async with FaultyEndpoint(Stall(4.0)) as ep:
+        role = remote_role(ep.url, samples=2, temperature=0.7, timeout_s=1.0)
+        client = RemoteClient(role, None, max_retries=0)
+        try:
+            with pytest.raises(EndpointError, match=r"^optimizer: .*sent nothing") as err:
+                await ModelOptimizer(role, client).optimize(site, Plan((), "builtin"),
+                                                            JobContext())
+        finally:
+            await client.close()
+    assert err.value.kind == "timeout" and err.value.role == "optimizer"

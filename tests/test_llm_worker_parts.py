@@ -24,6 +24,12 @@ def test_model_directory_and_gguf_files(tmp_path: Path) -> None:
     hf = tmp_path / "hf"
     hf.mkdir()
     (hf / "config.json").write_text("{}")
+    with pytest.raises(LocalModelError) as err:
+        locate_model_files(str(hf))
+    # The whole message, not one cut at a list of names.
+    assert str(err.value).endswith("(copy them from the repository the model came from)")
+    assert "no tokenizer files" in str(err.value) and "tokenizer.json" in str(err.value)
+    (hf / "tokenizer.json").write_text("{}")
     assert locate_model_files(str(hf)) == ModelFiles(hf, None)
     gg = tmp_path / "gg"
     gg.mkdir()
@@ -48,7 +54,12 @@ def test_load_and_generation_errors_are_user_messages(tmp_path: Path) -> None:
     missing = load_error(ImportError("No module named 'gguf'"), files)
     assert missing.kind == "missing-dependency" and "perfpilot[local]" in str(missing)
     bad = load_error(ValueError("Unrecognized model type\nmore detail"), files)
-    assert str(bad) == f"could not load the model {tmp_path / 'm.gguf'}: Unrecognized model type"
+    assert str(bad) == (f"could not load the model {tmp_path / 'm.gguf'}: Unrecognized model "
+                        "type more detail")
+    listed = load_error(OSError("Can't load tokenizer for 'x'. Make sure that:\n- 'x' is a "
+                                "correct path\n- it holds files from one of:\n"
+                                "tokenizer.json, vocab.json"), files)
+    assert str(listed).endswith("from one of: tokenizer.json, vocab.json")
 
     assert generation_error(RuntimeError("CUDA out of memory"), "cuda:0") == {
         "kind": "out-of-memory",
@@ -80,7 +91,7 @@ async def test_check_endpoint_for_local_and_builtin_roles(tmp_path: Path) -> Non
 
     (tmp_path / "config.json").write_text("{}")
     ok, message = await check_endpoint(RoleSettings(backend="local", model=str(tmp_path)), None)
-    assert ok and str(tmp_path) in message
+    assert not ok and str(tmp_path) in message and "no tokenizer files" in message
     ok, message = await check_endpoint(
         RoleSettings(backend="local", model=str(tmp_path / "gone")), None)
     assert not ok and "does not exist" in message

@@ -321,14 +321,6 @@ double colsum(double a[512][512], int n) {
 }
 """, "colsum", "loop-interchange", 7, ("a[j][i]", "`j`", "`i`"),
          ("s += a[j][i]", "for (int i", "for (int j"), "c"),
-    Case("interchange-flat", """
-void add(float *a, const float *b, int n) {
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-            a[j * n + i] += b[j * n + i];
-}
-""", "add", "loop-interchange", 7, ("a[j * n + i]", "`j`"),
-         ("a[j * n + i] +=", "for (int i", "for (int j"), "c"),
     Case("endl", """
 #include <iostream>
 void show(int n) {
@@ -756,6 +748,47 @@ double rowsum(double a[512][512], int n) {
     return s;
 }
 """, "rowsum", "loop-interchange", "c"),
+    # A flat index the dependence test cannot prove distinct across both loops: no swap is
+    # offered (one that may be wrong is worse than a missed one).
+    Negative("interchange-flat-unproven", """
+void add(float *a, const float *b, int n) {
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            a[j * n + i] += b[j * n + i];
+}
+""", "add", "loop-interchange", "c"),
+    # Imperfect nests with carried dependences: swapping the loops would change the result.
+    Negative("interchange-pivot-search", """
+#include <cmath>
+void solve(double a[64][64], int n) {
+    for (int i = 0; i < n; ++i) {
+        int p = i;
+        for (int k = i + 1; k < n; ++k)
+            if (std::fabs(a[k][i]) > std::fabs(a[p][i])) p = k;
+        for (int k = 0; k < n; ++k) {
+            double t = a[i][k]; a[i][k] = a[p][k]; a[p][k] = t;
+        }
+        for (int k = i + 1; k < n; ++k)
+            a[k][i] = a[k][i] / a[i][i];
+    }
+}
+""", "solve", "loop-interchange"),
+    Negative("interchange-elimination", """
+void elim(double a[64][64], double* x, int n) {
+    for (int j = 0; j < n; ++j) {
+        x[j] = x[j] / a[j][j];
+        for (int k = 0; k < n; ++k)
+            a[k][j] = a[k][j] - x[j] * a[k][0];
+    }
+}
+""", "elim", "loop-interchange"),
+    Negative("interchange-carried", """
+void carried(double a[64][64], int n) {
+    for (int i = 1; i < n; ++i)
+        for (int k = 0; k < n; ++k)
+            a[k][i] = a[k][i - 1] + 1.0;
+}
+""", "carried", "loop-interchange", "c"),
     Negative("endl-outside-loop", """
 #include <iostream>
 void once(int x) { std::cout << x << std::endl; }

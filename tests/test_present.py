@@ -57,3 +57,17 @@ def test_the_report_shows_candidate_notes_and_the_headers_it_adds() -> None:
                                  "unmeasured", "1 candidate(s), not measured"))
     assert "- adds \\#include \\<algorithm\\>" in md and "- a \\<b\\> note" in md
     assert "```cpp\n#include <algorithm>\nvoid f(int* a, int n) { std::sort" in md
+
+
+def test_the_report_keeps_the_planner_answer_it_could_not_read() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.outcome import Outcome
+    from perfpilot.engine.present import report_markdown
+
+    site = function_by_name("void f(int* a, int n) { }\n", "cpp", "f")
+    plan = Plan((), "builtin", raw_text="I would [click](command:x) ```rm``` it",
+                notes=("the planner local:m's answer had no strategy PerfPilot could read",),
+                model="m")
+    md = report_markdown(Outcome(site, plan, (), (), None, "no-candidate", "none"))
+    assert "### The planner's answer (m)" in md
+    assert "```text\nI would [click](command:x) ʼʼʼrmʼʼʼ it\n```" in md

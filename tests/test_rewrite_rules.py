@@ -226,6 +226,14 @@ std::vector<long> squares(int n) {
     return v;
 }""", None, R("reserve"), """
     { for (int n : {0, -3, 1, 1000}) check("squares", orig::squares(n) == opt::squares(n)); }"""),
+    Case("backwards", """
+std::vector<int> backwards(const std::vector<int>& x) {
+    std::vector<int> v;
+    for (int i = x.size() - 1; i >= 0; --i) v.push_back(x[i] * 2);
+    return v;
+}""", None, R("reserve"), """
+    { for (int n : {0, 1, 5}) { std::vector<int> x(n, 3);
+        check("backwards", orig::backwards(x) == opt::backwards(x)); } }"""),
     Case("odds", """
 std::vector<int> odds(int lo, int hi) {
     std::vector<int> v;
@@ -432,6 +440,17 @@ def test_rule_left_alone(rule: str, code: str, name: str, words: str) -> None:
     assert rule not in res.rules, res.code
     if words:
         assert any(words in note for note in res.notes), res.notes
+
+
+def test_reserve_emits_the_plain_bound() -> None:
+    for header in ("for (int i = x.size() - 1; i >= 0; --i)",
+                   "for (int i = 0; i <= x.size() - 1; ++i)"):
+        code = ("std::vector<int> f(const std::vector<int>& x) { std::vector<int> v; "
+                f"{header} v.push_back(x[i]); return v; }}")
+        res = rewrite(_site(code, "f"))
+        assert "reserve" in res.rules, res.notes
+        assert "if (x.size() > 0) v.reserve" in res.code, res.code
+        assert "v.reserve(v.size() + static_cast<std::size_t>(x.size()));" in res.code, res.code
 
 
 def test_untouched_text_is_kept() -> None:

@@ -1,7 +1,7 @@
 """The ``perfpilot`` command line: plan, optimize, bench, serve, check-endpoint.
 
 Every capability of the editor is reachable here, headless. Errors exit non-zero with one clear
-line on stderr.
+line on stderr; the exit statuses are those of ``perfpilot.exit_codes``.
 """
 
 from __future__ import annotations
@@ -19,25 +19,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from perfpilot import __version__
+from perfpilot import __version__, exit_codes
 from perfpilot.cli_options import add_backend_flags, setting_overrides
+from perfpilot.cli_progress import ProgressPrinter
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.locate import LocateError, function_at, function_by_name
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
+from perfpilot.engine.backends import BackendError
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.workspace_config import ConfigError, workspace_settings
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
+from perfpilot.llm.errors import ModelError
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.strategy.values import Plan
 
 
 class CliError(Exception):
-    """A user-facing error: printed as one line, exit status 2."""
+    """A user-facing error: printed as one line, exit status 2 (``exit_codes.USAGE``)."""
 
 
 def read_source(path: Path) -> str:
@@ -74,12 +77,12 @@ def locate(path: Path, text: str, function: str | None, line: int | None) -> Fun
         raise CliError(f"{path}: {exc}") from exc
 
 
-def _settings(args: argparse.Namespace, root: Path) -> Settings:
+def _settings(args: argparse.Namespace, root: Path, role: str = "") -> Settings:
     try:
         settings = workspace_settings(root)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
-    over = setting_overrides(args)
+    over = setting_overrides(args, role)
     try:
         return merge_settings(settings, over)
     except ValueError as exc:
@@ -100,6 +103,7 @@ def plan_json(site: FunctionSite, plan: Plan) -> dict[str, Any]:
         "backend": plan.backend,
         "model": plan.model,
         "notes": list(plan.notes),
+        "raw_text": plan.raw_text,
     }
 
 
@@ -124,11 +128,9 @@ def unit_diff(path: Path, before: str, after: str) -> str:
 
 
 def _ctx(verbose: bool) -> JobContext:
-    def report(stage: str, message: str, percent: int | None) -> None:
-        if verbose:
-            print(f"[{stage}] {message}", file=sys.stderr)
-
-    return JobContext(on_report=report)
+    if not verbose:
+        return JobContext()
+    return JobContext(on_report=ProgressPrinter(lambda line: print(line, file=sys.stderr)))
 
 
 async def _with_sigint(ctx: JobContext, coro: Any) -> Any:
@@ -158,7 +160,7 @@ async def cmd_plan(args: argparse.Namespace) -> int:
     engine = Engine(_settings(args, _root_for(path)), _root_for(path))
     ctx = _ctx(args.verbose)
     try:
-        plan = await _with_sigint(ctx, engine.plan(site, ctx))
+        plan = await _with_sigint(ctx, engine.plan(site, ctx, plan_only_mode=True))
     finally:
         await engine.close()
     if args.json:
@@ -205,7 +207,7 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
         outcome: Outcome = await _with_sigint(ctx, engine.optimize(
             site, ctx, measure=args.bench, source_path=path.resolve(),
             spec=Path(args.spec) if args.spec else None,
-            flags=compdb.flags if compdb else ()))
+            flags=compdb.flags if compdb else (), fresh=args.remeasure))
     finally:
         await engine.close()
     if args.json:
@@ -266,14 +268,23 @@ async def cmd_check_endpoint(args: argparse.Namespace) -> int:
 
     from perfpilot.llm.check import check_endpoint
 
-    settings = _settings(args, Path.cwd())
+    settings = _settings(args, Path.cwd(), role=args.role)
     role = getattr(settings, args.role)
-    if args.endpoint is None and not role.endpoint:
-        raise CliError("no endpoint configured: pass --endpoint URL")
+    if role.backend == "builtin":
+        # Nothing chosen: an endpoint means a remote model, a model alone a local one.
+        if role.endpoint:
+            role = dataclasses.replace(role, backend="remote")
+        elif role.model:
+            role = dataclasses.replace(role, backend="local")
+        else:
+            raise CliError(f"nothing to check: the {args.role} uses the builtin backend; pass "
+                           "--endpoint URL (a remote model) or --model PATH (a local one)")
     key = os.environ.get(role.api_key_env) if role.api_key_env else None
-    ok, message = await check_endpoint(dataclasses.replace(role, backend="remote"), key)
-    print(message)
-    return 0 if ok else 1
+    ok, message = await check_endpoint(role, key)
+    if not ok:
+        raise ModelError(message, role=args.role)
+    print(f"{args.role}: {message}")
+    return exit_codes.OK
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -315,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
     p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
+    p.add_argument("--remeasure", action="store_true",
+                   help="with --bench: measure again instead of reusing cached verdicts")
     p.add_argument("--spec", help="bench spec file for functions the harness cannot feed")
     p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
     p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
@@ -352,19 +365,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(handler(args))
     except CliError as exc:
         print(f"perfpilot: {exc}", file=sys.stderr)
-        return 2
+        return exit_codes.USAGE
+    except (ModelError, BackendError) as exc:  # the message names the role that failed
+        print(f"perfpilot: {exc}", file=sys.stderr)
+        return exit_codes.MODEL
     except Cancelled:
         print("perfpilot: cancelled", file=sys.stderr)
-        return 130
+        return exit_codes.CANCELLED
     except KeyboardInterrupt:
         print("perfpilot: interrupted", file=sys.stderr)
-        return 130
+        return exit_codes.CANCELLED
     except Exception as exc:  # a last resort: one line, never a traceback for users
         name = type(exc).__name__
         print(f"perfpilot: {name}: {exc}", file=sys.stderr)
         if args.verbose:
             raise
-        return 1
+        return exit_codes.INTERNAL
 
 
 if __name__ == "__main__":

@@ -1,9 +1,39 @@
-"""Command-line options shared by ``perfpilot`` subcommands (backends and runner)."""
+"""Command-line options shared by ``perfpilot`` subcommands (backends and runner).
+
+Each flag sets one role: ``--model``, ``--endpoint`` and ``--api-key-env`` the optimizer's,
+``--planner-model``, ``--planner-endpoint`` and ``--planner-api-key-env`` the planner's, so a
+remote optimizer given on the command line never replaces a local planner configured in
+``.perfpilot.toml`` (``check-endpoint`` points the plain flags at the role it checks).
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+ROLES = ("planner", "optimizer")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
 
 
 def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = None) -> None:
@@ -11,33 +41,46 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     g = p.add_argument_group("backends")
     g.add_argument("--planner", choices=["builtin", "local", "remote"])
     g.add_argument("--optimizer", choices=["builtin", "local", "remote"])
-    g.add_argument("--model", help="optimizer model (directory, .gguf file, or remote name)")
-    g.add_argument("--planner-model", help="planner model (directory or .gguf file)")
-    g.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--api-key-env", help="name of the environment variable holding the API key")
-    g.add_argument("--samples", type=int, default=samples_default, metavar="K",
-                   help="candidates to generate (k)")
+    g.add_argument("--model", help="the optimizer's model (directory, .gguf file, or the name "
+                                   "a remote server knows it by)")
+    g.add_argument("--endpoint", help="the optimizer's OpenAI-compatible base URL, e.g. "
+                                      "http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key-env", help="environment variable holding the optimizer's API key")
+    g.add_argument("--planner-model", help="the planner's model (directory, .gguf file, or "
+                                           "remote name)")
+    g.add_argument("--planner-endpoint", help="the planner's OpenAI-compatible base URL")
+    g.add_argument("--planner-api-key-env",
+                   help="environment variable holding the planner's API key")
+    g.add_argument("--samples", type=positive_int, default=samples_default, metavar="K",
+                   help="candidates the optimizer generates (k, at least 1)")
+    g.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                   help="how long a model may go without sending anything before its request "
+                        "fails (both roles; default 120)")
 
 
-def setting_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings the backend and runner flags ask for, as a nested mapping."""
+def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any]:
+    """The settings the backend and runner flags ask for, as a nested mapping.
+
+    ``role`` (``check-endpoint``) points ``--model``, ``--endpoint`` and ``--api-key-env`` at
+    that role instead of the optimizer.
+    """
     over: dict[str, Any] = {"planner": {}, "optimizer": {}, "runner": {}}
-    if getattr(args, "planner", None):
-        over["planner"]["backend"] = args.planner
-    if getattr(args, "optimizer", None):
-        over["optimizer"]["backend"] = args.optimizer
-    if getattr(args, "model", None):
-        over["optimizer"]["model"] = args.model
-        over["planner"].setdefault("model", args.model)
-    if getattr(args, "planner_model", None):
-        over["planner"]["model"] = args.planner_model
-    for role in ("planner", "optimizer"):
-        if getattr(args, "endpoint", None):
-            over[role]["endpoint"] = args.endpoint
-        if getattr(args, "api_key_env", None):
-            over[role]["api_key_env"] = args.api_key_env
-    if getattr(args, "samples", None):
+    plain = role or "optimizer"
+    for name in ROLES:
+        if getattr(args, name, None):
+            over[name]["backend"] = getattr(args, name)
+    for key in ("model", "endpoint", "api_key_env"):
+        value = getattr(args, key, None)
+        if value:
+            over[plain][key] = value
+        planner_value = getattr(args, f"planner_{key}", None)
+        if planner_value:
+            over["planner"][key] = planner_value
+    if getattr(args, "samples", None) is not None:
         over["optimizer"]["samples"] = args.samples
+    if getattr(args, "timeout", None) is not None:
+        for name in ROLES:
+            over[name]["timeout_s"] = args.timeout
     if getattr(args, "threads", None) is not None:
         over["runner"]["threads"] = args.threads
     if getattr(args, "compiler", None):

@@ -1030,6 +1030,52 @@ def _appends(body: Node) -> tuple[str, ...]:
                         re.fullmatch(r"[A-Za-z_]\w*", o)))
 
 
+def interchange_blocker(outer: Node, types: dict[str, VarType | None], *,
+                        allow_reductions: bool = False) -> str:
+    """Why the two loops ``outer`` and the loop it holds cannot swap places, or "" when the
+    dependence test allows it.
+
+    Allowed: a perfect nest (the outer body is exactly one inner loop, nothing before or after
+    it) of canonical counted loops with declared induction variables, the inner bounds free of
+    the outer variable, no deeper loop, and iterations independent over both variables. An
+    accumulation into a scalar (``+ * min max``) is reordered by the swap, so it blocks unless
+    ``allow_reductions`` (a plan may suggest it: the runner compares floating-point results
+    with a tolerance). Anything else, an imperfect nest with statements between the loops above
+    all, keeps its order.
+    """
+    if outer.type != "for_statement":
+        return "the outer loop is not a counted for loop"
+    body = outer.child_by_field_name("body")
+    if body is None:
+        return "the outer loop has no body"
+    stmts = [c for c in body.named_children if c.type != "comment"] \
+        if body.type == "compound_statement" else [body]
+    if len(stmts) != 1 or stmts[0].type != "for_statement":
+        return "the nest is not perfect: the outer loop runs other statements around the inner"
+    inner = stmts[0]
+    oh, ih = _header(outer, types), _header(inner, types)
+    if isinstance(oh, str) or isinstance(ih, str):
+        return oh if isinstance(oh, str) else str(ih)
+    if not (oh.declared and ih.declared):
+        return "an induction variable is declared outside its loop"
+    if re.search(rf"\b{re.escape(oh.var)}\b", f"{ih.lower} {ih.upper}"):
+        return f"the inner bounds depend on '{oh.var}' (a triangular nest)"
+    inner_body = inner.child_by_field_name("body")
+    if inner_body is None:
+        return "the inner loop has no body"
+    if any(True for _ in _direct_loops(inner_body)):
+        return "the inner loop holds another loop"
+    bound_vars = set(re.findall(r"[A-Za-z_]\w*", f"{oh.lower} {oh.upper} {ih.lower} "
+                                                  f"{ih.upper}")) - {oh.var, ih.var}
+    ok, reason, reductions, _private, _locals = check_independent(
+        inner, inner_body, (oh.var, ih.var), types, bound_vars)
+    if not ok:
+        return reason or "an iteration depends on another"
+    if reductions and not allow_reductions:
+        return "it accumulates into a scalar, whose order the swap would change"
+    return ""
+
+
 # ---------------------------------------------------------------------------------------------
 # entry points
 

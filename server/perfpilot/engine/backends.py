@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from perfpilot.engine.keys import secret_fingerprint
 from perfpilot.engine.settings import RoleSettings
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
@@ -33,7 +34,7 @@ def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[s
         return BuiltinPlanner()
     from perfpilot.planning.llm_planner import ModelPlanner
 
-    return ModelPlanner(role, _client(role, secrets, clients), plan_only=only_plan)
+    return ModelPlanner(role, _client(role, secrets, clients, "planner"), plan_only=only_plan)
 
 
 def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
@@ -45,16 +46,27 @@ def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict
         return BuiltinOptimizer(flags=flags, compiler=compiler or None)
     from perfpilot.optimizing.llm_optimizer import ModelOptimizer
 
-    return ModelOptimizer(role, _client(role, secrets, clients))
+    return ModelOptimizer(role, _client(role, secrets, clients, "optimizer"))
 
 
-def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any]) -> Any:
-    """One client per (backend, model, endpoint): a local model is loaded once for both roles."""
+def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
+            name: str) -> Any:
+    """One client per (backend, model, endpoint): a local model is loaded once for both roles.
+
+    A remote client holds its API key, so it is also keyed by the secrets' fingerprint: a key
+    rotated in the editor gets a new client."""
     key = f"{role.backend}|{role.model}|{role.endpoint}|{role.device}|{role.dtype}|{role.threads}"
+    if role.backend == "remote":
+        key += f"|{secret_fingerprint(secrets)}"
     if key not in clients:
         try:
+            from perfpilot.llm.errors import ModelError, for_role
             from perfpilot.llm.factory import make_client
         except ImportError as exc:  # pragma: no cover - depends on installed extras
-            raise BackendError(f"the {role.backend} backend is not available: {exc}") from exc
-        clients[key] = make_client(role, secrets)
+            raise BackendError(f"{name}: the {role.backend} backend is not available: "
+                               f"{exc}") from exc
+        try:
+            clients[key] = make_client(role, secrets)
+        except ModelError as exc:
+            raise for_role(exc, name) from exc
     return clients[key]

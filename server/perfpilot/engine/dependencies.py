@@ -13,6 +13,7 @@ def measurement_inputs(site: FunctionSite, source_path: Path | None, workspace: 
                        spec: Path | None = None) -> tuple[Path, ...]:
     """The existing files whose content changes the verdict for ``site``."""
     from perfpilot.runner.spec import find_spec
+    from perfpilot.runner.stdin_inputs import input_files, unmatched_inputs
 
     found: list[Path] = []
     chosen_spec = spec or find_spec(site.qualified_name, source_path, workspace)
@@ -23,9 +24,9 @@ def measurement_inputs(site: FunctionSite, source_path: Path | None, workspace: 
         if db is not None:
             found.append(db)
         if site.name == "main":
-            folder = source_path.parent
-            for pattern in (f"{source_path.stem}*.in", f"{source_path.stem}*.out"):
-                found.extend(sorted(folder.glob(pattern)))
+            # Near-miss names count too: renaming one into the rule must change the key.
+            found.extend(input_files(source_path))
+            found.extend(unmatched_inputs(source_path))
     return tuple(dict.fromkeys(p.resolve() for p in found if p.is_file()))
 
 

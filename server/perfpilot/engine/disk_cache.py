@@ -66,15 +66,41 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
     )
 
 
+_IGNORE_HEAD = ("# PerfPilot's caches. Bench specs, stdin inputs and settings in this folder are "
+                "not listed:\n# commit them.\n")
+# What earlier versions wrote: it hid the specs too.
+_LEGACY_IGNORE = "# PerfPilot's local results and reports\n*\n"
+
+
 def private_folder(root: Path, *parts: str) -> Path:
-    """A folder under ``root/.perfpilot`` (created), with a ``.gitignore`` that hides it all."""
+    """A cache folder under ``root/.perfpilot`` (created), listed in ``.perfpilot/.gitignore``.
+
+    Only the cache folders are ignored: the specs and inputs beside them belong in version
+    control.
+    """
     base = root / ".perfpilot"
     folder = base.joinpath(*parts)
     folder.mkdir(parents=True, exist_ok=True)
-    ignore = base / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# PerfPilot's local results and reports\n*\n", encoding="utf-8")
+    if parts:
+        _ignore(base / ".gitignore", f"/{parts[0]}/")
     return folder
+
+
+def _ignore(path: Path, entry: str) -> None:
+    """Add ``entry`` to the ignore file, keeping lines the user added."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    if text == _LEGACY_IGNORE or not text:
+        text = _IGNORE_HEAD
+    if entry in text.splitlines():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        return
+    if not text.endswith("\n"):
+        text += "\n"
+    path.write_text(text + entry + "\n", encoding="utf-8")
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:
@@ -156,6 +182,13 @@ class JsonStore:
         body = data.get("body")
         return body if isinstance(body, dict) else None
 
+    def delete(self, key: str) -> None:
+        """Remove a stored document, if any."""
+        try:
+            self._path(key).unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not remove a cached %s: %s", self.folder.name, exc)
+
     def put(self, key: str, body: dict[str, Any]) -> None:
         """Store a document."""
         try:
@@ -196,6 +229,10 @@ class DiskCache:
     def put(self, key: str, verdict: Verdict) -> None:
         """Store a verdict."""
         self.verdicts.put(key, verdict.to_json())
+
+    def forget(self, key: str) -> None:
+        """Drop a stored verdict (it is being measured again)."""
+        self.verdicts.delete(key)
 
     def get_plan(self, key: str) -> Plan | None:
         """A stored plan, or None."""

@@ -17,7 +17,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.backends import make_optimizer, make_planner, plan_only
 from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
-from perfpilot.engine.keys import content_key, runner_fingerprint
+from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
@@ -81,26 +81,31 @@ class Engine:
         else:
             self.secrets.pop(key, None)
 
-    def planner(self) -> Planner:
-        """The planner for the current settings (kept while the settings stay the same)."""
+    def planner(self, plan_only_mode: bool = False) -> Planner:
+        """The planner for the current settings (kept while the settings stay the same).
+
+        ``plan_only_mode`` asks for the plan alone (``perfpilot plan``, Explain): a model
+        planner then stops at ``[/SUGG]`` instead of writing code nobody uses."""
         s = self.settings
-        only = plan_only(s.planner, s.optimizer)
-        key = content_key("planner", _role_key(s.planner), only, sorted(self.secrets))
+        only = plan_only_mode or plan_only(s.planner, s.optimizer)
+        secrets = self._role_secrets("planner")
+        # By the secrets' values (fingerprinted, never in clear): a rotated key takes effect.
+        key = content_key("planner", _role_key(s.planner), only, secret_fingerprint(secrets))
         if key not in self._backends:
-            self._backends[key] = make_planner(s.planner, self._role_secrets("planner"),
-                                               self._clients, only_plan=only)
+            self._backends[key] = make_planner(s.planner, secrets, self._clients,
+                                               only_plan=only)
         planner: Planner = self._backends[key]
         return planner
 
     def optimizer(self, flags: tuple[str, ...] = ()) -> Optimizer:
         """The optimizer for the current settings (kept while the settings stay the same)."""
         s = self.settings
+        secrets = self._role_secrets("optimizer")
         key = content_key("optimizer", _role_key(s.optimizer), flags, s.runner.compiler,
-                          sorted(self.secrets))
+                          secret_fingerprint(secrets))
         if key not in self._backends:
             self._backends[key] = make_optimizer(
-                s.optimizer, self._role_secrets("optimizer"), self._clients, flags=flags,
-                compiler=s.runner.compiler)
+                s.optimizer, secrets, self._clients, flags=flags, compiler=s.runner.compiler)
         optimizer: Optimizer = self._backends[key]
         return optimizer
 
@@ -123,9 +128,14 @@ class Engine:
         self._backends.clear()
 
     # -- pipeline ------------------------------------------------------------------------
-    async def plan(self, site: FunctionSite, ctx: JobContext) -> Plan:
-        """The plan for ``site`` (cached by function text, unit and planner settings)."""
-        key = content_key("plan", site.text, site.unit_text, _role_key(self.settings.planner))
+    async def plan(self, site: FunctionSite, ctx: JobContext, *,
+                   plan_only_mode: bool = False) -> Plan:
+        """The plan for ``site`` (cached by function text, unit and planner settings).
+
+        ``plan_only_mode``: only the plan is wanted (see ``planner``)."""
+        s = self.settings
+        only = plan_only_mode or plan_only(s.planner, s.optimizer)
+        key = content_key("plan", site.text, site.unit_text, _role_key(s.planner), only)
         cached = self._plans.get(key)
         persist = self._disk is not None and self.settings.planner.backend != "builtin"
         if cached is None and persist and self._disk is not None:
@@ -134,10 +144,12 @@ class Engine:
             self._plans[key] = cached
             return cached
         ctx.report("planning", f"planning {site.name}")
-        plan = await self.planner().plan(site, ctx)
+        plan = await self.planner(only).plan(site, ctx)
         ctx.check()
         self._plans[key] = plan
-        if persist and self._disk is not None:
+        # A built-in plan standing in for an unreadable model answer is not kept: the model
+        # may answer better next time.
+        if persist and self._disk is not None and plan.backend != "builtin":
             self._disk.put_plan(key, plan)
         return plan
 
@@ -163,19 +175,21 @@ class Engine:
             extra = tuple(c for c in planner_code.candidates if c.code.strip() not in seen)
             result = OptimizeResult(extra + result.candidates,
                                     planner_code.rejected + result.rejected)
-        self._candidates[key] = result
-        if persist and self._disk is not None:
-            self._disk.put_candidates(key, result)
+        if result.complete:  # with samples missing, a later run asks for them again
+            self._candidates[key] = result
+            if persist and self._disk is not None:
+                self._disk.put_candidates(key, result)
         return result
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
-                      includes: tuple[str, ...] = ()) -> Verdict:
+                      includes: tuple[str, ...] = (), fresh: bool = False) -> Verdict:
         """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
         cached in memory and on disk).
 
         The key covers the unit, the candidate, the runner settings and the content of every
-        file that decides the measurement (spec, compile database, stdin inputs).
+        file that decides the measurement (spec, compile database, stdin inputs). ``fresh``
+        (Re-run) measures again whatever is cached, and the new figure replaces the old one.
         """
         from perfpilot.runner.measure import verify_and_measure
 
@@ -184,13 +198,19 @@ class Engine:
                           code, "\n".join(includes),
                           settings_to_dict(self.settings)["runner"], fingerprint(deps),
                           str(source_path or ""))
-        cached = self._verdicts.get(key)
-        if cached is None and self._disk is not None:
+        cached = None if fresh else self._verdicts.get(key)
+        if cached is None and self._disk is not None and not fresh:
             cached = self._disk.get(key)
         if cached is not None:
             self._verdicts[key] = cached
             return cached
         ctx.check()
+        if fresh:
+            # A re-measurement that comes back noisy must not leave the old figure standing
+            # as if it had been confirmed.
+            self._verdicts.pop(key, None)
+            if self._disk is not None:
+                self._disk.forget(key)
         verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
                                            workspace=self.workspace, spec=spec,
                                            source_path=source_path, gate=self._gate,
@@ -205,8 +225,10 @@ class Engine:
 
     async def optimize(self, site: FunctionSite, ctx: JobContext, *, measure: bool = True,
                        source_path: Path | None = None, spec: Path | None = None,
-                       flags: tuple[str, ...] = ()) -> Outcome:
-        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best."""
+                       flags: tuple[str, ...] = (), fresh: bool = False) -> Outcome:
+        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best.
+
+        ``fresh`` measures every candidate again instead of reusing cached verdicts."""
         plan = await self.plan(site, ctx)
         result = await self.candidates(site, plan, ctx, flags)
         cands: tuple[Candidate, ...] = result.candidates
@@ -220,7 +242,8 @@ class Engine:
         trials: list[Trial] = []
         for i, cand in enumerate(cands):
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
-            verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes)
+            verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
+                                         fresh=fresh)
             trials.append(Trial(cand, verdict))
         return choose(site, plan, tuple(trials), result.rejected)
 

@@ -74,12 +74,13 @@ def _ms(seconds: float | None) -> str:
 def speedup_phrase(v: Verdict) -> str:
     """``2.31× faster (95% CI 2.20–2.43, serial)`` or the verdict word with its reason."""
     if v.speedup is None or v.ci95 is None or v.verdict in ("incorrect", "build-failed",
-                                                            "timeout", "noisy"):
+                                                            "timeout", "noisy", "no-input"):
         return {
             "incorrect": "results differ from the original",
             "build-failed": "candidate did not build",
             "timeout": "timed out",
             "noisy": "machine too busy to measure reliably",
+            "no-input": "not timed: no stdin input",
         }.get(v.verdict, v.verdict)
     lo, hi = v.ci95
     where = "serial" if v.threads <= 1 else f"{v.threads} threads"
@@ -170,6 +171,10 @@ def report_markdown(outcome: Outcome) -> str:
            plan_markdown(outcome.plan, site.name), ""]
     for note in outcome.plan.notes:
         out.append(f"- note: {escape_md(note)}")
+    if outcome.plan.model and outcome.plan.raw_text.strip():
+        # The model's own words, also when its plan could not be read (inert: a text block).
+        out += ["", f"### The planner's answer ({escape_md(outcome.plan.model)})", "",
+                "```text", outcome.plan.raw_text[-4000:].replace("```", "ʼʼʼ"), "```"]
     for i, t in enumerate(outcome.trials):
         chosen = " (applied)" if outcome.best == i else ""
         out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}", ""]

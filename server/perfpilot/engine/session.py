@@ -97,8 +97,12 @@ class Session:
 
     # -- jobs -----------------------------------------------------------------------------
     def start(self, kind: str, site: FunctionSite, *, source_path: Path | None = None,
-              flags: tuple[str, ...] = (), baseline_text: str | None = None) -> Job:
-        """Start a background job for ``site``; an unfinished job for it is cancelled first."""
+              flags: tuple[str, ...] = (), baseline_text: str | None = None,
+              fresh: bool = False) -> Job:
+        """Start a background job for ``site``; an unfinished job for it is cancelled first.
+
+        ``fresh`` makes an ``optimize`` job measure its candidates again rather than reuse
+        cached verdicts (Re-run of a result that was not applied); ``rerun`` jobs always do."""
         for old in self.running(site.uri, site.qualified_name):
             self.cancel(old.id)
         job_id = f"pp-{next(self._ids)}"
@@ -110,7 +114,7 @@ class Session:
         job = Job(job_id, kind, site.uri, site.qualified_name, site, JobContext(on_report=report))
         self.jobs[job_id] = job
         job.task = asyncio.get_running_loop().create_task(
-            self._run(job, source_path, flags, baseline_text), name=job_id)
+            self._run(job, source_path, flags, baseline_text, fresh), name=job_id)
         job.task.add_done_callback(lambda _task: self._ended_unreported(job))
         return job
 
@@ -149,17 +153,18 @@ class Session:
         self._report_cancelled(job)
 
     async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
-                   baseline_text: str | None) -> None:
+                   baseline_text: str | None, fresh: bool = False) -> None:
         try:
             if job.kind == "explain":
-                plan = await self.engine.plan(job.site, job.ctx)
+                plan = await self.engine.plan(job.site, job.ctx, plan_only_mode=True)
                 job.outcome = Outcome(job.site, plan, status="planned",
                                       message=f"{len(plan.strategies)} strategies")
             elif job.kind == "rerun":
                 job.outcome = await self._rerun(job, source_path, baseline_text)
             else:
                 job.outcome = await self.engine.optimize(job.site, job.ctx,
-                                                         source_path=source_path, flags=flags)
+                                                         source_path=source_path, flags=flags,
+                                                         fresh=fresh)
             job.stage = "done"
             job.message = job.outcome.message
             self._store(job, source_path)
@@ -177,7 +182,8 @@ class Session:
 
     async def _rerun(self, job: Job, source_path: Path | None,
                      baseline_text: str | None) -> Outcome:
-        """Measure the current function text against the remembered original."""
+        """Measure the current function text against the remembered original, afresh: a
+        Re-run never answers from the cache, and its figure replaces the cached one."""
         rec = self.record(job.uri, job.function)
         if rec is None or baseline_text is None:
             raise ValueError("nothing to re-run: optimize this function first")
@@ -190,7 +196,8 @@ class Session:
 
         original_site = function_by_name(original_unit, job.site.language,
                                          job.site.qualified_name, uri=job.uri)
-        verdict = await self.engine.measure(original_site, job.site.text, job.ctx, source_path)
+        verdict = await self.engine.measure(original_site, job.site.text, job.ctx, source_path,
+                                            fresh=True)
         strategies = rec.outcome.chosen.candidate.strategies if rec.outcome.chosen else ()
         cand = Candidate(job.site.text, strategies, "current text")
         return choose(original_site, rec.outcome.plan, (Trial(cand, verdict),))

@@ -27,8 +27,13 @@ class RoleSettings:
     endpoint: str = ""
     api_key_env: str = ""
     samples: int = 1
+    # Requests of one role in flight at once (samples of a remote model): a server that
+    # answers one at a time lets the others wait past their timeout.
+    concurrency: int = 2
     temperature: float = 0.2
     max_tokens: int = 1024
+    # The planner's budget when it writes a plan alone (plan-only mode): a plan is a few lines.
+    plan_max_tokens: int = 384
     timeout_s: float = 120.0
     device: str = "cpu"
     dtype: str = "auto"
@@ -116,8 +121,12 @@ def _validate(obj: Any, path: str) -> None:
         if hasattr(obj, name) and getattr(obj, name) not in choices:
             where = f"{path}.{name}" if path else name
             raise ValueError(f"setting {where} must be one of {', '.join(choices)}")
+    if isinstance(obj, RoleSettings) and obj.concurrency < 1:
+        raise ValueError(f"setting {path}.concurrency must be at least 1")
     if isinstance(obj, RoleSettings) and obj.samples < 1:
         raise ValueError(f"setting {path}.samples must be at least 1")
+    if isinstance(obj, RoleSettings) and min(obj.max_tokens, obj.plan_max_tokens) < 1:
+        raise ValueError(f"setting {path}.max_tokens and plan_max_tokens must be at least 1")
 
 
 def merge_settings(base: Settings, data: Mapping[str, Any]) -> Settings:

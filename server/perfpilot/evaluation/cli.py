@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from perfpilot import exit_codes
 from perfpilot.cli_options import add_backend_flags, setting_overrides
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.settings import Settings, merge_settings
@@ -85,7 +86,8 @@ def eval_settings(args: argparse.Namespace) -> Settings:
 
 def _command_line(args: argparse.Namespace) -> str:
     parts = ["perfpilot", "eval", args.tasks_dir]
-    for flag in ("planner", "optimizer", "model", "planner_model", "endpoint"):
+    for flag in ("planner", "optimizer", "model", "planner_model", "endpoint",
+                 "planner_endpoint"):
         value = getattr(args, flag)
         if value:
             parts += [f"--{flag.replace('_', '-')}", value]
@@ -188,7 +190,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         settings = eval_settings(args)
     except (TaskError, _UsageError) as exc:
         print(f"perfpilot eval: {exc}", file=sys.stderr)
-        return 2
+        return exit_codes.USAGE
     out = Path(args.out)
     store = ResultStore(out)
     engine = Engine(settings, None)
@@ -215,11 +217,11 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         warnings = _write_outputs(args, metrics, settings, store)
     except _UsageError as exc:
         print(f"perfpilot eval: {exc}", file=sys.stderr)
-        return 2
+        return exit_codes.USAGE
     for w in warnings:
         print(f"perfpilot eval: {w}", file=sys.stderr)
     if args.json:
         print(json.dumps(metrics, indent=2))
     else:
         _print_summary(metrics, out)
-    return 0
+    return exit_codes.OK

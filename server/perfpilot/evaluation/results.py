@@ -12,10 +12,11 @@ TASK_VERDICTS: tuple[str, ...] = (*VERDICTS, "no-candidate", "error")
 TIMED = ("faster", "slower", "no-change")
 # A noisy sample passed validation (the runner validates before timing): correct, unmeasured.
 CORRECT = (*TIMED, "noisy")
-UNMEASURED = ("noisy", "error")
+UNMEASURED = ("noisy", "error", "no-input")
 # When no candidate was faster, the task takes the word of its most telling sample. A noisy
 # sample comes first: it might have been the faster one, so the task stays unmeasured.
-_PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed")
+_PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed",
+             "no-input")
 
 
 @dataclass(frozen=True)

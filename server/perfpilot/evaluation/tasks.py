@@ -17,6 +17,7 @@ from typing import Any
 from perfpilot.code.locate import LocateError, function_by_name
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite, Language
+from perfpilot.runner.stdin_inputs import input_files, no_input_reason
 from perfpilot.strategy.categories import CATEGORIES, match_category
 
 if sys.version_info >= (3, 11):
@@ -63,9 +64,7 @@ class Task:
         if self.reference is not None:
             files.append(self.reference)
         if self.input_mode == "stdin":
-            stem = self.source.stem
-            files.extend(sorted(self.directory.glob(f"{stem}*.in")))
-            files.extend(sorted(self.directory.glob(f"{stem}*.out")))
+            files.extend(input_files(self.source))
         return tuple(files)
 
     def fingerprint(self) -> str:
@@ -144,8 +143,9 @@ def load_task(directory: Path) -> Task:
         raise TaskError(f"{where}: 'spec' is only used with input = \"spec\"")
     if mode == "stdin" and function != "main":
         raise TaskError(f"{where}: input = \"stdin\" needs function = \"main\"")
-    if mode == "stdin" and not list(directory.glob(f"{source.stem}*.in")):
-        raise TaskError(f"{where}: input = \"stdin\" needs {source.stem}.in beside the source")
+    if mode == "stdin" and (reason := no_input_reason(source)):
+        # The runner's own rule: a file it would not read must not pass here.
+        raise TaskError(f"{where}: input = \"stdin\" needs input: {reason}")
     openmp = data.get("openmp", False)
     if not isinstance(openmp, bool):
         raise TaskError(f"{where}: 'openmp' must be true or false")

@@ -19,17 +19,13 @@ async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool,
 
     Returns ``(ok, message)``; the message says what answered or what to fix. Without
     ``api_key`` the key comes from the environment variable ``role.api_key_env``, if set.
-    For a local role it checks the model files; for builtin there is nothing to check.
+    A local role's model is loaded in a worker process (never downloaded) and asked for one
+    token; for builtin there is nothing to check.
     """
     if role.backend == "builtin":
         return True, "the builtin backend needs no model"
     if role.backend == "local":
-        try:
-            files = locate_model_files(role.model)
-        except ModelError as exc:
-            return False, str(exc)
-        what = files.directory / files.gguf_file if files.gguf_file else files.directory
-        return True, f"found the local model {what}"
+        return await _check_local(role)
     key = api_key or resolve_api_key(role, {}, os.environ)
     try:
         client = RemoteClient(role, key, max_retries=0)
@@ -50,6 +46,30 @@ async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool,
         await client.close()
     took = time.monotonic() - started
     return True, f"{client.url} answered with model '{role.model}' in {took:.1f} s"
+
+
+async def _check_local(role: RoleSettings) -> tuple[bool, str]:
+    """Load the local model in its own worker, generate one token, stop the worker."""
+    from perfpilot.llm.local import LocalWorker, WorkerSpec
+
+    try:
+        files = locate_model_files(role.model)
+    except ModelError as exc:
+        return False, str(exc)
+    what = files.directory / files.gguf_file if files.gguf_file else files.directory
+    worker = LocalWorker(WorkerSpec.from_role(role), idle_s=0)
+    started = time.monotonic()
+    try:
+        await worker.generate([{"role": "user", "content": "Reply with OK."}], n=1,
+                              max_tokens=1, temperature=0.0, stop=[], ctx=JobContext(),
+                              timeout_s=role.timeout_s)
+    except ModelError as exc:
+        return False, str(exc)
+    finally:
+        await worker.stop()
+    took = time.monotonic() - started
+    where = f"{worker.info.get('device', role.device)}, {worker.info.get('dtype', role.dtype)}"
+    return True, f"the local model {what} loaded ({where}) and answered in {took:.1f} s"
 
 
 async def _served_models(client: RemoteClient) -> list[str]:

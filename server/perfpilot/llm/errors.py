@@ -12,9 +12,10 @@ class ModelError(Exception):
     branch on the cause.
     """
 
-    def __init__(self, message: str, kind: str = "error") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, kind: str = "error", role: str = "") -> None:
+        super().__init__(f"{role}: {message}" if role else message)
         self.kind = kind
+        self.role = role
 
     @property
     def message(self) -> str:
@@ -28,3 +29,13 @@ class LocalModelError(ModelError):
 
 class EndpointError(ModelError):
     """The remote OpenAI-compatible endpoint failed (refused, 401, unknown model, 429...)."""
+
+
+def for_role(exc: ModelError, role: str) -> ModelError:
+    """The same error, its message naming the role (``planner`` or ``optimizer``) that failed;
+    an error that already names one is returned as it is."""
+    if exc.role:
+        return exc
+    named = type(exc)(str(exc), exc.kind, role)
+    named.__cause__ = exc.__cause__
+    return named

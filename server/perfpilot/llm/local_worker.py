@@ -36,8 +36,12 @@ from typing import IO, Any
 
 from perfpilot.llm.devices import Hardware, resolve_placement
 from perfpilot.llm.errors import LocalModelError
+from perfpilot.llm.stopping import repeating, stop_at, tail_window
 
 PROGRESS_EVERY_S = 0.2
+# Files a transformers directory needs for its tokenizer (any one of these sets).
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt",
+                   "spiece.model", "sentencepiece.bpe.model")
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,12 @@ def locate_model_files(model: str) -> ModelFiles:
                 "(with config.json) or a .gguf file", "format")
         return ModelFiles(path.parent, path.name)
     if (path / "config.json").is_file():
+        if not any((path / name).is_file() for name in TOKENIZER_FILES) and \
+                not any(path.glob("*.tiktoken")):
+            raise LocalModelError(
+                f"{path} has the model (config.json) but no tokenizer files: it needs "
+                "tokenizer.json, or tokenizer.model, or vocab.json with merges.txt (copy them "
+                "from the repository the model came from)", "format")
         return ModelFiles(path, None)
     ggufs = sorted(p.name for p in path.glob("*.gguf"))
     if len(ggufs) == 1:
@@ -84,13 +94,14 @@ def locate_model_files(model: str) -> ModelFiles:
 
 def truncate_at_stop(text: str, stop: list[str]) -> str:
     """Cut ``text`` at the first stop string (the stop string itself is dropped)."""
-    cut = len(text)
-    for s in stop:
-        if s:
-            i = text.find(s)
-            if 0 <= i < cut:
-                cut = i
-    return text[:cut]
+    cut = stop_at(text, stop)
+    return text if cut < 0 else text[:cut]
+
+
+def _whole(exc: BaseException) -> str:
+    """An exception's whole message on one line (loaders explain over several lines)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 600 else text[:597] + "..."
 
 
 def plain_prompt(messages: list[dict[str, str]]) -> str:
@@ -139,7 +150,7 @@ class _Output:
 def load_error(exc: BaseException, files: ModelFiles) -> LocalModelError:
     """The user-facing error for an exception raised while loading the model."""
     where = files.directory / files.gguf_file if files.gguf_file else files.directory
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    first = _whole(exc)
     if isinstance(exc, MemoryError) or "out of memory" in first.lower():
         return LocalModelError(
             f"not enough memory to load {where}; use a smaller model, dtype float16/bfloat16 "
@@ -315,7 +326,8 @@ class Worker:
             max_new = min(max_new, context - prompt_len)
         criteria = _make_criteria(torch, self._cancel, prompt_len,
                                   lambda t: self._out.send(
-                                      {"event": "progress", "id": rid, "tokens": t}))
+                                      {"event": "progress", "id": rid, "tokens": t}),
+                                  tok, stop)
         kwargs: dict[str, Any] = {
             "input_ids": input_ids,
             "attention_mask": enc["attention_mask"].to(self._device),
@@ -324,9 +336,6 @@ class Worker:
             "pad_token_id": tok.pad_token_id if tok.pad_token_id is not None
             else tok.eos_token_id,
         }
-        if stop:
-            kwargs["stop_strings"] = stop
-            kwargs["tokenizer"] = tok
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, num_return_sequences=n)
         else:
@@ -340,24 +349,45 @@ class Worker:
 
 
 def _make_criteria(torch: Any, cancel: threading.Event, prompt_len: int,
-                   progress: Callable[[int], None]) -> Any:
-    """A StoppingCriteriaList that reports progress and stops as soon as ``cancel`` is set."""
+                   progress: Callable[[int], None], tokenizer: Any = None,
+                   stop: list[str] | None = None) -> Any:
+    """A StoppingCriteriaList that reports progress and ends a sequence when ``cancel`` is
+    set, when its text so far holds a stop string, or when it repeats itself."""
     import transformers
 
-    class CancelAndReport(transformers.StoppingCriteria):  # type: ignore[misc]
+    stops = [s for s in (stop or []) if s]
+    # Tokens to decode from the end, at one character per token at worst: enough for the
+    # longest stop string (checked every step, so a plan ends at once), and for a repeated
+    # unit (checked every eighth step, since it costs more).
+    stop_window = max([0, *(len(s) + 8 for s in stops)])
+    repeat_window = tail_window()
+
+    def tail(row: Any, tokens: int) -> str:
+        return str(tokenizer.decode(row[prompt_len:][-tokens:], skip_special_tokens=True))
+
+    class StopEarly(transformers.StoppingCriteria):  # type: ignore[misc]
         def __init__(self) -> None:
             self.last = 0.0
+            self.steps = 0
 
         def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
             now = time.monotonic()
             if now - self.last >= PROGRESS_EVERY_S:
                 self.last = now
                 progress(int(input_ids.shape[-1]) - prompt_len)
-            stop = cancel.is_set()
-            return torch.full((input_ids.shape[0],), stop, dtype=torch.bool,
-                              device=input_ids.device)
+            rows = int(input_ids.shape[0])
+            if cancel.is_set():
+                return torch.ones((rows,), dtype=torch.bool, device=input_ids.device)
+            self.steps += 1
+            done = [False] * rows
+            if tokenizer is not None:
+                for r in range(rows):
+                    row = input_ids[r]
+                    done[r] = (bool(stops) and stop_at(tail(row, stop_window), stops) >= 0) or (
+                        self.steps % 8 == 0 and repeating(tail(row, repeat_window)))
+            return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
 
-    return transformers.StoppingCriteriaList([CancelAndReport()])
+    return transformers.StoppingCriteriaList([StopEarly()])
 
 
 def serve(stdin: IO[str], out: _Output) -> None:

@@ -23,6 +23,7 @@ import httpx
 from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import Message
 from perfpilot.llm.errors import EndpointError
+from perfpilot.llm.stopping import repeating, tail_window
 from perfpilot.progress import Cancelled, JobContext
 
 log = logging.getLogger(__name__)
@@ -364,6 +365,10 @@ class RemoteClient:
             if stop and any(s in "".join(parts) for s in stop):
                 finished = True
                 break  # closing the stream stops the server's generation
+            if chunks and chunks % 8 == 0 and repeating("".join(parts)[-tail_window():]):
+                log.info("%s repeats itself; the answer is cut there", self.url)
+                finished = True
+                break
         if not finished:
             raise _Retryable(EndpointError(
                 f"the stream from {self.url} ended before the answer was complete",

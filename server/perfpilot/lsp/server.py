@@ -217,12 +217,14 @@ class PerfPilotServer(LanguageServer):
         self._refresh()
 
     # -- jobs -----------------------------------------------------------------------------
-    def start_job(self, kind: str, site: FunctionSite, baseline: str | None = None) -> Job:
-        """Start a job and its work-done progress."""
+    def start_job(self, kind: str, site: FunctionSite, baseline: str | None = None,
+                  fresh: bool = False) -> Job:
+        """Start a job and its work-done progress (``fresh``: measure, never reuse a verdict)."""
         path = path_of_uri(site.uri)
         compdb = flags_for(path, self.workspace_root) if path is not None else None
         job = self.session.start(kind, site, source_path=path,
-                                 flags=compdb.flags if compdb else (), baseline_text=baseline)
+                                 flags=compdb.flags if compdb else (), baseline_text=baseline,
+                                 fresh=fresh)
         if self.supports_progress():
             self._tasks.add(asyncio.get_running_loop().create_task(self._begin_progress(job)))
         self._notify_job(job)
@@ -522,7 +524,8 @@ def create_server() -> PerfPilotServer:
             ls.tell(f"PerfPilot: {exc}", lsp.MessageType.Warning)
             return {"error": str(exc)}
         baseline = None
-        if kind == "rerun":
+        rerun = kind == "rerun"
+        if rerun:
             rec = ls.session.record(uri, site.qualified_name)
             if rec is None:
                 msg = f"nothing to re-run for {site.name}: run Make this faster first"
@@ -532,7 +535,7 @@ def create_server() -> PerfPilotServer:
                 baseline = rec.original_text
             else:
                 kind = "optimize"  # nothing applied: measure the candidates again
-        job = ls.start_job(kind, site, baseline)
+        job = ls.start_job(kind, site, baseline, fresh=rerun)
         return {"jobId": job.id, "function": site.qualified_name}
 
     @server.command(CMD_FASTER)

@@ -26,6 +26,9 @@ class OptimizeResult:
 
     candidates: tuple[Candidate, ...]
     rejected: tuple[Rejected, ...] = ()
+    # False when some samples could not be generated (a timeout, a dropped connection): the
+    # result is used but not cached, so a later run asks for those samples again.
+    complete: bool = True
 
 
 class Optimizer(Protocol):

@@ -1,9 +1,9 @@
 """Whole programs (the function is ``main``): stdin test files, per-process ABBA timing.
 
-Inputs are ``NAME.in`` and ``NAME.*.in`` beside the source ``NAME.c``/``NAME.cpp``, or any
-``*.in`` in ``.perfpilot/NAME/``; a ``.out`` file with the same stem holds the expected output.
-Without inputs the programs run once with empty stdin. Outputs are compared token by token,
-numbers with a relative tolerance of 1e-9.
+Inputs are found by ``perfpilot.runner.stdin_inputs`` (``NAME.in``, ``NAME.*.in``, or any
+``*.in`` in ``.perfpilot/NAME/``); a ``.out`` file with the same stem holds the expected output.
+A program whose every input is empty or missing is not timed: the verdict ``no-input`` says
+what to add. Outputs are compared token by token, numbers with a relative tolerance of 1e-9.
 """
 
 from __future__ import annotations
@@ -32,27 +32,12 @@ from perfpilot.runner.sandbox import (
     signal_name,
     work_directory,
 )
-from perfpilot.runner.spec import SPEC_FOLDER
 from perfpilot.runner.stats import CpuSnapshot, gate_parallel, read_psi, summarize
+from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
 from perfpilot.runner.toolchain import ToolchainError, absolute_paths, make_toolchain
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 
 _TOL = 1e-9
-
-
-def find_inputs(source_path: Path | None) -> list[tuple[Path, Path | None]]:
-    """Stdin files for a program and their expected outputs (None when absent)."""
-    if source_path is None:
-        return []
-    src = source_path.resolve()
-    stem = src.stem
-    found = sorted(set(src.parent.glob(f"{stem}.in")) | set(src.parent.glob(f"{stem}.*.in"))
-                   | set((src.parent / SPEC_FOLDER / stem).glob("*.in")))
-    out: list[tuple[Path, Path | None]] = []
-    for path in found:
-        expected = path.with_suffix(".out")
-        out.append((path, expected if expected.is_file() else None))
-    return out
 
 
 def _number(token: str) -> float | None:
@@ -87,6 +72,10 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
     With a shared ``gate`` the builds may overlap other builds; timing runs alone."""
     gate = gate or MeasureGate()
     base = Verdict(verdict="build-failed", message="", input_mode="stdin")
+    reason = no_input_reason(source_path)
+    if reason:
+        return replace(base, verdict="no-input", validation_detail=reason,
+                       message=f"Not timed: {reason}.")
     try:
         tc = make_toolchain(settings, original.language, source_path, workspace,
                             original.unit_text, candidate_unit)
@@ -138,11 +127,10 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
             names.append(f"in{k}.txt")
         make_writable_for_runs(workdir, sandbox)
 
-        ctx.report("validating", f"running both programs on {len(inputs) or 1} input(s)", 20)
-        cases = list(zip(names, inputs, strict=True)) or [("", (Path("/dev/null"), None))]
-        for stdin_name, (path, expected_path) in cases:
-            stdin = workdir / stdin_name if stdin_name else None
-            label = path.name if stdin_name else "empty stdin"
+        ctx.report("validating", f"running both programs on {len(inputs)} input(s)", 20)
+        for stdin_name, (path, expected_path) in zip(names, inputs, strict=True):
+            stdin = workdir / stdin_name
+            label = path.name
             ra, rb = [await run_sandboxed(sandbox, [prog], workdir, ctx=ctx, env=env,
                                           timeout_s=settings.run_timeout_s, limits=limits,
                                           stdin_path=stdin)
@@ -178,9 +166,7 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
             return result
         m, psi = result
         verdict = verdicts.from_measurement(replace(base, psi=psi), m, None, None, tuning)
-        return replace(verdict, validation_detail=(
-            f"outputs agree on {len(inputs)} input file(s)" if inputs
-            else "outputs agree on empty stdin"))
+        return replace(verdict, validation_detail=f"outputs agree on {len(inputs)} input file(s)")
 
 
 async def _time_programs(sandbox: Sandbox, workdir: Path, names: list[str], pairs: int,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+# ``no-input``: a whole program with no stdin file that has content; it was not timed.
 VerdictWord = Literal["faster", "weakly-verified", "slower", "no-change", "incorrect",
-                      "build-failed", "timeout", "noisy"]
+                      "build-failed", "timeout", "noisy", "no-input"]
 VERDICTS: tuple[str, ...] = ("faster", "weakly-verified", "slower", "no-change", "incorrect",
-                             "build-failed", "timeout", "noisy")
+                             "build-failed", "timeout", "noisy", "no-input")
 # "weak": outputs agreed, but the inputs did not tell the original from all of its mutants.
 ValidationStatus = Literal["passed", "weak", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]

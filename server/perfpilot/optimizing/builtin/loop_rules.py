@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import LoopFacts, all_loops, check_independent
+from perfpilot.code.loops import LoopFacts, all_loops, interchange_blocker
 from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
@@ -179,6 +179,15 @@ def _pure_bound(text: str) -> bool:
     return all(re.search(r"(\.|->)(size|length)$|^(std::)?strlen$", c) for c in calls)
 
 
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _paren(text: str) -> str:
     return text if re.fullmatch(r"[\w.]+(\(\))?", text) else f"({text})"
 
@@ -212,6 +221,11 @@ def reserve_rule(inp: RuleInput) -> RuleOutput:
             else:
                 first, last = lo, hi
                 strict = op in (">", "!=")
+            minus_one = re.fullmatch(r"\(?\s*(.+?)\s*-\s*1\s*\)?", first)
+            if not strict and minus_one and _balanced(minus_one.group(1)):
+                # `i = x.size() - 1; i >= 0`: the trip count is the plain bound `x.size()`.
+                # Testing `(x.size() - 1) >= 0` is always true for an unsigned size.
+                first, strict = minus_one.group(1), True
             cmp = ">" if strict else ">="
             extra = "" if strict else " + 1"
             f_txt, l_txt = _paren(first), _paren(last)
@@ -258,8 +272,6 @@ def interchange_rule(inp: RuleInput) -> RuleOutput:
         if stmts != [inner_node]:
             continue
         i, j = lp.induction or "", inner.induction or ""
-        if re.search(rf"\b{re.escape(i)}\b", f"{inner.lower} {inner.upper}"):
-            continue
         bad = good = 0
         for acc in inner.element_accesses:
             pos_i = acc.indices.index(i) if i in acc.indices else -1
@@ -271,17 +283,10 @@ def interchange_rule(inp: RuleInput) -> RuleOutput:
                     good += 1
         if bad == 0 or good > 0:
             continue
-        inner_body = inner_node.child_by_field_name("body")
-        if inner_body is None:
-            continue
-        bound_vars = set(re.findall(r"[A-Za-z_]\w*", f"{lp.upper} {lp.lower} {inner.upper} "
-                                                     f"{inner.lower}")) - {i, j}
-        ok, reason, reductions, _private, _locals = check_independent(
-            inner_node, inner_body, (i, j), dict(inp.types), bound_vars)
-        if not ok or reductions:
+        blocker = interchange_blocker(outer_node, dict(inp.types))
+        if blocker:
             notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
-                         f"its storage order but cannot be swapped safely: "
-                         f"{reason or 'it accumulates into a scalar'}")
+                         f"its storage order but cannot be swapped safely: {blocker}")
             continue
         outer_head = (outer_node.start_byte, _header_end(outer_node))
         inner_head = (inner_node.start_byte, _header_end(inner_node))

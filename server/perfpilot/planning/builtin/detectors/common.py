@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from perfpilot.code.loops import VarType
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding
-from perfpilot.planning.builtin.syntax import Node, text
+from perfpilot.planning.builtin.syntax import Node, declarator_name, text
 
 Detector = Callable[[FunctionFacts], Iterable[Finding]]
 
@@ -80,3 +81,32 @@ def lines_phrase(lines: list[int] | tuple[int, ...], limit: int = 6) -> str:
 def cpp(facts: FunctionFacts) -> bool:
     """Whether the unit is C++."""
     return facts.language == "cpp"
+
+
+def loop_types(facts: FunctionFacts) -> dict[str, VarType | None]:
+    """Declared types in the form the loop analysis takes (a conflicting redeclaration: None).
+
+    Built from the facts already collected instead of another walk over the function.
+    """
+    out: dict[str, VarType | None] = {}
+
+    def put(name: str, vt: VarType | None, scope: str) -> None:
+        if scope != "global" and name in out and out[name] != vt:
+            out[name] = None
+        else:
+            out[name] = vt
+
+    for v in facts.global_vars.values():
+        put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
+            "global")
+    for p in facts.site.params:
+        put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const), "param")
+    for d in facts.nodes("declaration"):
+        for v in facts.local_vars(d):
+            put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
+                "local")
+    for r in facts.nodes("for_range_loop"):
+        name = declarator_name(r.child_by_field_name("declarator"))
+        if name:
+            out[name] = None
+    return out

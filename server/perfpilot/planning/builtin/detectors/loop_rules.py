@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.loops import VarType, interchange_blocker
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import statements, unwrap
-from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
+from perfpilot.planning.builtin.detectors.common import code, loop_phrase, loop_types, rng
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 from perfpilot.planning.builtin.syntax import (
@@ -129,7 +130,10 @@ def _is_called(expr: Node, name: str) -> bool:
 
 
 def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
-    """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data."""
+    """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
+    the dependence test the rewriter applies allows the swap (a perfect nest, iterations
+    independent): an imperfect nest with carried dependences is never offered one."""
+    types: dict[str, VarType | None] | None = None
     for inner in facts.loops:
         if inner.parent is None or not inner.counted or inner.var is None:
             continue
@@ -138,6 +142,10 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         column, row, examples = _access_order(facts, inner, outer.var, inner.var)
         if column == 0 or column < row:
+            continue
+        if types is None:
+            types = loop_types(facts)
+        if interchange_blocker(outer.node, types, allow_reductions=True):
             continue
         arrays = sorted({root_name(e) or "" for e in examples} - {""})
         perfect = len(statements(outer.body)) == 1

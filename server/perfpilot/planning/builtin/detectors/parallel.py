@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from perfpilot.code.loops import LoopFacts, VarType, all_loops, analyze_loop
+from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import statements
+from perfpilot.planning.builtin.detectors.common import loop_types
 from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, make_finding
 from perfpilot.planning.builtin.syntax import Node, declarator_name
@@ -20,35 +21,6 @@ from perfpilot.planning.builtin.syntax import Node, declarator_name
 MAX_LOOPS = 64
 MAX_LOOP_BYTES = 48_000
 WALK_BUDGET_BYTES = 160_000
-
-
-def _types(facts: FunctionFacts) -> dict[str, VarType | None]:
-    """Declared types in the form the loop analysis takes (a conflicting redeclaration: None).
-
-    Built from the facts already collected instead of another walk over the function.
-    """
-    out: dict[str, VarType | None] = {}
-
-    def put(name: str, vt: VarType | None, scope: str) -> None:
-        if scope != "global" and name in out and out[name] != vt:
-            out[name] = None
-        else:
-            out[name] = vt
-
-    for v in facts.global_vars.values():
-        put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
-            "global")
-    for p in facts.site.params:
-        put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const), "param")
-    for d in facts.nodes("declaration"):
-        for v in facts.local_vars(d):
-            put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
-                "local")
-    for r in facts.nodes("for_range_loop"):
-        name = declarator_name(r.child_by_field_name("declarator"))
-        if name:
-            out[name] = None
-    return out
 
 
 def _pragma_before(facts: FunctionFacts, start: int) -> bool:
@@ -63,7 +35,7 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     """The outermost loops whose iterations provably do not interfere."""
     if not facts.loops:
         return
-    types = _types(facts)
+    types = loop_types(facts)
     # The function's own names (parameters and locals), for the loop analysis.
     own = frozenset({p.name for p in facts.site.params}
                     | {v.name for d in facts.nodes("declaration") for v in facts.local_vars(d)}

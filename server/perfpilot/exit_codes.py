@@ -1,0 +1,15 @@
+"""The exit statuses of every ``perfpilot`` command (documented in README.md).
+
+0: done. 1: an unexpected internal error. 2: the command cannot run as asked (a flag, a file, a
+configuration or a task set is wrong). 3: a model backend failed (planner or optimizer: the
+model, its files or its endpoint; also a failed ``check-endpoint``). 130: cancelled or
+interrupted.
+"""
+
+from __future__ import annotations
+
+OK = 0
+INTERNAL = 1
+USAGE = 2
+MODEL = 3
+CANCELLED = 130
