@@ -27,7 +27,7 @@ from pathlib import Path
 from perfpilot.code.locate import function_by_name
 from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
-from perfpilot.runner.measure import verify_and_measure
+from perfpilot.runner.measure import bench_files, verify_and_measure
 from perfpilot.runner.stats import read_psi
 from perfpilot.runner.values import Tuning, Verdict
 
@@ -104,6 +104,39 @@ async def _runner(runs: int, pairs: int, callgrind: bool) -> dict[str, object]:
     return {"values": out, "words": words, "size": size, "basis": basis}
 
 
+# The same function behind an unused function of varying size: only where the code sits
+# differs, so every honest ratio is 1.00.
+LAYOUT_SHIFT = """
+__attribute__((used, noinline)) static long perfpilot_bench_unused(long x) {{
+  volatile long y = x;{body}
+  return y;
+}}
+"""
+
+
+async def _layout(runs: int, pairs: int) -> dict[int, list[float]]:
+    """Ratios of the original against a copy of itself moved in memory, with one layout a
+    side (identical copies) and with four placements a side."""
+    out: dict[int, list[float]] = {1: [], 4: []}
+    settings = RunnerSettings(pairs=pairs, callgrind=False)
+    with tempfile.TemporaryDirectory(prefix="perfpilot-layout-") as tmp:
+        original = Path(tmp) / "unit.cpp"
+        original.write_text(UNIT)
+        for k in range(runs):
+            body = "\n  y = y * 3 + 1;" * (k % 5 + 1)
+            shifted = UNIT.replace("long count_dups", LAYOUT_SHIFT.format(body=body) +
+                                   "long count_dups")
+            moved = Path(tmp) / f"moved{k}.cpp"
+            moved.write_text(shifted)
+            for copies in (1, 4):
+                v = await bench_files(original, "count_dups", moved, settings, JobContext(),
+                                      tuning=Tuning(layout_copies=copies, mutants=False,
+                                                    coverage=False))
+                if v.speedup is not None and v.verdict != "noisy":
+                    out[copies].append(v.speedup)
+    return out
+
+
 def _hyperfine(runs: int, size: int, workdir: Path) -> dict[str, list[float]]:
     hyperfine = shutil.which("hyperfine")
     if hyperfine is None:
@@ -132,7 +165,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--pairs", type=int, default=30)
     parser.add_argument("--no-callgrind", action="store_true")
+    parser.add_argument("--layout-only", action="store_true",
+                        help="only the layout pair: the same code moved in memory")
     args = parser.parse_args()
+    if args.layout_only:
+        _print_layout(asyncio.run(_layout(args.runs, args.pairs)))
+        return
     psi_before = read_psi()
     load_before = os.getloadavg()[0]
     runner = asyncio.run(_runner(args.runs, args.pairs, not args.no_callgrind))
@@ -168,6 +206,14 @@ def main() -> None:
           f"A/B {statistics.median(values['ab_ci'] or [0]):.3f}. "
           f"{basis.count('cpu')} of {len(basis)} runner figures came from CPU time (too few "
           "pairs free of CPU waits).")
+    _print_layout(asyncio.run(_layout(args.runs, args.pairs)))
+
+
+def _print_layout(layout: dict[int, list[float]]) -> None:
+    print("\n| Placements a side | same code moved in memory: ratio, median (range) |")
+    print("|---|---|")
+    for copies, values in layout.items():
+        print(f"| {copies} | {_fmt(values)} |")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,15 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.runner.build import install_headers
+from perfpilot.engine.settings import RunnerSettings
+from perfpilot.progress import JobContext
+from perfpilot.runner.build import compile_placed, install_headers
 from perfpilot.runner.channel import ChannelKey, Events, read_events, siphash24
 from perfpilot.runner.driver_run import LIB_A, LIB_B, layout_copies, pairs_of, parse_events
 from perfpilot.runner.entry import entry_source
 from perfpilot.runner.harness import harness_source
+from perfpilot.runner.sandbox import detect_sandbox
+from perfpilot.runner.toolchain import make_toolchain
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 
@@ -52,18 +56,34 @@ def _driver(w: Path, *argv: str) -> list[dict[str, object]]:
     return list(parse_events(out.stdout))
 
 
-def test_layout_copies_are_identical_files(tmp_path: Path) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / LIB_A).write_bytes(b"\x7fELF library bytes")
-    names = layout_copies(tmp_path, LIB_A, 3).split(",")
-    assert names == [LIB_A, "a/liba.1.so", "a/liba.2.so"]
-    assert {(tmp_path / n).read_bytes() for n in names} == {b"\x7fELF library bytes"}
-    assert layout_copies(tmp_path, LIB_A, 1) == LIB_A
+async def test_layout_copies_place_the_same_code_at_different_offsets(tmp_path: Path) -> None:
+    site = function_by_name(UNIT, "cpp", "total")
+    tc = make_toolchain(RunnerSettings(), "cpp", None, None, UNIT, "")
+    sandbox = await detect_sandbox(False)
+    built = await compile_placed(sandbox, tc, tmp_path, "a", UNIT + entry_source(site),
+                                 "unit.cpp", copies=4, timeout_s=120, ctx=JobContext())
+    assert built.ok, built.log
+    names = layout_copies(tmp_path, LIB_A, 4).split(",")
+    assert names == [LIB_A, "a/liba.1.so", "a/liba.2.so", "a/liba.3.so"]
+    offsets = []
+    for name in names:
+        out = subprocess.run(["nm", "-D", "--defined-only", name], cwd=tmp_path,
+                             capture_output=True, text=True, check=True).stdout
+        line = next(ln for ln in out.splitlines() if ln.endswith(" perfpilot_entry"))
+        offsets.append(int(line.split()[0], 16))
+    # The same function sits at another offset within a 64-byte window in every copy.
+    assert len({off % 64 for off in offsets}) == 4, [hex(o) for o in offsets]
+
+
+def _copies(w: Path, lib: str, n: int) -> str:
+    for k in range(1, n):
+        shutil.copy2(w / lib, w / lib.replace(".so", f".{k}.so"))
+    return layout_copies(w, lib, n)
 
 
 def test_timing_rotates_over_every_copy(workdir: Path) -> None:
-    libs_a = layout_copies(workdir, LIB_A, 3)
-    libs_b = layout_copies(workdir, LIB_B, 3)
+    libs_a = _copies(workdir, LIB_A, 3)
+    libs_b = _copies(workdir, LIB_B, 3)
     events = _driver(workdir, "time", libs_a, libs_b, "target_ns=200000", "pairs=18",
                      "max_pairs=18", "warmup=1")
     chosen = next(e for e in events if e["event"] == "chosen")
@@ -74,7 +94,7 @@ def test_timing_rotates_over_every_copy(workdir: Path) -> None:
 
 
 def test_check_runs_every_case_and_agrees(workdir: Path) -> None:
-    events = _driver(workdir, "check", layout_copies(workdir, LIB_A, 2), LIB_B,
+    events = _driver(workdir, "check", _copies(workdir, LIB_A, 2), LIB_B,
                      "sizes=0,1,9", "cases=0:1,1:1,4:2")
     cases = [e for e in events if e["event"] == "case"]
     assert [(c["profile"], c["seed"], c["status"]) for c in cases] == [

@@ -6,13 +6,13 @@ import asyncio
 import contextlib
 import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfpilot.progress import JobContext
+from perfpilot.runner.build import layout_names
 from perfpilot.runner.channel import ChannelKey, read_events
 from perfpilot.runner.sandbox import Limits, ProcResult, Sandbox, run_sandboxed, signal_name
 from perfpilot.runner.stats import PairSample
@@ -23,19 +23,12 @@ _CHANNEL_CAP = 16 * 1024 * 1024
 
 
 def layout_copies(workdir: Path, lib: str, copies: int) -> str:
-    """``lib`` and ``copies - 1`` byte-identical copies of it, as the driver's comma list.
+    """The driver's comma list of ``lib``'s layout copies that exist in ``workdir``.
 
-    Identical code loaded at different addresses ran up to 4% apart from one process to the
-    next; the driver rotates through the copies so that no single layout decides the ratio.
+    The copies differ only in where their code sits (see ``build.compile_placed``); the driver
+    rotates through them so that no single layout decides the ratio.
     """
-    names = [lib]
-    src = workdir / lib
-    for k in range(1, max(copies, 1)):
-        name = lib.replace(".so", f".{k}.so")
-        if not (workdir / name).exists():
-            shutil.copy2(src, workdir / name)
-        names.append(name)
-    return ",".join(names)
+    return ",".join(name for name in layout_names(lib, copies) if (workdir / name).is_file())
 
 
 @dataclass(frozen=True)

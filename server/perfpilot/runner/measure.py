@@ -19,6 +19,7 @@ from perfpilot.runner.build import (
     BuildCache,
     Compiled,
     compile_driver,
+    compile_placed,
     compile_shared,
     first_error,
     install_headers,
@@ -199,11 +200,12 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
     project_headers = any(f.startswith(("-I", "-isystem", "-include")) for f in tc.flags)
     cache = BuildCache.default() if job.tuning.build_cache and not project_headers else None
     sanitize = job.tuning.sanitizers
+    copies = job.tuning.layout_copies
     builds = asyncio.gather(
-        compile_shared(job.sandbox, tc, job.workdir, "a", unit_a, name, timeout_s=t, ctx=ctx,
-                       cache=cache, unprivileged=nobody),
-        compile_shared(job.sandbox, tc, job.workdir, "b", unit_b, name, timeout_s=t, ctx=ctx,
-                       cache=cache, unprivileged=nobody),
+        compile_placed(job.sandbox, tc, job.workdir, "a", unit_a, name, copies=copies,
+                       timeout_s=t, ctx=ctx, cache=cache, unprivileged=nobody),
+        compile_placed(job.sandbox, tc, job.workdir, "b", unit_b, name, copies=copies,
+                       timeout_s=t, ctx=ctx, cache=cache, unprivileged=nobody),
         compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx, cache=cache,
                        unprivileged=nobody))
     san_builds = build_sanitized(job, cache) if sanitize else _nothing()
@@ -343,11 +345,22 @@ async def _time(job: Job, threads: int,
         assert event is not None
         m = summarize(pairs_of(event), threads, tuning, psi=psi, size=int(event["size"]),
                       reps=int(event.get("reps", 1)), wanted=job.settings.pairs)
+        chosen = run.last("chosen")
+        if chosen is not None and chosen.get("reached") is False:
+            m = replace(m, notes=(*m.notes, calibration_note(chosen)))
         result = (m, Calibration.of(run))
         if classify(m, tuning.no_change_band) != "noisy":
             break
     assert result is not None
     return result
+
+
+def calibration_note(chosen: dict[str, object]) -> str:
+    """What calibration settled for when one call never reached the target time."""
+    call_us = float(str(chosen.get("call_ns", 0))) / 1000
+    return (f"calibration could not reach the target call time: at size {chosen.get('size')} "
+            f"(the largest valid or allowed) one call takes {call_us:.3g} µs, so each sample "
+            f"repeats it {chosen.get('reps')} times")
 
 
 def _load_or_mismatch(run: DriverRun) -> Failure | None:

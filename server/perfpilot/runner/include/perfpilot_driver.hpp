@@ -719,18 +719,18 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
            json_escape(why) + "\"}");
       break;
     }
-    // Say who is about to run, so that a crash can be attributed.
-    emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
-    long long ta = timed(bench, a.fn, 1).wall;
-    emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
-    long long tb = timed(bench, b.fn, 1).wall;
-    if (std::max(ta, tb) >= target && n < max_size) {
-      // About to stop here: time both again, so that one-time costs of a first call (an
-      // OpenMP thread pool starting, first page faults) do not pick a size far too small.
+    // Each side twice, keeping the faster call: one-time costs of a first call (an OpenMP
+    // thread pool starting, first page faults) must not stop calibration at a size far too
+    // small, where the timing would compare sub-microsecond calls.
+    long long ta = -1, tb = -1;
+    for (int round = 0; round < 2; ++round) {
+      // Say who is about to run, so that a crash can be attributed.
       emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
-      ta = std::min(ta, timed(bench, a.fn, 1).wall);
+      long long t = timed(bench, a.fn, 1).wall;
+      ta = ta < 0 ? t : std::min(ta, t);
       emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
-      tb = std::min(tb, timed(bench, b.fn, 1).wall);
+      t = timed(bench, b.fn, 1).wall;
+      tb = tb < 0 ? t : std::min(tb, t);
     }
     emit("{\"event\":\"calib\",\"size\":" + std::to_string(n) + ",\"a_ns\":" + std::to_string(ta) +
          ",\"b_ns\":" + std::to_string(tb) + "}");
@@ -770,9 +770,12 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   long long reps = 1;
   if (slow_ns > 0 && slow_ns < target) reps = (target + slow_ns - 1) / slow_ns;
   if (slow_ns <= 0) reps = 1000;
+  // reached: whether one call of the slower side took the target time at the chosen size
+  // (else each sample repeats the call `reps` times, and the verdict says so).
   emit("{\"event\":\"chosen\",\"size\":" + std::to_string(n) + ",\"reps\":" +
-       std::to_string(reps) + ",\"copies\":[" + std::to_string(a.fns.size()) + "," +
-       std::to_string(b.fns.size()) + "]}");
+       std::to_string(reps) + ",\"call_ns\":" + std::to_string(slow_ns) + ",\"reached\":" +
+       (slow_ns >= target ? "true" : "false") + ",\"copies\":[" +
+       std::to_string(a.fns.size()) + "," + std::to_string(b.fns.size()) + "]}");
 
   // The first copies get the full warm-up (thread pools, caches); every other copy one call,
   // which faults its pages in and binds its symbols.
