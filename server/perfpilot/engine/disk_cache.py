@@ -65,13 +65,15 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
 
 
 def private_folder(root: Path, *parts: str) -> Path:
-    """A folder under ``root/.perfpilot`` (created), with a ``.gitignore`` that hides it all."""
+    """A folder under ``root/.perfpilot`` (created), with a ``.gitignore`` that hides it all
+    except bench specs (``*.bench.cpp``), which users review and commit."""
     base = root / ".perfpilot"
     folder = base.joinpath(*parts)
     folder.mkdir(parents=True, exist_ok=True)
     ignore = base / ".gitignore"
     if not ignore.exists():
-        ignore.write_text("# PerfPilot's local results and reports\n*\n", encoding="utf-8")
+        ignore.write_text("# PerfPilot's local results and reports; bench specs are yours to "
+                          "commit\n*\n!*.bench.cpp\n", encoding="utf-8")
     return folder
 
 
