@@ -397,27 +397,30 @@ class _Reader:
                 self._record_alias(n, target, indirect)
         else:
             type_node = node.child_by_field_name("type")
-            # typedef struct { ... } Name;  defines a class under the alias's name.
-            names = []
+            declared: list[tuple[str, bool]] = []
             for i, child in enumerate(node.children):
-                if node.field_name_for_child(i) != "declarator":
-                    continue
-                name, _ = _declarator_name(child)
-                indirect = child.type not in ("type_identifier", "primitive_type")
-                names.append(name)
-                if type_node is not None and type_node.type in _CLASS_NODES \
-                        and type_node.child_by_field_name("body") is not None \
-                        and not indirect:
-                    self._class(type_node, namespaces, (), alias=name, text_node=node)
-                elif type_node is not None and type_node.type == "enum_specifier" \
-                        and type_node.child_by_field_name("body") is not None and not indirect:
-                    self._enum(type_node, namespaces, (), alias=name, item=-1)
-                self._record_alias(name, _ty(type_node), indirect)
+                if node.field_name_for_child(i) == "declarator":
+                    name, _ = _declarator_name(child)
+                    declared.append((name, child.type != "type_identifier"))
+            names = [n for n, _ in declared]
             if type_node is not None and type_node.child_by_field_name("body") is not None:
-                index = len(self.out.items)
-                self._add(namespaces, text, set(names) | _named(type_node), node)
-                self._point_items(set(names), index)
+                # typedef struct [tag] { ... } Name;  the type is known by its tag, else by
+                # its first plain alias; the other names are aliases of it.
+                own = _named(type_node)
+                plain = [n for n, indirect in declared if not indirect]
+                key = next(iter(own)) if own else (plain[0] if plain else "")
+                if type_node.type == "enum_specifier":
+                    index = self._add(namespaces, text, set(names) | own, node)
+                    self._enum(type_node, namespaces, (), alias=key, item=index)
+                else:
+                    self._class(type_node, namespaces, (), alias=key, text_node=node,
+                                defines=set(names))
+                for n, indirect in declared:
+                    if n != key:
+                        self._record_alias(n, Ty(key), indirect)
                 return
+            for n, indirect in declared:
+                self._record_alias(n, _ty(type_node), indirect)
         self._add(namespaces, text, set(names), node)
 
     def _point_items(self, names: set[str], index: int) -> None:
@@ -519,7 +522,8 @@ class _Reader:
 
     def _class(self, spec: tree_sitter.Node, namespaces: tuple[str, ...],
                classes: tuple[str, ...], *, template: bool = False, alias: str = "",
-               text_node: tree_sitter.Node | None = None) -> ClassDef | None:
+               text_node: tree_sitter.Node | None = None,
+               defines: set[str] | None = None) -> ClassDef | None:
         name_node = spec.child_by_field_name("name")
         name = alias or (node_text(name_node) if name_node is not None else "")
         body = spec.child_by_field_name("body")
@@ -577,7 +581,8 @@ class _Reader:
         index = -1
         if not classes:
             suffix = "" if whole.type in ("type_definition", "template_declaration") else ";"
-            index = self._add(namespaces, text + suffix, {name} | _named(spec), whole, skip=skip)
+            index = self._add(namespaces, text + suffix, {name} | _named(spec) | (defines or set()),
+                              whole, skip=skip)
         cdef = ClassDef(name, namespaces, classes, tuple(fields), tuple(ctors), user_ctors,
                         polymorphic, base_clause is not None, template,
                         spec.type == "union_specifier", less_than, methods, index)
