@@ -298,7 +298,8 @@ REWRITES = {
     "method_changes_private_state": (
         MATRIX, "Matrix::scale_row",
         "void Matrix::scale_row(int r, double f) {\n  if (r < 0 || r >= rows_) return;\n"
-        "  double* row = data_.data() + r * cols_;\n  for (int j = 0; j < cols_; ++j) row[j] *= f;\n}",
+        "  double* row = data_.data() + r * cols_;\n"
+        "  for (int j = 0; j < cols_; ++j) row[j] *= f;\n}",
         "void Matrix::scale_row(int r, double f) {\n  if (r < 0 || r >= rows_) return;\n"
         "  for (int j = 1; j < cols_; ++j) data_[r * cols_ + j] *= f;\n}"),
     "const_method": (
