@@ -31,7 +31,7 @@ from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-MARK = "perfpilot-corpus:"
+MARKS = {"perfpilot-corpus:": "user types", "perfpilot-baseline:": "plain data"}
 TIMED = {"faster", "slower", "no-change", "noisy"}
 SETTINGS = RunnerSettings(pairs=10, callgrind=False, run_timeout_s=30.0)
 TUNING = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7, 33), budget_s=10.0,
@@ -44,6 +44,7 @@ class Row:
 
     file: str
     function: str
+    group: str
     verdict: str
     validation: str
     measured: bool
@@ -51,18 +52,19 @@ class Row:
     why: str
 
 
-def corpus() -> list[tuple[Path, str]]:
-    """(file, function) for every function the corpus lists."""
+def corpus() -> list[tuple[Path, str, str]]:
+    """(file, function, group) for every function the corpus lists."""
     out = []
     for path in sorted(CORPUS.glob("*.cpp")):
         for line in path.read_text(encoding="utf-8").splitlines():
-            if MARK in line:
-                out += [(path, name.strip()) for name in line.split(MARK, 1)[1].split(",")
-                        if name.strip()]
+            for mark, group in MARKS.items():
+                if mark in line:
+                    out += [(path, name.strip(), group)
+                            for name in line.split(mark, 1)[1].split(",") if name.strip()]
     return out
 
 
-async def measure_one(path: Path, name: str, gate: MeasureGate) -> Row:
+async def measure_one(path: Path, name: str, group: str, gate: MeasureGate) -> Row:
     """The engine's verdict on ``name`` against itself."""
     unit = path.read_text(encoding="utf-8")
     site = function_by_name(unit, "cpp", name, uri=path.as_uri())
@@ -72,16 +74,16 @@ async def measure_one(path: Path, name: str, gate: MeasureGate) -> Row:
     seconds = time.perf_counter() - start
     measured = v.verdict in TIMED and v.validation_status == "passed"
     why = "" if measured else (v.validation_detail or v.message).splitlines()[0][:160]
-    return Row(path.name, name, v.verdict, v.validation_status, measured, seconds, why)
+    return Row(path.name, name, group, v.verdict, v.validation_status, measured, seconds, why)
 
 
 async def main_async(only: str | None) -> list[Row]:
     gate = MeasureGate()
     rows = []
-    for path, name in corpus():
+    for path, name, group in corpus():
         if only and name != only:
             continue
-        rows.append(await measure_one(path, name, gate))
+        rows.append(await measure_one(path, name, group, gate))
         r = rows[-1]
         print(f"{r.file}:{r.function}: {r.verdict} ({r.validation}) {r.seconds:.1f}s {r.why}",
               flush=True)
@@ -90,19 +92,24 @@ async def main_async(only: str | None) -> list[Row]:
 
 def table(rows: list[Row]) -> str:
     """The results as markdown."""
-    lines = ["| File | Function | Verdict | Validation | Measured | Seconds | Why not |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| Group | File | Function | Verdict | Validation | Measured | Seconds | Why not |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         why = r.why.replace("|", "\\|")
-        lines.append(f"| {r.file} | `{r.function}` | {r.verdict} | {r.validation} | "
+        lines.append(f"| {r.group} | {r.file} | `{r.function}` | {r.verdict} | {r.validation} | "
                      f"{'yes' if r.measured else 'no'} | {r.seconds:.1f} | {why} |")
-    measured = [r for r in rows if r.measured]
-    share = 100.0 * len(measured) / len(rows) if rows else 0.0
-    per = [r.seconds for r in measured]
     lines.append("")
-    lines.append(f"Measured with no spec: {len(measured)} of {len(rows)} ({share:.0f}%). "
-                 f"Time per measured verdict: median {statistics.median(per) if per else 0:.1f} s"
-                 f", max {max(per) if per else 0:.1f} s.")
+    for group in MARKS.values():
+        mine = [r for r in rows if r.group == group]
+        if not mine:
+            continue
+        measured = [r for r in mine if r.measured]
+        share = 100.0 * len(measured) / len(mine)
+        per = [r.seconds for r in measured]
+        lines.append(f"- {group}: measured with no spec {len(measured)} of {len(mine)} "
+                     f"({share:.0f}%); time per measured verdict median "
+                     f"{statistics.median(per) if per else 0:.1f} s, max "
+                     f"{max(per) if per else 0:.1f} s.")
     return "\n".join(lines)
 
 
