@@ -567,10 +567,13 @@ class _Reader:
                         user_ctors = True
                         if not deleted:
                             ctors.append(Ctor(tuple(params), public))
-            elif kind == "field":
+            elif kind == "field" and not _defines_type(member):
                 fields.extend(_fields(member, public))
-            elif kind == "type":
+            elif kind == "type" or kind == "field":
+                # struct Outer { enum Kind { A, B } kind; };  defines a type and a field.
                 inner = member.child_by_field_name("type")
+                if kind == "field":
+                    fields.extend(_fields(member, public))
                 if inner is not None and inner.type in _CLASS_NODES:
                     self._class(inner, namespaces, (*classes, name))
                 elif inner is not None and inner.type == "enum_specifier":
@@ -617,6 +620,12 @@ def _nested_names(spec: tree_sitter.Node) -> Iterator[str]:
                 yield node_text(name)
 
 
+def _defines_type(member: tree_sitter.Node) -> bool:
+    inner = member.child_by_field_name("type")
+    return inner is not None and (inner.type in _CLASS_NODES or inner.type == "enum_specifier") \
+        and inner.child_by_field_name("body") is not None
+
+
 def _function_node(member: tree_sitter.Node) -> tree_sitter.Node:
     if member.type in ("friend_declaration", "template_declaration"):
         inner = next((c for c in member.named_children
@@ -633,6 +642,12 @@ def _fields(member: tree_sitter.Node, public: bool) -> list[Field]:
     type_node = member.child_by_field_name("type")
     ty = _ty(type_node)
     type_text = node_text(type_node) if type_node is not None else ""
+    unnamed = False
+    if type_node is not None and type_node.child_by_field_name("body") is not None:
+        name = type_node.child_by_field_name("name")
+        unnamed = name is None
+        ty = Ty(node_text(name) if name is not None else "", unknown=unnamed)
+        type_text = ty.name
     const = any(c.type == "type_qualifier" and node_text(c) == "const" for c in member.children)
     bitfield = any(c.type == "bitfield_clause" for c in member.children)
     out = []
@@ -658,6 +673,8 @@ def _fields(member: tree_sitter.Node, public: bool) -> list[Field]:
             problem = "is const"
         if bitfield:
             problem = "is a bit-field"
+        if unnamed:
+            problem = "has a type without a name"
         out.append(Field(node_text(decl), ty, type_text, array, public, problem))
     return out
 
