@@ -184,7 +184,8 @@ USER_TYPES = {
     "types_nested_in_a_class": ("#include <string>\n#include <vector>\n"
                                 "struct Tok { enum Kind { Word, Num } kind; std::string text; };\n"
                                 "struct Sh { enum class K { A, B }; K k; "
-                                "struct In { int z; } in; };\nint f(const std::vector<Tok>& t, Sh s) { int n = s.in.z; "
+                                "struct In { int z; } in; };\n"
+                                "int f(const std::vector<Tok>& t, Sh s) { int n = s.in.z; "
                                 "for (auto& x : t) n += x.kind == Tok::Word; return n; }", "f"),
     "user_name_collides": ("#include <vector>\nstruct Bench { int x; };\nstruct Fn { double y; };"
                            "\nint f(const std::vector<Bench>& b, Fn g) { return (int)(b.size() + "
