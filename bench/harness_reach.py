@@ -8,7 +8,10 @@ and entry, build both sides, validate, calibrate and time (small tuning so the w
 a few minutes). A function counts as *measured* when it reaches a timing verdict (``faster``,
 ``slower``, ``no-change`` or ``noisy``) with validation passed.
 
-    .venv/bin/python bench/harness_reach.py [--only NAME] [--json]
+    .venv/bin/python bench/harness_reach.py [--only NAME] [--warm] [--json]
+
+Builds start cold (a fresh build cache) unless ``--warm`` keeps the user's cache, so that the
+time per verdict includes compiling both sides and the driver, as a first verdict does.
 
 Prints a markdown table per function and the totals, to paste into docs/benchmarks.md.
 """
@@ -18,7 +21,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,8 +122,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="one function of the corpus")
     parser.add_argument("--json", action="store_true", help="print rows as JSON as well")
+    parser.add_argument("--warm", action="store_true", help="reuse the user's build cache")
     args = parser.parse_args()
-    rows = asyncio.run(main_async(args.only))
+    with tempfile.TemporaryDirectory(prefix="perfpilot-reach-") as cache:
+        if not args.warm:
+            os.environ["XDG_CACHE_HOME"] = cache
+        rows = asyncio.run(main_async(args.only))
     print()
     print(table(rows))
     if args.json:
