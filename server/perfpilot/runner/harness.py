@@ -193,8 +193,7 @@ class _Checker:
             hidden = [f.name for f in cls.fields if not f.public or f.problem == "is const"]
             if hidden:
                 del self.needs.classes[k]
-                kind = "private" if not cls.fields[0].public or any(
-                    not f.public for f in cls.fields) else "const"
+                kind = "private" if any(not f.public for f in cls.fields) else "const"
                 return (f"{what} has {kind} fields ({', '.join(hidden)}) and no constructor "
                         "to set them")
         self.needs.classes[k] = (cls, ctor)
