@@ -37,14 +37,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <iterator>
-#include <list>
-#include <map>
-#include <set>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -94,16 +88,23 @@ template <class T>
 struct has_mapped<T, std::void_t<typename T::mapped_type>> : std::true_type {};
 template <class T, class = void> struct has_hasher : std::false_type {};
 template <class T> struct has_hasher<T, std::void_t<typename T::hasher>> : std::true_type {};
+template <class T, class = void> struct has_traits : std::false_type {};
+template <class T>
+struct has_traits<T, std::void_t<typename T::traits_type>> : std::true_type {};
 template <class T> struct is_tuple : std::false_type {};
 template <class... A> struct is_tuple<std::tuple<A...>> : std::true_type {};
 template <class T> struct is_pair : std::false_type {};
 template <class A, class B> struct is_pair<std::pair<A, B>> : std::true_type {};
 template <class T> struct is_std_array : std::false_type {};
 template <class T, std::size_t N> struct is_std_array<std::array<T, N>> : std::true_type {};
-template <class T> struct is_list_like : std::false_type {};
-template <class T, class A> struct is_list_like<std::vector<T, A>> : std::true_type {};
-template <class T, class A> struct is_list_like<std::deque<T, A>> : std::true_type {};
-template <class T, class A> struct is_list_like<std::list<T, A>> : std::true_type {};
+// A sequence container (vector, deque, list, ...), told by its members so that this header
+// needs none of their headers: an allocator, push_back, and no character traits (strings).
+template <class T, class = void> struct is_list_like : std::false_type {};
+template <class T>
+struct is_list_like<T, std::void_t<typename T::allocator_type, typename T::value_type,
+                                   decltype(std::declval<T&>().push_back(
+                                       std::declval<const typename T::value_type&>()))>>
+    : std::bool_constant<!has_traits<T>::value> {};
 
 // How the Recorder records D when its own branches do not: 0 not at all, 1 tuple, 2 the
 // type's hook, 3 built-in array, 4 unordered container (in a canonical order), 5 in order.
