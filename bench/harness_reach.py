@@ -58,15 +58,24 @@ class Row:
 
 
 def corpus() -> list[tuple[Path, str, str]]:
-    """(file, function, group) for every function the corpus lists."""
-    out = []
+    """(file, function, group) for every function the corpus lists, the groups interleaved
+    (so that both see the same machine load while the run goes on)."""
+    groups: dict[str, list[tuple[Path, str, str]]] = {g: [] for g in MARKS.values()}
     for path in sorted(CORPUS.glob("*.cpp")):
         for line in path.read_text(encoding="utf-8").splitlines():
             for mark, group in MARKS.items():
                 if mark in line:
-                    out += [(path, name.strip(), group)
-                            for name in line.split(mark, 1)[1].split(",") if name.strip()]
-    return out
+                    groups[group] += [(path, name.strip(), group)
+                                      for name in line.split(mark, 1)[1].split(",")
+                                      if name.strip()]
+    users, plain = groups["user types"], groups["plain data"]
+    out: list[tuple[Path, str, str]] = []
+    step = max(1, len(users) // max(1, len(plain)))
+    for i, row in enumerate(users):
+        out.append(row)
+        if i % step == step - 1 and plain:
+            out.append(plain.pop(0))
+    return out + plain
 
 
 async def measure_one(path: Path, name: str, group: str, gate: MeasureGate) -> Row:
