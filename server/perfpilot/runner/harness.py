@@ -222,7 +222,7 @@ def _strip(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Plan:
+class HarnessPlan:
     """How the bench feeds one function: arguments, the object for a method, the return."""
 
     args: tuple[_Arg, ...]
@@ -234,7 +234,7 @@ class Plan:
     ret_boxed: bool
 
 
-def classify(site: FunctionSite) -> tuple[list[_Arg], Plan]:
+def classify(site: FunctionSite) -> tuple[list[_Arg], HarnessPlan]:
     """How each parameter is produced and checked; raise HarnessUnsupported otherwise."""
     if site.is_template:
         raise HarnessUnsupported("templates need a bench spec that picks the template arguments")
@@ -325,7 +325,7 @@ def classify(site: FunctionSite) -> tuple[list[_Arg], Plan]:
             ret_boxed = _is_class(types, ret_ty)
     for a in args:
         checker.needs.names |= _names(parse_type(a.param.base, "cpp"))
-    plan = Plan(tuple(args), types, checker.needs, namespaces, method, ret, ret_boxed)
+    plan = HarnessPlan(tuple(args), types, checker.needs, namespaces, method, ret, ret_boxed)
     return args, plan
 
 
@@ -401,7 +401,7 @@ def _draft_hint(site: FunctionSite) -> str:
 class _Writer:
     """Writes the bench source for a classified function."""
 
-    def __init__(self, site: FunctionSite, plan: Plan) -> None:
+    def __init__(self, site: FunctionSite, plan: HarnessPlan) -> None:
         self.site = site
         self.plan = plan
         self.args = plan.args
