@@ -118,3 +118,18 @@ def test_bench_json_keys(tmp_path: Path) -> None:
     assert data["verdict"] in ("faster", "noisy")
     if data["verdict"] == "faster":
         assert data["ci95"][0] > 1.0
+
+
+def test_spec_draft_writes_once(tmp_path: Path) -> None:
+    src = tmp_path / "shapes.cpp"
+    src.write_text("struct Shape { virtual double area() const { return 1; } };\n"
+                   "double twice(const Shape& s) { return 2 * s.area(); }\n")
+    proc = run("spec", "--draft", str(src), "--function", "twice", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    draft = tmp_path / ".perfpilot" / "twice.bench.cpp"
+    assert str(draft) in proc.stdout
+    text = draft.read_text()
+    assert "has virtual functions" in text and "TODO" in text and "PERFPILOT_BENCH" in text
+    again = run("spec", "--draft", str(src), "--function", "twice", cwd=tmp_path)
+    assert again.returncode == 2 and "not overwritten" in again.stderr
+    assert draft.read_text() == text

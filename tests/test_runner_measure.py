@@ -260,7 +260,7 @@ async def test_callgrind_instruction_ratio() -> None:
 
 
 async def test_unsupported_signature_asks_for_a_spec() -> None:
-    unit = "struct P { int x; };\nint get(P p) { return p.x; }\n"
+    unit = "struct P { int x; P* next; };\nint get(P p) { return p.x; }\n"
     site = _site(unit, "get")
     v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
     assert v.verdict == "build-failed"

@@ -1,4 +1,4 @@
-"""The ``perfpilot`` command line: plan, optimize, bench, serve, check-endpoint.
+"""The ``perfpilot`` command line: plan, optimize, bench, spec, serve, check-endpoint.
 
 Every capability of the editor is reachable here, headless. Errors exit non-zero with one clear
 line on stderr; the exit statuses are those of ``perfpilot.exit_codes``.
@@ -301,6 +301,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_spec(args: argparse.Namespace) -> int:
+    """Write a draft bench spec next to the source (never over an existing one)."""
+    from perfpilot.runner.spec_draft import write_draft
+
+    path = Path(args.draft)
+    site = locate(path, read_source(path), args.function, args.line)
+    try:
+        written = write_draft(site, path)
+    except FileExistsError as exc:
+        raise CliError(str(exc)) from exc
+    print(f"Wrote {written}: complete its TODOs; 'perfpilot bench' then uses it for "
+          f"'{site.qualified_name}'.")
+    return 0
+
+
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="C or C++ source file")
     g = p.add_mutually_exclusive_group(required=True)
@@ -341,6 +356,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compiler")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("spec", help="draft a bench spec for a function the harness cannot feed")
+    p.add_argument("--draft", required=True, metavar="FILE", help="C or C++ source file")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--function", "-f", help="function name (plain or qualified)")
+    g.add_argument("--line", "-l", type=int, help="a 1-based line inside the function")
+
     add_eval_parser(sub)
 
     p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
@@ -360,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "spec":
+            return cmd_spec(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval}[args.command]
         return asyncio.run(handler(args))

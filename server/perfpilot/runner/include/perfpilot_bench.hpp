@@ -37,7 +37,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <tuple>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -58,6 +60,67 @@ struct Entry {
   double tol = 0.0;
   std::string s;
 };
+
+// ---- User types and more containers (traits used by Recorder and gen::fill_any) -----------
+// The generated harness declares, next to each type of the user's unit, the hooks
+//   T perfpilot_make(perfpilot::ext::type_tag<T>, std::size_t n, std::mt19937_64& rng);
+//   void perfpilot_record(perfpilot::Recorder& r, const T& value);   // r.field(k, member)
+// found by argument-dependent lookup; a bench spec may declare them for its own types too.
+class Recorder;
+namespace ext {
+
+template <class T> struct type_tag { using type = T; };
+
+template <class T, class = void> struct has_make : std::false_type {};
+template <class T>
+struct has_make<T, std::void_t<decltype(perfpilot_make(type_tag<T>{}, std::size_t{},
+                                                       std::declval<std::mt19937_64&>()))>>
+    : std::true_type {};
+template <class T, class = void> struct has_record : std::false_type {};
+template <class T>
+struct has_record<T, std::void_t<decltype(perfpilot_record(std::declval<Recorder&>(),
+                                                           std::declval<const T&>()))>>
+    : std::true_type {};
+
+template <class T, class = void> struct has_key : std::false_type {};
+template <class T> struct has_key<T, std::void_t<typename T::key_type>> : std::true_type {};
+template <class T, class = void> struct has_mapped : std::false_type {};
+template <class T>
+struct has_mapped<T, std::void_t<typename T::mapped_type>> : std::true_type {};
+template <class T, class = void> struct has_hasher : std::false_type {};
+template <class T> struct has_hasher<T, std::void_t<typename T::hasher>> : std::true_type {};
+template <class T, class = void> struct has_traits : std::false_type {};
+template <class T>
+struct has_traits<T, std::void_t<typename T::traits_type>> : std::true_type {};
+template <class T> struct is_tuple : std::false_type {};
+template <class... A> struct is_tuple<std::tuple<A...>> : std::true_type {};
+template <class T> struct is_pair : std::false_type {};
+template <class A, class B> struct is_pair<std::pair<A, B>> : std::true_type {};
+template <class T> struct is_std_array : std::false_type {};
+template <class T, std::size_t N> struct is_std_array<std::array<T, N>> : std::true_type {};
+// A sequence container (vector, deque, list, ...), told by its members so that this header
+// needs none of their headers: an allocator, push_back, and no character traits (strings).
+template <class T, class = void> struct is_list_like : std::false_type {};
+template <class T>
+struct is_list_like<T, std::void_t<typename T::allocator_type, typename T::value_type,
+                                   decltype(std::declval<T&>().push_back(
+                                       std::declval<const typename T::value_type&>()))>>
+    : std::bool_constant<!has_traits<T>::value> {};
+
+// How the Recorder records D when its own branches do not: 0 not at all, 1 tuple, 2 the
+// type's hook, 3 built-in array, 4 unordered container (in a canonical order), 5 in order.
+template <class D>
+constexpr int record_kind() {
+  if constexpr (is_tuple<D>::value) return 1;
+  else if constexpr (has_record<D>::value) return 2;
+  else if constexpr (std::is_array_v<D>) return 3;
+  else if constexpr (has_key<D>::value && has_hasher<D>::value) return 4;
+  else if constexpr (has_key<D>::value || is_list_like<D>::value) return 5;
+  else return 0;
+}
+
+}  // namespace ext
+// ---- end of user types traits ----------------------------------------------------------------
 
 // Collects the outputs of one call; the runner compares the original's record with the
 // candidate's. Floating-point values compare with a relative tolerance (1e-9 for double,
@@ -124,6 +187,8 @@ class Recorder {
           nested(k++, x, tol);
         }
       }
+    } else if constexpr (ext::record_kind<D>() != 0) {
+      put_ext(v, tol);
     } else {
       static_assert(sizeof(D) == 0,
                     "perfpilot::Recorder records arithmetic values, std::string, std::vector, "
@@ -170,6 +235,73 @@ class Recorder {
   template <class T> struct is_sequence : std::false_type {};
   template <class T, class Al> struct is_sequence<std::vector<T, Al>> : std::true_type {};
   template <class T, std::size_t N> struct is_sequence<std::array<T, N>> : std::true_type {};
+
+
+  // ---- User types and more containers (see ext:: above) --------------------------------------
+ public:
+  // Record member k of a user type; called from a perfpilot_record hook.
+  template <class T>
+  void field(long long k, const T& value) { nested(k, value, hook_tol_); }
+
+ private:
+  template <class D>
+  void put_ext(const D& v, double tol) {
+    constexpr int kind = ext::record_kind<D>();
+    if constexpr (kind == 1) {
+      put_tuple(v, tol, std::make_index_sequence<std::tuple_size_v<D>>{});
+    } else if constexpr (kind == 2) {
+      double saved = hook_tol_;
+      hook_tol_ = tol;
+      perfpilot_record(*this, v);
+      hook_tol_ = saved;
+    } else if constexpr (kind == 3) {
+      push('n', static_cast<unsigned long long>(std::extent_v<D>), 0, 0.0, 0.0);
+      for (std::size_t k = 0; k < std::extent_v<D>; ++k)
+        nested(static_cast<long long>(k), v[k], tol);
+    } else if constexpr (kind == 4) {
+      // Iteration order of an unordered container is not part of its value: record the
+      // elements sorted by their own records.
+      push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
+      std::vector<std::pair<std::vector<Entry>, const typename D::value_type*>> items;
+      for (const auto& x : v) {
+        Recorder one;
+        one.add("k", x);
+        items.emplace_back(one.entries(), &x);
+      }
+      std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
+        return entries_less(a.first, b.first);
+      });
+      long long k = 0;
+      for (const auto& item : items) nested(k++, *item.second, tol);
+    } else {
+      push('n', static_cast<unsigned long long>(std::distance(v.begin(), v.end())), 0, 0.0,
+           0.0);
+      long long k = 0;
+      for (const auto& x : v) nested(k++, x, tol);
+    }
+  }
+
+  template <class D, std::size_t... I>
+  void put_tuple(const D& v, double tol, std::index_sequence<I...>) {
+    (nested(static_cast<long long>(I), std::get<I>(v), tol), ...);
+  }
+
+  static bool entries_less(const std::vector<Entry>& a, const std::vector<Entry>& b) {
+    std::size_t m = std::min(a.size(), b.size());
+    for (std::size_t k = 0; k < m; ++k) {
+      const Entry& x = a[k];
+      const Entry& y = b[k];
+      if (x.kind != y.kind) return x.kind < y.kind;
+      if (x.i != y.i) return x.i < y.i;
+      if (x.u != y.u) return x.u < y.u;
+      if (x.f != y.f) return x.f < y.f;
+      if (x.s != y.s) return x.s < y.s;
+    }
+    return a.size() < b.size();
+  }
+
+  double hook_tol_ = -1.0;
+  // ---- end of user types support -------------------------------------------------------------
 
   std::vector<Entry> entries_;
   std::vector<std::string> labels_;
@@ -383,6 +515,122 @@ void scalar(T& x, std::mt19937_64& rng) {
 
 }  // namespace gen
 
+}  // namespace perfpilot
+
+// ---- User types and more containers: generation ----------------------------------------------
+// gen::fill_any builds everything gen::fill does (and delegates those types to it, so their
+// value domains stay one definition) plus enums, std::pair, std::tuple, std::array, built-in
+// arrays, std::deque, std::list, sets and maps, and user types through their perfpilot_make
+// hook. Containers of scalars hold n elements; containers of containers or strings about
+// sqrt(n), each about sqrt(n) long; elements of user types get sqrt(n) for their own sizes.
+namespace perfpilot {
+namespace gen {
+
+template <class T> struct is_basic : std::bool_constant<std::is_arithmetic_v<T> ||
+                                                       std::is_same_v<T, std::string>> {};
+template <class T, class A>
+struct is_basic<std::vector<T, A>> : std::bool_constant<is_basic<T>::value> {};
+
+template <class T> void fill_any(T& x, std::size_t n, std::mt19937_64& rng);
+
+template <class T>
+T make_any(std::size_t n, std::mt19937_64& rng) {
+  if constexpr (ext::has_make<T>::value) {
+    return perfpilot_make(ext::type_tag<T>{}, n, rng);
+  } else {
+    T x{};
+    fill_any(x, n, rng);
+    return x;
+  }
+}
+
+// Elements that are containers or strings make the container about sqrt(n) long.
+template <class E>
+constexpr bool nests() {
+  return std::is_same_v<E, std::string> || ext::has_key<E>::value ||
+         ext::is_list_like<E>::value;
+}
+template <class E>
+std::size_t count_for(std::size_t n) { return nests<E>() ? side(n) : n; }
+template <class E>
+std::size_t element_size(std::size_t n) {
+  return (std::is_arithmetic_v<E> || std::is_enum_v<E>) ? n : side(n);
+}
+
+template <class T>
+void fill_any(T& x, std::size_t n, std::mt19937_64& rng) {
+  if constexpr (ext::has_make<T>::value) {
+    x = perfpilot_make(ext::type_tag<T>{}, n, rng);
+  } else if constexpr (is_basic<T>::value) {
+    fill(x, n, rng);
+  } else if constexpr (std::is_enum_v<T>) {
+    x = static_cast<T>(rng() % 4);
+  } else if constexpr (std::is_array_v<T>) {
+    using E = std::remove_extent_t<T>;
+    for (auto& e : x) fill_any(e, element_size<E>(n), rng);
+  } else if constexpr (ext::is_std_array<T>::value) {
+    using E = typename T::value_type;
+    for (auto& e : x) fill_any(e, element_size<E>(n), rng);
+  } else if constexpr (ext::is_pair<T>::value) {
+    x.first = make_any<std::remove_const_t<typename T::first_type>>(n, rng);
+    x.second = make_any<typename T::second_type>(n, rng);
+  } else if constexpr (ext::is_tuple<T>::value) {
+    std::apply([&](auto&... e) { (fill_any(e, n, rng), ...); }, x);
+  } else if constexpr (ext::is_list_like<T>::value) {
+    using E = typename T::value_type;
+    x.clear();
+    std::size_t count = count_for<E>(n);
+    for (std::size_t k = 0; k < count; ++k) x.push_back(make_any<E>(element_size<E>(n), rng));
+  } else if constexpr (ext::has_mapped<T>::value) {
+    using K = typename T::key_type;
+    using V = typename T::mapped_type;
+    x.clear();
+    std::size_t count = count_for<V>(n);
+    for (std::size_t k = 0; k < count; ++k) {
+      K key = make_any<K>(element_size<K>(n), rng);
+      x.emplace(std::move(key), make_any<V>(element_size<V>(n), rng));
+    }
+  } else if constexpr (ext::has_key<T>::value) {
+    using K = typename T::key_type;
+    x.clear();
+    std::size_t count = count_for<K>(n);
+    for (std::size_t k = 0; k < count; ++k) x.insert(make_any<K>(element_size<K>(n), rng));
+  } else {
+    static_assert(sizeof(T) == 0, "perfpilot::gen::fill_any: unsupported type");
+  }
+}
+
+// After a constructor has set an object up, the floating-point elements of its containers
+// (and of the user types they hold) get fresh values, sizes unchanged: a constructor usually
+// only sizes its storage, and zeros let wrong arithmetic pass. Integers are left alone, since
+// they are often indices or links that the constructor made consistent.
+template <class T, class = void> struct has_refill : std::false_type {};
+template <class T>
+struct has_refill<T, std::void_t<decltype(perfpilot_refill(std::declval<T&>(), std::size_t{},
+                                                           std::declval<std::mt19937_64&>()))>>
+    : std::true_type {};
+
+template <class T>
+void refill_floats(T& x, std::size_t n, std::mt19937_64& rng, bool inside = false) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (inside) fill(x, n, rng);
+  } else if constexpr (has_refill<T>::value) {
+    if (inside) perfpilot_refill(x, n, rng);
+  } else if constexpr (ext::is_list_like<T>::value || ext::is_std_array<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (!std::is_same_v<E, bool>) {
+      for (auto& e : x) refill_floats(e, n, rng, true);
+    }
+  } else if constexpr (std::is_array_v<T>) {
+    for (auto& e : x) refill_floats(e, n, rng, true);
+  }
+}
+
+}  // namespace gen
+}  // namespace perfpilot
+// ---- end of user types generation --------------------------------------------------------------
+
+namespace perfpilot {
 namespace detail {
 
 // What the driver needs from a bench, independent of the function's type.
