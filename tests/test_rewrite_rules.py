@@ -51,7 +51,7 @@ def R(*ids: str) -> frozenset[str]:
 
 POSITIVE = [
     Case("saxpy", """
-void saxpy(double a, const double* x, double* y, int n) {
+void saxpy(double a, const double* __restrict x, double* __restrict y, int n) {
     // scaled add
     for (int i = 0; i < n; ++i) {
         y[i] = a * x[i] + y[i];
@@ -379,6 +379,8 @@ NEGATIVE = [
     ("openmp-for", "void stop(double* x, int n) { for (int i = 0; i < n; ++i) { if (x[i] < 0) break; x[i] = 0; } }", "stop", "break"),
     ("openmp-for", "void show(const int* x, int n) { for (int i = 0; i < n; ++i) std::cout << x[i]; }", "show", "input/output"),
     ("openmp-for", "void tiny(double* x) { for (int i = 0; i < 8; ++i) x[i] = 0; }", "tiny", "small constant"),
+    # Nothing says y does not point into x: with y == x + 1 parallel iterations change the result.
+    ("openmp-for", "void axpy(double a, const double* x, double* y, int n) { for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i]; }", "axpy", "overlapping"),
     ("openmp-reduction", "void scan(double* x, double* out, int n) { double s = 0; for (int i = 0; i < n; ++i) { s += x[i]; out[i] = s; } }", "scan", "shared variable 's'"),
     ("openmp-reduction", "void cat(const std::vector<std::string>& v, std::string& out) { for (std::size_t i = 0; i < v.size(); ++i) out += v[i]; }", "cat", ""),
     # A store that can be a NUL (' ' - 32), one beside s[i], or through another pointer that
@@ -537,7 +539,7 @@ int main() {
 
 
 def test_non_ascii_text_and_crlf_are_kept() -> None:
-    code = ("void halve(double* y, const double* x, int n) {\r\n"
+    code = ("void halve(double* __restrict y, const double* __restrict x, int n) {\r\n"
             "    // moitié — ½ of every value\r\n"
             "    for (int i = 0; i < n; ++i) y[i] = x[i] / 2;\r\n"
             "}\r\n")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite, Param
 from perfpilot.runner.unit_types import (
     ClassDef,
@@ -232,6 +233,11 @@ class HarnessPlan:
     method: MethodInfo | None
     ret: str  # the return type as written ("void" for none)
     ret_boxed: bool
+    # Buffers indexed as flattened rows (``a[i*n + j]``): sizes are a side, buffers side*side.
+    square: bool = False
+    # (input, output): a read-only buffer and a written one of the same type, which a caller
+    # may pass overlapping; the aliased profile does.
+    alias: tuple[int, int] | None = None
 
 
 def classify(site: FunctionSite) -> tuple[list[_Arg], HarnessPlan]:
@@ -325,8 +331,43 @@ def classify(site: FunctionSite) -> tuple[list[_Arg], HarnessPlan]:
             ret_boxed = _is_class(types, ret_ty)
     for a in args:
         checker.needs.names |= _names(parse_type(a.param.base, "cpp"))
-    plan = HarnessPlan(tuple(args), types, checker.needs, namespaces, method, ret, ret_boxed)
+    buffers = [i for i, a in enumerate(args) if a.kind == "buffer"]
+    square = bool(buffers) and _flattened_rows(site, [args[i].param.name for i in buffers],
+                                              size_names)
+    inputs = [i for i in buffers if not args[i].mutated]
+    outputs = [i for i in buffers if args[i].mutated]
+    alias = next(((i, j) for i in inputs for j in outputs
+                  if args[i].storage == args[j].storage
+                  and not _RESTRICT.search(args[i].param.type_text + args[j].param.type_text)),
+                 None)
+    plan = HarnessPlan(tuple(args), types, checker.needs, namespaces, method, ret, ret_boxed,
+                       square, alias)
     return args, plan
+
+
+def _flattened_rows(site: FunctionSite, buffers: list[str], sizes: list[str]) -> bool:
+    """Whether the body indexes a buffer parameter with a product involving a size parameter
+    (``a[i * n + k]``): the buffer then holds rows of that size, n*n elements for n rows."""
+    if not sizes:
+        return False
+    tree = parse(site.text, site.language)
+    size_set = set(sizes)
+    for node in walk_all(tree.root_node):
+        if node.type != "subscript_expression":
+            continue
+        target = node.child_by_field_name("argument")
+        if target is None or node_text(target) not in buffers:
+            continue
+        for inner in walk_all(node):
+            if inner.type != "binary_expression" or inner is target:
+                continue
+            op = inner.child_by_field_name("operator")
+            if op is None or node_text(op) != "*":
+                continue
+            operands = [inner.child_by_field_name("left"), inner.child_by_field_name("right")]
+            if any(o is not None and node_text(o) in size_set for o in operands):
+                return True
+    return False
 
 
 def parameter_problem(site: FunctionSite, p: Param) -> str | None:
@@ -462,7 +503,9 @@ class _Writer:
         return f"{self.ns}::perfpilot_s{i}"
 
     def _members(self, has_self: bool, ret_value: str) -> list[str]:
-        out = []
+        alias = self.plan.alias
+        out = (["  int alias_shift = -1;", f"  {self._type(alias[0])} alias_init{{}};"]
+               if alias is not None else [])
         if has_self:
             out.append(f"  std::optional<{self.ns}::perfpilot_self> self, init_self;")
         for i, a in enumerate(self.args):
@@ -478,26 +521,42 @@ class _Writer:
 
     def _setup(self, has_self: bool) -> list[str]:
         out = ["  void setup(std::size_t n, std::mt19937_64& rng) {"]
+        alias = self.plan.alias
+        if alias is not None:
+            # Aliased profile: 0 the same buffer, 1 the output one element past the input,
+            # 2 one element before it (the input buffer then holds one element more).
+            out.append("    alias_shift = ::perfpilot::gen::profile() == "
+                       "::perfpilot::gen::kAliased ? static_cast<int>(rng() % 3) : -1;")
+        if self.plan.square:
+            out.append("    const std::size_t side = ::perfpilot::gen::side(n);")
         if has_self:
             out.append(f"    self.emplace(::perfpilot::gen::make_any<{self.ns}::perfpilot_self>"
                        "(n, rng));")
             out.append("    init_self.emplace(*self);")
         for i, a in enumerate(self.args):
             if a.kind == "size":
-                out.append(f"    s{i} = static_cast<{self._type(i)}>(n);")
+                count = "side" if self.plan.square else "n"
+                out.append(f"    s{i} = static_cast<{self._type(i)}>({count});")
             elif a.kind == "scalar":
                 out.append(f"    perfpilot::gen::scalar(s{i}, rng);")
             elif a.boxed:
                 out.append(f"    s{i}.emplace(::perfpilot::gen::make_any<{self._type(i)}>"
                            "(n, rng));")
             elif a.kind in ("buffer", "cstring"):
-                out.append(f"    perfpilot::gen::fill(s{i}, n, rng);")
+                count = "side * side" if self.plan.square and a.kind == "buffer" else "n"
+                if alias is not None and i == alias[0]:
+                    count = f"{count} + (alias_shift > 0 ? 1 : 0)"
+                out.append(f"    perfpilot::gen::fill(s{i}, {count}, rng);")
             else:
                 out.append(f"    ::perfpilot::gen::fill_any(s{i}, n, rng);")
             if a.mutated:
                 out.append(f"    init{i}.emplace(*s{i});" if a.boxed else f"    init{i} = s{i};")
+        if alias is not None:
+            out.append(f"    alias_init = s{alias[0]};")
         out.append("  }")
         out.append("  void reset() {")
+        if alias is not None:
+            out.append(f"    if (alias_shift >= 0) s{alias[0]} = alias_init;")
         if has_self:
             out.append("    self.reset();")
             out.append("    self.emplace(*init_self);")
@@ -512,6 +571,12 @@ class _Writer:
         call_args = [f"s{i}.data()" if a.kind in ("buffer", "cstring")
                      else (f"*s{i}" if a.boxed else f"s{i}")
                      for i, a in enumerate(self.args)]
+        alias = self.plan.alias
+        if alias is not None:
+            src, dst = alias
+            call_args[src] = f"(alias_shift == 2 ? s{src}.data() + 1 : s{src}.data())"
+            call_args[dst] = (f"(alias_shift < 0 ? s{dst}.data() : alias_shift == 1 ? "
+                              f"s{src}.data() + 1 : s{src}.data())")
         if has_self:
             call_args.insert(0, "*self")
         call = f"f({', '.join(call_args)})"
@@ -530,9 +595,13 @@ class _Writer:
                        else '    r.add("return value", result);')
         if method is not None and not method.const:
             out.append('    r.add("object", *self);')
+        alias = self.plan.alias
         for i, a in enumerate(self.args):
             if a.mutated:
                 value = f"*s{i}" if a.boxed else f"s{i}"
+                if alias is not None and i == alias[1]:
+                    # Overlapping buffers: the writes landed in the input's storage.
+                    value = f"(alias_shift < 0 ? s{i} : s{alias[0]})"
                 out.append(f'    r.add("{a.param.name}", {value});')
         out.append("  }")
         return out

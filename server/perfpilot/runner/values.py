@@ -131,8 +131,9 @@ class Tuning:
     max_size: int = 1 << 20
     edge_sizes: tuple[int, ...] = (0, 1, 2, 7, 33, 100)
     # Value profiles (see perfpilot_bench.hpp: natural, signed, small, sorted, wide, extreme,
-    # special) and seeds of each: every pair is one input case, validated at every edge size.
-    profiles: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
+    # special, aliased) and seeds of each: every pair is one input case, validated at every
+    # edge size.
+    profiles: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7)
     seeds_per_profile: int = 2
     # More seeds per profile, tried against mutants that the first inputs did not kill.
     search_seeds: int = 6

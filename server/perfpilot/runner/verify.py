@@ -34,7 +34,8 @@ from perfpilot.runner.sandbox import Limits, make_writable_for_runs, run_sandbox
 from perfpilot.runner.values import Verification
 from perfpilot.runner.verdicts import Failure
 
-PROFILE_NAMES = ("natural", "signed", "small", "sorted", "wide", "extreme", "special")
+PROFILE_NAMES = ("natural", "signed", "small", "sorted", "wide", "extreme", "special",
+                 "aliased")
 SAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
              "-fno-omit-frame-pointer")
 SAN_EXIT = 86

@@ -52,8 +52,13 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 why_not = "'.at()' may throw, and an exception must not leave a parallel loop"
             elif not statement_slot_ok(node):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
+            elif _overlaps(inp, lp)[0]:
+                names = ", ".join(f"'{n}'" for n in _overlaps(inp, lp)[0])
+                why_not = (f"it writes and reads through {names}, which a caller may pass "
+                           "overlapping, and nothing in the code rules that out (declare the "
+                           "pointers restrict if callers never do)")
             if not why_not:
-                changes.append(_pragma_change(inp, lp, node))
+                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1]))
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
@@ -67,7 +72,8 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
     return changes, notes
 
 
-def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
+def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
+                   shared: list[tuple[str, str]]) -> Change:
     clauses = ""
     by_op: dict[str, list[str]] = {}
     for op, var in lp.reductions:
@@ -76,6 +82,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
         clauses += f" reduction({op}:{','.join(names)})"
     if lp.private_vars:
         clauses += f" private({','.join(lp.private_vars)})"
+    if shared:
+        # The same container passed twice: the iterations then depend on each other, and the
+        # if clause runs them on one thread.
+        clauses += " if(" + " && ".join(f"&{w} != &{r}" for w, r in shared) + ")"
     pragma = f"#pragma omp parallel for{clauses}"
     rule = "openmp-reduction" if lp.reductions else "openmp-for"
     what = f"the loop over '{lp.induction}' ({lp.lower} to {lp.upper})"
@@ -87,6 +97,9 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
                      "(floating-point sums may differ in the last digits)")
     if lp.private_vars:
         parts.append(f"with {', '.join(lp.private_vars)} private to each thread")
+    if shared:
+        pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
+        parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")
     overlap = _unproven_overlap(inp, lp)
     if overlap:
         parts.append(f"(assuming {', '.join(overlap)} do not overlap in memory; the benchmark "
@@ -107,6 +120,37 @@ def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
     read = sorted({a.base for a in lp.element_accesses if not a.write and shared(a.base)} -
                   set(written))
     return [*written, *read] if written and read else []
+
+
+def _overlaps(inp: RuleInput, lp: LoopFacts) -> tuple[list[str], list[tuple[str, str]]]:
+    """Parameters the loop writes and reads that a caller may pass overlapping, when the
+    overlap could change what parallel iterations compute: pointers (which may overlap at any
+    offset, so only ``restrict`` on both rules it out) and pairs of references to one container
+    type (which can only be the same object, so ``&a != &b`` at run time rules it out). A
+    reference read at the very indices it is written is harmless even when shared.
+    """
+    params = {p.name: p for p in inp.site.params}
+    restrict = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
+
+    def element(name: str) -> str:
+        vt = inp.types.get(name)
+        return re.sub(r"\bconst\b|\s+", "", vt.base) if vt is not None else name
+
+    writes = [a for a in lp.element_accesses if a.write and a.base in params]
+    reads = [a for a in lp.element_accesses if not a.write and a.base in params]
+    pointers: set[str] = set()
+    references: list[tuple[str, str]] = []
+    for w in writes:
+        for r in reads:
+            if r.base == w.base or element(r.base) != element(w.base):
+                continue
+            pw, pr = params[w.base], params[r.base]
+            if pw.pointer or pr.pointer or pw.array or pr.array:
+                if not (restrict.search(pw.type_text) and restrict.search(pr.type_text)):
+                    pointers |= {w.base, r.base}
+            elif r.indices != w.indices and (w.base, r.base) not in references:
+                references.append((w.base, r.base))
+    return sorted(pointers), references
 
 
 def hoist_rule(inp: RuleInput) -> RuleOutput:

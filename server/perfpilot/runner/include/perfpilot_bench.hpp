@@ -325,7 +325,8 @@ enum Profile : int {
   kWide = 4,     // integers across half the type's bits (+-65536 for int), floats to +-1e6
   kExtreme = 5,  // the type's limits mixed with small values; huge and tiny floats; any byte
   kSpecial = 6,  // as kSigned, floats include NaN, infinities and -0.0
-  kProfiles = 7
+  kAliased = 7,  // as kSigned; a generated harness passes overlapping input and output buffers
+  kProfiles = 8
 };
 
 inline int& profile() {
@@ -335,7 +336,7 @@ inline int& profile() {
 
 inline const char* profile_name(int p) {
   static const char* const names[] = {"natural", "signed", "small", "sorted", "wide",
-                                      "extreme", "special"};
+                                      "extreme", "special", "aliased"};
   return p >= 0 && p < kProfiles ? names[p] : "natural";
 }
 
@@ -372,7 +373,7 @@ T integer(std::size_t n, std::mt19937_64& rng) {
       else
         return static_cast<T>(rng() % (w + 1));
     }
-    case kSigned: case kSorted: case kSpecial:
+    case kSigned: case kSorted: case kSpecial: case kAliased:
       if constexpr (std::is_signed_v<T>) {
         long long lo = static_cast<long long>(L::min()), hi = static_cast<long long>(L::max());
         long long v = static_cast<long long>(rng() % static_cast<unsigned long long>(2 * span + 1)) - span;
@@ -412,7 +413,7 @@ T floating(std::mt19937_64& rng) {
     }
     case kWide:
       return static_cast<T>(sym(rng) * 1e6);
-    case kSigned: case kSorted:
+    case kSigned: case kSorted: case kAliased:
       return static_cast<T>(sym(rng));
     default:
       return static_cast<T>(unit(rng));
