@@ -287,7 +287,7 @@ class PerfPilotServer(LanguageServer):
     async def checked_site(self, uri: str, line: int, character: int) -> FunctionSite:
         """The function at a position, with syntax errors reported (raises LocateError)."""
         if not self.in_sync(uri):
-            raise LocateError("the editor and PerfPilot disagree about this document's text; "
+            raise LocateError("this document is out of sync with the editor; "
                               "close and reopen it")
         doc = await self.document_async(uri)
         if not doc.source:

@@ -41,6 +41,7 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a 4 MB source in JSON, with room for esc
 MAX_HEADER_LINE = 1024
 _READ_CHUNK = 64 * 1024
 _CONTENT_LENGTH = re.compile(rb"Content-Length: (\d+)\r\n")  # as pygls matches it
+_HEADER_NAME = b"Content-Length:"
 _REPLACEMENT_HEADER = b"X-PerfPilot-Skipped: oversized\r\n"
 
 
@@ -77,7 +78,9 @@ class MessageFramer:
         if end >= 0:
             return self._take_line(end + 1)
         if len(self._buf) >= self.max_header_line:
-            return self._take_line(self.max_header_line)
+            # While skipping, keep a tail back so a header cannot be split between pieces.
+            keep = len(_HEADER_NAME) - 1 if self._skipping else 0
+            return self._take_line(self.max_header_line - keep)
         return self._take_line(len(self._buf)) if self.eof else None
 
     def body(self, n: int) -> bytes | None:
@@ -94,7 +97,7 @@ class MessageFramer:
         del self._buf[:n]
         if self._skipping:
             # Resynchronise on the next header, even one glued to the end of a skipped body.
-            at = line.find(b"Content-Length:")
+            at = line.find(_HEADER_NAME)
             if at > 0:
                 self._buf[0:0] = line[at:]
                 return line[:at]
