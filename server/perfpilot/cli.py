@@ -27,6 +27,7 @@ from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.engine.engine import Engine
+from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_unchanged, snapshot
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.settings import Settings, merge_settings
@@ -42,14 +43,22 @@ class CliError(Exception):
 
 def read_source(path: Path) -> str:
     """Read a C/C++ file as UTF-8, with a clear error for missing or non-UTF-8 files."""
+    return read_snapshot(path)[0]
+
+
+def read_snapshot(path: Path) -> tuple[str, FileSnapshot]:
+    """The text of a C/C++ file and a snapshot of it, for a later compare-and-swap write."""
     try:
-        data = path.read_bytes()
+        snap = snapshot(path)
     except FileNotFoundError as exc:
         raise CliError(f"{path}: no such file") from exc
     except OSError as exc:
         raise CliError(f"{path}: cannot read: {exc.strerror}") from exc
+    except RuntimeError as exc:  # a symlink loop
+        raise CliError(f"{path}: cannot resolve: {exc}") from exc
+    data = snap.data
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), snap
     except UnicodeDecodeError as exc:
         raise CliError(f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
                        f"{exc.start}); convert the file to UTF-8 first") from exc
@@ -195,7 +204,7 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
 
 async def cmd_optimize(args: argparse.Namespace) -> int:
     path = Path(args.path)
-    text = read_source(path)
+    text, snap = read_snapshot(path)
     site = locate(path, text, args.function, args.line)
     root = _root_for(path)
     engine = Engine(_settings(args, root), root)
@@ -232,10 +241,15 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     if args.write:
         if chosen is None:
             raise CliError(f"{path}: not written: {outcome.message}")
-        path.write_text(splice(site, chosen.candidate.code, chosen.candidate.includes),
-                        encoding="utf-8")
+        try:
+            written = replace_if_unchanged(
+                snap, splice(site, chosen.candidate.code, chosen.candidate.includes))
+        except WriteRefused as exc:
+            raise CliError(str(exc)) from exc
+        except OSError as exc:
+            raise CliError(f"{path}: not written: {exc.strerror or exc}") from exc
         if not args.json:
-            print(f"Wrote {path}")
+            print(f"Wrote {written}")
     return 0
 
 
