@@ -31,8 +31,10 @@ from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_u
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.settings import Settings, merge_settings
-from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.engine.trust import TrustList
+from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
+from perfpilot.llm.redact import RedactingFilter, redact_text
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.strategy.values import Plan
 
@@ -84,10 +86,14 @@ def locate(path: Path, text: str, function: str | None, line: int | None) -> Fun
 
 
 def _settings(args: argparse.Namespace, root: Path) -> Settings:
+    trusted = bool(getattr(args, "trust_workspace", False)) or TrustList.default().trusts(root)
     try:
-        settings = workspace_settings(root)
+        config = workspace_config(root, trusted=trusted)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
+    if config.ignored:
+        print(f"perfpilot: {config.ignored_message()}", file=sys.stderr)
+    settings = config.settings
     over = setting_overrides(args)
     try:
         return merge_settings(settings, over)
@@ -283,8 +289,27 @@ async def cmd_check_endpoint(args: argparse.Namespace) -> int:
         raise CliError("no endpoint configured: pass --endpoint URL")
     key = os.environ.get(role.api_key_env) if role.api_key_env else None
     ok, message = await check_endpoint(dataclasses.replace(role, backend="remote"), key)
-    print(message)
+    print(redact_text(message))
     return 0 if ok else 1
+
+
+def cmd_trust(args: argparse.Namespace) -> int:
+    """List, add or remove trusted workspace folders."""
+    trust = TrustList.default()
+    if args.list:
+        for folder in trust.folders():
+            print(folder)
+        return 0
+    folder = Path(args.folder or ".")
+    if not folder.is_dir():
+        raise CliError(f"{folder}: not a folder")
+    if args.remove:
+        removed = trust.remove(folder)
+        print(f"{folder.resolve()} {'is no longer trusted' if removed else 'was not trusted'}")
+        return 0
+    print(f"trusted {trust.add(folder)} (its configuration may now choose endpoints, API key "
+          f"variables, models and compilers; list in {trust.path})")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -308,6 +333,12 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     g.add_argument("--line", "-l", type=int, help="a 1-based line inside the function")
 
 
+def _add_trust_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust-workspace", action="store_true",
+                   help="for this run, let the workspace's .perfpilot.toml choose endpoints, "
+                        "API key variables, models and compilers")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
     parser = argparse.ArgumentParser(prog="perfpilot", description=__doc__)
@@ -318,11 +349,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plan", help="print a strategy plan for a function")
     _add_target(p)
     add_backend_flags(p)
+    _add_trust_flag(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("optimize", help="plan, rewrite, and show the diff")
     _add_target(p)
     add_backend_flags(p)
+    _add_trust_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
     p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
@@ -338,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int)
     p.add_argument("--compiler")
     p.add_argument("--json", action="store_true")
+    _add_trust_flag(p)
 
     add_eval_parser(sub)
 
@@ -347,6 +381,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check-endpoint", help="test the connection to a model endpoint")
     p.add_argument("--role", choices=["planner", "optimizer"], default="optimizer")
     add_backend_flags(p)
+    _add_trust_flag(p)
+
+    p = sub.add_parser("trust", help="trust a workspace folder to choose endpoints, keys, "
+                                     "models and compilers in its .perfpilot.toml")
+    p.add_argument("folder", nargs="?", help="the folder (default: the current one)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--remove", action="store_true", help="stop trusting the folder")
+    g.add_argument("--list", action="store_true", help="list the trusted folders")
     return parser
 
 
@@ -355,14 +397,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    for log_handler in logging.getLogger().handlers:
+        log_handler.addFilter(RedactingFilter())  # no key in a URL reaches a log
     try:
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "trust":
+            return cmd_trust(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval}[args.command]
         return asyncio.run(handler(args))
     except CliError as exc:
-        print(f"perfpilot: {exc}", file=sys.stderr)
+        print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return 2
     except Cancelled:
         print("perfpilot: cancelled", file=sys.stderr)
@@ -372,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # a last resort: one line, never a traceback for users
         name = type(exc).__name__
-        print(f"perfpilot: {name}: {exc}", file=sys.stderr)
+        print(f"perfpilot: {name}: {redact_text(str(exc))}", file=sys.stderr)
         if args.verbose:
             raise
         return 1

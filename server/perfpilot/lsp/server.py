@@ -42,8 +42,9 @@ from perfpilot.engine.present import (
 from perfpilot.engine.session import Job, Session, path_of_uri
 from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.source_files import SourceReadError, read_source_file
+from perfpilot.engine.trust import TrustList
 from perfpilot.engine.watch import WorkspaceWatcher
-from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.lsp.convert import (
     StaleSiteError,
     client_position,
@@ -91,6 +92,8 @@ class PerfPilotServer(LanguageServer):
         self.session.on_done = self._on_job_done
         self.workspace_root: Path | None = None
         self.editor_settings: dict[str, Any] = {}
+        self.trust_workspace = False  # the client's trustWorkspace initialization option
+        self._told_ignored = ""
         self.progress_tokens: dict[str, str] = {}  # progress token -> job id
         self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -191,8 +194,14 @@ class PerfPilotServer(LanguageServer):
         """Workspace file settings overlaid with the editor's settings."""
         if editor is not None:
             self.editor_settings = editor
+        trusted = self.trust_workspace or TrustList.default().trusts(self.workspace_root)
         try:
-            base = workspace_settings(self.workspace_root)
+            config = workspace_config(self.workspace_root, trusted=trusted)
+            base = config.settings
+            message = config.ignored_message()
+            if message and message != self._told_ignored:  # once, not on every change
+                self._told_ignored = message
+                self.tell(f"PerfPilot: {message}", lsp.MessageType.Warning)
         except ConfigError as exc:
             self.tell(f"PerfPilot: {exc}; using defaults", lsp.MessageType.Warning)
             base = Settings()
@@ -537,6 +546,9 @@ def create_server() -> PerfPilotServer:
         ls.engine.set_workspace(root)
         opts = params.initialization_options
         settings = None
+        # Only the initialization options (the user's own client configuration) may trust
+        # the workspace; settings pulled later may come from files inside the workspace.
+        ls.trust_workspace = isinstance(opts, dict) and opts.get("trustWorkspace") is True
         if isinstance(opts, dict):
             settings = opts.get("settings", opts)
             settings = settings.get("perfpilot", settings) if isinstance(settings, dict) else {}
