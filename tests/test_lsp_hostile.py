@@ -242,3 +242,23 @@ def test_only_regular_files_are_read(tmp_path: Path) -> None:
     # procfs reports size 0: nothing is read, however much the file would produce.
     assert read_regular_file(Path("/proc/self/environ"), 1000) == b""
     assert read_regular_file(big, 5000) == b"x" * 2000
+
+
+async def test_deep_function_job_ends_with_a_reason_and_hover_is_answered(
+        server: RawServer, tmp_path: Path) -> None:
+    depth = 50_000
+    text = ("int f(int x) {\n" + "if (x) {\n" * depth + "x++;\n" + "}\n" * depth
+            + "return x;}\n" + SOURCE)
+    uri = await open_source(server, tmp_path / "deep.cpp", text)
+    started = await make_faster(server, uri, 0)
+    hover = await server.request("textDocument/hover",
+                                 hover_params(uri, 2 * depth + 5, 6), ANSWER_WAIT_S)
+    assert "error" not in hover
+
+    def ended() -> list[dict[str, Any]]:
+        return [n["params"] for n in server.notifications
+                if n["method"] == "perfpilot/jobStatus"
+                and n["params"]["jobId"] == started["jobId"] and n["params"]["done"]]
+
+    assert await server.wait_until(lambda: bool(ended()), ANSWER_WAIT_S)
+    assert "nests more than" in ended()[-1]["message"]
