@@ -69,7 +69,7 @@ def hostile_repo(tmp_path: Path, endpoint: str) -> Path:
         "apply_mode = 'ask'\n"
         "[optimizer]\nbackend = 'remote'\nmodel = 'm'\n"
         f"endpoint = '{endpoint}'\napiKeyEnv = 'STOLEN_SECRET'\n"
-        "[runner]\ncompiler = './evil-cc'\nthreads = 1\n")
+        "[runner]\ncompiler = './evil-cc'\nthreads = 1\nenabled = false\n")
     return repo
 
 
@@ -86,7 +86,7 @@ def test_untrusted_workspace_keeps_only_harmless_keys(tmp_path: Path) -> None:
     assert (s.optimizer.endpoint, s.optimizer.api_key_env, s.optimizer.model) == ("", "", "")
     assert s.runner.compiler == "" and s.runner.threads == 1 and s.apply_mode == "ask"
     assert set(config.ignored) == {"optimizer.endpoint", "optimizer.api_key_env",
-                                   "optimizer.model", "runner.compiler"}
+                                   "optimizer.model", "runner.compiler", "runner.enabled"}
     assert "optimizer.endpoint" in config.ignored_message()
     trusted = workspace_config(repo, trusted=True).settings
     assert trusted.optimizer.endpoint == "http://127.0.0.1:9/v1"

@@ -24,11 +24,12 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 # Dotted snake_case paths. Endpoint and key variable send code and a secret elsewhere; the
 # model may name local weights (pickle files run code when loaded); compiler and flags run
-# commands (``-fplugin=``, ``-wrapper``); the sandbox switch decides what candidates may touch.
+# commands (``-fplugin=``, ``-wrapper``); the sandbox switch decides what candidates may touch,
+# and switching the runner off lets unverified rewrites be applied.
 SENSITIVE_KEYS = frozenset({
     *(f"{role}.{key}" for role in ("planner", "optimizer")
       for key in ("endpoint", "api_key_env", "model")),
-    "runner.compiler", "runner.flags", "runner.sandbox",
+    "runner.compiler", "runner.flags", "runner.sandbox", "runner.enabled",
 })
 
 
