@@ -568,6 +568,7 @@ def create_server() -> PerfPilotServer:
             ls.watcher.stop()
         for job in list(ls.session.jobs.values()):
             ls.session.cancel(job.id)
+        ls._disk_reads.shutdown(wait=False, cancel_futures=True)
         await ls.engine.close()
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
