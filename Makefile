@@ -34,6 +34,7 @@ bench: setup
 	$(PY) bench/lsp_latency.py
 	$(PY) bench/runner_bench.py
 	$(PY) bench/llm_bench.py
+	$(PY) bench/protocol_fuzz.py
 
 eval: setup
 	$(PERFPILOT) eval examples/tasks --out bench/out/eval --report-md docs/eval.md \

@@ -167,7 +167,12 @@ export class ServerController implements vscode.Disposable {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: { settings: this.settingsFor(undefined) },
+      // VS Code runs this extension only in trusted workspaces (package.json), so the
+      // workspace's own .perfpilot.toml may choose endpoints, key variables and compilers.
+      initializationOptions: {
+        settings: this.settingsFor(undefined),
+        trustWorkspace: vscode.workspace.isTrusted,
+      },
       // Model text is untrusted: markdown stays untrusted and without HTML.
       markdown: { isTrusted: false, supportHtml: false },
       errorHandler: {

@@ -29,12 +29,15 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.engine.backends import BackendError
 from perfpilot.engine.engine import Engine
+from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_unchanged, snapshot
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.settings import Settings, merge_settings
-from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.engine.trust import TrustList
+from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
 from perfpilot.llm.errors import ModelError
+from perfpilot.llm.redact import RedactingFilter, redact_text
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.strategy.values import Plan
 
@@ -45,14 +48,22 @@ class CliError(Exception):
 
 def read_source(path: Path) -> str:
     """Read a C/C++ file as UTF-8, with a clear error for missing or non-UTF-8 files."""
+    return read_snapshot(path)[0]
+
+
+def read_snapshot(path: Path) -> tuple[str, FileSnapshot]:
+    """The text of a C/C++ file and a snapshot of it, for a later compare-and-swap write."""
     try:
-        data = path.read_bytes()
+        snap = snapshot(path)
     except FileNotFoundError as exc:
         raise CliError(f"{path}: no such file") from exc
     except OSError as exc:
         raise CliError(f"{path}: cannot read: {exc.strerror}") from exc
+    except RuntimeError as exc:  # a symlink loop
+        raise CliError(f"{path}: cannot resolve: {exc}") from exc
+    data = snap.data
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), snap
     except UnicodeDecodeError as exc:
         raise CliError(f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
                        f"{exc.start}); convert the file to UTF-8 first") from exc
@@ -78,10 +89,14 @@ def locate(path: Path, text: str, function: str | None, line: int | None) -> Fun
 
 
 def _settings(args: argparse.Namespace, root: Path, role: str = "") -> Settings:
+    trusted = bool(getattr(args, "trust_workspace", False)) or TrustList.default().trusts(root)
     try:
-        settings = workspace_settings(root)
+        config = workspace_config(root, trusted=trusted)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
+    if config.ignored:
+        print(f"perfpilot: {config.ignored_message()}", file=sys.stderr)
+    settings = config.settings
     over = setting_overrides(args, role)
     try:
         return merge_settings(settings, over)
@@ -197,7 +212,7 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
 
 async def cmd_optimize(args: argparse.Namespace) -> int:
     path = Path(args.path)
-    text = read_source(path)
+    text, snap = read_snapshot(path)
     site = locate(path, text, args.function, args.line)
     root = _root_for(path)
     engine = Engine(_settings(args, root), root)
@@ -237,10 +252,15 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     if args.write:
         if chosen is None or outcome.status == "weakly-verified":
             raise CliError(f"{path}: not written: {outcome.message}")
-        path.write_text(splice(site, chosen.candidate.code, chosen.candidate.includes),
-                        encoding="utf-8")
+        try:
+            written = replace_if_unchanged(
+                snap, splice(site, chosen.candidate.code, chosen.candidate.includes))
+        except WriteRefused as exc:
+            raise CliError(str(exc)) from exc
+        except OSError as exc:
+            raise CliError(f"{path}: not written: {exc.strerror or exc}") from exc
         if not args.json:
-            print(f"Wrote {path}")
+            print(f"Wrote {written}")
     return 0
 
 
@@ -282,9 +302,28 @@ async def cmd_check_endpoint(args: argparse.Namespace) -> int:
     key = os.environ.get(role.api_key_env) if role.api_key_env else None
     ok, message = await check_endpoint(role, key)
     if not ok:
-        raise ModelError(message, role=args.role)
-    print(f"{args.role}: {message}")
+        raise ModelError(redact_text(message), role=args.role)
+    print(f"{args.role}: {redact_text(message)}")
     return exit_codes.OK
+
+
+def cmd_trust(args: argparse.Namespace) -> int:
+    """List, add or remove trusted workspace folders."""
+    trust = TrustList.default()
+    if args.list:
+        for folder in trust.folders():
+            print(folder)
+        return 0
+    folder = Path(args.folder or ".")
+    if not folder.is_dir():
+        raise CliError(f"{folder}: not a folder")
+    if args.remove:
+        removed = trust.remove(folder)
+        print(f"{folder.resolve()} {'is no longer trusted' if removed else 'was not trusted'}")
+        return 0
+    print(f"trusted {trust.add(folder)} (its configuration may now choose endpoints, API key "
+          f"variables, models and compilers; list in {trust.path})")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -323,6 +362,12 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     g.add_argument("--line", "-l", type=int, help="a 1-based line inside the function")
 
 
+def _add_trust_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust-workspace", action="store_true",
+                   help="for this run, let the workspace's .perfpilot.toml choose endpoints, "
+                        "API key variables, models and compilers")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
     parser = argparse.ArgumentParser(prog="perfpilot", description=__doc__)
@@ -333,11 +378,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plan", help="print a strategy plan for a function")
     _add_target(p)
     add_backend_flags(p)
+    _add_trust_flag(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("optimize", help="plan, rewrite, and show the diff")
     _add_target(p)
     add_backend_flags(p)
+    _add_trust_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
     p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
@@ -355,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int)
     p.add_argument("--compiler")
     p.add_argument("--json", action="store_true")
+    _add_trust_flag(p)
 
     p = sub.add_parser("spec", help="draft a bench spec for a function the harness cannot feed")
     p.add_argument("--draft", required=True, metavar="FILE", help="C or C++ source file")
@@ -370,6 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check-endpoint", help="test the connection to a model endpoint")
     p.add_argument("--role", choices=["planner", "optimizer"], default="optimizer")
     add_backend_flags(p)
+    _add_trust_flag(p)
+
+    p = sub.add_parser("trust", help="trust a workspace folder to choose endpoints, keys, "
+                                     "models and compilers in its .perfpilot.toml")
+    p.add_argument("folder", nargs="?", help="the folder (default: the current one)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--remove", action="store_true", help="stop trusting the folder")
+    g.add_argument("--list", action="store_true", help="list the trusted folders")
     return parser
 
 
@@ -378,19 +434,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    for log_handler in logging.getLogger().handlers:
+        log_handler.addFilter(RedactingFilter())  # no key in a URL reaches a log
     try:
         if args.command == "serve":
             return cmd_serve(args)
         if args.command == "spec":
             return cmd_spec(args)
+        if args.command == "trust":
+            return cmd_trust(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval}[args.command]
         return asyncio.run(handler(args))
     except CliError as exc:
-        print(f"perfpilot: {exc}", file=sys.stderr)
+        print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return exit_codes.USAGE
     except (ModelError, BackendError) as exc:  # the message names the role that failed
-        print(f"perfpilot: {exc}", file=sys.stderr)
+        print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return exit_codes.MODEL
     except Cancelled:
         print("perfpilot: cancelled", file=sys.stderr)
@@ -400,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_codes.CANCELLED
     except Exception as exc:  # a last resort: one line, never a traceback for users
         name = type(exc).__name__
-        print(f"perfpilot: {name}: {exc}", file=sys.stderr)
+        print(f"perfpilot: {name}: {redact_text(str(exc))}", file=sys.stderr)
         if args.verbose:
             raise
         return exit_codes.INTERNAL

@@ -129,3 +129,22 @@ def statements(body: tree_sitter.Node | None) -> list[tree_sitter.Node]:
     if body.type == "compound_statement":
         return [c for c in body.named_children if c.type != "comment"]
     return [body]
+
+
+def tree_shape(node: tree_sitter.Node, max_depth: int, max_nodes: int) -> tuple[int, int]:
+    """``(depth, nodes)`` of the tree under ``node``, counted until either passes its bound
+    (then the counts stop just past it). Iterative, so a deep tree cannot overflow a stack."""
+    cursor = node.walk()
+    depth = deepest = nodes = 1
+    while deepest <= max_depth and nodes <= max_nodes:
+        if cursor.goto_first_child():
+            depth += 1
+            deepest = max(deepest, depth)
+            nodes += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return deepest, nodes
+            depth -= 1
+        nodes += 1
+    return deepest, nodes

@@ -5,6 +5,7 @@ It knows nothing of LSP; the CLI and the language server both drive it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,6 +19,7 @@ from perfpilot.engine.backends import make_optimizer, make_planner, plan_only
 from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
+from perfpilot.engine.limits import check_analysable
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
 
 log = logging.getLogger(__name__)
+
+_INLINE_CHECK_CHARS = 20_000  # larger functions are checked off the event loop
 
 
 def _role_key(role: RoleSettings) -> dict[str, Any]:
@@ -144,6 +148,7 @@ class Engine:
             self._plans[key] = cached
             return cached
         ctx.report("planning", f"planning {site.name}")
+        await _check_analysable(site)
         plan = await self.planner(only).plan(site, ctx)
         ctx.check()
         self._plans[key] = plan
@@ -165,6 +170,7 @@ class Engine:
         if cached is not None:
             self._candidates[key] = cached
             return cached
+        await _check_analysable(site)
         planner_code = _planner_code(self.planner(), site)
         ctx.report("generating", f"rewriting {site.name}")
         result = await self.optimizer(flags).optimize(site, plan, ctx)
@@ -246,6 +252,15 @@ class Engine:
                                          fresh=fresh)
             trials.append(Trial(cand, verdict))
         return choose(site, plan, tuple(trials), result.rejected)
+
+
+async def _check_analysable(site: FunctionSite) -> None:
+    # Before any analyser sees the function: one of their queries on a pathological tree
+    # holds the GIL for tens of seconds. The check itself is a parse and a bounded walk.
+    if len(site.text) > _INLINE_CHECK_CHARS:
+        await asyncio.to_thread(check_analysable, site)
+    else:
+        check_analysable(site)
 
 
 def _planner_code(planner: Planner, site: FunctionSite) -> OptimizeResult | None:

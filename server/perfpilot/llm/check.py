@@ -45,7 +45,7 @@ async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool,
     finally:
         await client.close()
     took = time.monotonic() - started
-    return True, f"{client.url} answered with model '{role.model}' in {took:.1f} s"
+    return True, f"{client.shown_url} answered with model '{role.model}' in {took:.1f} s"
 
 
 async def _check_local(role: RoleSettings) -> tuple[bool, str]:

@@ -23,6 +23,7 @@ import httpx
 from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import Message
 from perfpilot.llm.errors import EndpointError
+from perfpilot.llm.redact import redact_text, redact_url
 from perfpilot.llm.stopping import repeating, tail_window
 from perfpilot.progress import Cancelled, JobContext
 
@@ -46,7 +47,7 @@ def chat_completions_url(endpoint: str) -> str:
                             "(for example http://127.0.0.1:8000/v1)", "bad-request")
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise EndpointError(f"the endpoint '{raw}' is not an http(s) URL "
+        raise EndpointError(f"the endpoint '{redact_url(raw)}' is not an http(s) URL "
                             "(for example http://127.0.0.1:8000/v1)", "bad-request")
     base = raw.rstrip("/")
     if base.endswith("/chat/completions"):
@@ -123,6 +124,7 @@ class RemoteClient:
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.role = role
         self.url = chat_completions_url(role.endpoint)
+        self.shown_url = redact_url(self.url)  # for messages and logs: no key in a URL
         self.max_retries = max(0, max_retries)
         self.backoff_s = backoff_s
         self._api_key = api_key or None
@@ -131,7 +133,7 @@ class RemoteClient:
 
     def __repr__(self) -> str:
         # Never show the key.
-        return f"RemoteClient(url={self.url!r}, model={self.role.model!r})"
+        return f"RemoteClient(url={self.shown_url!r}, model={self.role.model!r})"
 
     @property
     def backend(self) -> str:
@@ -162,7 +164,7 @@ class RemoteClient:
             await client.aclose()
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        return redact_text(text, (self._api_key,))
 
     # -- public --------------------------------------------------------------------------
     async def generate(self, messages: Sequence[Message], *, n: int, max_tokens: int,
@@ -229,13 +231,13 @@ class RemoteClient:
                 if delay is None:
                     delay = min(_MAX_BACKOFF_S, self.backoff_s * (2 ** attempt))
                 attempt += 1
-                log.info("retrying %s in %.1f s (%s)", self.url, delay, exc.error.kind)
+                log.info("retrying %s in %.1f s (%s)", self.shown_url, delay, exc.error.kind)
                 ctx.report("generating", f"retrying ({exc.error.kind})", None)
                 await asyncio.sleep(delay)
 
     async def _stream_once(self, body: dict[str, Any], stop: list[str], index: int,
                            progress: Callable[[int, int], None]) -> str:
-        log.info("POST %s model=%s stream=true", self.url, self.role.model)
+        log.info("POST %s model=%s stream=true", self.shown_url, self.role.model)
         try:
             async with self.http().stream("POST", self.url, json=body) as response:
                 if response.status_code >= 400:
@@ -250,26 +252,27 @@ class RemoteClient:
             raise
         except httpx.ConnectTimeout:
             raise EndpointError(
-                f"could not connect to {self.url} within {min(10.0, self.role.timeout_s):.0f} "
-                "s; check the endpoint URL and the network", "timeout") from None
+                f"could not connect to {self.shown_url} within "
+                f"{min(10.0, self.role.timeout_s):.0f} s; check the endpoint URL and the network",
+                "timeout") from None
         except httpx.ConnectError as exc:
             raise _Retryable(EndpointError(
-                f"could not connect to {self.url} ({self._scrub(str(exc)) or 'refused'}); "
+                f"could not connect to {self.shown_url} ({self._scrub(str(exc)) or 'refused'}); "
                 "is the server running, and is the endpoint URL right?",
                 "connection")) from None
         except httpx.ReadTimeout:
             raise EndpointError(
-                f"{self.url} sent nothing for {self.role.timeout_s:.0f} s (timeoutS); the model "
-                "may be loading, too slow or overloaded", "timeout") from None
+                f"{self.shown_url} sent nothing for {self.role.timeout_s:.0f} s (timeoutS); "
+                "the model may be loading, too slow or overloaded", "timeout") from None
         except httpx.TimeoutException:
-            raise EndpointError(f"the request to {self.url} timed out after "
+            raise EndpointError(f"the request to {self.shown_url} timed out after "
                                 f"{self.role.timeout_s:.0f} s (timeoutS)", "timeout") from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise _Retryable(EndpointError(
-                f"the connection to {self.url} broke in the middle of the answer "
+                f"the connection to {self.shown_url} broke in the middle of the answer "
                 f"({type(exc).__name__})", "connection")) from None
         except httpx.HTTPError as exc:
-            raise EndpointError(f"the request to {self.url} failed: {self._scrub(str(exc))}",
+            raise EndpointError(f"the request to {self.shown_url} failed: {self._scrub(str(exc))}",
                                 "connection") from None
 
     def _status_error(self, status: int, raw: bytes, headers: httpx.Headers) -> Exception:
@@ -281,10 +284,10 @@ class RemoteClient:
                      if self.role.api_key_env else "the editor's API key setting")
             if not self._api_key:
                 return EndpointError(
-                    f"{self.url} requires an API key (HTTP {status}) and none is set; put it "
+                    f"{self.shown_url} requires an API key (HTTP {status}) and none is set; put it "
                     f"in {where} (apiKeyEnv names the variable)", "auth")
             return EndpointError(
-                f"{self.url} refused the API key (HTTP {status}){tail}; check the key in "
+                f"{self.shown_url} refused the API key (HTTP {status}){tail}; check the key in "
                 f"{where}", "auth")
         lowered = detail.lower()
         # Servers word this differently: "model_not_found", "does not exist", "pinned to".
@@ -294,27 +297,27 @@ class RemoteClient:
             or ("model" in lowered and any(w in lowered for w in (
                 "not", "unknown", "exist", "invalid", "unsupported"))))
         if status in (400, 404, 422) and mentions_model:
-            return EndpointError(f"{self.url} does not serve the model '{model}'{tail}",
+            return EndpointError(f"{self.shown_url} does not serve the model '{model}'{tail}",
                                  "unknown-model")
         if status == 404:
             return EndpointError(
-                f"there is no chat completions API at {self.url} (HTTP 404); the endpoint "
+                f"there is no chat completions API at {self.shown_url} (HTTP 404); the endpoint "
                 "usually ends in /v1", "not-found")
         if status == 429:
             return _Retryable(EndpointError(
-                f"{self.url} is rate-limiting requests (HTTP 429) and still was after "
+                f"{self.shown_url} is rate-limiting requests (HTTP 429) and still was after "
                 f"{self.max_retries} retries{tail}; wait a little or lower samples",
                 "rate-limited"), _retry_after(headers))
         if status >= 500:
             return _Retryable(EndpointError(
-                f"{self.url} failed with HTTP {status}{tail} (after {self.max_retries} "
+                f"{self.shown_url} failed with HTTP {status}{tail} (after {self.max_retries} "
                 "retries)", "server"), _retry_after(headers))
-        return EndpointError(f"{self.url} rejected the request (HTTP {status}){tail}",
+        return EndpointError(f"{self.shown_url} rejected the request (HTTP {status}){tail}",
                              "bad-request")
 
     def _malformed(self, what: str) -> EndpointError:
         snippet = self._scrub(" ".join(what.split()))[:120]
-        return EndpointError(f"{self.url} sent a malformed stream ({snippet!r}); is it an "
+        return EndpointError(f"{self.shown_url} sent a malformed stream ({snippet!r}); is it an "
                              "OpenAI-compatible endpoint?", "protocol")
 
     def _from_json(self, raw: bytes, stop: list[str]) -> str:
@@ -345,7 +348,7 @@ class RemoteClient:
             if not isinstance(event, dict):
                 raise self._malformed(payload)
             if "error" in event:
-                raise EndpointError(f"{self.url} reported an error mid-stream: "
+                raise EndpointError(f"{self.shown_url} reported an error mid-stream: "
                                     f"{self._scrub(_detail(payload.encode()))}", "server")
             choices = event.get("choices") or []
             if not isinstance(choices, list):
@@ -371,7 +374,7 @@ class RemoteClient:
                 break
         if not finished:
             raise _Retryable(EndpointError(
-                f"the stream from {self.url} ended before the answer was complete",
+                f"the stream from {self.shown_url} ended before the answer was complete",
                 "connection"))
         return _cut("".join(parts), stop)
 

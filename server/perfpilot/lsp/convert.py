@@ -36,15 +36,38 @@ def header_range(doc: TextDocument, site: FunctionSite) -> lsp.Range:
                      client_position(doc, site.start_line, max(end, site.start_col)))
 
 
+class StaleSiteError(Exception):
+    """The document's text at the function's range is not the text that was analysed."""
+
+
+def text_at(doc: TextDocument, rng: lsp.Range) -> str:
+    """The document's text in a client range (clamped to the document)."""
+    lines = doc.lines
+    start = doc.position_codec.position_from_client_units(lines, rng.start)
+    end = doc.position_codec.position_from_client_units(lines, rng.end)
+
+    def offset(line: int, char: int) -> int:
+        if line >= len(lines):
+            return sum(len(x) for x in lines)
+        return sum(len(x) for x in lines[:line]) + min(char, len(lines[line]))
+
+    return doc.source[offset(start.line, start.character):offset(end.line, end.character)]
+
+
 def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: str,
                   *, version: int | None, confirm: bool, includes: Sequence[str] = (),
                   drop_includes: Sequence[str] = ()) -> lsp.WorkspaceEdit:
     """One versioned TextDocumentEdit replacing exactly the function (one undo step).
 
+    Raises StaleSiteError unless the document's text at the function's range is exactly the
+    text that was analysed (``site.text``): an edit is never computed over other text.
+
     ``includes``: standard headers the new text needs, added after the unit's last include
     above the function when missing. ``drop_includes``: headers a rewrite added, whose lines
     (above the function) are removed again (Revert).
     """
+    if text_at(doc, site_range(doc, site)) != site.text:
+        raise StaleSiteError(f"the text of {site.name} is no longer what was analysed")
     annotation_id = "perfpilot" if confirm else None
     new = new_text.rstrip("\n") if not site.text.endswith("\n") else new_text
     edits: list[tuple[lsp.Range, str]] = []

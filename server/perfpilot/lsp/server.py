@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from pathlib import Path
+from threading import Event
 from typing import Any
+from urllib.parse import unquote
 
 from cachetools import LRUCache
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
@@ -34,13 +41,24 @@ from perfpilot.engine.present import (
 )
 from perfpilot.engine.session import Job, Session, path_of_uri
 from perfpilot.engine.settings import Settings, merge_settings
+from perfpilot.engine.source_files import SourceReadError, read_source_file
+from perfpilot.engine.trust import TrustList
 from perfpilot.engine.watch import WorkspaceWatcher
-from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.lsp.convert import (
+    StaleSiteError,
     client_position,
     function_edit,
     header_range,
     server_position,
+)
+from perfpilot.lsp.transport import (
+    BoundedStdin,
+    BoundedStreamReader,
+    GuardedProtocol,
+    MessageFramer,
+    is_parse_failure,
+    parse_error,
 )
 
 log = logging.getLogger(__name__)
@@ -57,6 +75,7 @@ CMD_TEST = "perfpilot.testConnection"
 CMD_STATUS = "perfpilot.status"
 NOTIFY_SECRET = "perfpilot/setSecret"
 NOTIFY_JOB = "perfpilot/jobStatus"
+DISK_READ_TIMEOUT_S = 2.0  # unopened documents: a file that takes longer is not read
 _PROBLEM_VERDICTS = {"incorrect": lsp.DiagnosticSeverity.Warning,
                      "build-failed": lsp.DiagnosticSeverity.Warning,
                      "slower": lsp.DiagnosticSeverity.Information}
@@ -66,18 +85,71 @@ class PerfPilotServer(LanguageServer):
     """Language server state: the engine session, outlines per document version, settings."""
 
     def __init__(self) -> None:
-        super().__init__("perfpilot", __version__)
+        super().__init__("perfpilot", __version__, protocol_cls=GuardedProtocol)
         self.engine = Engine(log_fn=self.log_info)
         self.session = Session(self.engine)
         self.session.on_progress = self._on_job_progress
         self.session.on_done = self._on_job_done
         self.workspace_root: Path | None = None
         self.editor_settings: dict[str, Any] = {}
+        self.trust_workspace = False  # the client's trustWorkspace initialization option
+        self._told_ignored = ""
         self.progress_tokens: dict[str, str] = {}  # progress token -> job id
         self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_stage: dict[str, str] = {}
-        self._outlines: LRUCache[tuple[str, int | None], list[FunctionSite]] = LRUCache(32)
+        self._outlines: LRUCache[tuple[str, int | None, int], list[FunctionSite]] = \
+            LRUCache(32)
+        # Reads of unopened documents: two threads, so a file system that hangs them can
+        # cost at most these two, never the event loop or pygls's own pool.
+        self._disk_reads = ThreadPoolExecutor(2, thread_name_prefix="perfpilot-read")
+
+    # -- transport ------------------------------------------------------------------------
+    @property
+    def guarded(self) -> GuardedProtocol:
+        """The protocol, with its document sync state."""
+        protocol: GuardedProtocol = self.protocol  # type: ignore[assignment]
+        return protocol
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdio, every message bounded in size."""
+        framer = MessageFramer(self._message_skipped)
+        super().start_io(BoundedStdin(stdin or sys.stdin.buffer, framer),  # type: ignore[arg-type]
+                         stdout)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time over TCP, every message bounded in size."""
+        stop = self._stop_event = Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+                             ) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await run_async(stop_event=stop,
+                            reader=BoundedStreamReader(reader,
+                                                       MessageFramer(self._message_skipped)),
+                            protocol=self.protocol, logger=log,
+                            error_handler=self.report_server_error)
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        with suppress(asyncio.CancelledError):
+            asyncio.run(serve())
+
+    def _message_skipped(self, reason: str) -> None:
+        # Called on the reader's thread: log only (stderr), never write to the protocol here.
+        log.warning("PerfPilot: %s", reason)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A body that is not JSON gets a parse error (id null) instead of silence."""
+        if is_parse_failure(error):
+            self.guarded.answer_error(None, parse_error())
+            log.warning("answered a message that is not JSON: %s", str(error)[:200])
+            return
+        super().report_server_error(error, source)
 
     # -- logging and messages -------------------------------------------------------------
     def log_info(self, message: str) -> None:
@@ -122,8 +194,14 @@ class PerfPilotServer(LanguageServer):
         """Workspace file settings overlaid with the editor's settings."""
         if editor is not None:
             self.editor_settings = editor
+        trusted = self.trust_workspace or TrustList.default().trusts(self.workspace_root)
         try:
-            base = workspace_settings(self.workspace_root)
+            config = workspace_config(self.workspace_root, trusted=trusted)
+            base = config.settings
+            message = config.ignored_message()
+            if message and message != self._told_ignored:  # once, not on every change
+                self._told_ignored = message
+                self.tell(f"PerfPilot: {message}", lsp.MessageType.Warning)
         except ConfigError as exc:
             self.tell(f"PerfPilot: {exc}; using defaults", lsp.MessageType.Warning)
             base = Settings()
@@ -152,12 +230,40 @@ class PerfPilotServer(LanguageServer):
 
     # -- documents and functions ----------------------------------------------------------
     def document(self, uri: str) -> TextDocument:
-        """The open document (pygls keeps it in sync)."""
-        return self.workspace.get_text_document(uri)
+        """The open document (pygls keeps it in sync), else an empty one: never a disk read
+        on the event loop."""
+        opened: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        if opened is not None:
+            return opened
+        return TextDocument(uri, source="", position_codec=self.workspace.position_codec)
+
+    def is_open(self, uri: str) -> bool:
+        """Whether the client opened the document."""
+        return unquote(uri) in self.workspace.text_documents
+
+    def in_sync(self, uri: str) -> bool:
+        """False once the client sent a change the server had to refuse."""
+        return unquote(uri) not in self.guarded.out_of_sync
+
+    async def document_async(self, uri: str) -> TextDocument:
+        """The open document, else the file from disk when it is a regular file of at most
+        ``max_file_bytes`` that reads within a timeout; else an empty document."""
+        if self.is_open(uri):
+            return self.document(uri)
+        path = path_of_uri(uri)
+        source = ""
+        if path is not None and language_for(uri) is not None:
+            try:
+                source = await read_source_file(path, self.engine.settings.max_file_bytes,
+                                                DISK_READ_TIMEOUT_S, self._disk_reads)
+            except SourceReadError as exc:
+                self.log_info(f"not reading {uri[:200]}: {exc}")
+        return TextDocument(uri, source=source, position_codec=self.workspace.position_codec)
 
     def outline(self, doc: TextDocument) -> list[FunctionSite]:
-        """All function definitions of this version of the document (cached per version)."""
-        key = (doc.uri, doc.version)
+        """All function definitions of this text of the document (cached per version and
+        text: a client that changes the text without a new version gets no stale outline)."""
+        key = (doc.uri, doc.version, hash(doc.source))
         cached = self._outlines.get(key)
         if cached is not None:
             return cached
@@ -187,9 +293,14 @@ class PerfPilotServer(LanguageServer):
         matches = [s for s in self.outline(doc) if s.qualified_name == qualified]
         return matches[0] if len(matches) == 1 else None
 
-    def checked_site(self, uri: str, line: int, character: int) -> FunctionSite:
+    async def checked_site(self, uri: str, line: int, character: int) -> FunctionSite:
         """The function at a position, with syntax errors reported (raises LocateError)."""
-        doc = self.document(uri)
+        if not self.in_sync(uri):
+            raise LocateError("this document is out of sync with the editor; "
+                              "close and reopen it")
+        doc = await self.document_async(uri)
+        if not doc.source:
+            raise LocateError("the document is empty or could not be read")
         language = language_for(uri, doc.language_id)
         if language is None:
             raise LocateError("PerfPilot works on C and C++ files only")
@@ -298,8 +409,8 @@ class PerfPilotServer(LanguageServer):
         if chosen is None:
             self.tell(f"PerfPilot: {outcome.message}")
             return
-        doc = self.document(job.uri)
-        if doc.version != job.site.version:
+        doc = await self.document_async(job.uri)
+        if doc.version != job.site.version or not self.in_sync(job.uri):
             self.tell(f"PerfPilot: {name} changed while the job ran (version "
                       f"{job.site.version} → {doc.version}); the rewrite was not applied. "
                       "Run Make this faster again.", lsp.MessageType.Warning)
@@ -317,8 +428,8 @@ class PerfPilotServer(LanguageServer):
             if choice is None or choice.title != "Apply":
                 self.tell(f"PerfPilot: rewrite of {name} discarded")
                 return
-            doc = self.document(job.uri)
-            if doc.version != job.site.version:
+            doc = await self.document_async(job.uri)
+            if doc.version != job.site.version or not self.in_sync(job.uri):
                 self.tell(f"PerfPilot: {name} changed meanwhile; not applied",
                           lsp.MessageType.Warning)
                 return
@@ -327,9 +438,14 @@ class PerfPilotServer(LanguageServer):
             else (main.name if main else "rewrite")
         label = f"Optimize {name} ({strategy})"
         confirm = mode == "preview" and self.supports_annotations()
-        edit = function_edit(doc, job.site, chosen.candidate.code, label,
-                             version=doc.version, confirm=confirm,
-                             includes=chosen.candidate.includes)
+        try:
+            edit = function_edit(doc, job.site, chosen.candidate.code, label,
+                                 version=doc.version, confirm=confirm,
+                                 includes=chosen.candidate.includes)
+        except StaleSiteError as exc:
+            self.tell(f"PerfPilot: rewrite of {name} not applied: {exc}",
+                      lsp.MessageType.Warning)
+            return
         if confirm:
             job.stage, job.message = "awaiting confirmation", "review the change to apply it"
             self._notify_job(job)
@@ -404,11 +520,21 @@ def _arg(args: tuple[Any, ...]) -> dict[str, Any]:
     return {}
 
 
+_MAX_POSITION = 2**31 - 1  # LSP positions are uintegers
+
+
 def _position_arg(a: dict[str, Any]) -> tuple[str, int, int]:
+    """``(uri, line, character)`` of a command argument; -32602 when it is malformed."""
     try:
-        return str(a["uri"]), int(a.get("line", 0)), int(a.get("character", 0))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError("expected an argument {uri, line, character}") from exc
+        uri, line, character = a["uri"], a.get("line", 0), a.get("character", 0)
+        if not isinstance(uri, str) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= _MAX_POSITION
+                for v in (line, character)):
+            raise TypeError
+    except (KeyError, TypeError) as exc:
+        raise JsonRpcInvalidParams("expected an argument {uri: string, line: uinteger, "
+                                   "character: uinteger}") from exc
+    return uri, line, character
 
 
 def create_server() -> PerfPilotServer:
@@ -426,6 +552,9 @@ def create_server() -> PerfPilotServer:
         ls.engine.set_workspace(root)
         opts = params.initialization_options
         settings = None
+        # Only the initialization options (the user's own client configuration) may trust
+        # the workspace; settings pulled later may come from files inside the workspace.
+        ls.trust_workspace = isinstance(opts, dict) and opts.get("trustWorkspace") is True
         if isinstance(opts, dict):
             settings = opts.get("settings", opts)
             settings = settings.get("perfpilot", settings) if isinstance(settings, dict) else {}
@@ -445,6 +574,7 @@ def create_server() -> PerfPilotServer:
             ls.watcher.stop()
         for job in list(ls.session.jobs.values()):
             ls.session.cancel(job.id)
+        ls._disk_reads.shutdown(wait=False, cancel_futures=True)
         await ls.engine.close()
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -486,10 +616,12 @@ def create_server() -> PerfPilotServer:
         lsp.CodeActionOptions(code_action_kinds=[KIND_FASTER, KIND_EXPLAIN],
                               resolve_provider=False),
     )
-    def code_action(ls: PerfPilotServer, params: lsp.CodeActionParams
-                    ) -> list[lsp.CodeAction] | None:
+    async def code_action(ls: PerfPilotServer, params: lsp.CodeActionParams
+                          ) -> list[lsp.CodeAction] | None:
         uri = params.text_document.uri
-        doc = ls.document(uri)
+        if language_for(uri, ls.document(uri).language_id) is None:
+            return None
+        doc = await ls.document_async(uri)
         if language_for(uri, doc.language_id) is None:
             return None
         only = params.context.only
@@ -519,7 +651,7 @@ def create_server() -> PerfPilotServer:
     async def _start(ls: PerfPilotServer, kind: str, args: tuple[Any, ...]) -> dict[str, Any]:
         uri, line, character = _position_arg(_arg(args))
         try:
-            site = ls.checked_site(uri, line, character)
+            site = await ls.checked_site(uri, line, character)
         except LocateError as exc:
             ls.tell(f"PerfPilot: {exc}", lsp.MessageType.Warning)
             return {"error": str(exc)}
@@ -551,28 +683,35 @@ def create_server() -> PerfPilotServer:
         return await _start(ls, "rerun", args)
 
     @server.command(CMD_CANCEL)
-    def cancel(ls: PerfPilotServer, *args: Any) -> dict[str, Any]:
+    async def cancel(ls: PerfPilotServer, *args: Any) -> dict[str, Any]:
         a = _arg(args)
         if "jobId" in a:
             return {"cancelled": ls.session.cancel(str(a["jobId"]))}
         uri, line, character = _position_arg(a)
-        site = ls.site_at(ls.document(uri), lsp.Position(line, character))
+        site = ls.site_at(await ls.document_async(uri), lsp.Position(line, character))
         jobs = ls.session.running(uri, site.qualified_name if site else None)
         return {"cancelled": any([ls.session.cancel(j.id) for j in jobs])}
 
     @server.command(CMD_REVERT)
     async def revert(ls: PerfPilotServer, *args: Any) -> dict[str, Any]:
         uri, line, character = _position_arg(_arg(args))
-        doc = ls.document(uri)
+        doc = await ls.document_async(uri)
         site = ls.site_at(doc, lsp.Position(line, character))
         rec = ls.session.record(uri, site.qualified_name) if site else None
+        if not ls.in_sync(uri):
+            msg = "the document is out of sync with the editor; close and reopen it"
+            ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning)
+            return {"applied": False, "message": msg}
         if site is None or rec is None:
             msg = "nothing to revert here"
             ls.tell(f"PerfPilot: {msg}")
             return {"applied": False, "message": msg}
-        edit = function_edit(doc, site, rec.original_text, f"Revert {site.name}",
-                             version=doc.version, confirm=False,
-                             drop_includes=rec.added_includes)
+        try:
+            edit = function_edit(doc, site, rec.original_text, f"Revert {site.name}",
+                                 version=doc.version, confirm=False,
+                                 drop_includes=rec.added_includes)
+        except StaleSiteError as exc:
+            return {"applied": False, "message": str(exc)}
         result = await ls.workspace_apply_edit_async(
             lsp.ApplyWorkspaceEditParams(edit=edit, label=f"Revert {site.name}"))
         if result.applied:
@@ -587,7 +726,7 @@ def create_server() -> PerfPilotServer:
     async def show_report(ls: PerfPilotServer, *args: Any) -> dict[str, Any]:
         a = _arg(args)
         uri, line, character = _position_arg(a)
-        doc = ls.document(uri)
+        doc = await ls.document_async(uri)
         site = ls.site_at(doc, lsp.Position(line, character))
         rec = ls.session.record(uri, site.qualified_name) if site else None
         if site is None or rec is None:
@@ -638,8 +777,8 @@ def create_server() -> PerfPilotServer:
             ls.session.cancel(job_id)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def hover(ls: PerfPilotServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        doc = ls.document(params.text_document.uri)
+    async def hover(ls: PerfPilotServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        doc = await ls.document_async(params.text_document.uri)
         site = ls.site_at(doc, params.position)
         if site is None:
             return None
