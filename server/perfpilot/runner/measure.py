@@ -15,6 +15,7 @@ from perfpilot.code.splice import splice
 from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
+from perfpilot.runner.admission import Origin, policy_verdict, sandbox_verdict
 from perfpilot.runner.build import (
     BuildCache,
     Compiled,
@@ -104,27 +105,39 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
                              source_path: Path | None = None,
                              tuning: Tuning | None = None,
                              gate: MeasureGate | None = None,
-                             includes: tuple[str, ...] = ()) -> Verdict:
+                             includes: tuple[str, ...] = (),
+                             origin: Origin = "model") -> Verdict:
     """Build original and candidate, check they agree, time them and return the verdict.
 
     ``includes`` are headers the candidate needs (added to its unit when missing).
+    ``origin`` says who wrote the candidate: builtin and model candidates must pass the
+    capability policy (else the verdict is ``rejected`` and nothing is built), and model
+    candidates run only in bubblewrap unless ``settings.allow_unsandboxed``.
 
     Reports the stages ``building``, ``validating``, ``timing`` and ``counting`` through
     ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
     ``tuning`` adjusts the procedure (tests use smaller targets). Measurements that share a
     ``gate`` build side by side but time one at a time, with no build running meanwhile.
     """
+    tuning = tuning or Tuning()
+    if tuning.capability_policy:
+        refused = policy_verdict(original, candidate_code, includes, origin=origin)
+        if refused is not None:
+            return refused
     return await _measure(original, splice(original, candidate_code, includes), candidate_code,
                           settings, ctx, workspace=workspace, spec=spec,
-                          source_path=source_path, tuning=tuning or Tuning(),
-                          gate=gate or MeasureGate())
+                          source_path=source_path, tuning=tuning,
+                          gate=gate or MeasureGate(), origin=origin)
 
 
 async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,
                    settings: RunnerSettings, ctx: JobContext, *, workspace: Path | None,
                    spec: Path | None, source_path: Path | None, tuning: Tuning,
-                   gate: MeasureGate) -> Verdict:
+                   gate: MeasureGate, origin: Origin) -> Verdict:
     ctx.check()
+    refused = sandbox_verdict(await detect_sandbox(settings.sandbox), settings, origin)
+    if refused is not None:
+        return refused
     spec_path = spec or find_spec(original.qualified_name, source_path, workspace)
     if original.name == "main":
         from perfpilot.runner.program import measure_program
@@ -470,11 +483,12 @@ async def _count(job: _Job, calib: Calibration, threads: int) -> tuple[float | N
 async def bench_files(path: Path, function: str, candidate_path: Path,
                       settings: RunnerSettings, ctx: JobContext, spec: Path | None = None,
                       *, tuning: Tuning | None = None,
-                      gate: MeasureGate | None = None) -> Verdict:
+                      gate: MeasureGate | None = None, origin: Origin = "user") -> Verdict:
     """Compare ``function`` in ``path`` with the same function in ``candidate_path``.
 
     The candidate file may be a whole unit (the function is located in it) or just the new
-    function's text.
+    function's text. Files the user names are their own code (``origin="user"``): pass
+    ``"model"`` for files a model wrote, to hold them to the policy and the sandbox.
     """
     language = language_for(str(path)) or "cpp"
     unit = path.read_text(encoding="utf-8", errors="replace")
@@ -486,6 +500,11 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
         cand_unit, new_text = cand_text, cand_site.text
     except LocateError:
         cand_unit, new_text = splice(site, cand_text), cand_text
+    tuning = tuning or Tuning()
+    if tuning.capability_policy:
+        refused = policy_verdict(site, cand_unit, origin=origin, whole_unit=True)
+        if refused is not None:
+            return refused
     return await _measure(site, cand_unit, new_text, settings, ctx,
                           workspace=path.resolve().parent, spec=spec, source_path=path,
-                          tuning=tuning or Tuning(), gate=gate or MeasureGate())
+                          tuning=tuning, gate=gate or MeasureGate(), origin=origin)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+# ``rejected``: never built, refused by the capability policy or for want of a sandbox.
 VerdictWord = Literal["faster", "slower", "no-change", "incorrect", "build-failed", "timeout",
-                      "noisy"]
+                      "noisy", "rejected"]
 VERDICTS: tuple[str, ...] = ("faster", "slower", "no-change", "incorrect", "build-failed",
-                             "timeout", "noisy")
+                             "timeout", "noisy", "rejected")
 ValidationStatus = Literal["passed", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]
 
@@ -86,6 +87,9 @@ class Tuning:
     # reused build made one fixed layout of the original face fresh ones, and widened the
     # same-code spread.
     build_cache: bool = True
+    # Refuse candidates the capability policy rejects before building them. Off only in tests
+    # that check what the sandbox alone contains.
+    capability_policy: bool = True
 
 
 @dataclass(frozen=True)
