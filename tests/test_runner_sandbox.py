@@ -240,10 +240,16 @@ async def test_compiles_cannot_read_private_files_when_run_as_root() -> None:
         unit = "int twice(int n) { return 2 * n; }\n"
         site = function_by_name(unit, "cpp", "twice")
         hostile = f'#include "{secret}"\nint twice(int n) {{ return n + n; }}'
+        refused = await verify_and_measure(site, hostile, RunnerSettings(callgrind=False),
+                                           JobContext(), tuning=Tuning(target_sample_s=0.001))
+        assert refused.verdict == "rejected" and str(secret) in refused.message
+        # The policy off: the sandbox alone must still keep the file out of the log.
         v = await verify_and_measure(site, hostile, RunnerSettings(callgrind=False),
-                                     JobContext(), tuning=Tuning(target_sample_s=0.001))
+                                     JobContext(), tuning=Tuning(target_sample_s=0.001,
+                                                                 capability_policy=False))
         assert v.verdict == "build-failed"
-        assert "Permission denied" in v.build_log
+        # Not there at all (only the folders a compile needs are visible), or not readable.
+        assert "No such file" in v.build_log or "Permission denied" in v.build_log
         assert "TOP-SECRET-TOKEN" not in v.build_log + v.message
     finally:
         shutil.rmtree(folder, ignore_errors=True)
