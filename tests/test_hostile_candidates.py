@@ -28,6 +28,7 @@ from perfpilot.runner.admission import NO_SANDBOX
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.sandbox import detect_sandbox
 from perfpilot.runner.values import Tuning, Verdict
+from sandbox_support import path_without_bwrap
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 
@@ -146,22 +147,12 @@ def scene(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
 
 
 @pytest.fixture
-def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A PATH with every program of the current one except bubblewrap (in a folder the
-    unprivileged user can reach: compiles may run as nobody)."""
-    folder = Path(tempfile.mkdtemp(prefix="pp-nobwrap-", dir="/var/tmp"))
-    os.chmod(folder, 0o755)
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isdir(entry):
-            continue
-        for name in os.listdir(entry):
-            target = os.path.join(entry, name)
-            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
-                (folder / name).symlink_to(target)
-    monkeypatch.setenv("PATH", str(folder))
-    assert shutil.which("bwrap") is None
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """PATH without bubblewrap for the test's duration."""
+    with path_without_bwrap() as path:
+        monkeypatch.setenv("PATH", path)
+        assert shutil.which("bwrap") is None
+        yield path
 
 
 async def _measure(scene: Scene, attack: str, tuning: Tuning,
@@ -207,7 +198,7 @@ async def test_with_the_policy_off_bubblewrap_contains_every_attack(scene: Scene
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
-async def test_without_bubblewrap_model_candidates_never_run(scene: Scene, no_bwrap: Path,
+async def test_without_bubblewrap_model_candidates_never_run(scene: Scene, no_bwrap: str,
                                                              attack: str) -> None:
     verdict = await _measure(scene, attack, NO_POLICY)
     assert verdict.verdict == "rejected"
@@ -217,7 +208,7 @@ async def test_without_bubblewrap_model_candidates_never_run(scene: Scene, no_bw
 
 
 async def test_without_bubblewrap_an_opt_in_runs_model_code_and_the_builtin_rules_run(
-        scene: Scene, no_bwrap: Path) -> None:
+        scene: Scene, no_bwrap: str) -> None:
     allowed = replace(SETTINGS, allow_unsandboxed=True)
     plain = (CORPUS / "original.cpp").read_text().replace("s += a[i];", "s = s + a[i];")
     site = scene.site()
@@ -229,7 +220,7 @@ async def test_without_bubblewrap_an_opt_in_runs_model_code_and_the_builtin_rule
 
 
 async def test_orphans_die_with_the_job_without_bubblewrap_too(scene: Scene,
-                                                               no_bwrap: Path) -> None:
+                                                               no_bwrap: str) -> None:
     sandbox = await detect_sandbox(True)
     if not sandbox.pid_namespace:
         pytest.skip("no PID namespace without bubblewrap here (reported in the notes)")
