@@ -234,3 +234,23 @@ async def test_a_candidate_wrong_only_at_large_sizes_is_not_faster(scene: Scene)
     verdict = await _measure(scene, "wrong_when_large", TUNING)
     if verdict.verdict != "incorrect":
         pytest.xfail("validation at timed sizes")
+
+
+def test_a_workspace_file_cannot_switch_the_sandbox_off(tmp_path: Path) -> None:
+    from perfpilot.engine.workspace_config import workspace_settings
+
+    (tmp_path / ".perfpilot.toml").write_text(
+        "[runner]\nsandbox = false\nallow_unsandboxed = true\npairs = 7\n")
+    settings = workspace_settings(tmp_path)
+    assert settings.runner.pairs == 7
+    assert settings.runner.sandbox and not settings.runner.allow_unsandboxed
+
+
+def test_the_command_line_opts_in_with_a_flag() -> None:
+    from perfpilot.cli import build_parser
+    from perfpilot.cli_options import setting_overrides
+
+    args = build_parser().parse_args(["optimize", "x.cpp", "-f", "f", "--allow-unsandboxed"])
+    assert setting_overrides(args)["runner"]["allow_unsandboxed"] is True
+    plain = build_parser().parse_args(["optimize", "x.cpp", "-f", "f"])
+    assert "allow_unsandboxed" not in setting_overrides(plain)["runner"]

@@ -17,6 +17,9 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     g.add_argument("--api-key-env", help="name of the environment variable holding the API key")
     g.add_argument("--samples", type=int, default=samples_default, metavar="K",
                    help="candidates to generate (k)")
+    g.add_argument("--allow-unsandboxed", action="store_true",
+                   help="run code a model wrote even without bubblewrap (network isolation "
+                        "and resource limits only)")
 
 
 def setting_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -42,4 +45,6 @@ def setting_overrides(args: argparse.Namespace) -> dict[str, Any]:
         over["runner"]["threads"] = args.threads
     if getattr(args, "compiler", None):
         over["runner"]["compiler"] = args.compiler
+    if getattr(args, "allow_unsandboxed", False):
+        over["runner"]["allow_unsandboxed"] = True
     return over

@@ -35,12 +35,26 @@ def read_workspace_table(root: Path) -> tuple[dict[str, Any], Path | None]:
     return {}, None
 
 
+# Runner keys that weaken the isolation of code a model wrote: a cloned repository must not be
+# able to switch the sandbox off for its own benefit, so only the user's settings set them.
+_ISOLATION_KEYS = frozenset({"sandbox", "allow_unsandboxed", "allowUnsandboxed"})
+
+
+def _without_isolation_keys(table: dict[str, Any]) -> dict[str, Any]:
+    runner = table.get("runner")
+    if not isinstance(runner, dict):
+        return table
+    return {**table, "runner": {k: v for k, v in runner.items() if k not in _ISOLATION_KEYS}}
+
+
 def workspace_settings(root: Path | None, base: Settings | None = None) -> Settings:
-    """Defaults overlaid with the workspace's configuration file, if any."""
+    """Defaults overlaid with the workspace's configuration file, if any (never its choice of
+    sandbox: ``runner.sandbox`` and ``runner.allow_unsandboxed`` are the user's alone)."""
     settings = base or Settings()
     if root is None:
         return settings
     table, path = read_workspace_table(root)
+    table = _without_isolation_keys(table)
     if not table:
         return settings
     try:
