@@ -207,3 +207,38 @@ def test_reference_solutions_of_the_tasks_pass_as_whole_units() -> None:
         reference = (task.parent / spec["reference"]).read_text()
         found = check_candidate(site, reference, whole_unit=True)
         assert not found, f"{task.parent.name}: {describe(found)}"
+
+
+MORE_REFUSED = {
+    "cast to a function pointer": (_body("auto f = (int (*)(const char*))a; (void)f;"),
+                                   "(*)(const char*)", 3),
+    "function pointer variable": (_body("int (*f)(const char*) = nullptr; (void)f;"),
+                                  "(*f)(const char*)", 3),
+    "library function address": (_body("auto f = &memcpy; (void)f;"), "memcpy", 3),
+    "static member": ("struct Memo { static inline long last = 0; };\n" + _body(""),
+                      "static inline long last = 0;", 1),
+    "constructor with priority": ("__attribute__((constructor(101))) static void i() {}\n"
+                                  + _body(""), "__attribute__((constructor))", 1),
+    "target clones": ('__attribute__((target_clones("avx2", "default")))\n' + _body(""),
+                      "__attribute__((target_clones))", 1),
+    "omp clock": (_body("double t = omp_get_wtime(); (void)t;"), "omp_get_wtime", 3),
+    "std print": (_body('std::println("{}", n);'), "println", 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_REFUSED))
+def test_more_attacks_are_refused(name: str) -> None:
+    code, construct, line = MORE_REFUSED[name]
+    found = check_candidate(_site(), code)
+    assert any(construct in v.construct and v.line == line for v in found), describe(found, 9)
+
+
+def test_a_global_the_original_does_not_use_cannot_keep_state() -> None:
+    unit = "long cache[64];\n" + SUM
+    found = check_candidate(_site(unit), _body("cache[0] = s;"))
+    assert any(v.construct == "cache" for v in found), describe(found)
+    users = "long total;\nlong sum(const long* a, long n) {\n  total = 0;\n" \
+            "  for (long i = 0; i < n; ++i) total += a[i];\n  return total;\n}\n"
+    kept = "long sum(const long* a, long n) {\n  long s = 0;\n" \
+           "  for (long i = 0; i < n; ++i) s += a[i];\n  total = s;\n  return s;\n}\n"
+    assert not check_candidate(_site(users), kept)

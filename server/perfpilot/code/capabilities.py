@@ -118,6 +118,8 @@ class _Baseline:
     declarations: frozenset[str]
     has_asm: frozenset[str]
     literals: frozenset[str]
+    fn_pointers: bool  # the original unit already declares or casts to function pointers
+    globals_unused: frozenset[str]  # the unit's mutable globals the function does not use
     mutable_statics: bool
     has_errors: bool
 
@@ -137,10 +139,44 @@ class _Baseline:
                         if n.type == "gnu_asm_expression")
         literals = frozenset(node_text(n) for n in walk_all(unit.tree.root_node)
                              if n.type in ("string_literal", "raw_string_literal"))
+        fn_pointers = any(_function_pointer(n) for n in walk_all(unit.tree.root_node))
+        globals_unused = _unit_globals(unit.tree.root_node) - ftoks
         return cls(ftoks, unit.tokens(), channels, directives, decls, asm, literals,
+                   fn_pointers, globals_unused,
                    any(_mutable_static(n) for n in walk_all(fn.tree.root_node)
                        if n.type == "declaration"),
                    fn.tree.root_node.has_error)
+
+
+def _function_pointer(node: tree_sitter.Node) -> bool:
+    """Whether ``node`` spells a pointer-to-function type: ``int (*f)(int)``, the type of a
+    cast ``(int (*)(int))``. ``std::function<int(int)>`` is not one."""
+    if node.type not in ("function_declarator", "abstract_function_declarator"):
+        return False
+    inner = node.child_by_field_name("declarator")
+    if inner is None:
+        inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
+    return inner is not None and inner.type in ("parenthesized_declarator",
+                                                "abstract_parenthesized_declarator")
+
+
+def _unit_globals(root: tree_sitter.Node) -> frozenset[str]:
+    """Names of mutable variables the unit declares at file or namespace scope."""
+    names: set[str] = set()
+    for node in walk_all(root):
+        if node.type != "declaration" or node.parent is None \
+                or node.parent.type not in ("translation_unit", "declaration_list"):
+            continue
+        words = {node_text(c) for c in node.children
+                 if c.type in ("storage_class_specifier", "type_qualifier")}
+        if words & {"const", "constexpr", "extern"}:
+            continue
+        for decl in node.children_by_field_name("declarator"):
+            while decl is not None and decl.type not in ("identifier", "function_declarator"):
+                decl = decl.child_by_field_name("declarator")
+            if decl is not None and decl.type == "identifier":
+                names.add(node_text(decl))
+    return frozenset(names)
 
 
 def _norm(text: str) -> str:
@@ -304,6 +340,13 @@ class _Checker:
                          "functions the check cannot see")
         elif t == "function_definition":
             self._definition(node)
+        elif _function_pointer(node) and not self.base.fn_pointers:
+            self.add(node.start_byte, node_text(node)[:60], "a function pointer type can call "
+                     "any address, past every name this check looks at")
+        elif t == "field_declaration" and _mutable_static(node) and not self.program \
+                and not self.base.mutable_statics:
+            self.add(node.start_byte, _norm(node_text(node))[:60], "mutable static state can "
+                     "remember earlier calls and answer from them")
         elif t == "type_qualifier" and node_text(node) == "volatile" \
                 and "volatile" not in self.keep:
             self.add(node.start_byte, "volatile", "volatile accesses are not a speed-up the "
@@ -509,6 +552,17 @@ class _Checker:
                 self.add(pos, name, "a name reserved for the implementation, not a pure "
                          "standard facility")
             return
+        if name in self.base.globals_unused and name not in self.declared \
+                and not self.program and scope is None:
+            self.add(pos, name, "a global the original function does not use can keep state "
+                     "between calls")
+            return
+        if name in L.C_FUNCTIONS and name not in self.declared and name not in self.keep \
+                and name not in self.base.unit_tokens \
+                and not _is_called(self.cand.blanked, pos + len(name)):
+            self.add(pos, name, "taking a library function's address is a step to any other "
+                     "function in that library")
+            return
         if name in L.INTRINSIC_DENIED:
             self.add(pos, name, "changes processor state beyond the computation")
             return
@@ -563,9 +617,12 @@ def _scope_before(blanked: str, pos: int) -> list[str] | None:
     return chain or None
 
 
+_CALL_AFTER = re.compile(r"\s*(<[^;{}()]*>)?\s*\(")
+
+
 def _is_called(blanked: str, end: int) -> bool:
-    rest = blanked[end:end + 40].lstrip()
-    return rest.startswith("(")
+    """Whether the name ending at ``end`` is called (``f(``, ``f<int>(``)."""
+    return _CALL_AFTER.match(blanked, end) is not None
 
 
 def check_candidate(original: FunctionSite, candidate: str, includes: tuple[str, ...] = (),

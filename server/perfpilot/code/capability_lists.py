@@ -48,7 +48,9 @@ log1p logb ilogb pow sqrt cbrt hypot fabs ceil floor trunc round lround llround 
 llrint nearbyint fmod remainder remquo fmin fmax fdim fma copysign nan nextafter nexttoward
 frexp ldexp modf scalbn scalbln erf erfc tgamma lgamma
 """)
-PURE_FUNCTIONS = (
+# C library functions: real symbols, whose addresses a candidate must not take (an address in
+# the C library is a step to any other function in it).
+C_FUNCTIONS = (
     _MATH | frozenset(f + s for f in _MATH for s in ("f", "l")) | _words("""
 isnan isinf isfinite isnormal signbit fpclassify isgreater isgreaterequal isless islessequal
 islessgreater isunordered
@@ -62,6 +64,8 @@ isalpha isdigit isalnum isspace isupper islower isxdigit ispunct isprint isgraph
 isblank toupper tolower
 sprintf snprintf vsprintf vsnprintf sscanf vsscanf
 assert offsetof va_start va_arg va_end va_copy
+"""))
+PURE_FUNCTIONS = C_FUNCTIONS | _words("""
 sort stable_sort partial_sort partial_sort_copy nth_element is_sorted is_sorted_until min max
 minmax min_element max_element minmax_element swap iter_swap swap_ranges accumulate reduce
 transform_reduce inner_product partial_sum inclusive_scan exclusive_scan adjacent_difference
@@ -78,8 +82,8 @@ make_unique make_shared to_string to_chars from_chars stoi stol stoll stoul stou
 stold popcount countl_zero countr_zero countl_one countr_one bit_width bit_ceil bit_floor
 has_single_bit rotl rotr bit_cast forward declval as_const exchange launder
 omp_get_thread_num omp_get_num_threads omp_get_max_threads omp_get_num_procs omp_in_parallel
-omp_get_wtime omp_init_lock omp_destroy_lock omp_set_lock omp_unset_lock omp_test_lock
-"""))
+omp_init_lock omp_destroy_lock omp_set_lock omp_unset_lock omp_test_lock
+""")
 PURE_TYPES = _words("""
 size_t ssize_t ptrdiff_t intptr_t uintptr_t intmax_t uintmax_t max_align_t wchar_t char8_t
 char16_t char32_t float_t double_t div_t ldiv_t lldiv_t va_list bool complex imaginary
@@ -168,7 +172,8 @@ DYNAMIC = _words("dlopen dlmopen dlsym dlvsym dlclose dladdr dlinfo dlerror dl_i
 CLOCKS = _words("""
 clock time gettimeofday clock_gettime clock_settime settimeofday adjtime times getrusage
 now rdtsc __rdtsc __rdtscp _rdtsc _rdrand16_step _rdrand32_step _rdrand64_step
-sleep usleep nanosleep clock_nanosleep sched_yield pause random_device
+sleep usleep nanosleep clock_nanosleep sched_yield pause random_device omp_get_wtime
+omp_get_wtick
 """)
 STACK = _words("""
 __builtin_frame_address __builtin_return_address __builtin_extract_return_addr
@@ -184,7 +189,7 @@ CATEGORIES: tuple[tuple[str, frozenset[str]], ...] = (
 # Standard streams: a candidate may use a stream the original uses, no other.
 CHANNELS: dict[str, frozenset[str]] = {
     "stdout": _words("stdout cout wcout printf puts putchar putchar_unlocked vprintf wprintf "
-                     "putwchar"),
+                     "putwchar print println vprint_unicode vprint_nonunicode"),
     "stderr": _words("stderr cerr clog wcerr wclog perror"),
     "stdin": _words("stdin cin wcin scanf getchar getchar_unlocked gets vscanf wscanf "
                     "getwchar"),
