@@ -171,7 +171,8 @@ def _unit_globals(root: tree_sitter.Node) -> frozenset[str]:
                  if c.type in ("storage_class_specifier", "type_qualifier")}
         if words & {"const", "constexpr", "extern"}:
             continue
-        for decl in node.children_by_field_name("declarator"):
+        for top in node.children_by_field_name("declarator"):
+            decl: tree_sitter.Node | None = top
             while decl is not None and decl.type not in ("identifier", "function_declarator"):
                 decl = decl.child_by_field_name("declarator")
             if decl is not None and decl.type == "identifier":
