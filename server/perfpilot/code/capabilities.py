@@ -68,6 +68,7 @@ class _Code:
 
     text: str
     tree: tree_sitter.Tree
+    nodes: tuple[tree_sitter.Node, ...]  # every node, in source order (one walk)
     blanked: str  # the text with strings, comments and directive arguments blanked
 
     @property
@@ -81,25 +82,41 @@ class _Code:
         return frozenset(_IDENT.findall(self.blanked))
 
 
-def _blank(data: bytes, tree: tree_sitter.Tree) -> str:
+def _walk(root: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
+    """Every node under ``root`` in pre-order, walked with a cursor (large units are walked
+    once per check, so this is the policy's main cost)."""
+    out: list[tree_sitter.Node] = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node is not None:
+            out.append(node)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return tuple(out)
+
+
+def _blank(data: bytes, nodes: tuple[tree_sitter.Node, ...]) -> str:
     """``data`` with string, comment, pragma/include argument and attribute bytes replaced by
     spaces (newlines kept, so byte offsets and lines still match)."""
     out = bytearray(data)
-    for node in walk_all(tree.root_node):
+    for node in nodes:
         blank = node.type in _STRINGS or node.type in ("preproc_arg", "attribute_specifier",
                                                        "attribute_declaration")
         if node.type == "preproc_include":
             blank = True
         if blank:
-            for i in range(node.start_byte, node.end_byte):
-                if out[i] not in (0x0A,):
-                    out[i] = 0x20
+            start, end = node.start_byte, node.end_byte
+            out[start:end] = bytes(0x0A if b == 0x0A else 0x20 for b in out[start:end])
     return out.decode("utf-8", "replace")
 
 
 def _code(text: str, language: Language) -> _Code:
     tree = parse(text, language)
-    return _Code(text, tree, _blank(text.encode("utf-8"), tree))
+    nodes = _walk(tree.root_node)
+    return _Code(text, tree, nodes, _blank(text.encode("utf-8"), nodes))
 
 
 @lru_cache(maxsize=64)
@@ -128,22 +145,22 @@ class _Baseline:
         fn, unit = _code(function_text, language), _code(unit_text, language)
         ftoks = fn.tokens()
         channels = frozenset(L.CHANNEL_OF[t] for t in ftoks if t in L.CHANNEL_OF)
-        directives = frozenset(_norm(node_text(n)) for n in walk_all(unit.tree.root_node)
+        directives = frozenset(_norm(node_text(n)) for n in unit.nodes
                                if n.type.startswith("preproc_") and n.type not in (
                                    "preproc_arg", "preproc_directive", "preproc_if",
                                    "preproc_ifdef", "preproc_else", "preproc_elif"))
-        decls = frozenset(_norm(node_text(n)) for n in walk_all(unit.tree.root_node)
+        decls = frozenset(_norm(node_text(n)) for n in unit.nodes
                           if n.type in ("declaration", "linkage_specification",
                                         "field_declaration"))
-        asm = frozenset(_norm(node_text(n)) for n in walk_all(fn.tree.root_node)
+        asm = frozenset(_norm(node_text(n)) for n in fn.nodes
                         if n.type == "gnu_asm_expression")
-        literals = frozenset(node_text(n) for n in walk_all(unit.tree.root_node)
+        literals = frozenset(node_text(n) for n in unit.nodes
                              if n.type in ("string_literal", "raw_string_literal"))
-        fn_pointers = any(_function_pointer(n) for n in walk_all(unit.tree.root_node))
-        globals_unused = _unit_globals(unit.tree.root_node) - ftoks
+        fn_pointers = any(_function_pointer(n) for n in unit.nodes)
+        globals_unused = _unit_globals(unit.nodes) - ftoks
         return cls(ftoks, unit.tokens(), channels, directives, decls, asm, literals,
                    fn_pointers, globals_unused,
-                   any(_mutable_static(n) for n in walk_all(fn.tree.root_node)
+                   any(_mutable_static(n) for n in fn.nodes
                        if n.type == "declaration"),
                    fn.tree.root_node.has_error)
 
@@ -160,10 +177,10 @@ def _function_pointer(node: tree_sitter.Node) -> bool:
                                                 "abstract_parenthesized_declarator")
 
 
-def _unit_globals(root: tree_sitter.Node) -> frozenset[str]:
+def _unit_globals(nodes: tuple[tree_sitter.Node, ...]) -> frozenset[str]:
     """Names of mutable variables the unit declares at file or namespace scope."""
     names: set[str] = set()
-    for node in walk_all(root):
+    for node in nodes:
         if node.type != "declaration" or node.parent is None \
                 or node.parent.type not in ("translation_unit", "declaration_list"):
             continue
@@ -227,10 +244,10 @@ class _Checker:
         self._text_tricks()
         root = self.cand.tree.root_node
         if root.has_error and not self.base.has_errors:
-            err = next((n for n in walk_all(root) if n.is_error or n.is_missing), root)
+            err = next((n for n in self.cand.nodes if n.is_error or n.is_missing), root)
             self.add(err.start_byte, node_text(err)[:40] or "?",
                      "the candidate does not parse, so its capabilities cannot be checked")
-        for node in walk_all(root):
+        for node in self.cand.nodes:
             self._node(node)
         self._tokens()
         seen: set[tuple[int, str]] = set()
@@ -262,7 +279,7 @@ class _Checker:
         """Variables, parameters, fields, types and labels the candidate declares itself
         (functions it only declares are not: that is how a library function is reached)."""
         names: set[str] = set()
-        for node in walk_all(self.cand.tree.root_node):
+        for node in self.cand.nodes:
             parent = node.parent
             if node.type not in ("identifier", "field_identifier", "type_identifier",
                                  "statement_identifier", "namespace_identifier") \
@@ -295,7 +312,7 @@ class _Checker:
 
     def _vexing_names(self) -> frozenset[str]:
         out = set()
-        for n in walk_all(self.cand.tree.root_node):
+        for n in self.cand.nodes:
             if n.type == "function_declarator" and self._vexing(n):
                 name = n.child_by_field_name("declarator")
                 if name is not None:
@@ -518,7 +535,7 @@ class _Checker:
         blanked = self.cand.blanked
         for m in _IDENT.finditer(blanked):
             name, pos = m.group(), m.start()
-            before = blanked[:pos].rstrip()
+            before = blanked[max(0, pos - 64):pos].rstrip()
             if before.endswith((".", "->")) or pos in self.approved:
                 continue  # a member: its object's type was checked where it was declared
             scope = _scope_before(blanked, pos)

@@ -5,6 +5,7 @@ It knows nothing of LSP; the CLI and the language server both drive it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -220,9 +221,8 @@ class Engine:
         if not (measure and self.settings.runner.enabled):
             # Unmeasured candidates are still held to the capability policy: a refused one
             # carries its ``rejected`` verdict and is never the proposal.
-            screened = tuple(Trial(c, policy_verdict(site, c.code, c.includes,
-                                                     origin=origin_of(c)))
-                             for c in cands)
+            screened = tuple([Trial(c, await asyncio.to_thread(
+                policy_verdict, site, c.code, c.includes, origin=origin_of(c))) for c in cands])
             first = next((i for i, t in enumerate(screened) if t.verdict is None), None)
             if first is None:
                 return Outcome(site, plan, screened, result.rejected, None, "not-improved",

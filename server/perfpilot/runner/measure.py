@@ -121,7 +121,9 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
     """
     tuning = tuning or Tuning()
     if tuning.capability_policy:
-        refused = policy_verdict(original, candidate_code, includes, origin=origin)
+        # A thread: a large unit takes a noticeable time to parse, the event loop must not wait.
+        refused = await asyncio.to_thread(policy_verdict, original, candidate_code, includes,
+                                          origin=origin)
         if refused is not None:
             return refused
     return await _measure(original, splice(original, candidate_code, includes), candidate_code,
@@ -502,7 +504,8 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
         cand_unit, new_text = splice(site, cand_text), cand_text
     tuning = tuning or Tuning()
     if tuning.capability_policy:
-        refused = policy_verdict(site, cand_unit, origin=origin, whole_unit=True)
+        refused = await asyncio.to_thread(policy_verdict, site, cand_unit, origin=origin,
+                                          whole_unit=True)
         if refused is not None:
             return refused
     return await _measure(site, cand_unit, new_text, settings, ctx,
