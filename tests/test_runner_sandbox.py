@@ -400,3 +400,31 @@ def test_the_seccomp_program_is_whole_instructions_for_the_machines_covered() ->
         program = seccomp.program(machine)
         assert program is not None and len(program) % 8 == 0 and len(program) // 8 < 255
     assert seccomp.program("riscv64") is None
+
+
+async def test_a_compiler_installed_outside_the_system_folders_still_runs() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.settings import RunnerSettings
+    from perfpilot.runner.measure import verify_and_measure
+    from perfpilot.runner.values import Tuning
+
+    real = shutil.which("g++")
+    if real is None:
+        pytest.skip("g++ not installed")
+    prefix = Path(tempfile.mkdtemp(prefix="pp-toolchain-", dir="/var/tmp"))
+    try:
+        os.chmod(prefix, 0o755)
+        (prefix / "bin").mkdir(mode=0o755)
+        wrapper = prefix / "bin" / "g++"
+        wrapper.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+        os.chmod(wrapper, 0o755)
+        unit = "int twice(int n) { return 2 * n; }\n"
+        site = function_by_name(unit, "cpp", "twice")
+        v = await verify_and_measure(site, "int twice(int n) { return n + n; }",
+                                     RunnerSettings(compiler=str(wrapper), callgrind=False,
+                                                    pairs=6),
+                                     JobContext(), tuning=Tuning(target_sample_s=0.0005,
+                                                                 budget_s=3.0))
+        assert v.validation_status == "passed", v.message + v.build_log
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)

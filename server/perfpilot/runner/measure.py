@@ -51,6 +51,7 @@ from perfpilot.runner.toolchain import (
     Toolchain,
     ToolchainError,
     absolute_paths,
+    compiler_folders,
     counting_blocked,
     counting_flags,
     cpu_has_avx512,
@@ -167,7 +168,8 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
-        as_nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
+        as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
+                                                   *compiler_folders(tc)])
         job = _Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
                    gate)
         return await _run(job, base, units[0], units[1], bench)

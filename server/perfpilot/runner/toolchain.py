@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -141,6 +142,22 @@ def absolute_paths(flags: tuple[str, ...]) -> list[str]:
         if value.startswith("/"):
             out.append(value)
         i += 1
+    return out
+
+
+def compiler_folders(tc: Toolchain, system: tuple[str, ...] = ("/usr", "/bin", "/sbin",
+                                                                 "/lib", "/lib64")) -> list[str]:
+    """Folders a sandbox must show for the compilers to start, when they live outside the
+    system folders: the folder of the command and the installation prefix it resolves to
+    (``/opt/llvm`` for ``/opt/llvm/bin/clang``)."""
+    out: list[str] = []
+    for path in (tc.cc, tc.cxx):
+        real = os.path.realpath(path)
+        for folder in (os.path.dirname(os.path.abspath(path)),
+                       os.path.dirname(os.path.dirname(real))):
+            if not any(folder == s or folder.startswith(s + "/") for s in system) \
+                    and folder not in out and folder != "/":
+                out.append(folder)
     return out
 
 
