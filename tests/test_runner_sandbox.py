@@ -428,3 +428,11 @@ async def test_a_compiler_installed_outside_the_system_folders_still_runs() -> N
         assert v.validation_status == "passed", v.message + v.build_log
     finally:
         shutil.rmtree(prefix, ignore_errors=True)
+
+
+def test_every_folder_the_flags_read_from_is_made_visible() -> None:
+    from perfpilot.runner.toolchain import absolute_paths
+
+    flags = ("-I/a", "-I", "/b", "-isystem/c", "-iquote", "/e", "-include", "/f.h",
+             "--sysroot=/g", "-B/h", "-idirafter", "/i", "-imacros", "/j.h", "-Irel", "-O2")
+    assert absolute_paths(flags) == ["/a", "/b", "/c", "/e", "/f.h", "/g", "/h", "/i", "/j.h"]
