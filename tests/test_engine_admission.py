@@ -6,13 +6,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from perfpilot.code.locate import function_by_name
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.present import lens_title, report_markdown
 from perfpilot.engine.settings import Settings
 from perfpilot.optimizing.base import OptimizeResult
 from perfpilot.progress import JobContext
+from perfpilot.runner.admission import NO_SANDBOX
 from perfpilot.strategy.values import Candidate, Plan
+from sandbox_support import path_without_bwrap
 
 UNIT = "long sum(const long* a, long n) {\n  long s = 0;\n" \
        "  for (long i = 0; i < n; ++i) s += a[i];\n  return s;\n}\n"
@@ -61,3 +65,17 @@ async def test_when_every_candidate_is_refused_nothing_is_applied(tmp_path: Path
         assert outcome.chosen is None and outcome.status == "not-improved"
         assert "capability policy" in outcome.message and "`system`" in outcome.message
         assert "rejected" in lens_title(outcome)
+
+
+async def test_without_a_sandbox_the_user_is_told_once_and_plainly(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    site = function_by_name(UNIT, "cpp", "sum")
+    with path_without_bwrap() as path:
+        monkeypatch.setenv("PATH", path)
+        outcome = await _Stand((HARMLESS, HARMLESS.replace("s = s +", "s +=")),
+                               Settings()).optimize(site, JobContext())
+    assert outcome.chosen is None
+    assert outcome.message == NO_SANDBOX
+    assert all(t.verdict is not None and t.verdict.verdict == "rejected"
+               for t in outcome.trials)
+    assert "bubblewrap" in lens_title(outcome) or "sandbox" in lens_title(outcome)
