@@ -242,3 +242,14 @@ def test_a_global_the_original_does_not_use_cannot_keep_state() -> None:
     kept = "long sum(const long* a, long n) {\n  long s = 0;\n" \
            "  for (long i = 0; i < n; ++i) s += a[i];\n  total = s;\n  return s;\n}\n"
     assert not check_candidate(_site(users), kept)
+
+
+def test_the_fast_io_rewrite_of_an_output_only_program_passes() -> None:
+    unit = ("#include <iostream>\nint main() {\n  for (int i = 0; i < 10; ++i)\n"
+            "    std::cout << i << std::endl;\n  return 0;\n}\n")
+    site = _site(unit, "main")
+    result = rewrite(site, ALL_RULES)
+    assert "std::cin.tie(nullptr)" in result.code
+    assert not check_candidate(site, result.code, result.includes)
+    reads = result.code.replace("return 0;", "int x; std::cin >> x;\n  return 0;")
+    assert any(v.construct == "cin" for v in check_candidate(site, reads))

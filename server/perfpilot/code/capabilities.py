@@ -549,6 +549,8 @@ class _Checker:
         category = _category(name)
         if name in L.CHANNEL_OF or name in L.STREAM_HANDLES:
             channel = L.CHANNEL_OF.get(name) or L.STREAM_HANDLES[name]
+            if _UNTIE.match(self.cand.blanked, pos + len(name)):
+                return  # `cin.tie(nullptr)`: stream set-up, it reads nothing
             if channel not in self.base.channels and name not in self.keep:
                 self.add(pos, name, f"uses {channel}, which the original does not")
             return
@@ -635,6 +637,7 @@ def _scope_before(blanked: str, pos: int) -> list[str] | None:
     return chain or None
 
 
+_UNTIE = re.compile(r"\s*\.\s*tie\s*\(")
 _CALL_AFTER = re.compile(r"\s*(<[^;{}()]*>)?\s*\(")
 
 
