@@ -138,6 +138,8 @@ ALLOWED = {
                        "long sum(const long* a, long n) {\n  long s = 0;\n"
                        "  for (long i = 0; i < n; ++i) s += twice(a[i]) / 2;\n  return s;\n}\n",
     "standard header": "#include <unordered_set>\n" + _body(""),
+    "prefetch hint": "#include <immintrin.h>\n"
+                     + _body("_mm_prefetch((const char*)a, _MM_HINT_T0);"),
 }
 
 
@@ -223,6 +225,9 @@ MORE_REFUSED = {
                       "__attribute__((target_clones))", 1),
     "omp clock": (_body("double t = omp_get_wtime(); (void)t;"), "omp_get_wtime", 3),
     "std print": (_body('std::println("{}", n);'), "println", 3),
+    "rounding mode": (_body("std::fesetround(0);"), "fesetround", 3),
+    "flush to zero": (_body("_MM_SET_FLUSH_ZERO_MODE(0x8000);"), "_MM_SET_FLUSH_ZERO_MODE", 3),
+    "locale": (_body('std::setlocale(0, "C");'), "setlocale", 3),
 }
 
 

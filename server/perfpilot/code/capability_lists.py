@@ -58,8 +58,7 @@ memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy
 strchr strrchr strstr strspn strcspn strpbrk strtok strtok_r strcoll strxfrm strdup strndup
 stpcpy
 malloc calloc realloc free aligned_alloc posix_memalign qsort bsearch abs labs llabs div ldiv
-lldiv atoi atol atoll atof strtol strtoll strtoul strtoull strtod strtof strtold rand srand
-rand_r
+lldiv atoi atol atoll atof strtol strtoll strtoul strtoull strtod strtof strtold rand rand_r
 isalpha isdigit isalnum isspace isupper islower isxdigit ispunct isprint isgraph iscntrl
 isblank toupper tolower
 sprintf snprintf vsprintf vsnprintf sscanf vsscanf
@@ -121,7 +120,8 @@ __builtin_isfinite __builtin_types_compatible_p __builtin_offsetof __builtin_cho
 __builtin_shuffle __builtin_shufflevector __builtin_convertvector __builtin_is_constant_evaluated
 """)
 RESERVED_PATTERNS = re.compile(
-    r"^(__m(64|128|256|512)[dhi]?|__mmask\d+|__[A-Z0-9_]+__|__STDC\w*|__cplusplus)$")
+    r"^(__m(64|128|256|512)[dhi]?|__mmask\d+|__[A-Z0-9_]+__|__STDC\w*|__cplusplus|"
+    r"_MM_[A-Z0-9_]+|_CMP_[A-Z0-9_]+)$")
 # Predefined macros that reveal the build machine's paths or time: not needed, not allowed.
 RESERVED_DENIED = _words("__FILE__ __BASE_FILE__ __FILE_NAME__ __TIMESTAMP__ __DATE__ __TIME__"
                          " __COUNTER__ __INCLUDE_LEVEL__")
@@ -175,6 +175,15 @@ now rdtsc __rdtsc __rdtscp _rdtsc _rdrand16_step _rdrand32_step _rdrand64_step
 sleep usleep nanosleep clock_nanosleep sched_yield pause random_device omp_get_wtime
 omp_get_wtick
 """)
+# Process-wide state the measuring process shares with the original: floating-point modes,
+# locale, allocator and handler hooks, the random seed.
+PROCESS_STATE = _words("""
+fesetround fesetenv feupdateenv feholdexcept feraiseexcept feenableexcept fedisableexcept
+fesetexceptflag fesetmode setlocale uselocale newlocale set_new_handler set_terminate
+set_unexpected mallopt malloc_trim srand srandom seed48 srand48 _MM_SET_ROUNDING_MODE
+_MM_SET_EXCEPTION_MASK _MM_SET_EXCEPTION_STATE _MM_SET_FLUSH_ZERO_MODE
+_MM_SET_DENORMALS_ZERO_MODE
+""")
 STACK = _words("""
 __builtin_frame_address __builtin_return_address __builtin_extract_return_addr
 __builtin_apply __builtin_apply_args __builtin_return backtrace backtrace_symbols
@@ -184,6 +193,7 @@ CATEGORIES: tuple[tuple[str, frozenset[str]], ...] = (
     ("process control", PROCESS), ("files and I/O", FILES), ("networking", NETWORK),
     ("environment and identity", ENVIRONMENT), ("dynamic loading", DYNAMIC),
     ("clocks and scheduling", CLOCKS), ("stack inspection", STACK),
+    ("process-wide state", PROCESS_STATE),
 )
 
 # Standard streams: a candidate may use a stream the original uses, no other.
