@@ -15,7 +15,8 @@ CORRECT = (*TIMED, "noisy")
 UNMEASURED = ("noisy", "error")
 # When no candidate was faster, the task takes the word of its most telling sample. A noisy
 # sample comes first: it might have been the faster one, so the task stays unmeasured.
-_PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed")
+_PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed",
+             "rejected")
 
 
 @dataclass(frozen=True)
