@@ -436,3 +436,17 @@ def test_every_folder_the_flags_read_from_is_made_visible() -> None:
     flags = ("-I/a", "-I", "/b", "-isystem/c", "-iquote", "/e", "-include", "/f.h",
              "--sysroot=/g", "-B/h", "-idirafter", "/i", "-imacros", "/j.h", "-Irel", "-O2")
     assert absolute_paths(flags) == ["/a", "/b", "/c", "/e", "/f.h", "/g", "/h", "/i", "/j.h"]
+
+
+async def test_a_compile_as_root_still_enters_a_folder_handed_to_nobody() -> None:
+    sandbox = await detect_sandbox(True)
+    if not (os.geteuid() == 0 and sandbox.drop_user):
+        pytest.skip("only a server running as root hands folders to nobody")
+    async with work_directory() as workdir:
+        make_writable_for_runs(workdir, sandbox)
+        for unprivileged in (True, False):
+            res = await run_sandboxed(sandbox, ["sh", "-c", f"touch made-{unprivileged}"],
+                                      workdir, timeout_s=20, limits=Limits(),
+                                      unprivileged=unprivileged)
+            assert res.returncode == 0, res.stderr
+        assert not workdir.stat().st_mode & 0o007  # nothing for other users

@@ -298,10 +298,16 @@ async def work_directory(prefix: str = "perfpilot-") -> AsyncIterator[Path]:
 
 
 def make_writable_for_runs(workdir: Path, sandbox: Sandbox) -> None:
-    """Let the unprivileged user write into the work folder and its subfolders."""
+    """Let the unprivileged user write into the work folder and its subfolders.
+
+    The folders go to nobody and our own group, mode 0770: root inside bubblewrap holds no
+    capability, so a later compile as root enters them as a group member, and no other user
+    can read them.
+    """
     if sandbox.drop_user and os.geteuid() == 0:
         for folder, _dirs, _files in os.walk(workdir):
-            os.chown(folder, NOBODY, NOBODY)
+            os.chown(folder, NOBODY, os.getegid())
+            os.chmod(folder, 0o770)
 
 
 def readable_by_others(path: Path) -> bool:
