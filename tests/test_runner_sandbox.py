@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,20 @@ from perfpilot.runner.sandbox import (
     run_sandboxed,
     work_directory,
 )
+from sandbox_support import path_without_bwrap
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+@pytest.fixture(params=["bubblewrap", "hidden"])
+def either(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Run the test as it is, then again with bubblewrap hidden from PATH."""
+    if request.param == "bubblewrap":
+        yield request.param
+        return
+    with path_without_bwrap() as path:
+        monkeypatch.setenv("PATH", path)
+        yield request.param
 
 
 async def _build(sandbox: Sandbox, workdir: Path, source: str) -> str:
@@ -55,7 +68,7 @@ async def test_detects_a_mode_and_describes_it() -> None:
     assert any("disabled" in n for n in disabled.notes)
 
 
-async def test_infinite_loop_is_killed_at_the_timeout() -> None:
+async def test_infinite_loop_is_killed_at_the_timeout(either: str) -> None:
     _, res = await _run("int main(void) { volatile int x = 0; for (;;) x++; }", timeout_s=1.5)
     assert res.timed_out
     assert res.wall_s < 10
@@ -138,7 +151,7 @@ async def test_write_outside_the_work_folder_is_blocked() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def test_network_connection_is_refused() -> None:
+async def test_network_connection_is_refused(either: str) -> None:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -166,7 +179,7 @@ async def test_network_connection_is_refused() -> None:
     assert "refused" in res.stdout
 
 
-async def test_escaping_child_does_not_outlive_the_timeout() -> None:
+async def test_escaping_child_does_not_outlive_the_timeout(either: str) -> None:
     # The child leaves the process group, ignores SIGTERM and would write a file 2 s later.
     source = """
     #include <signal.h>
@@ -183,7 +196,7 @@ async def test_escaping_child_does_not_outlive_the_timeout() -> None:
     }
     """
     sandbox = await detect_sandbox(True)
-    if sandbox.mode != "bwrap":
+    if not sandbox.pid_namespace:
         pytest.skip("only a PID namespace stops a child that leaves the process group")
     async with work_directory() as workdir:
         prog = await _build(sandbox, workdir, source)
@@ -204,7 +217,7 @@ async def test_work_directory_is_removed_even_after_an_error() -> None:
     assert seen and not seen[0].exists()
 
 
-async def test_cancellation_kills_the_process_group() -> None:
+async def test_cancellation_kills_the_process_group(either: str) -> None:
     sandbox = await detect_sandbox(True)
     ctx = JobContext()
     async with work_directory() as workdir:
@@ -359,7 +372,7 @@ async def test_a_source_below_a_subfolder_of_tmp_builds_as_nobody() -> None:
         shutil.rmtree(folder.parent.parent, ignore_errors=True)
 
 
-async def test_a_detached_child_dies_when_the_job_ends_normally() -> None:
+async def test_a_detached_child_dies_when_the_job_ends_normally(either: str) -> None:
     marker = f"{os.getpid() % 700 + 100}.{id(object()) % 999983:06d}"
     source = f"""
     #include <unistd.h>
