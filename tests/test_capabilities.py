@@ -138,6 +138,7 @@ ALLOWED = {
                        "long sum(const long* a, long n) {\n  long s = 0;\n"
                        "  for (long i = 0; i < n; ++i) s += twice(a[i]) / 2;\n  return s;\n}\n",
     "standard header": "#include <unordered_set>\n" + _body(""),
+    "openmp guard": "#ifdef _OPENMP\n#include <omp.h>\n#endif\n" + _body(""),
     "prefetch hint": "#include <immintrin.h>\n"
                      + _body("_mm_prefetch((const char*)a, _MM_HINT_T0);"),
 }

@@ -448,7 +448,7 @@ class _Checker:
         if fn.type == "identifier":
             return node_text(fn), [], fn
         if fn.type == "qualified_identifier":
-            parts = [p for p in re.split(r"\s*::\s*", re.sub(r"<[^<>]*>", "", node_text(fn)))]
+            parts = re.split(r"\s*::\s*", re.sub(r"<[^<>]*>", "", node_text(fn)))
             return parts[-1], parts[:-1], fn
         return None
 
@@ -456,7 +456,7 @@ class _Checker:
         callee = self._callee(node)
         if callee is None:
             return
-        name, scope, fn = callee
+        name, _scope, fn = callee
         args = node.child_by_field_name("arguments")
         arg_nodes = [a for a in (args.named_children if args is not None else [])
                      if a.type != "comment"]
@@ -478,7 +478,6 @@ class _Checker:
                 return
             self.add(fn.start_byte, name, "writes or reads a stream the original does not use")
             self.approved.add(fn.end_byte - len(name))
-        del scope
 
     def _declaration(self, node: tree_sitter.Node) -> None:
         text = _norm(node_text(node))

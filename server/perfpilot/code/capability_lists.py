@@ -105,7 +105,7 @@ __restrict __restrict__ __inline __inline__ __const __signed__ __typeof__ __type
 __alignof__ __extension__ __label__ __auto_type __int128 __int128_t __uint128_t __float128
 __fp16 __bf16 __real__ __imag__ __func__ __FUNCTION__ __PRETTY_FUNCTION__ __LINE__
 _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Static_assert _Generic _Noreturn
-_Thread_local _Float16 _Float32 _Float64 _Float128
+_Thread_local _Float16 _Float32 _Float64 _Float128 _OPENMP _WIN32 _WIN64 _MSC_VER _LP64
 __builtin_expect __builtin_expect_with_probability __builtin_unreachable __builtin_assume
 __builtin_assume_aligned __builtin_prefetch __builtin_constant_p __builtin_popcount
 __builtin_popcountl __builtin_popcountll __builtin_clz __builtin_clzl __builtin_clzll
