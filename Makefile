@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+	@echo "Isolation and tools on this machine (perfpilot doctor):"
+	@$(PERFPILOT) doctor || true
 
 demo: setup
 	$(PY) examples/demo.py

@@ -24,6 +24,9 @@ FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noi
               # Verification itself is tested in test_verification*.py: fewer cases here.
               profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False)
 SETTINGS = RunnerSettings(pairs=16, callgrind=False, run_timeout_s=30.0, build_timeout_s=60.0)
+# The runner alone, for candidates the capability policy would refuse before any build
+# (volatile spins, traps, unknown functions): what the runner does with them is tested here.
+RUNNER_ONLY = replace(FAST, capability_policy=False)
 
 DUPS = """\
 #include <cstddef>
@@ -153,7 +156,7 @@ async def test_wrong_rewrite_is_incorrect_with_first_mismatch() -> None:
 async def test_non_compiling_rewrite_is_build_failed_with_compiler_message() -> None:
     site = _site(DUPS, "count_dups")
     broken = "long count_dups(const std::vector<int>& v) { return undefined_thing(v); }"
-    v = await verify_and_measure(site, broken, SETTINGS, JobContext(), tuning=FAST)
+    v = await verify_and_measure(site, broken, SETTINGS, JobContext(), tuning=RUNNER_ONLY)
     assert v.verdict == "build-failed"
     assert "undefined_thing" in v.message
     assert "error" in v.build_log
@@ -164,7 +167,7 @@ async def test_candidate_that_never_returns_is_timeout() -> None:
     loop = ("long count_dups(const std::vector<int>& v) {\n"
             "  volatile long c = 0; for (;;) { c = c + 1; } return c + (long)v.size(); }")
     settings = RunnerSettings(pairs=8, callgrind=False, run_timeout_s=3.0)
-    v = await verify_and_measure(site, loop, settings, JobContext(), tuning=FAST)
+    v = await verify_and_measure(site, loop, settings, JobContext(), tuning=RUNNER_ONLY)
     assert v.verdict == "timeout", v.message
 
 
@@ -177,7 +180,7 @@ async def test_candidate_crash_is_incorrect() -> None:
              "    for (std::size_t j = i + 1; j < v.size(); ++j)\n"
              "      if (v[i] == v[j]) { ++c; break; }\n"
              "  return c;\n}")
-    v = await verify_and_measure(site, crash, SETTINGS, JobContext(), tuning=FAST)
+    v = await verify_and_measure(site, crash, SETTINGS, JobContext(), tuning=RUNNER_ONLY)
     assert v.verdict == "incorrect"
     # Under the sanitizers the crash comes with their report (a null store, or a SEGV).
     detail = v.validation_detail
@@ -522,7 +525,7 @@ async def test_cancellation_kills_the_run_and_raises() -> None:
     canceller = asyncio.create_task(cancel_when_validating())
     start = asyncio.get_running_loop().time()
     with pytest.raises(Cancelled):
-        await verify_and_measure(site, loop, settings, ctx, tuning=FAST)
+        await verify_and_measure(site, loop, settings, ctx, tuning=RUNNER_ONLY)
     await canceller
     assert asyncio.get_running_loop().time() - start < 60
 
@@ -599,7 +602,7 @@ async def test_crash_at_a_timing_size_blames_the_right_side() -> None:
                   "    for (std::size_t j = i + 1; j < v.size(); ++j)\n"
                   "      if (v[i] == v[j]) { ++c; break; }\n"
                   "  return c;\n}")
-    v = await verify_and_measure(site, late_crash, SETTINGS, JobContext(), tuning=FAST)
+    v = await verify_and_measure(site, late_crash, SETTINGS, JobContext(), tuning=RUNNER_ONLY)
     assert v.verdict == "incorrect"
     assert v.validation_detail.startswith("candidate crashed (SIGILL)"), v.validation_detail
 

@@ -31,6 +31,7 @@ export const RUNNER_KEYS = [
   'pairs',
   'callgrind',
   'sandbox',
+  'allowUnsandboxed',
 ] as const;
 
 export const TOP_KEYS = ['applyMode', 'inlayHints'] as const;

@@ -426,7 +426,23 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--remove", action="store_true", help="stop trusting the folder")
     g.add_argument("--list", action="store_true", help="list the trusted folders")
+
+    p = sub.add_parser("doctor", help="report the isolation and tools this machine gives")
+    p.add_argument("--json", action="store_true")
     return parser
+
+
+async def cmd_doctor(args: argparse.Namespace) -> int:
+    """Print which sandbox layers work here, and the compilers and tools found."""
+    from perfpilot.runner.doctor import checks, model_code_policy, render
+
+    found = await checks()
+    if args.json:
+        print(json.dumps({"checks": [vars(c) for c in found],
+                          "model_code": model_code_policy(found)}, indent=2))
+    else:
+        print(render(found))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -444,7 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "trust":
             return cmd_trust(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
-                   "check-endpoint": cmd_check_endpoint, "eval": cmd_eval}[args.command]
+                   "check-endpoint": cmd_check_endpoint, "eval": cmd_eval,
+                   "doctor": cmd_doctor}[args.command]
         return asyncio.run(handler(args))
     except CliError as exc:
         print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)

@@ -56,6 +56,9 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     g.add_argument("--timeout", type=positive_float, metavar="SECONDS",
                    help="how long a model may go without sending anything before its request "
                         "fails (both roles; default 120)")
+    g.add_argument("--allow-unsandboxed", action="store_true",
+                   help="run code a model wrote even without bubblewrap (network isolation "
+                        "and resource limits only)")
 
 
 def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any]:
@@ -85,4 +88,6 @@ def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any
         over["runner"]["threads"] = args.threads
     if getattr(args, "compiler", None):
         over["runner"]["compiler"] = args.compiler
+    if getattr(args, "allow_unsandboxed", False):
+        over["runner"]["allow_unsandboxed"] = True
     return over

@@ -25,6 +25,7 @@ from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext
+from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.strategy.values import Candidate, Plan
 
@@ -189,9 +190,11 @@ class Engine:
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
-                      includes: tuple[str, ...] = (), fresh: bool = False) -> Verdict:
+                      includes: tuple[str, ...] = (), fresh: bool = False,
+                      origin: Origin = "model") -> Verdict:
         """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
-        cached in memory and on disk).
+        cached in memory and on disk). ``origin`` is who wrote ``code`` (see
+        ``verify_and_measure``): builtin and model code must pass the capability policy.
 
         The key covers the unit, the candidate, the runner settings and the content of every
         file that decides the measurement (spec, compile database, stdin inputs). ``fresh``
@@ -201,7 +204,7 @@ class Engine:
 
         deps = measurement_inputs(site, source_path, self.workspace, spec)
         key = content_key("measure", runner_fingerprint(), site.unit_text, site.qualified_name,
-                          code, "\n".join(includes),
+                          code, "\n".join(includes), origin,
                           settings_to_dict(self.settings)["runner"], fingerprint(deps),
                           str(source_path or ""))
         cached = None if fresh else self._verdicts.get(key)
@@ -220,10 +223,11 @@ class Engine:
         verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
                                            workspace=self.workspace, spec=spec,
                                            source_path=source_path, gate=self._gate,
-                                           includes=includes)
+                                           includes=includes, origin=origin)
         # Noisy and timed-out results are worth retrying later, so they are not cached (a
-        # parallel slowdown is only reported once a second run showed it too).
-        if verdict.verdict not in ("noisy", "timeout"):
+        # parallel slowdown is only reported once a second run showed it too); nor is a
+        # refusal for want of a sandbox, which installing bubblewrap lifts.
+        if verdict.verdict not in ("noisy", "timeout") and verdict.message != NO_SANDBOX:
             self._verdicts[key] = verdict
             if self._disk is not None:
                 self._disk.put(key, verdict)
@@ -243,13 +247,21 @@ class Engine:
             return Outcome(site, plan, (), result.rejected, None, "no-candidate",
                            f"No candidate for {site.name}: {reasons}")
         if not (measure and self.settings.runner.enabled):
-            return Outcome(site, plan, tuple(Trial(c) for c in cands), result.rejected, 0,
+            # Unmeasured candidates are still held to the capability policy: a refused one
+            # carries its ``rejected`` verdict and is never the proposal.
+            screened = tuple([Trial(c, await asyncio.to_thread(
+                policy_verdict, site, c.code, c.includes, origin=origin_of(c))) for c in cands])
+            first = next((i for i, t in enumerate(screened) if t.verdict is None), None)
+            if first is None:
+                return Outcome(site, plan, screened, result.rejected, None, "not-improved",
+                               _rejected_message(site, screened))
+            return Outcome(site, plan, screened, result.rejected, first,
                            "unmeasured", f"{len(cands)} candidate(s), not measured")
         trials: list[Trial] = []
         for i, cand in enumerate(cands):
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
             verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
-                                         fresh=fresh)
+                                         fresh=fresh, origin=origin_of(cand))
             trials.append(Trial(cand, verdict))
         return choose(site, plan, tuple(trials), result.rejected)
 
@@ -261,6 +273,21 @@ async def _check_analysable(site: FunctionSite) -> None:
         await asyncio.to_thread(check_analysable, site)
     else:
         check_analysable(site)
+
+
+def origin_of(candidate: Candidate) -> Origin:
+    """``builtin`` for the builtin rules' candidates, ``model`` for everything else."""
+    return "builtin" if candidate.backend == "builtin" else "model"
+
+
+def _rejected_message(site: FunctionSite, trials: tuple[Trial, ...]) -> str:
+    """Why nothing was applied when every candidate was refused (the sandbox notice once)."""
+    verdicts = [t.verdict for t in trials if t.verdict is not None]
+    if any(v.message == NO_SANDBOX for v in verdicts):
+        return NO_SANDBOX
+    first = next((v for v in verdicts if v.verdict == "rejected"), None)
+    return (f"No candidate for {site.name} may run: {first.message}" if first is not None
+            else f"No candidate for {site.name}")
 
 
 def _planner_code(planner: Planner, site: FunctionSite) -> OptimizeResult | None:
@@ -299,8 +326,13 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
         assert v is not None
         return Outcome(site, plan, trials, tuple(rejected), index, "weakly-verified", v.message)
     words = ", ".join(t.verdict.verdict for t in trials if t.verdict is not None)
-    return Outcome(site, plan, trials, tuple(rejected), None, "not-improved",
-                   f"No candidate for {site.name} was measured faster ({words}); nothing applied")
+    message = f"No candidate for {site.name} was measured faster ({words}); nothing applied"
+    if trials and all(t.verdict is not None and t.verdict.verdict == "rejected"
+                      for t in trials):
+        message = _rejected_message(site, trials)
+    elif any(t.verdict is not None and t.verdict.message == NO_SANDBOX for t in trials):
+        message += ". " + NO_SANDBOX
+    return Outcome(site, plan, trials, tuple(rejected), None, "not-improved", message)
 
 
 def with_site(outcome: Outcome, site: FunctionSite) -> Outcome:

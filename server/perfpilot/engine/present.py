@@ -73,6 +73,9 @@ def _ms(seconds: float | None) -> str:
 
 def speedup_phrase(v: Verdict) -> str:
     """``2.31× faster (95% CI 2.20–2.43, serial)`` or the verdict word with its reason."""
+    if v.verdict == "rejected":
+        # The short reason: the first refused construct, or that no sandbox is available.
+        return f"rejected — {v.validation_detail}" if v.validation_detail else "rejected"
     if v.speedup is None or v.ci95 is None or v.verdict in ("incorrect", "build-failed",
                                                             "timeout", "noisy", "no-input"):
         return {
@@ -154,7 +157,9 @@ def hover_markdown(outcome: Outcome) -> str:
     """Hover text: the plan, then the chosen (or first) measurement."""
     parts = [plan_markdown(outcome.plan, outcome.site.name)]
     trial = outcome.chosen or (outcome.trials[0] if outcome.trials else None)
-    if trial is not None and trial.verdict is not None:
+    if trial is not None and trial.verdict is not None and trial.verdict.verdict == "rejected":
+        parts += ["", f"**Result:** {escape_md(trial.verdict.message)}"]
+    elif trial is not None and trial.verdict is not None:
         parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}", "",
                   measurement_table(trial.verdict)]
     elif outcome.message:
@@ -181,7 +186,11 @@ def report_markdown(outcome: Outcome) -> str:
         cats = ", ".join(s.category.name for s in t.candidate.strategies) or "–"
         out.append(f"Strategies: {cats}")
         out += [f"- {escape_md(note)}" for note in t.candidate.notes]
-        if t.verdict is not None:
+        if t.verdict is not None and t.verdict.verdict == "rejected":
+            # Never built: the reason, each refused construct on its own line, no table.
+            out += ["", f"**Rejected, not applied.** {escape_md(t.verdict.message)}", ""]
+            out += [f"- {escape_md(note)}" for note in t.verdict.notes]
+        elif t.verdict is not None:
             out += ["", f"**{escape_md(speedup_phrase(t.verdict))}**", "",
                     measurement_table(t.verdict)]
             if t.verdict.validation_detail:

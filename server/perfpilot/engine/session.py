@@ -196,8 +196,9 @@ class Session:
 
         original_site = function_by_name(original_unit, job.site.language,
                                          job.site.qualified_name, uri=job.uri)
+        # The text in the editor is the user's own (edited, or a rewrite already checked).
         verdict = await self.engine.measure(original_site, job.site.text, job.ctx, source_path,
-                                            fresh=True)
+                                            fresh=True, origin="user")
         strategies = rec.outcome.chosen.candidate.strategies if rec.outcome.chosen else ()
         cand = Candidate(job.site.text, strategies, "current text")
         return choose(original_site, rec.outcome.plan, (Trial(cand, verdict),))

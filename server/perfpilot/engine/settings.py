@@ -54,6 +54,9 @@ class RunnerSettings:
     pairs: int = 30
     callgrind: bool = True
     sandbox: bool = True
+    # Run model-written candidates even where bubblewrap is missing (then only the network is
+    # isolated and resources limited): off, so that such code never runs unconfined unasked.
+    allow_unsandboxed: bool = False
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,18 @@ def read_workspace_table(root: Path) -> tuple[dict[str, Any], Path | None]:
     return {}, None
 
 
+# Runner keys that weaken the isolation of code a model wrote: a cloned repository must not be
+# able to switch the sandbox off for its own benefit, so only the user's settings set them.
+_ISOLATION_KEYS = frozenset({"sandbox", "allow_unsandboxed", "allowUnsandboxed"})
+
+
+def _without_isolation_keys(table: dict[str, Any]) -> dict[str, Any]:
+    runner = table.get("runner")
+    if not isinstance(runner, dict):
+        return table
+    return {**table, "runner": {k: v for k, v in runner.items() if k not in _ISOLATION_KEYS}}
+
+
 def workspace_config(root: Path | None, *, trusted: bool,
                      base: Settings | None = None) -> WorkspaceConfig:
     """Defaults overlaid with the workspace's configuration file; sensitive keys only when
@@ -104,6 +116,7 @@ def workspace_config(root: Path | None, *, trusted: bool,
     if root is None:
         return WorkspaceConfig(settings)
     table, path = read_workspace_table(root)
+    table = _without_isolation_keys(table)
     if not table:
         return WorkspaceConfig(settings)
     ignored: tuple[str, ...] = ()

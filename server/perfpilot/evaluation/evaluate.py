@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.engine import Engine
+from perfpilot.engine.engine import Engine, origin_of
 from perfpilot.engine.settings import settings_to_dict
 from perfpilot.evaluation.results import SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
@@ -220,7 +220,8 @@ class Evaluator:
                     continue
                 verdict = await self.engine.measure(gen.site, cand.code, ctx,
                                                     source_path=task.source, spec=task.spec,
-                                                    includes=cand.includes)
+                                                    includes=cand.includes,
+                                                    origin=origin_of(cand))
                 samples.append(sample_from_verdict(verdict, _categories(cand)))
         except Cancelled:
             raise

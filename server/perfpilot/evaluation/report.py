@@ -98,7 +98,7 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
 
 _MEASURED = ("faster", "slower", "no-change")
 _SHORT = {"no-candidate": "none", "incorrect": "wrong", "build-failed": "build", "error": "error",
-          "timeout": "timeout", "noisy": "noisy", "no-input": "no input"}
+          "timeout": "timeout", "noisy": "noisy", "no-input": "no input", "rejected": "refused"}
 
 
 def write_chart(metrics: Mapping[str, Any], path: Path) -> Path:

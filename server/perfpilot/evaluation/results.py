@@ -16,7 +16,7 @@ UNMEASURED = ("noisy", "error", "no-input")
 # When no candidate was faster, the task takes the word of its most telling sample. A noisy
 # sample comes first: it might have been the faster one, so the task stays unmeasured.
 _PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed",
-             "no-input")
+             "no-input", "rejected")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,12 @@ from pathlib import Path
 
 from perfpilot.progress import JobContext
 from perfpilot.runner.sandbox import Limits, ProcResult, Sandbox, run_sandboxed
-from perfpilot.runner.toolchain import Toolchain, absolute_paths, include_flags
+from perfpilot.runner.toolchain import (
+    Toolchain,
+    absolute_paths,
+    compiler_folders,
+    include_flags,
+)
 
 HEADERS = ("perfpilot_bench.hpp", "perfpilot_driver.hpp", "perfpilot_launcher.hpp")
 _LOG_CAP = 6000
@@ -113,6 +118,11 @@ async def _cached_compile(sandbox: Sandbox, argv: list[str], workdir: Path, outp
     return done
 
 
+def _visible(tc: Toolchain) -> list[str]:
+    """What a compile reads outside the work folder: include folders, the compilers' own."""
+    return [*absolute_paths(tc.flags), *compiler_folders(tc)]
+
+
 def install_headers(workdir: Path) -> Path:
     """Copy the driver and bench headers into the work folder (the sandbox may not see ours)."""
     dest = workdir / "include"
@@ -156,7 +166,7 @@ async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
     use = cache if '#include "' not in unit_text else None
     return await _cached_compile(sandbox, argv, workdir, output, side, [f"{side}/{unit_name}"],
                                  timeout_s=timeout_s, ctx=ctx,
-                                 ro_binds=absolute_paths(tc.flags), cache=use,
+                                 ro_binds=_visible(tc), cache=use,
                                  unprivileged=unprivileged)
 
 
@@ -240,7 +250,7 @@ async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_t
     use = cache if '#include "' not in bench_text else None
     return await _cached_compile(sandbox, argv, workdir, output, "", inputs,
                                  timeout_s=timeout_s, ctx=ctx,
-                                 ro_binds=absolute_paths(tc.flags), cache=use,
+                                 ro_binds=_visible(tc), cache=use,
                                  unprivileged=unprivileged)
 
 
@@ -256,7 +266,7 @@ async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: 
             "-o", output, "-lm"]
     res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
                               limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
-                              unprivileged=unprivileged, ro_binds=absolute_paths(tc.flags))
+                              unprivileged=unprivileged, ro_binds=_visible(tc))
     return _compiled(res, workdir, output, side, argv)
 
 

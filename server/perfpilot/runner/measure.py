@@ -15,6 +15,7 @@ from perfpilot.code.splice import splice
 from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
+from perfpilot.runner.admission import Origin, policy_verdict, sandbox_verdict
 from perfpilot.runner.build import (
     BuildCache,
     Compiled,
@@ -51,6 +52,7 @@ from perfpilot.runner.toolchain import (
     Toolchain,
     ToolchainError,
     absolute_paths,
+    compiler_folders,
     counting_blocked,
     counting_flags,
     cpu_has_avx512,
@@ -82,27 +84,41 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
                              source_path: Path | None = None,
                              tuning: Tuning | None = None,
                              gate: MeasureGate | None = None,
-                             includes: tuple[str, ...] = ()) -> Verdict:
+                             includes: tuple[str, ...] = (),
+                             origin: Origin = "model") -> Verdict:
     """Build original and candidate, check they agree, time them and return the verdict.
 
     ``includes`` are headers the candidate needs (added to its unit when missing).
+    ``origin`` says who wrote the candidate: builtin and model candidates must pass the
+    capability policy (else the verdict is ``rejected`` and nothing is built), and model
+    candidates run only in bubblewrap unless ``settings.allow_unsandboxed``.
 
     Reports the stages ``building``, ``validating``, ``timing`` and ``counting`` through
     ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
     ``tuning`` adjusts the procedure (tests use smaller targets). Measurements that share a
     ``gate`` build side by side but time one at a time, with no build running meanwhile.
     """
+    tuning = tuning or Tuning()
+    if tuning.capability_policy:
+        # A thread: a large unit takes a noticeable time to parse, the event loop must not wait.
+        refused = await asyncio.to_thread(policy_verdict, original, candidate_code, includes,
+                                          origin=origin)
+        if refused is not None:
+            return refused
     return await _measure(original, splice(original, candidate_code, includes), candidate_code,
                           settings, ctx, workspace=workspace, spec=spec,
-                          source_path=source_path, tuning=tuning or Tuning(),
-                          gate=gate or MeasureGate())
+                          source_path=source_path, tuning=tuning,
+                          gate=gate or MeasureGate(), origin=origin)
 
 
 async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,
                    settings: RunnerSettings, ctx: JobContext, *, workspace: Path | None,
                    spec: Path | None, source_path: Path | None, tuning: Tuning,
-                   gate: MeasureGate) -> Verdict:
+                   gate: MeasureGate, origin: Origin) -> Verdict:
     ctx.check()
+    refused = sandbox_verdict(await detect_sandbox(settings.sandbox), settings, origin)
+    if refused is not None:
+        return refused
     spec_path = spec or find_spec(original.qualified_name, source_path, workspace)
     if original.name == "main":
         from perfpilot.runner.program import measure_program
@@ -130,7 +146,8 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
-        as_nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
+        as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
+                                                   *compiler_folders(tc)])
         job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
                   gate, bench)
         return await _run(job, base, units[0], units[1], bench)
@@ -463,11 +480,12 @@ async def _count(job: Job, calib: Calibration, threads: int,
 async def bench_files(path: Path, function: str, candidate_path: Path,
                       settings: RunnerSettings, ctx: JobContext, spec: Path | None = None,
                       *, tuning: Tuning | None = None,
-                      gate: MeasureGate | None = None) -> Verdict:
+                      gate: MeasureGate | None = None, origin: Origin = "user") -> Verdict:
     """Compare ``function`` in ``path`` with the same function in ``candidate_path``.
 
     The candidate file may be a whole unit (the function is located in it) or just the new
-    function's text.
+    function's text. Files the user names are their own code (``origin="user"``): pass
+    ``"model"`` for files a model wrote, to hold them to the policy and the sandbox.
     """
     language = language_for(str(path)) or "cpp"
     unit = path.read_text(encoding="utf-8", errors="replace")
@@ -479,6 +497,12 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
         cand_unit, new_text = cand_text, cand_site.text
     except LocateError:
         cand_unit, new_text = splice(site, cand_text), cand_text
+    tuning = tuning or Tuning()
+    if tuning.capability_policy:
+        refused = await asyncio.to_thread(policy_verdict, site, cand_unit, origin=origin,
+                                          whole_unit=True)
+        if refused is not None:
+            return refused
     return await _measure(site, cand_unit, new_text, settings, ctx,
                           workspace=path.resolve().parent, spec=spec, source_path=path,
-                          tuning=tuning or Tuning(), gate=gate or MeasureGate())
+                          tuning=tuning, gate=gate or MeasureGate(), origin=origin)

@@ -34,7 +34,12 @@ from perfpilot.runner.sandbox import (
 )
 from perfpilot.runner.stats import CpuSnapshot, gate_parallel, read_psi, summarize
 from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
-from perfpilot.runner.toolchain import ToolchainError, absolute_paths, make_toolchain
+from perfpilot.runner.toolchain import (
+    ToolchainError,
+    absolute_paths,
+    compiler_folders,
+    make_toolchain,
+)
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 
 _TOL = 1e-9
@@ -93,7 +98,7 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
         install_headers(workdir)
         for side in ("a", "b"):
             (workdir / side).mkdir(exist_ok=True)
-        nobody = compile_unprivileged(sandbox, absolute_paths(tc.flags))
+        nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags), *compiler_folders(tc)])
         if nobody:
             make_writable_for_runs(workdir, sandbox)
         name = f"main{tc.suffix}"

@@ -1,12 +1,18 @@
 """Running untrusted builds and binaries: isolation, resource limits, timeouts, cancellation.
 
-Layers, outermost first: bubblewrap when it works (read-only root, private /tmp with the work
-folder bound at one level, no network, own PID namespace torn down with the parent), else
-``unshare --net``, else nothing (reported); then ``prlimit`` (address space, CPU time, file size,
-open files, processes, no core files); then, when the server runs as root and the command is
-not a compile, ``setpriv`` to the unprivileged ``nobody`` user (process limits are not enforced
-for root). Every command starts in a new session and its process group is killed on timeout or
+Layers, outermost first: bubblewrap when it works, else ``unshare`` (network, IPC and, where
+allowed, a PID namespace), else nothing (reported); then ``prlimit`` (address space, CPU time,
+file size, open files, processes, no core files); then, when the server runs as root,
+``setpriv`` to the unprivileged ``nobody`` user (process limits are not enforced for root).
+Every command starts in a new session and its process group is killed on timeout or
 cancellation. ``preexec_fn`` is never used (unsafe in a threaded server).
+
+Inside bubblewrap the command sees only the system folders a compiler and the driver need
+(``/usr``, ``/lib*``, the loader's files of ``/etc``, ``/sys``), read-only; the folders its
+flags name, read-only; the work folder at ``/tmp/job``; fresh private ``/tmp``, ``/var/tmp``,
+``/dev/shm`` and ``/run``; no network, its own PID namespace (every descendant dies with the
+job), no capabilities, and a seccomp filter refusing sockets and kernel interfaces that reach
+outside (see ``seccomp``). Home folders, other users' files and sockets are not there at all.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.runner import seccomp
 
 SandboxMode = Literal["bwrap", "unshare", "none"]
 NOBODY = 65534
@@ -32,6 +39,13 @@ NOBODY = 65534
 # that no root-only intermediate folder is created).
 INNER_DIR = "/tmp/job"
 _OUTPUT_CAP = 4 * 1024 * 1024
+# System folders bound read-only (those that exist; symbolic links such as /bin -> usr/bin are
+# recreated as links). /etc is not among them: only the loader's files below are.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/sys")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+             "/etc/localtime")
+# Folders that are private, empty and writable in the sandbox (sticky, like /tmp).
+PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
 
 
 @dataclass(frozen=True)
@@ -85,12 +99,21 @@ class Sandbox:
     bwrap: str | None = None
     unshare_args: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    seccomp: bool = False  # bubblewrap loads the seccomp filter (sockets refused)
+
+    @property
+    def pid_namespace(self) -> bool:
+        """Whether every descendant of a command dies with it (own PID namespace)."""
+        return self.mode == "bwrap" or "--pid" in self.unshare_args
 
     def describe(self) -> str:
         """One phrase for reports."""
-        parts = {"bwrap": "bubblewrap (no network, private /tmp, read-only root)",
+        parts = {"bwrap": "bubblewrap (no network, private /tmp, only system folders visible, "
+                          "own PID namespace)",
                  "unshare": "unshare --net (no network; file system not isolated)",
                  "none": "none: network not isolated"}[self.mode]
+        if self.seccomp:
+            parts += ", sockets refused (seccomp)"
         if self.drop_user:
             parts += ", runs as nobody"
         if self.prlimit:
@@ -98,8 +121,14 @@ class Sandbox:
         return parts
 
     def wrap(self, argv: Sequence[str], workdir: Path, limits: Limits, *,
-             unprivileged: bool, ro_binds: Sequence[str] = ()) -> tuple[list[str], str]:
-        """The full command line and the working directory path the command sees."""
+             unprivileged: bool, ro_binds: Sequence[str] = (),
+             seccomp_fd: int | None = None) -> tuple[list[str], str]:
+        """The full command line and the working directory path the command sees.
+
+        ``ro_binds`` are folders (or files) the command reads: the compiler's include folders
+        and its own installation when outside the system folders. ``seccomp_fd`` is a readable
+        descriptor holding the filter, passed on to bubblewrap.
+        """
         inner: list[str] = []
         if self.prlimit:
             # memory_mb 0: no address-space limit (sanitizers reserve terabytes of it).
@@ -110,28 +139,75 @@ class Sandbox:
         if unprivileged and self.drop_user and self.setpriv:
             inner += [self.setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                       "--"]
+        if self.mode == "bwrap" and self.bwrap:
+            # Enter the work folder as the final user: bubblewrap itself holds no capability,
+            # so as root it could not enter a folder handed over to nobody.
+            inner += ["env", "-C", INNER_DIR]
         inner += list(argv)
         if self.mode == "bwrap" and self.bwrap:
-            outer = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                     "--perms", "01777", "--tmpfs", "/tmp", "--bind", str(workdir), INNER_DIR,
-                     "--chdir", INNER_DIR, "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                     "--unshare-net", "--die-with-parent", "--new-session",
-                     "--setenv", "TMPDIR", INNER_DIR]
-            # Folders under /tmp (hidden by the private /tmp) that the command must read.
-            for path in sorted(set(ro_binds)):
-                if path.startswith("/tmp/") and Path(path).exists():
-                    outer += ["--ro-bind", path, path]
+            outer = [self.bwrap, *bwrap_args(workdir, ro_binds)]
+            if self.drop_user and self.setpriv:
+                # setpriv needs these two to become nobody; they end with the switch.
+                outer += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+            if seccomp_fd is not None:
+                outer += ["--seccomp", str(seccomp_fd)]
             return [*outer, "--", *inner], INNER_DIR
         if self.mode == "unshare":
             return [*self.unshare_args, "--", *inner], str(workdir)
         return inner, str(workdir)
 
 
-async def _probe(argv: Sequence[str]) -> bool:
+def _system_binds() -> list[str]:
+    out: list[str] = []
+    for path in SYSTEM_FOLDERS:
+        if os.path.islink(path):
+            out += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            out += ["--ro-bind", path, path]
+    for path in ETC_FILES:
+        out += ["--ro-bind-try", path, path]
+    return out
+
+
+def _parents(path: str) -> list[str]:
+    """The folders above ``path``, outermost first (``/a``, ``/a/b`` for ``/a/b/c``)."""
+    parts = Path(path).parts[1:-1]
+    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def bwrap_args(workdir: Path, ro_binds: Sequence[str] = ()) -> list[str]:
+    """bubblewrap's options (before ``--``) for a command in ``workdir`` reading
+    ``ro_binds``."""
+    args = [*_system_binds(), "--dev", "/dev", "--proc", "/proc"]
+    for path in PRIVATE_TMP:
+        args += ["--perms", "01777", "--tmpfs", path]
+    args += ["--perms", "0755", "--tmpfs", "/run",
+             "--bind", str(workdir), INNER_DIR, "--chdir", "/",
+             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+             "--unshare-cgroup-try", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+             "--setenv", "TMPDIR", INNER_DIR]
+    made: set[str] = {"/", "/tmp", "/var", "/var/tmp", "/dev", "/dev/shm", "/run", "/proc"}
+    covered = [p for p in SYSTEM_FOLDERS if os.path.isdir(p) and not os.path.islink(p)]
+    for path in sorted({os.path.normpath(p) for p in ro_binds if p.startswith("/")}):
+        if not os.path.exists(path) or any(path == c or path.startswith(c + "/")
+                                           for c in covered):
+            continue
+        # Create each folder above the bind point searchable by everyone: bubblewrap would
+        # make them 0700 as root, which the unprivileged compile cannot pass.
+        for parent in _parents(path):
+            if parent not in made:
+                args += ["--perms", "0755", "--dir", parent]
+                made.add(parent)
+        args += ["--ro-bind", path, path]
+        made.add(path)
+    return args
+
+
+async def _probe(argv: Sequence[str], pass_fds: Sequence[int] = ()) -> bool:
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL, start_new_session=True)
+            stderr=asyncio.subprocess.DEVNULL, start_new_session=True, pass_fds=pass_fds)
     except OSError:
         return False
     try:
@@ -141,6 +217,35 @@ async def _probe(argv: Sequence[str]) -> bool:
             os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
         return False
+
+
+def seccomp_pipe() -> int | None:
+    """A readable descriptor holding the seccomp filter (the caller closes it), or None
+    where no filter is built for this machine."""
+    program = seccomp.program()
+    if program is None:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end
+
+
+async def _probe_bwrap(bwrap: str) -> tuple[bool, bool]:
+    """(bubblewrap works with our options, and with the seccomp filter too)."""
+    with tempfile.TemporaryDirectory(prefix="perfpilot-probe-") as folder:
+        base = [bwrap, *bwrap_args(Path(folder))]
+        if not await _probe([*base, "--", "true"]):
+            return False, False
+        fd = seccomp_pipe()
+        if fd is None:
+            return True, False
+        try:
+            return True, await _probe([*base, "--seccomp", str(fd), "--", "true"], (fd,))
+        finally:
+            os.close(fd)
 
 
 async def detect_sandbox(enabled: bool = True) -> Sandbox:
@@ -158,16 +263,26 @@ async def detect_sandbox(enabled: bool = True) -> Sandbox:
         notes.append("sandbox disabled by settings: network not isolated")
         return Sandbox("none", drop, prlimit, setpriv, notes=tuple(notes))
     bwrap = shutil.which("bwrap")
-    if bwrap and await _probe([bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                               "--perms", "01777", "--tmpfs", "/tmp", "--unshare-pid",
-                               "--unshare-net", "--die-with-parent", "--", "true"]):
-        return Sandbox("bwrap", drop, prlimit, setpriv, bwrap=bwrap, notes=tuple(notes))
+    if bwrap:
+        works, filtered = await _probe_bwrap(bwrap)
+        if works:
+            if not filtered:
+                notes.append("no seccomp filter on this machine: sockets in the folders a "
+                             "compile reads are reachable")
+            return Sandbox("bwrap", drop, prlimit, setpriv, bwrap=bwrap, notes=tuple(notes),
+                           seccomp=filtered)
+        notes.append("bubblewrap is installed but cannot start here")
     unshare = shutil.which("unshare")
     if unshare:
-        for args in ([unshare, "--net"], [unshare, "--map-root-user", "--net"]):
+        pid = ["--ipc", "--pid", "--fork", "--kill-child"]
+        for args in ([unshare, "--net", *pid], [unshare, "--net"],
+                     [unshare, "--map-root-user", "--net", *pid],
+                     [unshare, "--map-root-user", "--net"]):
             if await _probe([*args, "true"]):
                 if bwrap is None:
                     notes.append("bubblewrap not installed: file system not isolated")
+                if "--pid" not in args:
+                    notes.append("no PID namespace: a detached child may outlive the job")
                 return Sandbox("unshare", drop, prlimit, setpriv, unshare_args=tuple(args),
                                notes=tuple(notes))
     notes.append("no bubblewrap or unshare: network and file system not isolated")
@@ -185,10 +300,16 @@ async def work_directory(prefix: str = "perfpilot-") -> AsyncIterator[Path]:
 
 
 def make_writable_for_runs(workdir: Path, sandbox: Sandbox) -> None:
-    """Let the unprivileged user write into the work folder and its subfolders."""
+    """Let the unprivileged user write into the work folder and its subfolders.
+
+    The folders go to nobody and our own group, mode 0770: root inside bubblewrap holds no
+    capability, so a later compile as root enters them as a group member, and no other user
+    can read them.
+    """
     if sandbox.drop_user and os.geteuid() == 0:
         for folder, _dirs, _files in os.walk(workdir):
-            os.chown(folder, NOBODY, NOBODY)
+            os.chown(folder, NOBODY, os.getegid())
+            os.chmod(folder, 0o770)
 
 
 def readable_by_others(path: Path) -> bool:
@@ -248,8 +369,9 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
     read headers in private workspace folders. ``pass_fds`` stay open in the command (the
     driver's result channel); ``stdin_data`` is written to its stdin, which is then closed.
     """
+    fd = seccomp_pipe() if sandbox.mode == "bwrap" and sandbox.seccomp else None
     cmd, _inner = sandbox.wrap(argv, workdir, limits, unprivileged=unprivileged,
-                               ro_binds=ro_binds)
+                               ro_binds=ro_binds, seccomp_fd=fd)
     full_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C",
                 "TMPDIR": str(workdir) if sandbox.mode != "bwrap" else INNER_DIR}
     if env:
@@ -263,10 +385,13 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
                    asyncio.subprocess.PIPE if stdin_data is not None else
                    asyncio.subprocess.DEVNULL),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True, pass_fds=tuple(pass_fds))
+            start_new_session=True,
+            pass_fds=(*pass_fds, *((fd,) if fd is not None else ())))
     finally:
         if stdin_file is not None:
             stdin_file.close()
+        if fd is not None:
+            os.close(fd)
     if stdin_data is not None and proc.stdin is not None:
         with contextlib.suppress(OSError, ConnectionError):
             proc.stdin.write(stdin_data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -127,20 +128,38 @@ def include_flags(flags: tuple[str, ...]) -> list[str]:
 def absolute_paths(flags: tuple[str, ...]) -> list[str]:
     """Absolute folders named by include flags (to make them visible inside the sandbox)."""
     out: list[str] = []
+    separate = ("-I", "-isystem", "-iquote", "-include", "-idirafter", "-imacros", "-isysroot",
+                "--sysroot", "-B", "-L")
+    joined = ("-isystem", "-idirafter", "-isysroot", "--sysroot=", "-I", "-B", "-L")
     i = 0
     while i < len(flags):
         f = flags[i]
         value = ""
-        if f in ("-I", "-isystem", "-iquote", "-include") and i + 1 < len(flags):
+        if f in separate and i + 1 < len(flags):
             value = flags[i + 1]
             i += 1
-        elif f.startswith("-I") and len(f) > 2:
-            value = f[2:]
-        elif f.startswith("-isystem") and len(f) > 8:
-            value = f[8:]
+        else:
+            prefix = next((p for p in joined if f.startswith(p) and len(f) > len(p)), "")
+            value = f[len(prefix):] if prefix else ""
         if value.startswith("/"):
             out.append(value)
         i += 1
+    return out
+
+
+def compiler_folders(tc: Toolchain, system: tuple[str, ...] = ("/usr", "/bin", "/sbin",
+                                                                 "/lib", "/lib64")) -> list[str]:
+    """Folders a sandbox must show for the compilers to start, when they live outside the
+    system folders: the folder of the command and the installation prefix it resolves to
+    (``/opt/llvm`` for ``/opt/llvm/bin/clang``)."""
+    out: list[str] = []
+    for path in (tc.cc, tc.cxx):
+        real = os.path.realpath(path)
+        for folder in (os.path.dirname(os.path.abspath(path)),
+                       os.path.dirname(os.path.dirname(real))):
+            if not any(folder == s or folder.startswith(s + "/") for s in system) \
+                    and folder not in out and folder != "/":
+                out.append(folder)
     return out
 
 

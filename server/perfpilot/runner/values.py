@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 # ``no-input``: a whole program with no stdin file that has content; it was not timed.
+# ``rejected``: never built, refused by the capability policy or for want of a sandbox.
 VerdictWord = Literal["faster", "weakly-verified", "slower", "no-change", "incorrect",
-                      "build-failed", "timeout", "noisy", "no-input"]
+                      "build-failed", "timeout", "noisy", "no-input", "rejected"]
 VERDICTS: tuple[str, ...] = ("faster", "weakly-verified", "slower", "no-change", "incorrect",
-                             "build-failed", "timeout", "noisy", "no-input")
+                             "build-failed", "timeout", "noisy", "no-input", "rejected")
 # "weak": outputs agreed, but the inputs did not tell the original from all of its mutants.
 ValidationStatus = Literal["passed", "weak", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]
@@ -171,6 +172,9 @@ class Tuning:
     # reused build made one fixed layout of the original face fresh ones, and widened the
     # same-code spread.
     build_cache: bool = True
+    # Refuse candidates the capability policy rejects before building them. Off only in tests
+    # that check what the sandbox alone contains.
+    capability_policy: bool = True
 
 
 @dataclass(frozen=True)
