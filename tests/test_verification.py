@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +18,9 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc
                                 reason="g++/gcc not installed")
 
 TUNING = Tuning(target_sample_s=0.0005, budget_s=3.0, noisy_retries=0, max_size=1 << 16)
+# The capability policy refuses these candidates before any build (they print, write to
+# descriptors or keep state); switched off, the runner's own defences must still hold.
+UNPOLICED = replace(TUNING, capability_policy=False)
 SETTINGS = RunnerSettings(pairs=4, callgrind=False, run_timeout_s=60.0, build_timeout_s=120.0)
 
 HISTOGRAM = """\
@@ -131,7 +135,7 @@ long total(const std::vector<int>& v) {
   return 42;
 }"""
     unit = TOTAL.replace("#include <cstddef>", "#include <cstddef>\n#include <cstdio>")
-    v = await _verdict(unit, "total", fake)
+    v = await _verdict(unit, "total", fake, tuning=UNPOLICED)
     assert v.verdict == "incorrect", v.message
     assert v.speedup is None
 
@@ -146,7 +150,7 @@ long total(const std::vector<int>& v) {
   return s;
 }"""
     unit = TOTAL.replace("#include <cstddef>", "#include <cstddef>\n#include <unistd.h>")
-    v = await _verdict(unit, "total", forger)
+    v = await _verdict(unit, "total", forger, tuning=UNPOLICED)
     assert v.verdict == "incorrect", v.message
     assert "forged" in v.message
 
@@ -160,5 +164,5 @@ long total(const std::vector<int>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
   return s;
 }"""
-    v = await _verdict(TOTAL, "total", counter)
+    v = await _verdict(TOTAL, "total", counter, tuning=UNPOLICED)
     assert v.verdict == "incorrect", v.message
