@@ -23,6 +23,7 @@ from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.engine import Engine
+from perfpilot.engine.hotspots import ProfileSlot
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import (
     escape_md,
@@ -42,6 +43,7 @@ from perfpilot.lsp.convert import (
     header_range,
     server_position,
 )
+from perfpilot.lsp.profile_view import profile_hover, profile_lenses, register_profile_commands
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,7 @@ class PerfPilotServer(LanguageServer):
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_stage: dict[str, str] = {}
         self._outlines: LRUCache[tuple[str, int | None], list[FunctionSite]] = LRUCache(32)
+        self.profiles = ProfileSlot()  # the workspace's latest profile (lenses on hot functions)
 
     # -- logging and messages -------------------------------------------------------------
     def log_info(self, message: str) -> None:
@@ -658,6 +661,7 @@ def create_server() -> PerfPilotServer:
                          else plan_markdown(rec.outcome.plan, site.name))
             if rec.stale:
                 parts.append("_The function changed since it was measured; Re-run to update._")
+        parts.extend(profile_hover(ls, doc, site))
         if not parts:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
@@ -694,6 +698,7 @@ def create_server() -> PerfPilotServer:
                 lenses.append(lsp.CodeLens(rng, lsp.Command("Re-run", CMD_RERUN, arguments=[arg])))
             if rec.applied:
                 lenses.append(lsp.CodeLens(rng, lsp.Command("Revert", CMD_REVERT, arguments=[arg])))
+        lenses.extend(profile_lenses(ls, doc, header_range))
         return lenses
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT,
@@ -722,4 +727,5 @@ def create_server() -> PerfPilotServer:
                                           escape_md(speedup_phrase(v)))))
         return hints
 
+    register_profile_commands(server)
     return server
