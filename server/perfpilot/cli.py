@@ -21,7 +21,7 @@ from typing import Any
 
 from perfpilot import __version__, exit_codes
 from perfpilot.cli_options import add_backend_flags, setting_overrides
-from perfpilot.cli_profile import add_profile_parser, cmd_profile
+from perfpilot.cli_profile import add_confirm_parser, add_profile_parser, cmd_confirm, cmd_profile
 from perfpilot.cli_progress import ProgressPrinter
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.locate import LocateError, function_at, function_by_name
@@ -297,6 +297,13 @@ async def cmd_profile_cli(args: argparse.Namespace) -> int:
     return int(await _with_sigint(ctx, cmd_profile(args, settings.profile, root, ctx)))
 
 
+async def cmd_confirm_cli(args: argparse.Namespace) -> int:
+    root = _root_for(Path(args.path))
+    settings = _settings(args, root)
+    ctx = _ctx(args.verbose)
+    return int(await _with_sigint(ctx, cmd_confirm(args, settings.profile, root, ctx)))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from perfpilot.lsp.server import create_server
 
@@ -353,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_eval_parser(sub)
     add_profile_parser(sub)
+    add_confirm_parser(sub)
 
     p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
     p.add_argument("--tcp", metavar="HOST:PORT")
@@ -373,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_serve(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval,
-                   "profile": cmd_profile_cli}[args.command]
+                   "profile": cmd_profile_cli, "confirm": cmd_confirm_cli}[args.command]
         return asyncio.run(handler(args))
     except (CliError, ProfileError) as exc:
         print(f"perfpilot: {exc}", file=sys.stderr)

@@ -117,3 +117,46 @@ async def cmd_profile(args: argparse.Namespace, settings: ProfileSettings,
     else:
         print(format_profile(profile, args.top, not args.all, base))
     return 0
+
+
+def add_confirm_parser(sub: Any) -> None:
+    """The ``confirm`` subcommand's arguments."""
+    p = sub.add_parser("confirm", help="time the whole program with a rewritten file against "
+                                       "the original (build, test, paired runs)")
+    p.add_argument("path", help="the source file as it is now (the original)")
+    p.add_argument("--candidate", required=True,
+                   help="the same file with the rewrite (the whole file)")
+    p.add_argument("--build", metavar="CMD", help="the project's build command")
+    p.add_argument("--run", metavar="CMD", help="the command that runs the program")
+    p.add_argument("--test", metavar="CMD", help="the project's test command (optional)")
+    p.add_argument("--cwd", metavar="DIR", help="folder of the commands, relative to the "
+                                                "workspace root")
+    p.add_argument("--pairs", type=positive_int, help="paired runs (default 10)")
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS")
+    p.add_argument("--json", action="store_true")
+
+
+async def cmd_confirm(args: argparse.Namespace, settings: ProfileSettings, root: Path,
+                      ctx: JobContext) -> int:
+    """Run ``perfpilot confirm``; exit status 0 whatever the verdict (it is printed)."""
+    from perfpilot.confirm.program import ProgramCommands, confirm_in_program
+
+    path, cand = Path(args.path), Path(args.candidate)
+    try:
+        original = path.read_text(encoding="utf-8")
+        rewritten = cand.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"cannot read the files: {exc}") from exc
+    commands = ProgramCommands(
+        build=args.build if args.build is not None else settings.build_command,
+        run=args.run if args.run is not None else settings.run_command,
+        test=args.test if args.test is not None else settings.test_command,
+        cwd=args.cwd if args.cwd is not None else settings.cwd)
+    verdict = await confirm_in_program(root, path, original, rewritten, commands,
+                                       pairs=args.pairs or settings.confirm_pairs,
+                                       timeout_s=args.timeout or settings.timeout_s, ctx=ctx)
+    if args.json:
+        print(json.dumps(verdict.to_json(), indent=2))
+    else:
+        print(f"{verdict.verdict}: {verdict.message}")
+    return 0

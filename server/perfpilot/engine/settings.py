@@ -62,12 +62,14 @@ class ProfileSettings:
 
     build_command: str = ""
     run_command: str = ""
+    test_command: str = ""  # run on the rewrite by "Confirm in program"
     cwd: str = ""  # relative to the workspace root; empty: the root
     profiler: str = "auto"  # auto (perf when it works, else callgrind), perf, callgrind
     frequency: int = 997  # perf samples per second
     timeout_s: float = 600.0
     lenses: int = 5  # code lenses on at most this many hottest functions
     min_share: float = 0.01  # and only on those with at least this self share
+    confirm_pairs: int = 10  # paired whole-program runs of "Confirm in program"
 
 
 @dataclass(frozen=True)
