@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -34,7 +35,7 @@ TOOL = _tool()
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[LanguageClient]:
-    Recorder(lsp_client)
+    lsp_client.recorder = Recorder(lsp_client)  # type: ignore[attr-defined]
     (tmp_path / "prog.c").write_text(PROGRAM, encoding="utf-8")
     size = 150000 if TOOL == "perf" else 3000
     (tmp_path / ".perfpilot.toml").write_text(
@@ -112,3 +113,84 @@ async def test_profile_without_a_run_command_says_what_to_set(
         lsp.ExecuteCommandParams("perfpilot.profile", []))
     assert isinstance(result, dict)
     assert "runCommand" in str(result.get("error", "")), result
+
+
+UPPER = """\
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+long count_upper(const char* s) {
+    long c = 0;
+    for (size_t i = 0; i < strlen(s); ++i)
+        if (s[i] >= 'A' && s[i] <= 'Z') ++c;
+    return c;
+}
+
+int main(int argc, char** argv) {
+    size_t n = argc > 1 ? (size_t)atol(argv[1]) : 20000;
+    char* s = (char*)malloc(n + 1);
+    for (size_t i = 0; i < n; ++i) s[i] = (char)('A' + (i * 7) % 40);
+    s[n] = 0;
+    std::printf("%ld\\n", count_upper(s));
+    free(s);
+    return 0;
+}
+"""
+
+
+async def test_confirm_in_program_after_an_applied_rewrite(
+        client: LanguageClient, tmp_path: Path) -> None:
+    from lsp_support import apply_text_edit
+
+    (tmp_path / "prog.cpp").write_text(UPPER, encoding="utf-8")
+    (tmp_path / "check.sh").write_text(
+        '#!/bin/sh\n[ "$(./prog 1000)" = "$(cat expected.txt)" ] || '
+        '{ echo "FAIL test_count"; exit 1; }\n', encoding="utf-8")
+    (tmp_path / ".perfpilot.toml").write_text(
+        "[profile]\n"
+        'build_command = "g++ -O1 prog.cpp -o prog"\n'
+        'run_command = "./prog 20000"\n'
+        'test_command = "sh check.sh"\n'
+        "confirm_pairs = 3\n", encoding="utf-8")
+    subprocess.run(["g++", "-O1", "prog.cpp", "-o", "prog"], cwd=tmp_path, check=True)
+    expected = subprocess.run(["./prog", "1000"], cwd=tmp_path, check=True,
+                              capture_output=True, text=True).stdout
+    (tmp_path / "expected.txt").write_text(expected, encoding="utf-8")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"perfpilot": {"runner": {"enabled": False}}}))
+    uri = open_doc(client, tmp_path / "prog.cpp")
+    start = _line_in(UPPER, "long count_upper")
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.makeFaster", [{"uri": uri, "line": start + 2, "character": 4}]))
+    assert isinstance(result, dict) and "jobId" in result, result
+    await recorder.wait(lambda: bool(recorder.edits))
+    change = recorder.edits[0].edit.document_changes[0]  # type: ignore[index]
+    new_text = apply_text_edit(UPPER, change.edits[0])  # type: ignore[union-attr]
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
+        [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
+
+    async def titles() -> list[str]:
+        return [lens.command.title for lens in await _lenses(client, uri)
+                if lens.command is not None]
+
+    for _ in range(50):  # the record is marked applied once the edit's answer arrives
+        if "Confirm in program" in await titles():
+            break
+        await asyncio.sleep(0.1)
+    assert "Confirm in program" in await titles()
+
+    verdict = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.confirmInProgram", [{"uri": uri, "line": start, "character": 5}]))
+    assert isinstance(verdict, dict) and "error" not in verdict, verdict
+    assert verdict["verdict"] in ("faster", "slower", "no-change", "noisy"), verdict
+    assert verdict["pairs"] == 3
+    shown = await titles()
+    assert any(t.startswith("program: ") and "95% CI" in t for t in shown), shown
+    assert "Confirm in program" not in shown
+
+
+def _line_in(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.split("\n")) if needle in line)

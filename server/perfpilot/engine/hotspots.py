@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
+from perfpilot.engine.confirm_rewrite import Confirmation
 from perfpilot.engine.present import escape_md
 from perfpilot.engine.settings import ProfileSettings
 from perfpilot.profiling.proc import ProfileError
@@ -159,12 +160,15 @@ def profile_markdown(profile: Profile, count: int = 20) -> str:
 
 
 class ProfileSlot:
-    """The workspace's latest profile: set by a profiling run or an import, saved in the
-    workspace's private folder, and read back from there on first use after a restart."""
+    """The workspace's program-level state: the latest profile (set by a profiling run or an
+    import, saved in the workspace's private folder, read back from there on first use after a
+    restart) and the "Confirm in program" results per (uri, function)."""
 
     def __init__(self) -> None:
         self.profile: Profile | None = None
         self.running: JobContext | None = None
+        self.confirmations: dict[tuple[str, str], Confirmation] = {}
+        self.confirming: set[tuple[str, str]] = set()
         self._loaded = False
 
     def current(self, folder: Path | None) -> Profile | None:

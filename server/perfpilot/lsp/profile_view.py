@@ -12,7 +12,9 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
+from perfpilot.code.locate import LocateError
 from perfpilot.code.site import FunctionSite
+from perfpilot.engine.confirm_rewrite import can_confirm, confirm_rewrite, program_lens_text
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.hotspots import (
     HotSpot,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 CMD_PROFILE = "perfpilot.profile"
 CMD_SHOW_PROFILE = "perfpilot.showProfile"
 CMD_FASTER = "perfpilot.makeFaster"
+CMD_CONFIRM = "perfpilot.confirmInProgram"
 
 
 def _folder(ls: PerfPilotServer) -> Path | None:
@@ -70,6 +73,31 @@ def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
             f"$(flame) {lens_text(spot)}", CMD_SHOW_PROFILE, arguments=[{}])))
         lenses.append(lsp.CodeLens(rng, lsp.Command("Make this faster", CMD_FASTER,
                                                     arguments=[arg])))
+    lenses.extend(_confirm_lenses(ls, doc, header))
+    return lenses
+
+
+def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list[lsp.CodeLens]:
+    """On applied rewrites: the program's figure once confirmed, else "Confirm in program"."""
+    lenses: list[lsp.CodeLens] = []
+    settings = ls.engine.settings.profile
+    for name, rec in ls.session.records.get(doc.uri, {}).items():
+        site = ls.site_named(doc, name)
+        if site is None or not rec.applied:
+            continue
+        rng = header(doc, site)
+        arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
+        key = (doc.uri, name)
+        done = ls.profiles.confirmations.get(key)
+        if key in ls.profiles.confirming:
+            lenses.append(lsp.CodeLens(rng, lsp.Command(
+                "$(sync~spin) confirming in the program…", CMD_SHOW_PROFILE, arguments=[{}])))
+        elif done is not None and done.function_text.strip() == site.text.strip():
+            lenses.append(lsp.CodeLens(rng, lsp.Command(
+                program_lens_text(done.verdict), CMD_CONFIRM, arguments=[arg])))
+        elif can_confirm(settings):
+            lenses.append(lsp.CodeLens(rng, lsp.Command("Confirm in program", CMD_CONFIRM,
+                                                        arguments=[arg])))
     return lenses
 
 
@@ -88,7 +116,8 @@ def _summary(profile: Profile) -> dict[str, Any]:
             "notes": list(profile.notes), "staleFiles": list(profile.stale_files())}
 
 
-async def _progress(ls: PerfPilotServer) -> tuple[JobContext, Callable[[], None]]:
+async def _progress(ls: PerfPilotServer, title: str = "PerfPilot: profiling"
+                    ) -> tuple[JobContext, Callable[[], None]]:
     """A job context whose reports show as work-done progress, and the function ending it."""
     token = f"perfpilot-profile-{uuid.uuid4().hex[:8]}"
     shown = False
@@ -96,7 +125,7 @@ async def _progress(ls: PerfPilotServer) -> tuple[JobContext, Callable[[], None]
         try:
             await ls.work_done_progress.create_async(token)
             ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
-                title="PerfPilot: profiling", cancellable=False))
+                title=title, cancellable=False))
             shown = True
         except Exception as exc:
             ls.log_info(f"progress not created: {exc}")
@@ -156,6 +185,49 @@ def register_profile_commands(server: PerfPilotServer) -> None:
                     "information: build with -g", lsp.MessageType.Warning)
         ls._refresh()
         return _summary(result)
+
+    @server.command(CMD_CONFIRM)
+    async def confirm(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        ls = cast("PerfPilotServer", any_ls)
+        a = args[0] if args and isinstance(args[0], dict) else {}
+        try:
+            uri = str(a["uri"])
+            site = ls.checked_site(uri, int(a.get("line", 0)), int(a.get("character", 0)))
+        except (KeyError, TypeError, ValueError, LocateError) as exc:
+            return {"error": f"no function here: {exc}"}
+        rec = ls.session.record(uri, site.qualified_name)
+        path = path_of_uri(uri)
+        root = ls.workspace_root
+        settings = ls.engine.settings.profile
+        if rec is None or not rec.applied:
+            return {"error": f"no applied rewrite of {site.name} to confirm"}
+        if root is None or path is None or not can_confirm(settings):
+            msg = ("set the program's build and run commands (perfpilot.profile.buildCommand "
+                   "and runCommand, or [profile] in .perfpilot.toml) to confirm in the program")
+            ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning)
+            return {"error": msg}
+        key = (uri, site.qualified_name)
+        if key in ls.profiles.confirming:
+            return {"error": "already confirming this function"}
+        ctx, end = await _progress(ls, "PerfPilot: confirming in the program")
+        ls.profiles.confirming.add(key)
+        ls._refresh()
+        try:
+            done = await confirm_rewrite(settings, root, path, site, rec.original_text, ctx)
+        except (ProfileError, Cancelled) as exc:
+            ls.tell(f"PerfPilot: not confirmed: {exc or 'cancelled'}", lsp.MessageType.Warning)
+            return {"error": str(exc) or "cancelled"}
+        finally:
+            ls.profiles.confirming.discard(key)
+            end()
+        ls.profiles.confirmations[key] = done
+        v = done.verdict
+        level = (lsp.MessageType.Warning if v.verdict in ("test-failed", "build-failed",
+                                                          "run-failed")
+                 else lsp.MessageType.Info)
+        ls.tell(f"PerfPilot: {site.name} in the program: {v.verdict}: {v.message}", level)
+        ls._refresh()
+        return v.to_json()
 
     @server.command(CMD_SHOW_PROFILE)
     def show_profile(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
