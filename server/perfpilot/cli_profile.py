@@ -69,7 +69,12 @@ def format_profile(profile: Profile, top: int, with_source: bool, base: Path) ->
     what = shlex.join(profile.command) if profile.command else "imported profile"
     lines = [f"Profile of {what} ({profile.tool}, {profile.event}, total {profile.total:g})",
              f"{'self':>7} {'incl':>7}  function  (file:lines)"]
-    shown = profile.hottest(top, with_source=with_source)
+    ranked = profile.hottest(len(profile.functions), with_source=with_source)
+    if with_source:
+        # The user's own code: sources on this machine (libraries' debug information names
+        # files of their build trees).
+        ranked = tuple(f for f in ranked if (base / f.file).is_file())
+    shown = ranked[:top]
     for f in shown:
         lines.append(f"{f.self_share:7.1%} {f.inclusive_share:7.1%}  {f.name}  "
                      f"({_where(f, base)})")
