@@ -200,3 +200,58 @@ def test_cli_profile_reports_a_failing_build(tmp_path: Path,
     err = capsys.readouterr().err
     assert rc == 2
     assert "build command failed (exit 3)" in err and "broken" in err
+
+
+def test_cli_profile_says_when_the_program_is_missing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["profile", "--cwd", str(tmp_path), "--", "./not-built"])
+    assert rc == 2
+    assert "no such program" in capsys.readouterr().err
+
+
+CPP = """\
+#include <cstdio>
+#include <vector>
+
+namespace geo {
+struct Grid {
+    std::vector<double> cells;
+    double smooth(int rounds) const {
+        double s = 0;
+        for (int r = 0; r < rounds; ++r)
+            for (double c : cells) s += c * 0.5 + r;
+        return s;
+    }
+};
+}  // namespace geo
+
+int main() {
+    geo::Grid g{std::vector<double>(4000, 1.5)};
+    std::printf("%f\\n", g.smooth(3000));
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_cpp_method_is_matched_to_its_definition(tmp_path: Path) -> None:
+    """C++ names from the debug information (qualified, with parameters) find the method the
+    editor's outline knows, by file, line and name."""
+    from perfpilot.code.locate import list_functions
+    from perfpilot.engine.hotspots import hot_spots
+
+    if not _perf_ok() and shutil.which("valgrind") is None:
+        pytest.skip("neither perf nor valgrind works here")
+    src = tmp_path / "grid.cpp"
+    src.write_text(CPP, encoding="utf-8")
+    subprocess.run(["g++", "-g", "-O1", str(src), "-o", str(tmp_path / "grid")], check=True)
+    profile = asyncio.run(profile_command([str(tmp_path / "grid")], tmp_path))
+    top = profile.hottest(1)[0]
+    assert "smooth" in top.name and "geo::Grid" in top.name
+    outline = list_functions(CPP, "cpp", uri=src.as_uri())
+    spots = hot_spots(profile, src, CPP, outline, count=3, min_share=0.01)
+    assert [s.qualified_name for s in spots][:1] == [
+        next(s.qualified_name for s in outline if s.name == "smooth")]
+    assert not spots[0].stale
+    edited = CPP.replace("double s = 0;", "double s = 0.0;")
+    assert hot_spots(profile, src, edited, outline, 3, 0.01)[0].stale

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,6 +62,7 @@ async def profile_command(argv: Sequence[str], cwd: Path, *, build_command: str 
     if build_command:
         ctx.report("building", build_command)
         await build(build_command, cwd, timeout_s=timeout_s, ctx=ctx)
+    _check_program(argv[0], cwd)
     tool, notes = await choose_profiler(profiler, ctx)
     ctx.report("profiling", f"{tool}: {shlex.join(argv)}")
     with tempfile.TemporaryDirectory(prefix="perfpilot-profile-") as tmp:
@@ -81,6 +84,16 @@ async def profile_command(argv: Sequence[str], cwd: Path, *, build_command: str 
         ctx.report("symbolizing", f"{len(cg.self_cost)} functions")
         return await _callgrind_profile(cg, argv, str(cwd),
                                         (*notes, *_exit_note(done.returncode)))
+
+
+def _check_program(program: str, cwd: Path) -> None:
+    """A program that cannot start would leave an empty profile: say so plainly instead."""
+    if "/" in program:
+        path = cwd / program
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise ProfileError(f"{program}: no such program in {cwd} (did the build make it?)")
+    elif shutil.which(program) is None:
+        raise ProfileError(f"{program}: not found on PATH")
 
 
 def _exit_note(returncode: int) -> tuple[str, ...]:
