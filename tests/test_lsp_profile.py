@@ -71,6 +71,8 @@ async def test_profile_puts_lenses_and_hover_on_the_hot_function(
     assert isinstance(result, dict) and "error" not in result, result
     assert result["functions"][0]["name"] == "heavy"
     assert "heavy" in result["markdown"]
+    # Kept in the workspace's private folder, so a restarted server shows it again.
+    assert (tmp_path / ".perfpilot" / "profiles" / "profile.json").is_file()
 
     heavy = _line("heavy: first")
     lenses = await _lenses(client, uri)

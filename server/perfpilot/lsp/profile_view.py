@@ -39,9 +39,12 @@ CMD_FASTER = "perfpilot.makeFaster"
 CMD_CONFIRM = "perfpilot.confirmInProgram"
 
 
-def _folder(ls: PerfPilotServer) -> Path | None:
+def _folder(ls: PerfPilotServer, create: bool = False) -> Path | None:
+    """The workspace's profile folder; created (with its ignore entry) only to save."""
     if ls.workspace_root is None or not ls.workspace_root.is_dir():
         return None
+    if not create:
+        return ls.workspace_root / ".perfpilot" / "profiles"
     try:
         return private_folder(ls.workspace_root, "profiles")
     except OSError:
@@ -175,7 +178,7 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         finally:
             ls.profiles.running = None
             end()
-        ls.profiles.replace(result, _folder(ls))
+        ls.profiles.replace(result, _folder(ls, create=True))
         top = result.hottest(1)
         if top:
             ls.tell(f"PerfPilot: profile taken; hottest function {top[0].name} "
