@@ -5,6 +5,8 @@ with its share, the hover says it, and an edit marks the profile stale."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import shutil
 import subprocess
 from collections.abc import AsyncIterator
@@ -22,22 +24,24 @@ from test_profiling import PROGRAM
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
 
+@functools.cache
 def _tool() -> str:
-    if asyncio.run(perf.perf_works()):
+    """The profiler the server will pick here ("" when none works); asked from a thread, as
+    the async fixtures and tests already run an event loop."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        works = pool.submit(asyncio.run, perf.perf_works()).result()
+    if works:
         return "perf"
     if shutil.which("valgrind") is not None:
         return "callgrind"
     return ""
 
 
-TOOL = _tool()
-
-
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[LanguageClient]:
     lsp_client.recorder = Recorder(lsp_client)  # type: ignore[attr-defined]
     (tmp_path / "prog.c").write_text(PROGRAM, encoding="utf-8")
-    size = 150000 if TOOL == "perf" else 3000
+    size = 150000 if _tool() == "perf" else 3000
     (tmp_path / ".perfpilot.toml").write_text(
         "[profile]\n"
         'build_command = "gcc -g -O1 prog.c -o prog"\n'
@@ -61,7 +65,7 @@ async def _lenses(client: LanguageClient, uri: str) -> list[lsp.CodeLens]:
 
 async def test_profile_puts_lenses_and_hover_on_the_hot_function(
         client: LanguageClient, tmp_path: Path) -> None:
-    if not TOOL:
+    if not _tool():
         pytest.skip("neither perf nor valgrind works here")
     uri = open_doc(client, tmp_path / "prog.c", language="c")
     assert await _lenses(client, uri) == []  # no profile yet: no share to show

@@ -4,6 +4,7 @@ and profiles the real tools wrote (perf script, callgrind, gprof) imported."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import shutil
 import subprocess
@@ -57,6 +58,7 @@ def _build(tmp: Path, *extra: str) -> Path:
     return exe
 
 
+@functools.cache
 def _perf_ok() -> bool:
     return asyncio.run(perf.perf_works())
 
