@@ -10,6 +10,8 @@ export const SERVER_COMMANDS = {
   showReport: 'perfpilot.showReport',
   testConnection: 'perfpilot.testConnection',
   status: 'perfpilot.status',
+  profile: 'perfpilot.profile',
+  showProfile: 'perfpilot.showProfile',
 } as const;
 
 export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport';

@@ -55,7 +55,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   refreshStatus();
 
   controller.onCommandResult = (command, result) => {
-    if (command === SERVER_COMMANDS.showReport) {
+    // Reports and profiles (the hot functions by share) open in the read-only report view.
+    const viewed: string[] = [SERVER_COMMANDS.showReport, SERVER_COMMANDS.profile, SERVER_COMMANDS.showProfile];
+    if (viewed.includes(command)) {
       const markdown = (result as { markdown?: unknown } | null)?.markdown;
       if (typeof markdown === 'string') {
         void reports.show(reportTitle(markdown, 'PerfPilot report'), markdown);
@@ -217,6 +219,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
     register(name, positionCommand(name));
   }
   register('cancel', cancel);
+  register('profile', () => runServerCommand(SERVER_COMMANDS.profile, {}));
   register('testConnection', testConnection);
   register('setApiKey', setApiKey);
   register('restartServer', () => controller.restart());

@@ -21,6 +21,7 @@ from typing import Any
 
 from perfpilot import __version__, exit_codes
 from perfpilot.cli_options import add_backend_flags, setting_overrides
+from perfpilot.cli_profile import add_confirm_parser, add_profile_parser, cmd_confirm, cmd_profile
 from perfpilot.cli_progress import ProgressPrinter
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.locate import LocateError, function_at, function_by_name
@@ -38,6 +39,7 @@ from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
 from perfpilot.llm.errors import ModelError
 from perfpilot.llm.redact import RedactingFilter, redact_text
+from perfpilot.profiling.proc import ProfileError
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.strategy.values import Plan
 
@@ -326,6 +328,21 @@ def cmd_trust(args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_profile_cli(args: argparse.Namespace) -> int:
+    # The workspace holding the working directory gives the [profile] run settings.
+    root = _root_for((Path(args.cwd) if args.cwd else Path.cwd()) / "-")
+    settings = _settings(args, root)
+    ctx = _ctx(args.verbose)
+    return int(await _with_sigint(ctx, cmd_profile(args, settings.profile, root, ctx)))
+
+
+async def cmd_confirm_cli(args: argparse.Namespace) -> int:
+    root = _root_for(Path(args.path))
+    settings = _settings(args, root)
+    ctx = _ctx(args.verbose)
+    return int(await _with_sigint(ctx, cmd_confirm(args, settings.profile, root, ctx)))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from perfpilot.lsp.server import create_server
 
@@ -411,6 +428,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--line", "-l", type=int, help="a 1-based line inside the function")
 
     add_eval_parser(sub)
+    add_profile_parser(sub)
+    add_confirm_parser(sub)
 
     p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
     p.add_argument("--tcp", metavar="HOST:PORT")
@@ -461,9 +480,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_trust(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval,
-                   "doctor": cmd_doctor}[args.command]
+                   "doctor": cmd_doctor, "profile": cmd_profile_cli,
+                   "confirm": cmd_confirm_cli}[args.command]
         return asyncio.run(handler(args))
-    except CliError as exc:
+    except (CliError, ProfileError) as exc:
         print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return exit_codes.USAGE
     except (ModelError, BackendError) as exc:  # the message names the role that failed

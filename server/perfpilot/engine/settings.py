@@ -60,12 +60,29 @@ class RunnerSettings:
 
 
 @dataclass(frozen=True)
+class ProfileSettings:
+    """How the user's own program is built and run for profiling (shell command lines)."""
+
+    build_command: str = ""
+    run_command: str = ""
+    test_command: str = ""  # run on the rewrite by "Confirm in program"
+    cwd: str = ""  # relative to the workspace root; empty: the root
+    profiler: str = "auto"  # auto (perf when it works, else callgrind), perf, callgrind
+    frequency: int = 997  # perf samples per second
+    timeout_s: float = 600.0
+    lenses: int = 5  # code lenses on at most this many hottest functions
+    min_share: float = 0.01  # and only on those with at least this self share
+    confirm_pairs: int = 10  # paired whole-program runs of "Confirm in program"
+
+
+@dataclass(frozen=True)
 class Settings:
     """All PerfPilot settings."""
 
     planner: RoleSettings = field(default_factory=RoleSettings)
     optimizer: RoleSettings = field(default_factory=RoleSettings)
     runner: RunnerSettings = field(default_factory=RunnerSettings)
+    profile: ProfileSettings = field(default_factory=ProfileSettings)
     apply_mode: ApplyMode = "verified"
     inlay_hints: bool = True
     max_file_bytes: int = 4_000_000
@@ -116,6 +133,7 @@ def _merge(obj: Any, data: Mapping[str, Any], path: str) -> Any:
 _CHOICES = {
     "backend": ("builtin", "local", "remote"),
     "apply_mode": ("verified", "preview", "ask"),
+    "profiler": ("auto", "perf", "callgrind"),
 }
 
 

@@ -30,6 +30,7 @@ from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.engine import Engine
+from perfpilot.engine.hotspots import ProfileSlot
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import (
     escape_md,
@@ -52,6 +53,7 @@ from perfpilot.lsp.convert import (
     header_range,
     server_position,
 )
+from perfpilot.lsp.profile_view import profile_hover, profile_lenses, register_profile_commands
 from perfpilot.lsp.transport import (
     BoundedStdin,
     BoundedStreamReader,
@@ -103,6 +105,7 @@ class PerfPilotServer(LanguageServer):
         # Reads of unopened documents: two threads, so a file system that hangs them can
         # cost at most these two, never the event loop or pygls's own pool.
         self._disk_reads = ThreadPoolExecutor(2, thread_name_prefix="perfpilot-read")
+        self.profiles = ProfileSlot()  # the workspace's latest profile (lenses on hot functions)
 
     # -- transport ------------------------------------------------------------------------
     @property
@@ -797,6 +800,7 @@ def create_server() -> PerfPilotServer:
                          else plan_markdown(rec.outcome.plan, site.name))
             if rec.stale:
                 parts.append("_The function changed since it was measured; Re-run to update._")
+        parts.extend(profile_hover(ls, doc, site))
         if not parts:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
@@ -833,6 +837,7 @@ def create_server() -> PerfPilotServer:
                 lenses.append(lsp.CodeLens(rng, lsp.Command("Re-run", CMD_RERUN, arguments=[arg])))
             if rec.applied:
                 lenses.append(lsp.CodeLens(rng, lsp.Command("Revert", CMD_REVERT, arguments=[arg])))
+        lenses.extend(profile_lenses(ls, doc, header_range))
         return lenses
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT,
@@ -861,4 +866,5 @@ def create_server() -> PerfPilotServer:
                                           escape_md(speedup_phrase(v)))))
         return hints
 
+    register_profile_commands(server)
     return server

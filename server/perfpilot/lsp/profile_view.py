@@ -1,0 +1,242 @@
+"""LSP side of profiles: the "Profile with PerfPilot" commands, and the lenses and hover
+lines on hot functions. Translation only: the work is in ``perfpilot.engine.hotspots``."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from perfpilot.code.locate import LocateError
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.confirm_rewrite import can_confirm, confirm_rewrite, program_lens_text
+from perfpilot.engine.disk_cache import private_folder
+from perfpilot.engine.hotspots import (
+    HotSpot,
+    hot_spots,
+    hover_text,
+    lens_text,
+    profile_markdown,
+    profile_workspace,
+)
+from perfpilot.engine.session import path_of_uri
+from perfpilot.profiling.proc import ProfileError
+from perfpilot.profiling.run import import_profile
+from perfpilot.profiling.values import Profile
+from perfpilot.progress import Cancelled, JobContext
+
+if TYPE_CHECKING:
+    from perfpilot.lsp.server import PerfPilotServer
+
+CMD_PROFILE = "perfpilot.profile"
+CMD_SHOW_PROFILE = "perfpilot.showProfile"
+CMD_FASTER = "perfpilot.makeFaster"
+CMD_CONFIRM = "perfpilot.confirmInProgram"
+
+
+def _folder(ls: PerfPilotServer, create: bool = False) -> Path | None:
+    """The workspace's profile folder; created (with its ignore entry) only to save."""
+    if ls.workspace_root is None or not ls.workspace_root.is_dir():
+        return None
+    if not create:
+        return ls.workspace_root / ".perfpilot" / "profiles"
+    try:
+        return private_folder(ls.workspace_root, "profiles")
+    except OSError:
+        return None
+
+
+def _spots(ls: PerfPilotServer, doc: TextDocument) -> list[tuple[HotSpot, FunctionSite]]:
+    profile = ls.profiles.current(_folder(ls))
+    path = path_of_uri(doc.uri)
+    if profile is None or path is None:
+        return []
+    outline = ls.outline(doc)
+    settings = ls.engine.settings.profile
+    spots = hot_spots(profile, path, doc.source, outline, settings.lenses, settings.min_share)
+    by_name = {s.qualified_name: s for s in outline}
+    return [(h, by_name[h.qualified_name]) for h in spots if h.qualified_name in by_name]
+
+
+def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
+                   header: Any) -> list[lsp.CodeLens]:
+    """``34% of run time`` and ``Make this faster`` above each hot function of ``doc``.
+    ``header`` maps (doc, site) to the range of the function's first line."""
+    lenses: list[lsp.CodeLens] = []
+    for spot, site in _spots(ls, doc):
+        rng = header(doc, site)
+        arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character,
+               "version": doc.version}
+        lenses.append(lsp.CodeLens(rng, lsp.Command(
+            f"$(flame) {lens_text(spot)}", CMD_SHOW_PROFILE, arguments=[{}])))
+        lenses.append(lsp.CodeLens(rng, lsp.Command("Make this faster", CMD_FASTER,
+                                                    arguments=[arg])))
+    lenses.extend(_confirm_lenses(ls, doc, header))
+    return lenses
+
+
+def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list[lsp.CodeLens]:
+    """On applied rewrites: the program's figure once confirmed, else "Confirm in program"."""
+    lenses: list[lsp.CodeLens] = []
+    settings = ls.engine.settings.profile
+    for name, rec in ls.session.records.get(doc.uri, {}).items():
+        site = ls.site_named(doc, name)
+        if site is None or not rec.applied:
+            continue
+        rng = header(doc, site)
+        arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
+        key = (doc.uri, name)
+        done = ls.profiles.confirmations.get(key)
+        if key in ls.profiles.confirming:
+            lenses.append(lsp.CodeLens(rng, lsp.Command(
+                "$(sync~spin) confirming in the program…", CMD_SHOW_PROFILE, arguments=[{}])))
+        elif done is not None and done.function_text.strip() == site.text.strip():
+            lenses.append(lsp.CodeLens(rng, lsp.Command(
+                program_lens_text(done.verdict), CMD_CONFIRM, arguments=[arg])))
+        elif can_confirm(settings):
+            lenses.append(lsp.CodeLens(rng, lsp.Command("Confirm in program", CMD_CONFIRM,
+                                                        arguments=[arg])))
+    return lenses
+
+
+def profile_hover(ls: PerfPilotServer, doc: TextDocument, site: FunctionSite) -> list[str]:
+    """The hover paragraph with the function's share, when it is among the hot ones."""
+    profile = ls.profiles.current(_folder(ls))
+    if profile is None:
+        return []
+    return [hover_text(spot, profile) for spot, s in _spots(ls, doc)
+            if s.qualified_name == site.qualified_name]
+
+
+def _summary(profile: Profile) -> dict[str, Any]:
+    return {"markdown": profile_markdown(profile),
+            "functions": [f.to_json() for f in profile.hottest(20)],
+            "notes": list(profile.notes), "staleFiles": list(profile.stale_files())}
+
+
+async def _progress(ls: PerfPilotServer, title: str = "PerfPilot: profiling"
+                    ) -> tuple[JobContext, Callable[[], None]]:
+    """A job context whose reports show as work-done progress, and the function ending it."""
+    token = f"perfpilot-profile-{uuid.uuid4().hex[:8]}"
+    shown = False
+    if ls.supports_progress():
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+                title=title, cancellable=False))
+            shown = True
+        except Exception as exc:
+            ls.log_info(f"progress not created: {exc}")
+
+    def report(stage: str, message: str, percent: int | None) -> None:
+        ls.log_info(f"profile: {stage} {message}")
+        if shown:
+            ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
+                message=f"{stage}: {message}" if message else stage))
+
+    def end() -> None:
+        if shown:
+            ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
+
+    return JobContext(on_report=report), end
+
+
+def register_profile_commands(server: PerfPilotServer) -> None:
+    """``perfpilot.profile`` (run the workspace's program, or ``{"import": FILE}``) and
+    ``perfpilot.showProfile`` (the hot functions, ordered by share)."""
+
+    # pygls reads the handlers' annotations at run time to find the server parameter; the
+    # server class is imported for type checking only (a circular import otherwise).
+    @server.command(CMD_PROFILE)
+    async def profile(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        ls = cast("PerfPilotServer", any_ls)
+        a = args[0] if args and isinstance(args[0], dict) else {}
+        if ls.profiles.running is not None:
+            return {"error": "a profile is already being taken"}
+        root = ls.workspace_root
+        ctx, end = await _progress(ls)
+        ls.profiles.running = ctx
+        try:
+            if a.get("import"):
+                work = import_profile(Path(str(a["import"])),
+                                      binary=Path(str(a["binary"])) if a.get("binary")
+                                      else None, ctx=ctx)
+            elif root is None:
+                raise ProfileError("open a folder first: the run settings are the workspace's")
+            else:
+                work = profile_workspace(ls.engine.settings.profile, root, ctx)
+            result: Profile = await work
+        except (ProfileError, Cancelled) as exc:
+            message = str(exc) or "cancelled"
+            ls.tell(f"PerfPilot: profile not taken: {message}", lsp.MessageType.Warning)
+            return {"error": message}
+        finally:
+            ls.profiles.running = None
+            end()
+        ls.profiles.replace(result, _folder(ls, create=True))
+        top = result.hottest(1)
+        if top:
+            ls.tell(f"PerfPilot: profile taken; hottest function {top[0].name} "
+                    f"({top[0].self_share:.0%} of run time)")
+        else:
+            ls.tell("PerfPilot: profile taken, but no sampled function has debug "
+                    "information: build with -g", lsp.MessageType.Warning)
+        ls._refresh()
+        return _summary(result)
+
+    @server.command(CMD_CONFIRM)
+    async def confirm(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        ls = cast("PerfPilotServer", any_ls)
+        a = args[0] if args and isinstance(args[0], dict) else {}
+        try:
+            uri = str(a["uri"])
+            site = await ls.checked_site(uri, int(a.get("line", 0)), int(a.get("character", 0)))
+        except (KeyError, TypeError, ValueError, LocateError) as exc:
+            return {"error": f"no function here: {exc}"}
+        rec = ls.session.record(uri, site.qualified_name)
+        path = path_of_uri(uri)
+        root = ls.workspace_root
+        settings = ls.engine.settings.profile
+        if rec is None or not rec.applied:
+            return {"error": f"no applied rewrite of {site.name} to confirm"}
+        if root is None or path is None or not can_confirm(settings):
+            msg = ("set the program's build and run commands (perfpilot.profile.buildCommand "
+                   "and runCommand, or [profile] in .perfpilot.toml) to confirm in the program")
+            ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning)
+            return {"error": msg}
+        key = (uri, site.qualified_name)
+        if key in ls.profiles.confirming:
+            return {"error": "already confirming this function"}
+        ctx, end = await _progress(ls, "PerfPilot: confirming in the program")
+        ls.profiles.confirming.add(key)
+        ls._refresh()
+        try:
+            done = await confirm_rewrite(settings, root, path, site, rec.original_text, ctx)
+        except (ProfileError, Cancelled) as exc:
+            ls.tell(f"PerfPilot: not confirmed: {exc or 'cancelled'}", lsp.MessageType.Warning)
+            return {"error": str(exc) or "cancelled"}
+        finally:
+            ls.profiles.confirming.discard(key)
+            end()
+        ls.profiles.confirmations[key] = done
+        v = done.verdict
+        level = (lsp.MessageType.Warning if v.verdict in ("test-failed", "build-failed",
+                                                          "run-failed")
+                 else lsp.MessageType.Info)
+        ls.tell(f"PerfPilot: {site.name} in the program: {v.verdict}: {v.message}", level)
+        ls._refresh()
+        return v.to_json()
+
+    @server.command(CMD_SHOW_PROFILE)
+    def show_profile(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        ls = cast("PerfPilotServer", any_ls)
+        current = ls.profiles.current(_folder(ls))
+        if current is None:
+            return {"markdown": "No profile yet: run *Profile with PerfPilot*.",
+                    "functions": []}
+        return _summary(current)
