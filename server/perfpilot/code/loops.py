@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
+from perfpilot.code.declarations import VarType, declared_types, unit_types, walk_declarator
+from perfpilot.code.effects import APPEND_METHODS, DOES_IO, NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import (
     LOOP_TYPES,
@@ -33,112 +35,14 @@ from perfpilot.code.parse import (
     unparen,
     walk_all,
 )
-from perfpilot.code.site import FunctionSite, Language
+from perfpilot.code.site import FunctionSite
 
 Node = tree_sitter.Node
 
 _KIND = {"for_statement": "for", "while_statement": "while", "do_statement": "do",
          "for_range_loop": "range-for"}
 
-# Functions without side effects whose calls may appear in an independent loop.
-PURE_FUNCTIONS = frozenset({
-    "sqrt", "sqrtf", "sqrtl", "cbrt", "sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "acos",
-    "atan", "atan2", "sinh", "cosh", "tanh", "exp", "expf", "exp2", "expm1", "log", "logf",
-    "log2", "log10", "log1p", "fabs", "fabsf", "abs", "labs", "llabs", "pow", "powf", "hypot",
-    "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax", "fma", "erf", "erfc", "min", "max",
-    "isnan", "isinf", "isfinite", "copysign", "lround", "llround", "static_cast", "ldexp",
-    # <cctype>: they read the locale, and change nothing
-    "toupper", "tolower", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
-    "ispunct", "isxdigit", "isprint", "iscntrl", "isgraph", "isblank",
-})
-# Methods that only read their object (so calling them on a shared object is safe).
-READONLY_METHODS = frozenset({
-    "size", "length", "empty", "at", "front", "back", "data", "c_str", "capacity", "find",
-    "count", "contains", "begin", "end", "cbegin", "cend", "rbegin", "rend", "substr", "compare",
-    "real", "imag",
-})
-APPEND_METHODS = frozenset({"push_back", "emplace_back"})
-_IO_NAMES = frozenset({
-    "cout", "cin", "cerr", "clog", "printf", "scanf", "puts", "putchar", "getchar", "fprintf",
-    "fscanf", "fputs", "fgets", "gets", "getline", "fwrite", "fread", "write", "read",
-})
 _REDUCTION_CALLS = {"max": "max", "min": "min", "fmax": "max", "fmin": "min"}
-_INTEGRAL_WORDS = frozenset({
-    "int", "long", "short", "unsigned", "signed", "size_t", "std::size_t", "ssize_t",
-    "ptrdiff_t", "std::ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
-    "uint16_t", "uint32_t", "uint64_t", "std::int64_t", "std::uint64_t", "std::int32_t",
-    "std::uint32_t", "char",
-})
-_FLOAT_WORDS = frozenset({"double", "float"})
-_CONTAINERS = re.compile(r"^(std::)?(vector|array|valarray|deque|basic_string|string)\b")
-
-
-@dataclass(frozen=True)
-class VarType:
-    """A declared variable's type, split like ``Param``: base text, pointers, array, reference."""
-
-    base: str
-    pointer: int = 0
-    array: bool = False
-    reference: str = ""
-    const: bool = False
-
-    @property
-    def is_integral(self) -> bool:
-        """A plain integer type (no pointer, array or reference)."""
-        words = self.base.replace("const", "").split()
-        return (not self.pointer and not self.array and bool(words)
-                and all(w in _INTEGRAL_WORDS for w in words))
-
-    @property
-    def is_floating(self) -> bool:
-        """``double`` or ``float`` (``long double`` excluded on purpose)."""
-        words = self.base.replace("const", "").split()
-        return (not self.pointer and not self.array and len(words) == 1
-                and words[0] in _FLOAT_WORDS)
-
-    @property
-    def is_arithmetic(self) -> bool:
-        """An integer or floating scalar."""
-        return self.is_integral or self.is_floating
-
-    @property
-    def is_indexable(self) -> bool:
-        """Subscripting it addresses distinct elements for distinct indices."""
-        if self.pointer or self.array:
-            return True
-        base = self.base.replace("const", "").strip()
-        return bool(_CONTAINERS.match(base)) and "vector<bool>" not in base.replace(" ", "")
-
-    @property
-    def element(self) -> VarType | None:
-        """The type of ``x[k]``, when known."""
-        if self.pointer:
-            return VarType(self.base, self.pointer - 1, False)
-        if self.array:
-            return VarType(self.base)
-        base = self.base.replace("const", "").strip()
-        if not re.match(r"^(?:std::)?(?:vector|valarray|deque|array)\s*<", base):
-            return None
-        arg = _first_template_arg(base)
-        return VarType(arg) if arg else None
-
-
-def _first_template_arg(text: str) -> str:
-    """``double`` for ``vector<double>``, ``vector<int>`` for ``array<vector<int>, 3>``."""
-    start = text.find("<")
-    depth = 0
-    for pos in range(start, len(text)):
-        ch = text[pos]
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-            if depth == 0:
-                return " ".join(text[start + 1:pos].split())
-        elif ch == "," and depth == 1:
-            return " ".join(text[start + 1:pos].split())
-    return ""
 
 
 @dataclass(frozen=True)
@@ -279,90 +183,6 @@ def _callee_name(call: Node) -> tuple[str, str | None, str | None]:
 
 def _plain_callee(callee: str) -> str:
     return callee.removeprefix("std::").removeprefix("::")
-
-
-def declared_types(root: Node) -> dict[str, VarType | None]:
-    """Variables declared anywhere under ``root`` (parameters and locals) with their types.
-
-    A name declared twice with different types maps to None (unknown).
-    """
-    out: dict[str, VarType | None] = {}
-    for n in walk_all(root):
-        if n.type in ("parameter_declaration", "optional_parameter_declaration", "declaration",
-                      "field_declaration"):
-            type_node = n.child_by_field_name("type")
-            base = node_text(type_node) if type_node is not None else ""
-            const = any(c.type == "type_qualifier" and node_text(c) == "const"
-                        for c in n.children)
-            for i, child in enumerate(n.children):
-                if n.field_name_for_child(i) != "declarator":
-                    continue
-                name, vt = _declarator_type(child, base, const)
-                local = _constructed_local(n, child, out)
-                if name is None and local is not None:
-                    name, vt = local, VarType(" ".join(base.split()), const=const)
-                if name is None:
-                    continue
-                if name in out and out[name] != vt:
-                    out[name] = None
-                else:
-                    out[name] = vt
-        elif n.type == "for_range_loop":
-            decl = n.child_by_field_name("declarator")
-            if decl is not None:
-                name, _ = _declarator_type(decl, "auto", False)
-                if name is not None:
-                    out[name] = None
-    return out
-
-
-def _constructed_local(decl: Node, declarator: Node,
-                       variables: dict[str, VarType | None]) -> str | None:
-    """The name of ``std::vector<int> q(jobs);`` in a block, which parses like a function
-    declaration: when its "parameters" are all names of ``variables``, it is an object
-    constructed from them."""
-    if decl.type != "declaration" or decl.parent is None or \
-            decl.parent.type != "compound_statement" or declarator.type != "function_declarator":
-        return None
-    name = declarator.child_by_field_name("declarator")
-    params = declarator.child_by_field_name("parameters")
-    if name is None or name.type != "identifier" or params is None or \
-            not params.named_child_count or not all(
-                p is not None and p.type == "parameter_declaration"
-                and p.child_by_field_name("declarator") is None and node_text(p) in variables
-                for p in params.named_children):
-        return None
-    return node_text(name)
-
-
-def _declarator_type(decl: Node, base: str, const: bool) -> tuple[str | None, VarType]:
-    pointer = 0
-    array = False
-    reference = ""
-    node: Node | None = decl
-    while node is not None:
-        if node.type == "init_declarator":
-            node = node.child_by_field_name("declarator")
-            continue
-        if node.type == "pointer_declarator":
-            pointer += 1
-        elif node.type == "array_declarator":
-            array = True
-        elif node.type == "reference_declarator":
-            reference = "&&" if node_text(node).lstrip().startswith("&&") else "&"
-        elif node.type == "identifier":
-            return node_text(node), VarType(" ".join(base.split()), pointer, array, reference,
-                                            const)
-        elif node.type not in ("parenthesized_declarator", "function_declarator"):
-            return None, VarType(base)
-        if node.type == "function_declarator":
-            return None, VarType(base)
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children
-                          if c.type.endswith("declarator") or c.type == "identifier"), None)
-        node = inner
-    return None, VarType(base)
 
 
 def _enclosing_function(node: Node) -> Node:
@@ -557,10 +377,11 @@ def _collect(loop: Node, body: Node) -> _Body:
                     facts.static_locals = True
                 for i, c in enumerate(n.children):
                     if n.field_name_for_child(i) == "declarator":
-                        name, vt = _declarator_type(c, "", False)
+                        d = walk_declarator(c)
+                        name = d.name if d.plain else None
                         if name:
                             facts.locals.add(name)
-                            if vt.pointer or vt.reference or vt.array:
+                            if d.pointer or d.reference or d.array:
                                 # may point into shared data: writes through it are not private
                                 facts.local_refs.add(name)
         elif t == "assignment_expression":
@@ -583,7 +404,7 @@ def _collect(loop: Node, body: Node) -> _Body:
             args = tuple(node_text(a) for a in args_node.named_children) if args_node else ()
             facts.calls.append((CallSite(node_text(n), callee, obj, method, args, n.start_byte,
                                          n.end_byte), n))
-            if _plain_callee(callee) in _IO_NAMES:
+            if _plain_callee(callee) in DOES_IO:
                 facts.has_io = True
         elif t == "identifier" and node_text(n) in ("cout", "cin", "cerr", "clog"):
             facts.has_io = True
@@ -828,11 +649,11 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         plain = _plain_callee(call.callee)
         if call.method is not None:
             obj_root = call.obj.split(".")[0].split("->")[0].split("[")[0] if call.obj else ""
-            if call.method in READONLY_METHODS or obj_root in f.locals:
+            if call.method in PARALLEL_SAFE_METHODS or obj_root in f.locals:
                 continue
             return fail(f"the body calls '{call.obj}.{call.method}()', which changes a shared "
                         "object")
-        if plain not in PURE_FUNCTIONS:
+        if plain not in NO_SIDE_EFFECTS:
             return fail(f"the body calls '{call.callee}()', which may have side effects")
     if f.escapes - f.locals:
         name = sorted(f.escapes - f.locals)[0]
@@ -950,7 +771,7 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     out: list[CallSite] = []
     body_calls = [c for c, _ in f.calls]
     unknown_free = [c for c in body_calls if c.method is None and
-                    _plain_callee(c.callee) not in PURE_FUNCTIONS]
+                    _plain_callee(c.callee) not in NO_SIDE_EFFECTS]
     for n in walk_all(cond):
         if n.type != "call_expression":
             continue
@@ -973,13 +794,13 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
             continue
         changed = False
         for c in body_calls:
-            if c.obj == name and c.method not in READONLY_METHODS:
+            if c.obj == name and c.method not in PARALLEL_SAFE_METHODS:
                 changed = True
             if any(re.search(rf"\b{re.escape(name)}\b", a) for a in c.args) and \
-                    _plain_callee(c.callee) not in PURE_FUNCTIONS:
+                    _plain_callee(c.callee) not in NO_SIDE_EFFECTS:
                 changed = True
             other = types.get(c.obj) if c.obj else None
-            if c.method is not None and c.method not in READONLY_METHODS and \
+            if c.method is not None and c.method not in PARALLEL_SAFE_METHODS and \
                     (other is None or other.base.replace("const", "").strip()
                      == vt.base.replace("const", "").strip()):
                 changed = True  # unknown or same type: might be the same object via a reference
@@ -990,7 +811,8 @@ def _invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         if unknown_free and (vt.reference or vt.pointer):
             changed = True
         if name not in own_names and (unknown_free or any(
-                c.method is not None and c.method not in READONLY_METHODS for c in body_calls)):
+                c.method is not None and c.method not in PARALLEL_SAFE_METHODS
+                for c in body_calls)):
             changed = True  # a global: any call the loop makes could change it
         if not changed:
             out.append(site)
@@ -1197,20 +1019,6 @@ def all_loops(loops: tuple[LoopFacts, ...]) -> Iterator[LoopFacts]:
     for lp in loops:
         yield lp
         yield from all_loops(lp.children)
-
-
-def unit_types(unit_text: str, language: Language) -> dict[str, VarType | None]:
-    """Types of the variables declared at the top level of a translation unit (globals)."""
-    return top_level_types(parse(unit_text, language).root_node)
-
-
-def top_level_types(unit: Node) -> dict[str, VarType | None]:
-    """``unit_types`` of an already parsed unit (its root node)."""
-    out: dict[str, VarType | None] = {}
-    for child in unit.named_children:
-        if child.type == "declaration":
-            out.update(declared_types(child))
-    return out
 
 
 def function_loops(site: FunctionSite) -> tuple[LoopFacts, ...]:

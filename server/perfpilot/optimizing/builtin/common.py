@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.loops import LoopFacts, VarType
+from perfpilot.code.declarations import VarType
+from perfpilot.code.loops import LoopFacts
 from perfpilot.code.parse import LOOP_TYPES, node_text
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.optimizing.builtin.edits import Edit

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from perfpilot.code.loops import declared_types, find_loops, parse_function_node, top_level_types
+from perfpilot.code.declarations import declared_types, top_level_types
+from perfpilot.code.loops import find_loops, parse_function_node
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
 from perfpilot.optimizing.builtin.common import Change, Node, RuleInput, RuleOutput, identifiers

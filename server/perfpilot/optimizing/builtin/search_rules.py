@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import READONLY_METHODS, VarType, all_loops
+from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS
+from perfpilot.code.loops import all_loops
 from perfpilot.code.parse import node_text, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
@@ -136,7 +138,7 @@ def _changes_in_loop(loop: Node, b: str, b_type: VarType,
                 continue  # b[k] read (a store to it is an assignment, caught below)
             field = parent.child_by_field_name("field") \
                 if parent is not None and parent.type == "field_expression" else None
-            if field is None or node_text(field) not in READONLY_METHODS:
+            if field is None or node_text(field) not in PARALLEL_SAFE_METHODS:
                 return f"the loop uses '{b}' other than through read-only calls"
         elif n.type == "call_expression":
             fn = n.child_by_field_name("function")
@@ -144,7 +146,7 @@ def _changes_in_loop(loop: Node, b: str, b_type: VarType,
                 obj = fn.child_by_field_name("argument")
                 method = fn.child_by_field_name("field")
                 other = types.get(node_text(obj)) if obj is not None else None
-                if method is not None and node_text(method) not in READONLY_METHODS and \
+                if method is not None and node_text(method) not in PARALLEL_SAFE_METHODS and \
                         (other is None or _same(other.base, b_type.base)):
                     return (f"the loop calls '{node_text(fn)}()', which may change '{b}' "
                             "through another name")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import READONLY_METHODS, VarType
+from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.parse import node_text, walk_all
 from perfpilot.optimizing.builtin.common import Change, Node, RuleInput, RuleOutput, inside_loop
 from perfpilot.optimizing.builtin.edits import Edit
@@ -59,7 +60,7 @@ def _reads_only(node: Node, name: str) -> bool:
                 call.type != "call_expression":
             return False
         method = field.child_by_field_name("field")
-        if method is None or node_text(method) not in READONLY_METHODS:
+        if method is None or node_text(method) not in PARALLEL_SAFE_METHODS:
             return False
     return True
 

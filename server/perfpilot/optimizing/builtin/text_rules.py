@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import READONLY_METHODS, VarType, declared_types
+from perfpilot.code.declarations import VarType, declared_types
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,
@@ -224,7 +225,7 @@ def fast_io_rule(inp: RuleInput) -> RuleOutput:
 _BIG_TYPES = re.compile(
     r"^(std::)?(vector|string|wstring|basic_string|map|multimap|set|multiset|unordered_map|"
     r"unordered_set|unordered_multimap|unordered_multiset|deque|list|valarray)\b")
-_CONST_OK_METHODS = READONLY_METHODS | {
+_CONST_OK_METHODS = PARALLEL_SAFE_METHODS | {
     "lower_bound", "upper_bound", "equal_range", "crbegin", "crend", "max_size", "sum", "min",
     "max", "rfind", "find_first_of", "find_last_of", "starts_with", "ends_with", "key_comp",
 }

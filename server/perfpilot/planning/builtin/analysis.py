@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.locate import iter_function_nodes
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import Node
 from perfpilot.planning.builtin.detectors import (
     algorithm,
     calls,
@@ -23,9 +25,7 @@ from perfpilot.planning.builtin.detectors import (
     vector,
 )
 from perfpilot.planning.builtin.detectors.common import Detector
-from perfpilot.planning.builtin.facts import FunctionFacts
 from perfpilot.planning.builtin.finding import Finding
-from perfpilot.planning.builtin.syntax import Node
 
 log = logging.getLogger(__name__)
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements, unwrap
-from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
@@ -20,6 +18,8 @@ from perfpilot.planning.builtin.syntax import (
     text,
     walk,
 )
+from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, rng
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 # Free functions that scan a whole range each time they are called.
 LINEAR_SCANS = frozenset({

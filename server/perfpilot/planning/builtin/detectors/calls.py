@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.locate import iter_function_nodes
-from perfpilot.planning.builtin.detectors.common import HEAVY_TYPE, code, cpp, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     Node,
     callee,
     declarator_name,
@@ -17,6 +15,8 @@ from perfpilot.planning.builtin.syntax import (
     receiver,
     text,
 )
+from perfpilot.planning.builtin.detectors.common import HEAVY_TYPE, code, cpp, loop_phrase, rng
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 
 def _param_nodes(facts: FunctionFacts) -> dict[str, Node]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from perfpilot.code.loops import VarType
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.syntax import Node, declarator_name, text
 from perfpilot.planning.builtin.finding import Finding
-from perfpilot.planning.builtin.syntax import Node, declarator_name, text
 
 Detector = Callable[[FunctionFacts], Iterable[Finding]]
 
@@ -97,14 +97,13 @@ def loop_types(facts: FunctionFacts) -> dict[str, VarType | None]:
             out[name] = vt
 
     for v in facts.global_vars.values():
-        put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
-            "global")
+        put(v.name, v, "global")
     for p in facts.site.params:
-        put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const), "param")
+        put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const, name=p.name,
+                            type_text=p.type_text, scope="param"), "param")
     for d in facts.nodes("declaration"):
         for v in facts.local_vars(d):
-            put(v.name, VarType(v.base, v.pointer, v.array, "&" if v.reference else "", v.const),
-                "local")
+            put(v.name, v, "local")
     for r in facts.nodes("for_range_loop"):
         name = declarator_name(r.child_by_field_name("declarator"))
         if name:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from perfpilot.planning.builtin.detectors.common import code, cpp, lines_phrase, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts, VarType
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
@@ -18,6 +17,8 @@ from perfpilot.planning.builtin.syntax import (
     root_name,
     text,
 )
+from perfpilot.planning.builtin.detectors.common import code, cpp, lines_phrase, loop_phrase, rng
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 _ORDERED = re.compile(r"^(?:std::)?(map|set|multimap|multiset)\s*<\s*(.+)>$", re.S)
 _LIST = re.compile(r"^(?:std::)?list\s*<")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.syntax import Node, callee, line, operator, receiver, text
 from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts
 from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import Node, callee, line, operator, receiver, text
 
 _READS = frozenset({"scanf", "fscanf", "getchar", "fgetc", "getc", "fgets", "sscanf"})
 _WRITES = frozenset({"printf", "fprintf", "puts", "putchar", "fputc", "putc", "fputs"})

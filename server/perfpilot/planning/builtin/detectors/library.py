@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements, unwrap
-from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, trip_count
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop
-from perfpilot.planning.builtin.finding import Finding, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     Node,
     identifiers,
     number,
@@ -17,6 +15,8 @@ from perfpilot.planning.builtin.syntax import (
     root_name,
     text,
 )
+from perfpilot.planning.builtin.detectors.common import code, cpp, loop_phrase, trip_count
+from perfpilot.planning.builtin.finding import Finding, make_finding
 
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array|deque|basic_string|string|valarray)\b")
 

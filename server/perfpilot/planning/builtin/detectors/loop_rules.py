@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from perfpilot.code.loops import VarType, interchange_blocker
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loops import interchange_blocker
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import statements, unwrap
-from perfpilot.planning.builtin.detectors.common import code, loop_phrase, loop_types, rng
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
@@ -23,6 +22,8 @@ from perfpilot.planning.builtin.syntax import (
     text,
     walk,
 )
+from perfpilot.planning.builtin.detectors.common import code, loop_phrase, loop_types, rng
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 # Calls whose cost grows with their argument: invariant ones in a loop make it quadratic.
 _LINEAR_CALLS = frozenset({"strlen", "wcslen"})

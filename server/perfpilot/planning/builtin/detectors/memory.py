@@ -5,17 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from perfpilot.planning.builtin.detectors.common import (
-    CONTAINER_TYPE,
-    code,
-    cpp,
-    loop_phrase,
-    rng,
-    trip_count,
-)
-from perfpilot.planning.builtin.facts import FunctionFacts
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.syntax import (
     Node,
     ancestors,
     arguments,
@@ -26,6 +17,15 @@ from perfpilot.planning.builtin.syntax import (
     root_name,
     text,
 )
+from perfpilot.planning.builtin.detectors.common import (
+    CONTAINER_TYPE,
+    code,
+    cpp,
+    loop_phrase,
+    rng,
+    trip_count,
+)
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<")
 _STRING = re.compile(r"^(?:std::)?(?:string|wstring|basic_string\b)")

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import unwrap
-from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
@@ -20,6 +18,8 @@ from perfpilot.planning.builtin.syntax import (
     root_name,
     text,
 )
+from perfpilot.planning.builtin.detectors.common import code, loop_phrase, rng
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 _POW = frozenset({"pow", "powf", "powl"})
 _SIGNED = frozenset({"int", "long", "long long", "short", "int32_t", "int64_t", "std::int32_t",

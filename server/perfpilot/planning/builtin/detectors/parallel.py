@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import statements
+from perfpilot.code.syntax import Node, declarator_name
 from perfpilot.planning.builtin.detectors.common import loop_types
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop
 from perfpilot.planning.builtin.finding import Finding, make_finding
-from perfpilot.planning.builtin.syntax import Node, declarator_name
 
 # The dependence test walks each loop body once per nesting level and the whole function once
 # per loop, so its cost grows with loops x function size; past these budgets the remaining loops

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements
-from perfpilot.planning.builtin.detectors.common import ARITH, code, loop_phrase, rng
-from perfpilot.planning.builtin.facts import FunctionFacts, Loop
-from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     callee,
     identifiers,
     line,
@@ -17,6 +15,8 @@ from perfpilot.planning.builtin.syntax import (
     root_name,
     text,
 )
+from perfpilot.planning.builtin.detectors.common import ARITH, code, loop_phrase, rng
+from perfpilot.planning.builtin.finding import Finding, depth_bonus, make_finding
 
 _MATH = frozenset({"sqrt", "sqrtf", "fabs", "fabsf", "abs", "exp", "log", "sin", "cos", "fmin",
                    "fmax", "min", "max"})

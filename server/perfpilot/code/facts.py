@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 import tree_sitter
 
+from perfpilot.code.declarations import VarType, declared_vars
+from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS, READS_ITS_RANGES_ONLY
 from perfpilot.code.parse import LOOP_TYPES, grammar, unwrap
 from perfpilot.code.site import FunctionSite, Language
-from perfpilot.planning.builtin.syntax import (
+from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
@@ -43,33 +44,7 @@ _COLLECTED = (
 # Numerous kinds, collected only when a detector asks for them.
 _LAZY = ("identifier", "qualified_identifier", "field_expression")
 
-# Methods that only read their object (anything else may modify it).
-READ_METHODS = frozenset({
-    "size", "length", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
-    "crend", "find", "count", "contains", "at", "front", "back", "data", "c_str", "substr",
-    "compare", "lower_bound", "upper_bound", "equal_range", "capacity", "max_size", "top",
-    "find_first_of", "find_last_of", "find_first_not_of", "find_last_not_of", "rfind",
-    "starts_with", "ends_with", "str", "get", "value", "first", "second", "key_comp",
-    "test", "any", "none", "all",
-})
-# Free functions that neither modify their arguments nor have effects that matter here.
-PURE_FUNCS = frozenset({
-    "strlen", "strcmp", "strncmp", "memcmp", "abs", "labs", "llabs", "fabs", "fabsf", "sqrt",
-    "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "sin",
-    "cos", "tan", "sinf", "cosf", "atan", "atan2", "floor", "ceil", "round", "fmin", "fmax",
-    "min", "max", "hypot", "isdigit", "isalpha", "isspace", "isupper", "islower", "toupper",
-    "tolower", "size", "begin", "end", "printf", "fprintf", "puts", "putchar", "to_string",
-    "static_cast", "sizeof", "distance", "make_pair", "get",
-})
-# Standard algorithms that only read the ranges they are given.
-READONLY_ALGOS = frozenset({
-    "find", "find_if", "find_if_not", "count", "count_if", "accumulate", "min_element",
-    "max_element", "minmax_element", "all_of", "any_of", "none_of", "equal", "lower_bound",
-    "upper_bound", "binary_search", "equal_range", "distance", "search", "mismatch", "includes",
-    "is_sorted", "inner_product", "reduce", "for_each", "copy", "strlen", "memcmp",
-})
 _RANGE_ENDS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "data"})
-_CV = re.compile(r"\b(const|volatile|static|constexpr|inline|register|mutable|extern)\b")
 
 
 @cache
@@ -77,26 +52,6 @@ def _query(language: Language, kinds: tuple[str, ...] = _COLLECTED) -> tree_sitt
     g = grammar(language)
     present = [k for k in kinds if g.id_for_node_kind(k, True)]
     return tree_sitter.Query(g, "[" + " ".join(f"({k})" for k in present) + "] @n")
-
-
-@dataclass(frozen=True)
-class VarType:
-    """A declared variable: its type as written, split into parts, and where it was declared."""
-
-    name: str
-    type_text: str
-    base: str
-    pointer: int = 0
-    reference: bool = False
-    array: bool = False
-    const: bool = False
-    line: int = 0
-    scope: str = "local"  # "local", "param" or "global"
-
-    @property
-    def is_float(self) -> bool:
-        """Whether the (element) type is float or double."""
-        return self.base in ("float", "double", "long double")
 
 
 @dataclass(frozen=True)
@@ -131,70 +86,6 @@ class Loop:
     def counted(self) -> bool:
         """A ``for`` loop with an induction variable, a bound and a unit step."""
         return self.var is not None and self.bound is not None and self.step in ("++", "--")
-
-
-def _var_from_declarator(decl: Node, type_node: Node | None, qualifiers: str, scope: str
-                         ) -> VarType | None:
-    name = declarator_name(decl)
-    if not name:
-        return None
-    pointer = 0
-    reference = False
-    array = False
-    d: Node | None = decl
-    while d is not None and d.type not in ("identifier", "field_identifier"):
-        if d.type == "pointer_declarator":
-            pointer += 1
-        elif d.type == "reference_declarator":
-            reference = True
-        elif d.type == "array_declarator":
-            array = True
-        inner = d.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in d.named_children
-                          if c.type.endswith("declarator") or c.type == "identifier"), None)
-        d = inner
-    type_text = text(type_node)
-    base = " ".join(_CV.sub("", type_text).split())
-    return VarType(name, " ".join(f"{qualifiers} {type_text}".split()), base, pointer, reference,
-                   array, "const" in qualifiers.split(), line(decl), scope)
-
-
-def declared_vars(decl: Node, scope: str) -> list[VarType]:
-    """The variables a ``declaration`` node declares."""
-    type_node = decl.child_by_field_name("type")
-    quals = " ".join(text(c) for c in decl.children
-                     if c.type in ("type_qualifier", "storage_class_specifier"))
-    out: list[VarType] = []
-    for i, child in enumerate(decl.children):
-        if decl.field_name_for_child(i) != "declarator":
-            continue
-        target = child.child_by_field_name("declarator") if child.type == "init_declarator" \
-            else child
-        if target is not None and target.type == "function_declarator" and scope == "local" \
-                and _constructor_call(target):
-            target = target.child_by_field_name("declarator")
-        if target is None or target.type == "function_declarator":
-            continue
-        v = _var_from_declarator(target, type_node, quals, scope)
-        if v is not None:
-            out.append(v)
-    return out
-
-
-def _constructor_call(decl: Node) -> bool:
-    """``std::vector<int> v(n);`` parses like a function declaration; its "parameters" are
-    bare names or expressions, never typed parameters."""
-    params = decl.child_by_field_name("parameters")
-    if params is None or not params.named_children:
-        return False
-    for p in params.named_children:
-        if p.type == "parameter_declaration" and p.child_by_field_name("declarator") is not None:
-            return False
-        if p.type not in ("parameter_declaration", "number_literal", "identifier",
-                          "binary_expression", "call_expression", "string_literal"):
-            return False
-    return True
 
 
 def _is_callee(expr: Node, name: str) -> bool:
@@ -422,15 +313,15 @@ class FunctionFacts:
         name = callee(c)
         rcv = receiver(c)
         if rcv is not None:
-            if name not in READ_METHODS:
+            if name not in READ_ONLY_METHODS:
                 add(root_name(rcv))
             return
-        if name in PURE_FUNCS:
+        if name in NEVER_WRITES_MEMORY:
             return
         for arg in arguments(c):
             if arg.type == "identifier":
                 add(text(arg))
-            elif arg.type == "call_expression" and name not in READONLY_ALGOS:
+            elif arg.type == "call_expression" and name not in READS_ITS_RANGES_ONLY:
                 inner = callee(arg)
                 if inner in _RANGE_ENDS:
                     r = receiver(arg)
@@ -439,7 +330,7 @@ class FunctionFacts:
                     else:
                         args = arguments(arg)
                         add(root_name(args[0]) if args else None)
-            elif arg.type in ("binary_expression",) and name not in READONLY_ALGOS:
+            elif arg.type in ("binary_expression",) and name not in READS_ITS_RANGES_ONLY:
                 # memcpy(dst + k, ...), std::sort(a, a + n): the base pointer's data changes.
                 add(root_name(arg.child_by_field_name("left")))
 
@@ -464,8 +355,8 @@ class FunctionFacts:
                 return False
             if n.type == "call_expression":
                 name = callee(n)
-                if (receiver(n) is None and name not in PURE_FUNCS) or \
-                        (receiver(n) is not None and name not in READ_METHODS):
+                if (receiver(n) is None and name not in NEVER_WRITES_MEMORY) or \
+                        (receiver(n) is not None and name not in READ_ONLY_METHODS):
                     return False
                 if name in ("rand", "clock", "time"):
                     return False
@@ -484,8 +375,8 @@ class FunctionFacts:
             hit = False
             for c in self.nodes("call_expression", loop.node):
                 name = callee(c)
-                known = READ_METHODS if receiver(c) is not None else PURE_FUNCS
-                if name not in known and name not in READONLY_ALGOS:
+                known = READ_ONLY_METHODS if receiver(c) is not None else NEVER_WRITES_MEMORY
+                if name not in known and name not in READS_ITS_RANGES_ONLY:
                     hit = True
                     break
             self._unknown_calls[key] = hit
@@ -499,9 +390,9 @@ class FunctionFacts:
                 for v in declared_vars(child, "global"):
                     self.global_vars.setdefault(v.name, v)
         for p in self.site.params:
-            base = p.base
-            self.vars[p.name] = VarType(p.name, p.type_text, base, p.pointer, bool(p.reference),
-                                        p.array, p.const, self.site.first_line, "param")
+            self.vars[p.name] = VarType(p.base, p.pointer, p.array, p.reference, p.const,
+                                        name=p.name, type_text=p.type_text,
+                                        line=self.site.first_line, scope="param")
         for d in self.nodes("declaration"):
             for v in self.local_vars(d):
                 self.vars.setdefault(v.name, v)
@@ -509,9 +400,10 @@ class FunctionFacts:
             decl = r.child_by_field_name("declarator")
             n = declarator_name(decl)
             if n:
-                self.vars.setdefault(n, VarType(n, text(r.child_by_field_name("type")),
-                                                text(r.child_by_field_name("type")),
-                                                reference="&" in text(decl), line=line(r)))
+                type_text = text(r.child_by_field_name("type"))
+                self.vars.setdefault(n, VarType(type_text,
+                                                reference="&" if "&" in text(decl) else "",
+                                                name=n, type_text=type_text, line=line(r)))
         for name, v in self.global_vars.items():
             self.vars.setdefault(name, v)
 
