@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.loops import LoopFacts, all_loops, interchange_blocker
+from perfpilot.code.dependence import interchange_blocker
+from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.optimizing.builtin.common import (
     Change,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.declarations import VarType
+from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.loops import interchange_blocker
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
