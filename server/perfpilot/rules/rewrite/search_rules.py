@@ -1,0 +1,226 @@
+"""A linear search repeated in a loop becomes a binary search over a sorted copy.
+
+``std::find(b.begin(), b.end(), x) != b.end()`` inside a loop over ``n`` items scans all ``m``
+elements of ``b`` each time: O(n·m). Sorting a copy of ``b`` once before the loop and asking
+``std::binary_search`` makes it O((n + m) log m), and both answer the same membership question
+when ``==`` and ``<`` agree on the element type: integers and ``std::string``, looked up with a
+value of that same type (mixed types compare after conversions that ``<`` and ``==`` need not
+share; floating point has NaN). ``b`` must not change during the loop.
+"""
+
+from __future__ import annotations
+
+import re
+
+from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS
+from perfpilot.code.loops import all_loops
+from perfpilot.code.parse import node_text, walk_all
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.rewrite_input import (
+    Change,
+    Node,
+    RuleInput,
+    RuleOutput,
+    insertion_before,
+    loop_node,
+    statement_slot_ok,
+)
+
+RULE = "linear-search-in-loop"
+_FIND = {"std::find", "find"}
+_STRING = {"std::string", "string"}
+_AT_LEAST_INT = {"int", "long", "long long", "unsigned", "unsigned int", "unsigned long",
+                 "unsigned long long"}
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"\bconst\b|&", "", text)
+    return " ".join(text.split()).replace("< ", "<").replace(" >", ">")
+
+
+def _element(vt: VarType | None) -> str | None:
+    """The element type of a ``std::vector`` or ``std::string`` variable, when searchable."""
+    if vt is None or vt.pointer or vt.array:
+        return None
+    base = _norm(vt.base)
+    if base in _STRING:
+        return "char"
+    m = re.fullmatch(r"(?:std::)?vector<(.+)>", base)
+    if m is None:
+        return None
+    elem = _norm(m.group(1))
+    return elem if VarType(elem).is_integral or elem in _STRING else None
+
+
+def _same(a: str, b: str) -> bool:
+    return _norm(a).removeprefix("std::") == _norm(b).removeprefix("std::")
+
+
+def _range_var(loop: Node, types: dict[str, VarType | None]) -> tuple[str, str] | None:
+    """``(name, type)`` of a range-for's variable (``auto`` resolved through the range)."""
+    if loop.type != "for_range_loop":
+        return None
+    type_node = loop.child_by_field_name("type")
+    decl = loop.child_by_field_name("declarator")
+    rng = loop.child_by_field_name("right")
+    if type_node is None or decl is None or rng is None:
+        return None
+    name = node_text(decl).lstrip("&* ").strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return None
+    declared = _norm(node_text(type_node))
+    if declared == "auto":
+        elem = _element(types.get(node_text(rng))) if rng.type == "identifier" else None
+        return (name, elem) if elem is not None else None
+    return name, declared
+
+
+def _value_type(node: Node, types: dict[str, VarType | None],
+                loop_vars: dict[str, str]) -> str | None:
+    """The type of the looked-up value: a variable, or an element of a searchable container."""
+    if node.type == "identifier":
+        name = node_text(node)
+        if name in loop_vars:
+            return loop_vars[name]
+        vt = types.get(name)
+        return _norm(vt.base) if vt is not None and not vt.pointer and not vt.array else None
+    if node.type == "subscript_expression":
+        arg = node.child_by_field_name("argument")
+        if arg is not None and arg.type == "identifier":
+            return _element(types.get(node_text(arg)))
+    if node.type == "number_literal" and re.fullmatch(r"\d+", node_text(node)):
+        return "int"
+    if node.type == "cast_expression":
+        type_node = node.child_by_field_name("type")
+        return _norm(node_text(type_node)) if type_node is not None else None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        inner = node.named_children[0]
+        return _value_type(inner, types, loop_vars) if inner is not None else None
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if op is None or left is None or right is None or node_text(op) not in ("+", "-", "*"):
+            return None
+        lt, rt = _value_type(left, types, loop_vars), _value_type(right, types, loop_vars)
+        # Same-type arithmetic at int rank or above keeps the type; narrower types promote.
+        if lt is not None and lt == rt and lt in _AT_LEAST_INT:
+            return lt
+    return None
+
+
+def _bounds(call: Node) -> tuple[str, Node] | None:
+    """``(b, x)`` for ``find(b.begin(), b.end(), x)``."""
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if fn is None or args is None or node_text(fn) not in _FIND or args.named_child_count != 3:
+        return None
+    first, last, value = args.named_children
+    if first is None or last is None or value is None:
+        return None
+    m1 = re.fullmatch(r"([A-Za-z_]\w*)\.c?begin\(\)", "".join(node_text(first).split()))
+    m2 = re.fullmatch(r"([A-Za-z_]\w*)\.c?end\(\)", "".join(node_text(last).split()))
+    if m1 is None or m2 is None or m1.group(1) != m2.group(1):
+        return None
+    return m1.group(1), value
+
+
+def _changes_in_loop(loop: Node, b: str, b_type: VarType,
+                     types: dict[str, VarType | None]) -> str:
+    """Why ``b`` might change while the loop runs ("" when it cannot)."""
+    for n in walk_all(loop):
+        if n.type == "identifier" and node_text(n) == b:
+            parent = n.parent
+            if parent is not None and parent.type == "subscript_expression" and \
+                    parent.parent is not None and \
+                    parent.parent.type not in ("argument_list", "pointer_expression"):
+                continue  # b[k] read (a store to it is an assignment, caught below)
+            field = parent.child_by_field_name("field") \
+                if parent is not None and parent.type == "field_expression" else None
+            if field is None or node_text(field) not in PARALLEL_SAFE_METHODS:
+                return f"the loop uses '{b}' other than through read-only calls"
+        elif n.type == "call_expression":
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "field_expression":
+                obj = fn.child_by_field_name("argument")
+                method = fn.child_by_field_name("field")
+                other = types.get(node_text(obj)) if obj is not None else None
+                if method is not None and node_text(method) not in PARALLEL_SAFE_METHODS and \
+                        (other is None or _same(other.base, b_type.base)):
+                    return (f"the loop calls '{node_text(fn)}()', which may change '{b}' "
+                            "through another name")
+        elif n.type in ("assignment_expression", "update_expression"):
+            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
+            written = node_text(target) if target is not None else ""
+            other = types.get(re.split(r"[.\[\-]", written)[0])
+            if other is not None and _same(other.base, b_type.base):
+                return f"the loop writes '{written}', which may be '{b}'"
+    return ""
+
+
+def linear_search_rule(inp: RuleInput) -> RuleOutput:
+    """Replace repeated ``std::find`` membership tests in a loop with a binary search."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    types = dict(inp.types)
+    for lp in all_loops(inp.loops):
+        if lp.depth:
+            continue  # the outermost loop: the copy is made once per call
+        loop = loop_node(inp, lp)
+        if loop is None:
+            continue
+        loop_vars = dict(filter(None, (_range_var(n, types) for n in walk_all(loop))))
+        tests: dict[str, list[tuple[Node, Node, bool]]] = {}
+        for call in walk_all(loop):
+            if call.type != "call_expression":
+                continue
+            found = _bounds(call)
+            parent = call.parent
+            if found is None or parent is None or parent.type != "binary_expression":
+                continue
+            b, value = found
+            op = parent.child_by_field_name("operator")
+            other = parent.child_by_field_name("right") if parent.child_by_field_name(
+                "left") == call else parent.child_by_field_name("left")
+            if op is None or other is None or node_text(op) not in ("!=", "==") or \
+                    "".join(node_text(other).split()) not in (f"{b}.end()", f"{b}.cend()"):
+                continue
+            tests.setdefault(b, []).append((parent, value, node_text(op) == "!="))
+        for b, found_tests in tests.items():
+            line = inp.line_of(found_tests[0][0])
+            b_type = types.get(b)
+            elem = _element(b_type)
+            if b_type is None or elem is None or b in lp.locals:
+                notes.append(f"{RULE}: the search of '{b}' on line {line} stays: its elements "
+                             "are not integers or strings, or it is made inside the loop")
+                continue
+            if any(t is None or not _same(t, elem) for t in
+                   (_value_type(v, types, loop_vars) for _, v, _ in found_tests)):
+                notes.append(f"{RULE}: the search of '{b}' on line {line} stays: the value "
+                             "looked up is not known to have the element type")
+                continue
+            why = _changes_in_loop(loop, b, b_type, types)
+            if why:
+                notes.append(f"{RULE}: the search of '{b}' on line {line} stays: {why}")
+                continue
+            if not statement_slot_ok(loop):
+                continue
+            name = inp.fresh_name(f"{b}_sorted")
+            edits = [
+                insertion_before(inp, loop, f"auto {name} = {b};", RULE, order=-20),
+                insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE,
+                                 order=-19),
+            ]
+            for test, value, present in found_tests:
+                search = f"std::binary_search({name}.begin(), {name}.end(), {node_text(value)})"
+                edits.append(Edit(test.start_byte, test.end_byte,
+                                  search if present else f"!{search}", RULE))
+            changes.append(Change(
+                RULE, tuple(edits),
+                f"The loop at line {lp.line} searches '{b}' from end to end with std::find on "
+                f"every iteration (time proportional to its length each time); sorting a copy "
+                f"of '{b}' once before the loop and using std::binary_search answers the same "
+                "question in logarithmic time.", (lp.line, line),
+                includes=("<algorithm>",)))  # std::sort, std::binary_search
+    return changes, notes
