@@ -9,20 +9,16 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
     Node,
-    arguments,
     callee,
     line,
     operator,
-    receiver,
-    root_name,
     text,
 )
-from perfpilot.rules.detect.common import code, cpp, lines_phrase, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.detect.common import cpp, lines_phrase
+from perfpilot.rules.finding import Finding, make_finding
 
 _ORDERED = re.compile(r"^(?:std::)?(map|set|multimap|multiset)\s*<\s*(.+)>$", re.S)
 _LIST = re.compile(r"^(?:std::)?list\s*<")
-_VECTORISH = re.compile(r"^(?:std::)?(vector|string|basic_string)\b")
 # Keys std::hash supports out of the box.
 _HASHABLE = re.compile(
     r"^(?:(?:unsigned|signed|const)\s+)*(?:int|long|long long|short|char|bool|size_t|std::size_t|"
@@ -174,35 +170,3 @@ def list_to_vector(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
-def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
-    """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop."""
-    for call in facts.in_loops("call_expression"):
-        name = callee(call)
-        if name not in ("erase", "insert", "emplace"):
-            continue
-        rcv = receiver(call)
-        args = arguments(call)
-        if rcv is None or not args:
-            continue
-        vname = root_name(rcv)
-        v = facts.var(vname)
-        if vname is None or (v is not None and not _VECTORISH.match(v.base)):
-            continue
-        first: Node = args[0]
-        if not (first.type == "call_expression" and callee(first) == "begin"
-                and receiver(first) is not None and root_name(receiver(first)) == vname):
-            continue
-        loop = facts.loop_of(call)
-        if loop is None:
-            continue
-        op = "removes the first element" if name == "erase" else "inserts at the front"
-        yield make_finding(
-            "vector-front-op",
-            f"`{code(call)}` on line {line(call)} {op} of `{vname}` on every iteration of "
-            f"{loop_phrase(loop)}, shifting all remaining elements each time (O(n²) moves): use "
-            f"`std::deque` (`pop_front`/`push_front` are O(1)), or keep a moving start index.",
-            [line(call), loop.line],
-            loop_range=loop.byte_range, node_range=rng(call), names=[vname],
-            data={"var": vname, "op": name},
-            bonus=depth_bonus(loop.depth),
-        )

@@ -9,16 +9,12 @@ from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
     Node,
     ancestors,
-    arguments,
     callee,
     line,
-    operator,
     receiver,
     root_name,
-    text,
 )
 from perfpilot.rules.detect.common import (
-    CONTAINER_TYPE,
     code,
     cpp,
     loop_phrase,
@@ -28,7 +24,6 @@ from perfpilot.rules.detect.common import (
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<")
-_STRING = re.compile(r"^(?:std::)?(?:string|wstring|basic_string\b)")
 _ALLOC_FUNCS = frozenset({"malloc", "calloc", "realloc", "strdup", "aligned_alloc"})
 
 
@@ -80,75 +75,6 @@ def _conditional(node: Node, stop: Node) -> bool:
                for a in ancestors(node, stop))
 
 
-def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
-    """``s = s + x`` (copies all of ``s``), ``s += x`` without reserve, ``strcat`` in a loop."""
-    reserved = {root_name(receiver(c)) for c in facts.nodes("call_expression")
-                if callee(c) == "reserve" and receiver(c) is not None}
-    appended: set[str] = set()
-    for a in facts.in_loops("assignment_expression"):
-        loop = facts.loop_of(a)
-        if loop is None:
-            continue
-        left = a.child_by_field_name("left")
-        right = a.child_by_field_name("right")
-        if left is None or right is None or left.type != "identifier":
-            continue
-        s = text(left)
-        v = facts.var(s)
-        is_string = v is not None and bool(_STRING.match(v.base))
-        if operator(a) == "=" and right.type == "binary_expression" and operator(right) == "+":
-            leftmost: Node | None = right
-            while leftmost is not None and leftmost.type == "binary_expression":
-                leftmost = leftmost.child_by_field_name("left")
-            if leftmost is None or text(leftmost) != s:
-                continue
-            if not is_string and not (v is None and '"' in text(right)):
-                continue
-            yield make_finding(
-                "string-concat-loop",
-                f"`{code(a)}` on line {line(a)} builds a new string and copies all of `{s}` on "
-                f"every iteration of {loop_phrase(loop)} (O(n²) bytes copied in total): append "
-                f"in place with `{s} += ...` (and `{s}.reserve(...)` before the loop when the "
-                f"final size is known).",
-                [line(a), loop.line],
-                loop_range=loop.byte_range, node_range=rng(a), names=[s],
-                data={"var": s, "form": "copy-concat"},
-                bonus=depth_bonus(loop.depth),
-            )
-        elif operator(a) == "+=" and is_string and s not in reserved and s not in appended \
-                and v is not None and v.line < loop.line:
-            appended.add(s)
-            yield make_finding(
-                "string-concat-loop",
-                f"`{code(a)}` on line {line(a)} grows `{s}` on every iteration of "
-                f"{loop_phrase(loop)} without a `{s}.reserve(...)`, so the string reallocates "
-                f"and copies itself as it grows: reserve the expected final size before the "
-                f"loop.",
-                [line(a), loop.line],
-                loop_range=loop.byte_range, node_range=rng(a), names=[s],
-                data={"var": s, "form": "append"},
-                bonus=depth_bonus(loop.depth) - 0.35,
-            )
-    for call in facts.in_loops("call_expression"):
-        if callee(call) not in ("strcat", "strncat") or receiver(call) is not None:
-            continue
-        loop = facts.loop_of(call)
-        args = arguments(call)
-        if loop is None or not args:
-            continue
-        dst = root_name(args[0]) or code(args[0])
-        yield make_finding(
-            "string-concat-loop",
-            f"`{code(call)}` on line {line(call)} rescans `{dst}` from its start to find the "
-            f"end on every iteration of {loop_phrase(loop)} (O(n²) in the final length): keep a "
-            f"pointer (or length) to the end of `{dst}` and copy there with `memcpy`.",
-            [line(call), loop.line],
-            loop_range=loop.byte_range, node_range=rng(call), names=[dst, callee(call)],
-            data={"var": dst, "form": "strcat"},
-            bonus=depth_bonus(loop.depth),
-        )
-
-
 def alloc_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``new``/``malloc`` executed on every iteration of a loop."""
     if not any(w in facts.site.text for w in ("new", "alloc", "strdup")):
@@ -178,29 +104,3 @@ def alloc_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
-def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
-    """A container or string constructed (and destroyed) on every iteration of a loop."""
-    if not cpp(facts):
-        return
-    for decl in facts.in_loops("declaration"):
-        loop = facts.loop_of(decl)
-        if loop is None or decl.parent is None or decl.parent.type in (
-                "for_statement", "for_range_loop"):
-            continue
-        if any(c.type == "storage_class_specifier" and text(c) == "static"
-               for c in decl.children):
-            continue
-        for v in facts.local_vars(decl):
-            if v.reference or v.pointer or not CONTAINER_TYPE.match(v.base):
-                continue
-            yield make_finding(
-                "hoist-container",
-                f"`{v.name}` (`{v.base}`) is constructed on line {line(decl)} and destroyed on "
-                f"every iteration of {loop_phrase(loop)}, allocating and freeing its buffer "
-                f"each time: declare `{v.name}` once before the loop and `clear()`/`assign()` it "
-                f"inside, so its capacity is reused.",
-                [line(decl), loop.line],
-                loop_range=loop.byte_range, node_range=rng(decl), names=[v.name],
-                data={"var": v.name, "type": v.base},
-                bonus=depth_bonus(loop.depth),
-            )
