@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.loop_rules import strlen_condition
-from perfpilot.rules.rewrite.loop_rules import hoist_rule
+from perfpilot.rules.hoist_invariant_call import hoist_rule
 
 RULE = RuleSpec(
     id="strlen-condition",

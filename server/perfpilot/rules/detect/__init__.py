@@ -1,2 +1,2 @@
-"""Detection code shared by the rules of one theme (loops, memory, numeric, ...); each rule
-module names its detection here until it is moved into the rule module itself."""
+"""Detections of the advice-only rules, by theme, and the wording helpers (``common``) that
+every detection shares; each rule module names its detection here."""

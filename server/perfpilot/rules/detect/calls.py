@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
@@ -15,61 +14,8 @@ from perfpilot.code.syntax import (
     receiver,
     text,
 )
-from perfpilot.rules.detect.common import HEAVY_TYPE, code, cpp, loop_phrase, rng
+from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-
-
-def _param_nodes(facts: FunctionFacts) -> dict[str, Node]:
-    out: dict[str, Node] = {}
-    decl = facts.fn.child_by_field_name("declarator")
-    while decl is not None and decl.type != "function_declarator":
-        decl = decl.child_by_field_name("declarator")
-    params = decl.child_by_field_name("parameters") if decl is not None else None
-    for p in params.named_children if params is not None else []:
-        name = declarator_name(p.child_by_field_name("declarator"))
-        if name:
-            out[name] = p
-    return out
-
-
-def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
-    """A container, string or user struct taken by value and never modified."""
-    if not cpp(facts) or facts.body is None:
-        return
-    candidates = [p for p in facts.site.params if not (p.pointer or p.reference or p.array)]
-    if not candidates:
-        return
-    modified = facts.modified_in(facts.body)
-    moved = {text(a) for c in facts.nodes("call_expression") if callee(c) in ("move", "swap")
-             for a in (c.child_by_field_name("arguments") or c).named_children}
-    nodes = _param_nodes(facts)
-    for p in candidates:
-        if p.name not in nodes:
-            continue
-        base = p.base.strip()
-        user = base.removeprefix("struct ").removeprefix("class ") in facts.user_types
-        if not (HEAVY_TYPE.match(base) or user):
-            continue
-        if p.name in modified or p.name in moved:
-            continue
-        node = nodes[p.name]
-        new_type = f"const {base} &"
-        if user:
-            size = "copies the whole object"
-        elif re.match(r"^(?:std::)?(?:string|wstring|basic_string)\b", base):
-            size = "copies the string (a heap allocation once it outgrows the small-string buffer)"
-        else:
-            size = "copies the whole container (an allocation plus a copy of every element)"
-        yield make_finding(
-            "const-ref-param",
-            f"parameter `{p.name}` (`{base}`, line {line(node)}) is passed by value, so every "
-            f"call to `{facts.site.name}` {size}, although the function never modifies "
-            f"`{p.name}`: take it as `{new_type}{p.name}`.",
-            [line(node)],
-            node_range=rng(node), names=[p.name],
-            data={"param": p.name, "type": p.type_text, "new_type": new_type},
-            bonus=0.05 if not user else -0.05,
-        )
 
 
 def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from perfpilot.code.declarations import VarType
-from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import statements, unwrap
@@ -17,78 +15,12 @@ from perfpilot.code.syntax import (
     line,
     number,
     operator,
-    receiver,
     root_name,
     text,
     walk,
 )
-from perfpilot.rules.detect.common import code, loop_phrase, loop_types, rng
+from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-
-# Calls whose cost grows with their argument: invariant ones in a loop make it quadratic.
-_LINEAR_CALLS = frozenset({"strlen", "wcslen"})
-_MATH_CALLS = frozenset({
-    "sqrt", "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "log", "logf", "log2", "log10", "sin",
-    "cos", "tan", "sinf", "cosf", "atan", "atan2", "hypot",
-})
-_SIZE_METHODS = frozenset({"size", "length"})
-
-
-def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
-    """A call whose arguments the loop never changes, evaluated on every iteration."""
-    seen: set[tuple[int, int]] = set()
-    for loop in facts.loops:
-        regions: list[tuple[str, Node]] = []
-        if loop.condition is not None:
-            regions.append(("condition", loop.condition))
-        for region_name, region in regions + [("body", b) for b in
-                                              ([loop.body] if loop.body is not None else [])]:
-            for call in facts.nodes("call_expression", region):
-                name = callee(call)
-                method = receiver(call) is not None
-                if region_name == "body" and (method or name not in _LINEAR_CALLS | _MATH_CALLS):
-                    continue
-                if region_name == "condition" and not (
-                        (not method and name in _LINEAR_CALLS | _MATH_CALLS)
-                        or (method and name in _SIZE_METHODS)):
-                    continue
-                innermost = facts.loop_of(call)
-                if innermost is None or innermost.index != loop.index:
-                    continue  # reported for the innermost loop that contains it
-                key = (call.start_byte, call.end_byte)
-                if key in seen or not facts.invariant_in(call, loop):
-                    continue
-                if not (identifiers(call) - {name}):
-                    continue  # no variable argument: constant folding handles it
-                # Hoist as far out as the call stays invariant.
-                target = loop
-                while target.parent is not None and \
-                        facts.invariant_in(call, facts.loops[target.parent]):
-                    target = facts.loops[target.parent]
-                seen.add(key)
-                vars_ = sorted(identifiers(call) - {name})
-                if name in _LINEAR_CALLS:
-                    cost, bonus = (f"`{name}` walks the whole string each time, which makes the "
-                                   f"loop quadratic"), 0.30
-                elif method:
-                    cost, bonus = ("the compiler often cannot prove the size unchanged when the "
-                                   "body writes through pointers or calls functions"), -0.30
-                else:
-                    cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
-                where = "in its condition" if region_name == "condition" else "in its body"
-                yield make_finding(
-                    "hoist-invariant-call",
-                    f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
-                    f"{', '.join(f'`{v}`' for v in vars_)} "
-                    f"{'is' if len(vars_) == 1 else 'are'} not modified in the loop, so the "
-                    f"call is loop-invariant ({cost}): compute it once before "
-                    f"{'the loop' if target is loop else loop_phrase(target)}.",
-                    [line(call), loop.line] + ([target.line] if target is not loop else []),
-                    loop_range=target.byte_range, node_range=rng(call),
-                    names=[name, *vars_],
-                    data={"call": code(call, 200), "name": name, "where": region_name},
-                    bonus=bonus + depth_bonus(loop.depth),
-                )
 
 
 def invariant_branch(facts: FunctionFacts) -> Iterator[Finding]:
@@ -128,95 +60,6 @@ def invariant_branch(facts: FunctionFacts) -> Iterator[Finding]:
 
 def _is_called(expr: Node, name: str) -> bool:
     return any(n.type == "call_expression" and callee(n) == name for n in walk(expr))
-
-
-def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
-    """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
-    the dependence test the rewriter applies allows the swap (a perfect nest, iterations
-    independent): an imperfect nest with carried dependences is never offered one."""
-    types: dict[str, VarType | None] | None = None
-    for inner in facts.loops:
-        if inner.parent is None or not inner.counted or inner.var is None:
-            continue
-        outer = facts.loops[inner.parent]
-        if outer.var is None or outer.var == inner.var:
-            continue
-        column, row, examples = _access_order(facts, inner, outer.var, inner.var)
-        if column == 0 or column < row:
-            continue
-        if types is None:
-            types = loop_types(facts)
-        if interchange_blocker(outer.node, types, allow_reductions=True):
-            continue
-        arrays = sorted({root_name(e) or "" for e in examples} - {""})
-        perfect = len(statements(outer.body)) == 1
-        ex = examples[0]
-        yield make_finding(
-            "loop-interchange",
-            f"{loop_phrase(inner)} is nested in {loop_phrase(outer)} but accesses "
-            f"`{code(ex)}` (line {line(ex)}): consecutive iterations of `{inner.var}` touch "
-            f"elements a whole row apart, so nearly every access misses cache. Interchange the "
-            f"loops on lines {outer.line} and {inner.line} so `{inner.var}` is the outer loop "
-            f"(or transpose {', '.join(f'`{a}`' for a in arrays)}) to walk memory in storage "
-            f"order.",
-            [line(ex), outer.line, inner.line],
-            loop_range=outer.byte_range, node_range=rng(inner.node),
-            names=[outer.var, inner.var, *arrays],
-            data={"outer_var": outer.var, "inner_var": inner.var, "arrays": ",".join(arrays),
-                  "perfect": "yes" if perfect else "no",
-                  "inner_loop": f"{inner.node.start_byte}:{inner.node.end_byte}"},
-            bonus=depth_bonus(inner.depth),
-        )
-
-
-def _access_order(facts: FunctionFacts, loop: Loop, outer_var: str, inner_var: str
-                  ) -> tuple[int, int, list[Node]]:
-    column = row = 0
-    examples: list[Node] = []
-    if loop.body is None:
-        return 0, 0, []
-    for sub in facts.nodes("subscript_expression", loop.body):
-        base = sub.child_by_field_name("argument")
-        if base is not None and base.type == "subscript_expression":
-            first = identifiers(_index(base))
-            second = identifiers(_index(sub))
-            if inner_var in first and outer_var in second and inner_var not in second:
-                column += 1
-                examples.append(sub)
-            elif inner_var in second:
-                row += 1
-        elif sub.parent is None or sub.parent.type != "subscript_expression":
-            order = _flat_order(_index(sub), outer_var, inner_var)
-            if order == "column":
-                column += 1
-                examples.append(sub)
-            elif order == "row":
-                row += 1
-    return column, row, examples
-
-
-def _index(sub: Node) -> Node | None:
-    return sub.child_by_field_name("indices") or sub.child_by_field_name("index")
-
-
-def _flat_order(idx: Node | None, outer_var: str, inner_var: str) -> str | None:
-    """``a[j * n + i]`` (inner variable scaled) is column order; ``a[i * n + j]`` is row order."""
-    if idx is None:
-        return None
-    expr = unwrap(idx.named_children[0]) if idx.named_children and \
-        idx.type == "subscript_argument_list" else unwrap(idx)
-    if expr is None or expr.type != "binary_expression" or operator(expr) != "+":
-        return None
-    parts = [expr.child_by_field_name("left"), expr.child_by_field_name("right")]
-    for scaled, plain in (parts, parts[::-1]):
-        if scaled is None or plain is None:
-            continue
-        if scaled.type == "binary_expression" and operator(scaled) == "*":
-            if inner_var in identifiers(scaled) and text(plain) == outer_var:
-                return "column"
-            if outer_var in identifiers(scaled) and text(plain) == inner_var:
-                return "row"
-    return None
 
 
 def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:

@@ -8,20 +8,16 @@ from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import unwrap
 from perfpilot.code.syntax import (
     Node,
-    arguments,
-    callee,
     identifiers,
     line,
     number,
     operator,
-    receiver,
     root_name,
     text,
 )
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 
-_POW = frozenset({"pow", "powf", "powl"})
 _SIGNED = frozenset({"int", "long", "long long", "short", "int32_t", "int64_t", "std::int32_t",
                      "std::int64_t", "signed", "long int", "signed char"})
 
@@ -32,39 +28,6 @@ def _simple(node: Node) -> str:
     simple = inner is not None and inner.type in (
         "identifier", "subscript_expression", "field_expression", "number_literal")
     return s if simple else f"({s})"
-
-
-def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
-    """``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and friends."""
-    if "pow" not in facts.site.text:
-        return
-    for call in facts.nodes("call_expression"):
-        if callee(call) not in _POW or receiver(call) is not None:
-            continue
-        args = arguments(call)
-        if len(args) != 2:
-            continue
-        e = number(args[1])
-        x = _simple(args[0])
-        replacement = {2.0: f"{x} * {x}", 3.0: f"{x} * {x} * {x}", 4.0: f"({x} * {x}) * "
-                       f"({x} * {x})", 0.5: f"sqrt({code(args[0], 60)})", 1.0: code(args[0], 60),
-                       -1.0: f"1.0 / {x}"}.get(e if e is not None else 99.0)
-        if replacement is None:
-            continue
-        loop = facts.loop_of(call)
-        where = f" inside {loop_phrase(loop)}" if loop else ""
-        yield make_finding(
-            "pow-strength",
-            f"`{code(call)}` on line {line(call)}{where} goes through the general `pow` "
-            f"routine for a fixed exponent {text(args[1])}: write `{replacement}`, which is "
-            f"{'one' if e == 0.5 else 'a'} "
-            f"{'square root' if e == 0.5 else 'few multiplications'} instead of a libm call.",
-            [line(call), *([loop.line] if loop else [])],
-            loop_range=loop.byte_range if loop else None, node_range=rng(call),
-            names=[callee(call), *sorted(identifiers(args[0]))],
-            data={"replacement": replacement, "exponent": text(args[1])},
-            bonus=(0.05 + depth_bonus(loop.depth)) if loop else -0.1,
-        )
 
 
 def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
