@@ -75,3 +75,6 @@ def test_a_finding_with_a_rewrite_becomes_a_candidate(spec: RuleSpec, n: int,
     out = asyncio.run(optimizer.optimize(site, plan, JobContext()))
     assert out.candidates, out.rejected
     assert out.candidates[0].code != site.text
+    # the candidate says it carries out the plan's own strategy for this finding
+    carried = {s.rule for s in out.candidates[0].strategies if s in plan.strategies}
+    assert carried & spec.finding_ids, out.candidates[0].strategies
