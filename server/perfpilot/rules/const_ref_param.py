@@ -1,5 +1,4 @@
-"""The const-ref-param rule: a container, string or user struct taken by value, never modified.
-"""
+"""The const-ref-param rule: a container, string or user struct taken by value, never modified."""
 
 from __future__ import annotations
 

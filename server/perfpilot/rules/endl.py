@@ -1,5 +1,4 @@
-"""The endl rule: ``std::endl`` written inside a loop (a flush per line).
-"""
+"""The endl rule: ``std::endl`` written inside a loop (a flush per line)."""
 
 from __future__ import annotations
 

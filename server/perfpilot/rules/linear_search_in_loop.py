@@ -34,7 +34,6 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.algorithm import LINEAR_SCANS
 from perfpilot.rules.detect.common import code, cpp, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
@@ -52,6 +51,13 @@ _FIND = {"std::find", "find"}
 _STRING = {"std::string", "string"}
 _AT_LEAST_INT = {"int", "long", "long long", "unsigned", "unsigned int", "unsigned long",
                  "unsigned long long"}
+
+# Free functions that scan a whole range each time they are called.
+LINEAR_SCANS = frozenset({
+    "find", "find_if", "find_if_not", "count", "count_if", "min_element", "max_element",
+    "accumulate", "any_of", "all_of", "none_of", "search", "lfind", "strstr",
+})
+
 
 
 def _norm(text: str) -> str:

@@ -1,5 +1,4 @@
-"""The openmp rule: the outermost loops whose iterations provably do not interfere.
-"""
+"""The openmp rule: the outermost loops whose iterations provably do not interfere."""
 
 from __future__ import annotations
 

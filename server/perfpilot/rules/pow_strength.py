@@ -1,5 +1,4 @@
-"""The pow-strength rule: ``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and kin.
-"""
+"""The pow-strength rule: ``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and kin."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ from perfpilot.code.syntax import (
     text,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.detect.numeric import _simple
+from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
@@ -47,7 +45,7 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
         if len(args) != 2:
             continue
         e = number(args[1])
-        x = _simple(args[0])
+        x = operand_text(args[0])
         replacement = {2.0: f"{x} * {x}", 3.0: f"{x} * {x} * {x}", 4.0: f"({x} * {x}) * "
                        f"({x} * {x})", 0.5: f"sqrt({code(args[0], 60)})", 1.0: code(args[0], 60),
                        -1.0: f"1.0 / {x}"}.get(e if e is not None else 99.0)

@@ -1,5 +1,4 @@
-"""The reserve rule: ``v.push_back`` once per iteration of a counted loop, with no ``v.reserve``.
-"""
+"""The reserve rule: ``v.push_back`` once per iteration of a counted loop, with no ``v.reserve``."""
 
 from __future__ import annotations
 

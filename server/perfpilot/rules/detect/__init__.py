@@ -1,2 +1,2 @@
-"""Detections of the advice-only rules, by theme, and the wording helpers (``common``) that
-every detection shares; each rule module names its detection here."""
+"""Detection helpers shared by several rules: wording and loop phrases (``common``), how local
+containers are used (``containers``), floating-point accumulators (``floating``)."""

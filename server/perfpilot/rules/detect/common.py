@@ -6,6 +6,7 @@ import re
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.parse import unwrap
 from perfpilot.code.syntax import Node, declarator_name, text
 
 HEAVY_TYPE = re.compile(
@@ -105,3 +106,12 @@ def loop_types(facts: FunctionFacts) -> dict[str, VarType | None]:
         if name:
             out[name] = None
     return out
+
+
+def operand_text(node: Node) -> str:
+    """An operand as written, in parentheses unless it is a name, element or number."""
+    s = code(node, 60)
+    inner = unwrap(node)
+    simple = inner is not None and inner.type in (
+        "identifier", "subscript_expression", "field_expression", "number_literal")
+    return s if simple else f"({s})"
