@@ -9,13 +9,6 @@ import tree_sitter
 
 from perfpilot.code.declarations import VarType, declared_types
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
-from perfpilot.code.expressions import (
-    callee_parts,
-    enclosing_function,
-    identifiers_of,
-    plain_callee,
-    root_name_of,
-)
 from perfpilot.code.loop_body import (
     ElementAccess,
     collect_body,
@@ -27,6 +20,13 @@ from perfpilot.code.parse import (
     node_text,
     unparen,
     walk_all,
+)
+from perfpilot.code.syntax import (
+    callee_parts,
+    enclosing_function,
+    identifiers_of,
+    plain_callee,
+    root_name_of,
 )
 
 Node = tree_sitter.Node

@@ -8,10 +8,6 @@ import tree_sitter
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
-from perfpilot.code.expressions import (
-    callee_parts,
-    plain_callee,
-)
 from perfpilot.code.loop_body import (
     BodyFacts,
     CallSite,
@@ -21,6 +17,10 @@ from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import (
     node_text,
     walk_all,
+)
+from perfpilot.code.syntax import (
+    callee_parts,
+    plain_callee,
 )
 
 Node = tree_sitter.Node

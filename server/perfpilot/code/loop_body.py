@@ -10,18 +10,18 @@ import tree_sitter
 
 from perfpilot.code.declarations import walk_declarator
 from perfpilot.code.effects import APPEND_METHODS, DOES_IO
-from perfpilot.code.expressions import (
-    callee_parts,
-    nearest_target,
-    plain_callee,
-    root_name_of,
-    subscript_parts,
-)
 from perfpilot.code.parse import (
     LOOP_TYPES,
     node_text,
     unparen,
     walk_all,
+)
+from perfpilot.code.syntax import (
+    callee_parts,
+    nearest_target,
+    plain_callee,
+    root_name_of,
+    subscript_parts,
 )
 
 Node = tree_sitter.Node

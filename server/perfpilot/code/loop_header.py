@@ -7,13 +7,13 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.expressions import (
-    identifiers_of,
-)
 from perfpilot.code.parse import (
     int_literal,
     node_text,
     unparen,
+)
+from perfpilot.code.syntax import (
+    identifiers_of,
 )
 
 Node = tree_sitter.Node

@@ -12,7 +12,7 @@ runner still validates every rewrite against the original.
 
 The parts live by idea: ``loop_header`` (counted headers), ``loop_body`` (what a body reads,
 writes and calls), ``dependence`` (independence, reductions, interchange legality),
-``invariants`` (condition calls the body cannot change), ``expressions`` (small helpers); this
+``invariants`` (condition calls the body cannot change), ``syntax`` (small node helpers); this
 module puts them together into ``LoopFacts``.
 
 All byte offsets and rows are those of the tree the nodes come from; ``line`` values are 1-based
@@ -33,10 +33,6 @@ from perfpilot.code.dependence import (
     occurrences,
     used_after,
 )
-from perfpilot.code.expressions import (
-    enclosing_function,
-    identifiers_of,
-)
 from perfpilot.code.invariants import invariant_calls
 from perfpilot.code.loop_body import (
     CallSite,
@@ -52,6 +48,10 @@ from perfpilot.code.parse import (
     walk_all,
 )
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    enclosing_function,
+    identifiers_of,
+)
 
 Node = tree_sitter.Node
 
