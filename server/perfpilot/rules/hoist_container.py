@@ -235,7 +235,7 @@ def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 RULE = RuleSpec(
-    id="hoist-container",
+    id=RULE_ID,
     detect=hoist_container,
     rewrite=hoist_container_rule,
     rewrites_as=frozenset({"hoist-container"}),

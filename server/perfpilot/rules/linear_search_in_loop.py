@@ -382,7 +382,7 @@ def _indexed_by(node: Node | None, var: str, loop: Loop) -> str | None:
 
 
 RULE = RuleSpec(
-    id="linear-search-in-loop",
+    id=RULE_ID,
     detect=linear_search_in_loop,
     rewrite=linear_search_rule,
     rewrites_as=frozenset({"linear-search-in-loop"}),

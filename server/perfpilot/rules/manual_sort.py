@@ -296,7 +296,7 @@ def manual_sort(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 RULE = RuleSpec(
-    id="manual-sort",
+    id=RULE_ID,
     detect=manual_sort,
     rewrite=manual_sort_rule,
     rewrites_as=frozenset({"manual-sort"}),

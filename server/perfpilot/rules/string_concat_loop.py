@@ -208,7 +208,7 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 RULE = RuleSpec(
-    id="string-concat-loop",
+    id=RULE_ID,
     detect=string_concat_loop,
     rewrite=string_append_rule,
     rewrites_as=frozenset({"string-concat-loop"}),

@@ -185,7 +185,7 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 RULE = RuleSpec(
-    id="vector-front-op",
+    id=RULE_ID,
     detect=vector_front_op,
     rewrite=queue_rule,
     rewrites_as=frozenset({"vector-front-op"}),
