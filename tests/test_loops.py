@@ -233,7 +233,7 @@ def test_the_function_is_walked_for_declarations_once_however_many_loops(
 
 
 def test_a_local_constructed_from_variables_is_a_variable_not_a_function() -> None:
-    from perfpilot.code.loops import declared_types
+    from perfpilot.code.declarations import declared_types
     from perfpilot.code.parse import parse, walk_all
 
     unit = ("void f(const std::vector<int>& jobs) { std::vector<int> q(jobs); "

@@ -504,7 +504,7 @@ int biggest(const int *a, int n) {
 """, "biggest", "std-algorithm", 15, ("maximum", "std::max_element(a, a + n)"),
          ("for (int i",)),
     Case("openmp-for", """
-void saxpy(float *y, const float *x, float a, int n) {
+void saxpy(float *__restrict y, const float *__restrict x, float a, int n) {
     for (int i = 0; i < n; ++i) {
         y[i] = a * x[i] + y[i];
     }
@@ -922,7 +922,7 @@ def test_hoist_points_at_the_call() -> None:
 
 def test_openmp_private_and_pragma() -> None:
     src = """
-void mm(const double *a, const double *b, double *c, int n) {
+void mm(const double *restrict a, const double *restrict b, double *restrict c, int n) {
     double s;
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j < n; ++j) {

@@ -15,9 +15,9 @@ from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.planning.base import Planner
 from perfpilot.planning.builtin import RULES, BuiltinPlanner, Finding, analyze, analyze_site
-from perfpilot.planning.builtin.finding import RULE_DATA
 from perfpilot.planning.builtin.planner import THREAD_THRESHOLD_CHARS, select
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.rules.finding import RULE_DATA
 from perfpilot.strategy.categories import CATEGORIES
 from perfpilot.strategy.plan_format import parse_plan
 

@@ -5,50 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from perfpilot.code.loops import declared_types, find_loops, parse_function_node, top_level_types
+from perfpilot.code.declarations import declared_types, top_level_types
+from perfpilot.code.loops import find_loops, parse_function_node
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
-from perfpilot.optimizing.builtin.common import Change, Node, RuleInput, RuleOutput, identifiers
-from perfpilot.optimizing.builtin.edits import apply_edits, overlaps
-from perfpilot.optimizing.builtin.loop_rules import (
-    hoist_rule,
-    interchange_rule,
-    openmp_rule,
-    reserve_rule,
-)
-from perfpilot.optimizing.builtin.queue_rules import queue_rule
-from perfpilot.optimizing.builtin.reuse_rules import hoist_container_rule
-from perfpilot.optimizing.builtin.search_rules import linear_search_rule
-from perfpilot.optimizing.builtin.sort_rules import manual_sort_rule
-from perfpilot.optimizing.builtin.string_rules import string_append_rule
-from perfpilot.optimizing.builtin.text_rules import (
-    const_ref_rule,
-    endl_rule,
-    fast_io_rule,
-    pow_rule,
-)
+from perfpilot.rules.edits import apply_edits, overlaps
+from perfpilot.rules.registry import rewrite_phases
+from perfpilot.rules.rewrite_input import Change, Node, RuleInput, RuleOutput, identifiers
 
 RuleFn = Callable[[RuleInput], RuleOutput]
 
 OPENMP_RULES = frozenset({"openmp-for", "openmp-reduction"})
 
 # Phases run in order on the text the previous phase produced; a rule function may emit
-# changes under several rule ids (the OpenMP rule emits both of OPENMP_RULES).
-PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (
-    ((frozenset({"loop-interchange"}), interchange_rule),),
-    ((frozenset({"pow-strength"}), pow_rule),
-     (frozenset({"endl"}), endl_rule),
-     (frozenset({"fast-io"}), fast_io_rule),
-     (frozenset({"const-ref-param"}), const_ref_rule),
-     (frozenset({"string-concat-loop"}), string_append_rule),
-     (frozenset({"manual-sort"}), manual_sort_rule),
-     (frozenset({"vector-front-op"}), queue_rule)),
-    ((frozenset({"hoist-invariant-call"}), hoist_rule),
-     (frozenset({"reserve"}), reserve_rule),
-     (frozenset({"linear-search-in-loop"}), linear_search_rule),
-     (frozenset({"hoist-container"}), hoist_container_rule)),
-    ((OPENMP_RULES, openmp_rule),),
-)
+# changes under several rule ids (the OpenMP rule emits both of OPENMP_RULES). Built from the
+# rule modules (``perfpilot.rules``): each declares its rewrite's phase and order.
+PHASES: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = rewrite_phases()
 
 ALL_RULES: frozenset[str] = frozenset().union(*(ids for phase in PHASES for ids, _ in phase))
 

@@ -3,34 +3,34 @@
 from __future__ import annotations
 
 from perfpilot.optimizing.builtin.rewrite import RewriteResult
+from perfpilot.rules.finding import RULES
+from perfpilot.rules.registry import RULE_SPECS
 from perfpilot.strategy.categories import Category, category_by_id
 from perfpilot.strategy.values import Plan, Strategy
-
-RULE_CATEGORY: dict[str, int] = {
-    "openmp-for": 6,
-    "openmp-reduction": 6,
-    "hoist-invariant-call": 4,
-    "reserve": 3,
-    "const-ref-param": 10,
-    "endl": 8,
-    "fast-io": 8,
-    "pow-strength": 12,
-    "loop-interchange": 7,
-    "string-concat-loop": 3,
-    "linear-search-in-loop": 1,
-    "hoist-container": 14,
-    "manual-sort": 15,
-    "vector-front-op": 2,
-}
 
 
 def category_of(rule: str) -> Category:
     """The strategy category a builtin rule belongs to."""
-    return category_by_id(RULE_CATEGORY.get(rule, 4))
+    known = RULES.get(rule)
+    return category_by_id(known.category_id if known is not None else 4)
+
+
+def _planned(rule: str, planned: dict[str, Strategy]) -> Strategy | None:
+    """The plan's strategy a rewrite carries out: the one of the same rule id, else one whose
+    finding the rule modules pair with this rewrite (a ``strlen`` condition is fixed by the
+    invariant-call hoist)."""
+    if rule in planned:
+        return planned[rule]
+    for spec in RULE_SPECS:
+        if rule in spec.rewrites_as and rule not in spec.finding_ids:
+            hit = next((planned[f] for f in sorted(spec.finding_ids) if f in planned), None)
+            if hit is not None:
+                return hit
+    return None
 
 
 def strategies_for(result: RewriteResult, plan: Plan) -> tuple[Strategy, ...]:
-    """One strategy per rule applied: the plan's strategy with that rule id, else a new one
+    """One strategy per rule applied: the plan's strategy for that rule, else a new one
     with the rewrite's own explanation (several changes of one rule are joined)."""
     by_rule: dict[str, list[str]] = {}
     lines: dict[str, set[int]] = {}
@@ -40,9 +40,9 @@ def strategies_for(result: RewriteResult, plan: Plan) -> tuple[Strategy, ...]:
     planned = {s.rule: s for s in plan.strategies if s.rule}
     out: list[Strategy] = []
     for rule, texts in by_rule.items():
-        if rule in planned:
-            out.append(planned[rule])
-        else:
-            out.append(Strategy(category=category_of(rule), explanation=" ".join(texts),
-                                lines=tuple(sorted(lines[rule])), rule=rule))
+        strategy = _planned(rule, planned) or Strategy(
+            category=category_of(rule), explanation=" ".join(texts),
+            lines=tuple(sorted(lines[rule])), rule=rule)
+        if strategy not in out:
+            out.append(strategy)
     return tuple(out)

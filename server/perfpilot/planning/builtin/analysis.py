@@ -7,62 +7,19 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.locate import iter_function_nodes
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
-from perfpilot.planning.builtin.detectors import (
-    algorithm,
-    calls,
-    containers,
-    io,
-    library,
-    loop_rules,
-    memory,
-    numeric,
-    parallel,
-    vector,
-)
-from perfpilot.planning.builtin.detectors.common import Detector
-from perfpilot.planning.builtin.facts import FunctionFacts
-from perfpilot.planning.builtin.finding import Finding
-from perfpilot.planning.builtin.syntax import Node
+from perfpilot.code.syntax import Node
+from perfpilot.rules import registry
+from perfpilot.rules.base import Detector
+from perfpilot.rules.finding import Finding
 
 log = logging.getLogger(__name__)
 
-DETECTORS: tuple[tuple[str, Detector], ...] = (
-    ("linear-search-in-loop", algorithm.linear_search_in_loop),
-    ("memo-recursion", algorithm.memo_recursion),
-    ("manual-sort", algorithm.manual_sort),
-    ("prefix-sum", algorithm.prefix_sum),
-    ("openmp", parallel.openmp),
-    ("loop-interchange", loop_rules.loop_interchange),
-    ("hoist-invariant-call", loop_rules.hoist_invariant_call),
-    ("strlen-condition", loop_rules.strlen_condition),
-    ("invariant-expression", loop_rules.invariant_factors),
-    ("invariant-branch", loop_rules.invariant_branch),
-    ("branchless-select", loop_rules.branchless_select),
-    ("ordered-map-unneeded", containers.ordered_map_unneeded),
-    ("list-to-vector", containers.list_to_vector),
-    ("vector-front-op", containers.vector_front_op),
-    ("reserve", memory.reserve),
-    ("string-concat-loop", memory.string_concat_loop),
-    ("alloc-in-loop", memory.alloc_in_loop),
-    ("hoist-container", memory.hoist_container),
-    ("endl", io.endl),
-    ("fast-io", io.fast_io),
-    ("stdio-loop", io.stdio_loop),
-    ("pow-strength", numeric.pow_strength),
-    ("div-by-invariant", numeric.div_by_invariant),
-    ("pow2-divmod", numeric.pow2_divmod),
-    ("mod-wrap", numeric.mod_wrap),
-    ("const-ref-param", calls.const_ref_param),
-    ("call-in-hot-loop", calls.call_in_hot_loop),
-    ("restrict-alias", vector.restrict_alias),
-    ("simd-loop", vector.simd_loop),
-    ("simd-elementwise", vector.simd_elementwise),
-    ("accumulator-chain", vector.accumulator_chain),
-    ("std-algorithm", library.std_algorithm),
-)
+# One entry per rule module (``perfpilot.rules``), in detection order.
+DETECTORS: tuple[tuple[str, Detector], ...] = registry.detectors()
 
 
 @dataclass(frozen=True)

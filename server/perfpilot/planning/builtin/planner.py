@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.planning.builtin.analysis import Analysis, analyze_site
-from perfpilot.planning.builtin.finding import Finding
 from perfpilot.progress import JobContext
+from perfpilot.rules.finding import Finding
 from perfpilot.strategy.plan_format import render_plan
 from perfpilot.strategy.values import Plan, Strategy
 

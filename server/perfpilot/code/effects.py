@@ -1,0 +1,70 @@
+"""What calls do to memory: one table, in named sets, for every analysis and rule.
+
+Each set answers one question, and the questions differ: a loop may run in parallel only when its
+calls have *no side effects at all*; a value may be computed once before a loop when the calls
+that read it *never write memory* (printing is fine there, it changes no variable). Names are
+unqualified callee names (``std::sqrt`` is looked up as ``sqrt``).
+"""
+
+from __future__ import annotations
+
+# Free functions with no side effects at all: no memory written, no I/O, no global state
+# changed. Their calls may appear in a loop whose iterations run in parallel.
+NO_SIDE_EFFECTS = frozenset({
+    "sqrt", "sqrtf", "sqrtl", "cbrt", "sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "acos",
+    "atan", "atan2", "sinh", "cosh", "tanh", "exp", "expf", "exp2", "expm1", "log", "logf",
+    "log2", "log10", "log1p", "fabs", "fabsf", "abs", "labs", "llabs", "pow", "powf", "hypot",
+    "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax", "fma", "erf", "erfc", "min", "max",
+    "isnan", "isinf", "isfinite", "copysign", "lround", "llround", "static_cast", "ldexp",
+    # <cctype>: they read the locale, and change nothing
+    "toupper", "tolower", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
+    "ispunct", "isxdigit", "isprint", "iscntrl", "isgraph", "isblank",
+})
+
+# Free functions that never write memory the caller can see (they may print: ``printf`` writes
+# to a stream, not to a variable). A value they read stays unchanged across their calls.
+NEVER_WRITES_MEMORY = frozenset({
+    "strlen", "strcmp", "strncmp", "memcmp", "abs", "labs", "llabs", "fabs", "fabsf", "sqrt",
+    "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "sin",
+    "cos", "tan", "sinf", "cosf", "atan", "atan2", "floor", "ceil", "round", "fmin", "fmax",
+    "min", "max", "hypot", "isdigit", "isalpha", "isspace", "isupper", "islower", "toupper",
+    "tolower", "size", "begin", "end", "printf", "fprintf", "puts", "putchar", "to_string",
+    "static_cast", "sizeof", "distance", "make_pair", "get",
+})
+
+# Standard algorithms that only read the ranges they are given.
+READS_ITS_RANGES_ONLY = frozenset({
+    "find", "find_if", "find_if_not", "count", "count_if", "accumulate", "min_element",
+    "max_element", "minmax_element", "all_of", "any_of", "none_of", "equal", "lower_bound",
+    "upper_bound", "binary_search", "equal_range", "distance", "search", "mismatch", "includes",
+    "is_sorted", "inner_product", "reduce", "for_each", "copy", "strlen", "memcmp",
+})
+
+# Methods that only read their object (const members of the standard containers, strings and
+# streams), so calling them on a shared object changes nothing.
+READ_ONLY_METHODS = frozenset({
+    "size", "length", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
+    "crend", "find", "count", "contains", "at", "front", "back", "data", "c_str", "substr",
+    "compare", "lower_bound", "upper_bound", "equal_range", "capacity", "max_size", "top",
+    "find_first_of", "find_last_of", "find_first_not_of", "find_last_not_of", "rfind",
+    "starts_with", "ends_with", "str", "get", "value", "first", "second", "key_comp",
+    "test", "any", "none", "all",
+})
+
+# The narrower set the loop-independence proof trusts: what a shared object's method may be and
+# still leave parallel iterations apart (user types reuse names such as ``get`` and ``value``
+# for calls with effects, so only the plain container accessors count).
+PARALLEL_SAFE_METHODS = frozenset({
+    "size", "length", "empty", "at", "front", "back", "data", "c_str", "capacity", "find",
+    "count", "contains", "begin", "end", "cbegin", "cend", "rbegin", "rend", "substr", "compare",
+    "real", "imag",
+})
+
+# Methods that add one element at the end.
+APPEND_METHODS = frozenset({"push_back", "emplace_back"})
+
+# Names whose calls (or stream objects) do input or output.
+DOES_IO = frozenset({
+    "cout", "cin", "cerr", "clog", "printf", "scanf", "puts", "putchar", "getchar", "fprintf",
+    "fscanf", "fputs", "fgets", "gets", "getline", "fwrite", "fread", "write", "read",
+})

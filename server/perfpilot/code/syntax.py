@@ -1,0 +1,245 @@
+"""Small, total helpers over tree-sitter nodes, for the rules and the loop model.
+
+Every helper accepts odd or partial syntax (ERROR nodes, missing fields) and answers ``None`` or an
+empty value rather than raising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import tree_sitter
+
+from perfpilot.code.parse import LOOP_TYPES, inner_declarator, node_text, unparen, unwrap, walk_all
+
+Node = tree_sitter.Node
+
+# Wrappers that do not change which variable an lvalue refers to.
+_LVALUE_WRAPPERS = frozenset({
+    "subscript_expression", "field_expression", "pointer_expression",
+    "parenthesized_expression", "cast_expression",
+})
+
+
+def text(node: Node | None) -> str:
+    """The node's source text ('' for None)."""
+    return node_text(node) if node is not None else ""
+
+
+def line(node: Node) -> int:
+    """1-based line of the node's first character in the translation unit."""
+    return int(node.start_point[0]) + 1
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every named node below and including ``node``, in source order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.named_children))
+
+
+def identifiers(node: Node | None) -> set[str]:
+    """Names of the identifiers (variables, functions) used inside ``node``."""
+    if node is None:
+        return set()
+    return {text(n) for n in walk(node) if n.type == "identifier"}
+
+
+def root_name(node: Node | None) -> str | None:
+    """The variable an lvalue expression is rooted at: ``a`` for ``a[i].x``, ``*a``, ``(a)``."""
+    while node is not None and node.type in _LVALUE_WRAPPERS:
+        if node.type == "field_expression" or node.type == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        elif node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        elif node.type == "pointer_expression":
+            node = node.child_by_field_name("argument")
+        else:
+            node = unwrap(node)
+            if node is not None and node.type == "parenthesized_expression":
+                return None
+    if node is None:
+        return None
+    if node.type == "identifier":
+        return text(node)
+    if node.type == "this":
+        return "this"
+    if node.type == "qualified_identifier":
+        return text(node)
+    return None
+
+
+def callee(call: Node) -> str:
+    """The called name: ``strlen``, ``std::find`` -> ``find``, ``v.size`` -> ``size``."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return ""
+    if fn.type == "field_expression":
+        return text(fn.child_by_field_name("field"))
+    if fn.type == "qualified_identifier":
+        name = fn.child_by_field_name("name")
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        if name is not None and name.type == "template_function":
+            name = name.child_by_field_name("name")
+        return text(name)
+    if fn.type == "template_function":
+        return text(fn.child_by_field_name("name"))
+    return text(fn)
+
+
+def receiver(call: Node) -> Node | None:
+    """The object of a method call (``v`` in ``v.size()``), else None."""
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "field_expression":
+        return fn.child_by_field_name("argument")
+    return None
+
+
+def arguments(call: Node) -> list[Node]:
+    """The call's argument expressions (comments dropped)."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return []
+    return [a for a in args.named_children if a.type != "comment"]
+
+
+def operator(node: Node) -> str:
+    """The operator token of a binary/assignment/update/unary expression."""
+    op = node.child_by_field_name("operator")
+    if op is not None:
+        # An anonymous token's type is its spelling; no need to decode the source.
+        return str(op.type) if not op.is_named else text(op)
+    for c in node.children:
+        if not c.is_named:
+            return str(c.type)
+    return ""
+
+
+def number(node: Node | None) -> float | None:
+    """The value of a numeric literal (``2``, ``2.0``, ``0.5f``, ``8u``), else None."""
+    node = unwrap(node)
+    if node is None or node.type != "number_literal":
+        return None
+    raw = text(node).lower().replace("'", "").rstrip("ulf")
+    try:
+        return float(int(raw, 0)) if raw.startswith(("0x", "0b")) else float(raw)
+    except ValueError:
+        return None
+
+
+def is_within(inner: Node, outer: Node) -> bool:
+    """Whether ``inner`` lies inside ``outer`` (by byte range)."""
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def ancestors(node: Node, stop: Node | None = None) -> Iterator[Node]:
+    """Parents of ``node`` up to (not including) ``stop``."""
+    p = node.parent
+    while p is not None and (stop is None or p.start_byte != stop.start_byte
+                             or p.end_byte != stop.end_byte or p.type != stop.type):
+        yield p
+        p = p.parent
+
+
+def declarator_name(decl: Node | None) -> str | None:
+    """The declared name inside a declarator (``x`` in ``*x = 0``, ``a[10]``, ``&r``)."""
+    while decl is not None and decl.type not in ("identifier", "field_identifier"):
+        decl = inner_declarator(decl)
+    return text(decl) if decl is not None else None
+
+
+# The loop model's stricter views (``loops``, ``dependence``): names that are variables only (no
+# callees, no qualified names), and lvalue roots that stop at casts, so that anything the
+# dependence test does not understand stays unknown.
+
+
+def identifiers_of(node: Node) -> set[str]:
+    """Variable names referenced in an expression (not field names, not callee names)."""
+    out: set[str] = set()
+    for n in walk_all(node):
+        if n.type == "identifier":
+            parent = n.parent
+            if parent is not None and parent.type == "call_expression" and \
+                    parent.child_by_field_name("function") == n:
+                continue
+            if parent is not None and parent.type == "qualified_identifier":
+                continue
+            out.add(node_text(n))
+    return out
+
+
+def subscript_parts(node: Node) -> tuple[Node, list[str]]:
+    """For ``a[i][j]`` the base node ``a`` and the index texts ``["i", "j"]``."""
+    indices: list[str] = []
+    while node.type == "subscript_expression":
+        idx = node.child_by_field_name("index")
+        if idx is None:
+            lst = node.child_by_field_name("indices")
+            idx_text = ",".join(node_text(c) for c in lst.named_children) if lst else ""
+        else:
+            idx_text = node_text(idx)
+        indices.append(" ".join(idx_text.split()))
+        arg = node.child_by_field_name("argument")
+        if arg is None:
+            break
+        node = unparen(arg)
+    return node, list(reversed(indices))
+
+
+def root_name_of(node: Node) -> str | None:
+    """The variable at the root of an lvalue: ``x`` for ``x``, ``x.y``, ``x[i]``, ``*x``."""
+    node = unparen(node)
+    while True:
+        if node.type == "identifier":
+            return node_text(node)
+        if node.type == "this":
+            return "this"
+        if node.type in ("subscript_expression", "field_expression", "pointer_expression"):
+            arg = node.child_by_field_name("argument")
+            if arg is None:
+                return None
+            node = unparen(arg)
+            continue
+        return None
+
+
+def callee_parts(call: Node) -> tuple[str, str | None, str | None]:
+    """(callee text, object text, method name) of a call expression."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return "", None, None
+    text = node_text(fn)
+    if fn.type == "field_expression":
+        obj = fn.child_by_field_name("argument")
+        field = fn.child_by_field_name("field")
+        return text, node_text(obj) if obj else None, node_text(field) if field else None
+    if fn.type == "template_function":
+        name = fn.child_by_field_name("name")
+        return node_text(name) if name else text, None, None
+    return text, None, None
+
+
+def plain_callee(callee: str) -> str:
+    return callee.removeprefix("std::").removeprefix("::")
+
+
+def enclosing_function(node: Node) -> Node:
+    top = node
+    while top.parent is not None:
+        top = top.parent
+        if top.type in ("function_definition", "lambda_expression"):
+            return top
+    return top
+
+
+def nearest_target(node: Node) -> Node | None:
+    """The loop or switch that a ``break`` inside ``node``'s subtree binds to."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in LOOP_TYPES or parent.type == "switch_statement":
+            return parent
+        parent = parent.parent
+    return None

@@ -1,0 +1,270 @@
+"""The const-ref-param rule: a container, string or user struct taken by value, never modified."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from perfpilot.code.declarations import declared_types
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.syntax import (
+    Node,
+    callee,
+    declarator_name,
+    line,
+    text,
+)
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import HEAVY_TYPE, cpp, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+)
+
+# detection
+
+
+def _param_nodes(facts: FunctionFacts) -> dict[str, Node]:
+    out: dict[str, Node] = {}
+    decl = facts.fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    params = decl.child_by_field_name("parameters") if decl is not None else None
+    for p in params.named_children if params is not None else []:
+        name = declarator_name(p.child_by_field_name("declarator"))
+        if name:
+            out[name] = p
+    return out
+
+
+def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
+    """A container, string or user struct taken by value and never modified."""
+    if not cpp(facts) or facts.body is None:
+        return
+    candidates = [p for p in facts.site.params if not (p.pointer or p.reference or p.array)]
+    if not candidates:
+        return
+    modified = facts.modified_in(facts.body)
+    moved = {text(a) for c in facts.nodes("call_expression") if callee(c) in ("move", "swap")
+             for a in (c.child_by_field_name("arguments") or c).named_children}
+    nodes = _param_nodes(facts)
+    for p in candidates:
+        if p.name not in nodes:
+            continue
+        base = p.base.strip()
+        user = base.removeprefix("struct ").removeprefix("class ") in facts.user_types
+        if not (HEAVY_TYPE.match(base) or user):
+            continue
+        if p.name in modified or p.name in moved:
+            continue
+        node = nodes[p.name]
+        new_type = f"const {base} &"
+        if user:
+            size = "copies the whole object"
+        elif re.match(r"^(?:std::)?(?:string|wstring|basic_string)\b", base):
+            size = "copies the string (a heap allocation once it outgrows the small-string buffer)"
+        else:
+            size = "copies the whole container (an allocation plus a copy of every element)"
+        yield make_finding(
+            "const-ref-param",
+            f"parameter `{p.name}` (`{base}`, line {line(node)}) is passed by value, so every "
+            f"call to `{facts.site.name}` {size}, although the function never modifies "
+            f"`{p.name}`: take it as `{new_type}{p.name}`.",
+            [line(node)],
+            node_range=rng(node), names=[p.name],
+            data={"param": p.name, "type": p.type_text, "new_type": new_type},
+            bonus=0.05 if not user else -0.05,
+        )
+
+
+# rewrite
+
+
+_BIG_TYPES = re.compile(
+    r"^(std::)?(vector|string|wstring|basic_string|map|multimap|set|multiset|unordered_map|"
+    r"unordered_set|unordered_multimap|unordered_multiset|deque|list|valarray)\b")
+
+
+_CONST_OK_METHODS = PARALLEL_SAFE_METHODS | {
+    "lower_bound", "upper_bound", "equal_range", "crbegin", "crend", "max_size", "sum", "min",
+    "max", "rfind", "find_first_of", "find_last_of", "starts_with", "ends_with", "key_comp",
+}
+
+
+def const_ref_rule(inp: RuleInput) -> RuleOutput:
+    """Pass large standard containers and strings by ``const &`` instead of by value."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    site = inp.site
+    if inp.language != "cpp" or site.name == "main" or site.is_method:
+        return changes, notes
+    candidates = [p for p in site.params
+                  if not p.reference and not p.pointer and not p.array and
+                  _BIG_TYPES.match(p.base)]
+    if not candidates:
+        return changes, notes
+    unit_tree = parse(site.unit_text, "cpp")
+    declarations = sum(
+        1 for n in walk_all(unit_tree.root_node)
+        if n.type == "function_declarator" and
+        re.sub(r"^.*::", "", node_text(n.child_by_field_name("declarator") or n)) == site.name)
+    if declarations > 1:
+        return changes, [f"const-ref-param: '{site.name}' has another declaration or overload "
+                         "in the unit; its signature is left as it is"]
+    if not site.is_static and re.search(r'#\s*include\s*"', site.unit_text):
+        return changes, [f"const-ref-param: a local header may declare '{site.name}'; its "
+                         "signature is left as it is"]
+    others = [p for p in site.params if p not in candidates]
+    if any((p.reference or p.pointer) and not p.const for p in others):
+        return changes, [f"const-ref-param: '{site.name}' also takes a modifiable reference or "
+                         "pointer, which could alias the parameter"]
+    body = inp.function.child_by_field_name("body")
+    declarator = inp.function.child_by_field_name("declarator")
+    if body is None or declarator is None:
+        return changes, notes
+    plist = next((n for n in walk_all(declarator) if n.type == "parameter_list"), None)
+    if plist is None:
+        return changes, notes
+    pnodes = {}
+    for pn in plist.named_children:
+        ident = _declared_identifier(pn)
+        if ident is not None:
+            pnodes[node_text(ident)] = (pn, ident)
+    own = set(declared_types(inp.function))
+    unit_globals = set(inp.unit_globals) - own
+    if _writes_globals(body, unit_globals):
+        return changes, [f"const-ref-param: '{site.name}' writes variables it does not own, "
+                         "which a caller could also pass as the parameter"]
+    for p in candidates:
+        if p.name not in pnodes:
+            continue
+        why = _modified(body, p.name)
+        if why:
+            notes.append(f"const-ref-param: '{p.name}' stays by value: the function {why}")
+            continue
+        pn, ident = pnodes[p.name]
+        edits = [Edit(ident.start_byte, ident.start_byte, "&", "const-ref-param")]
+        if not p.const:
+            edits.append(Edit(pn.start_byte, pn.start_byte, "const ", "const-ref-param"))
+        changes.append(Change(
+            "const-ref-param", tuple(edits),
+            f"Parameter '{p.name}' ({p.type_text}) is copied on every call but only read; "
+            f"taking it as 'const {p.base}&' avoids the copy.", (site.first_line,)))
+    return changes, notes
+
+
+def _declared_identifier(param: Node) -> Node | None:
+    decl = param.child_by_field_name("declarator")
+    while decl is not None:
+        if decl.type == "identifier":
+            return decl
+        nxt = decl.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in decl.named_children
+                        if c.type == "identifier" or c.type.endswith("declarator")), None)
+        decl = nxt
+    return None
+
+
+def _root(node: Node) -> str | None:
+    while node.type in ("subscript_expression", "field_expression", "parenthesized_expression",
+                        "pointer_expression"):
+        nxt = node.child_by_field_name("argument")
+        if nxt is None:
+            nxt = node.named_children[0] if node.named_child_count else None
+        if nxt is None:
+            return None
+        node = nxt
+    return node_text(node) if node.type == "identifier" else None
+
+
+def _modified(body: Node, name: str) -> str:
+    """Why ``name`` cannot become a const reference, or '' when it only reads it."""
+    for n in walk_all(body):
+        if n.type == "assignment_expression":
+            left = n.child_by_field_name("left")
+            if left is not None and _root(left) == name:
+                return "assigns to it"
+        elif n.type == "update_expression":
+            arg = n.child_by_field_name("argument")
+            if arg is not None and _root(arg) == name:
+                return "increments part of it"
+        elif n.type == "pointer_expression":
+            op = n.child_by_field_name("operator")
+            arg = n.child_by_field_name("argument")
+            if op is not None and node_text(op) == "&" and arg is not None and \
+                    _root(arg) == name:
+                return "takes its address"
+        elif n.type == "call_expression":
+            fn = n.child_by_field_name("function")
+            if fn is None:
+                continue
+            if fn.type == "field_expression":
+                obj = fn.child_by_field_name("argument")
+                field = fn.child_by_field_name("field")
+                if obj is not None and _root(obj) == name and field is not None and \
+                        node_text(field) not in _CONST_OK_METHODS:
+                    return f"calls '{node_text(field)}()' on it"
+            elif node_text(fn) in ("std::move", "move", "std::swap", "swap", "std::sort", "sort"):
+                args = n.child_by_field_name("arguments")
+                if args is not None and re.search(rf"\b{re.escape(name)}\b", node_text(args)):
+                    return f"passes it to '{node_text(fn)}'"
+    return ""
+
+
+def _writes_globals(body: Node, unit_globals: set[str]) -> bool:
+    """Whether the body assigns to, or calls a modifying method on, a variable of the unit."""
+    for n in walk_all(body):
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        if target is not None:
+            root = _root(target)
+            if root is not None and root in unit_globals:
+                return True
+        if n.type == "call_expression":
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "field_expression":
+                obj = fn.child_by_field_name("argument")
+                field = fn.child_by_field_name("field")
+                root = _root(obj) if obj is not None else None
+                if root in unit_globals and field is not None and \
+                        node_text(field) not in _CONST_OK_METHODS:
+                    return True
+    return False
+
+
+RULE = RuleSpec(
+    id="const-ref-param",
+    detect=const_ref_param,
+    rewrite=const_ref_rule,
+    rewrites_as=frozenset({"const-ref-param"}),
+    phase=1,
+    order=3,
+    examples=(
+        Example("cpp", """
+#include <vector>
+long sum(std::vector<long> v) {
+    long s = 0;
+    for (long x : v) s += x;
+    return s;
+}
+""", "sum"),
+        Example("cpp", """
+#include <map>
+#include <string>
+double sum(std::map<std::string, double> prices) {
+    double s = 0;
+    for (auto &kv : prices) s += kv.second;
+    return s;
+}
+""", "sum"),
+    ),
+)

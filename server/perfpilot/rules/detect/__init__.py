@@ -1,0 +1,2 @@
+"""Detection helpers shared by several rules: wording and loop phrases (``common``), how local
+containers are used (``containers``), floating-point accumulators (``floating``)."""

@@ -1,0 +1,123 @@
+"""The endl rule: ``std::endl`` written inside a loop (a flush per line)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.syntax import Node, line, operator, text
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import loop_phrase, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    inside_loop,
+)
+
+# detection
+
+
+def _stream_name(node: Node) -> str:
+    t = text(node)
+    return t.split("::")[-1]
+
+
+def endl(facts: FunctionFacts) -> Iterator[Finding]:
+    """``std::endl`` written inside a loop (a flush per line)."""
+    if "endl" not in facts.site.text:
+        return
+    hits: list[tuple[Node, int]] = []
+    for n in facts.nodes("identifier") + facts.nodes("qualified_identifier"):
+        if n.type == "identifier" and n.parent is not None and \
+                n.parent.type == "qualified_identifier":
+            continue  # counted through its qualified parent
+        if _stream_name(n) != "endl":
+            continue
+        parent = n.parent
+        if parent is None or parent.type != "binary_expression" or operator(parent) != "<<":
+            continue
+        loop = facts.loop_of(n)
+        if loop is not None:
+            hits.append((n, loop.index))
+    if not hits:
+        return
+    first, li = hits[0]
+    loop = facts.loops[li]
+    lines = sorted({line(n) for n, _ in hits})
+    stream = _leftmost(first.parent) if first.parent is not None else "the stream"
+    yield make_finding(
+        "endl",
+        f"`{text(first)}` on line{'s' if len(lines) > 1 else ''} "
+        f"{', '.join(str(n) for n in lines)} flushes `{stream}` on every iteration of "
+        f"{loop_phrase(loop)}, one system call per line: write `'\\n'` instead and let the "
+        f"stream flush once at the end.",
+        [*lines, loop.line],
+        loop_range=loop.byte_range, node_range=rng(first), names=[text(first), stream],
+        data={"stream": stream, "count": str(len(hits))},
+        bonus=depth_bonus(loop.depth),
+    )
+
+
+def _leftmost(node: Node) -> str:
+    cur: Node | None = node
+    while cur is not None and cur.type == "binary_expression":
+        cur = cur.child_by_field_name("left")
+    return text(cur) if cur is not None else ""
+
+
+# rewrite
+
+
+def endl_rule(inp: RuleInput) -> RuleOutput:
+    """``'\\n'`` instead of ``std::endl`` inside loops (no flush per line)."""
+    changes: list[Change] = []
+    if inp.language != "cpp":
+        return changes, []
+    edits: list[Edit] = []
+    lines: list[int] = []
+    for n in walk_all(inp.function):
+        if n.type != "binary_expression":
+            continue
+        op = n.child_by_field_name("operator")
+        right = n.child_by_field_name("right")
+        if op is None or right is None or node_text(op) != "<<":
+            continue
+        if node_text(right).replace(" ", "") not in ("endl", "std::endl"):
+            continue
+        if not inside_loop(n, inp.function):
+            continue
+        edits.append(Edit(right.start_byte, right.end_byte, "'\\n'", "endl"))
+        lines.append(inp.line_of(right))
+    if edits:
+        where = ", ".join(str(x) for x in sorted(set(lines)))
+        changes.append(Change(
+            "endl", tuple(edits),
+            f"std::endl at line(s) {where} flushes the stream on every iteration; writing "
+            "'\\n' produces the same output and lets the stream buffer it.",
+            tuple(sorted(set(lines)))))
+    return changes, []
+
+
+RULE = RuleSpec(
+    id="endl",
+    detect=endl,
+    rewrite=endl_rule,
+    rewrites_as=frozenset({"endl"}),
+    phase=1,
+    order=1,
+    examples=(
+        Example("cpp", """
+#include <iostream>
+void show(int n) {
+    std::ios::sync_with_stdio(false);
+    for (int i = 0; i < n; ++i) {
+        std::cout << i << std::endl;
+    }
+}
+""", "show"),
+    ),
+)

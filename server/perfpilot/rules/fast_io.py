@@ -1,0 +1,139 @@
+"""The fast-io rule: ``cin``/``cout`` used in a loop while iostreams are still synchronized with
+stdio.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.syntax import Node, line, text
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    inside_loop,
+    newline_of,
+)
+
+# detection
+
+
+def fast_io(facts: FunctionFacts) -> Iterator[Finding]:
+    """``cin``/``cout`` used in a loop while iostreams are still synchronized with stdio."""
+    if facts.language != "cpp":
+        return
+    unit = facts.site.unit_text
+    if "sync_with_stdio" in unit or not any(s in facts.site.text for s in ("cin", "cout", "cerr")):
+        return
+    uses: list[Node] = []
+    for n in facts.in_loops("identifier"):
+        if text(n) in ("cin", "cout", "cerr") and facts.loop_of(n) is not None:
+            uses.append(n)
+    if not uses:
+        return
+    streams = sorted({text(n) for n in uses})
+    first = uses[0]
+    loop = facts.loop_of(first)
+    assert loop is not None
+    stmt = first
+    while stmt.parent is not None and stmt.parent.type in ("binary_expression",
+                                                           "qualified_identifier"):
+        stmt = stmt.parent
+    untied = "cin" in streams and ".tie(" not in unit
+    yield make_finding(
+        "fast-io",
+        f"`{code(stmt)}` on line {line(first)} uses {', '.join(f'`std::{s}`' for s in streams)} "
+        f"in {loop_phrase(loop)} while C++ streams are still synchronized with C stdio (no "
+        f"`std::ios::sync_with_stdio(false)` in this file)"
+        + (", and `cin` is tied to `cout`, so every read flushes the output" if untied else "")
+        + ": call `std::ios::sync_with_stdio(false);"
+        + (" std::cin.tie(nullptr);" if untied else "")
+        + "` once before the first I/O.",
+        [line(first), loop.line],
+        loop_range=loop.byte_range, node_range=rng(stmt), names=streams,
+        data={"streams": ",".join(streams), "untie": "yes" if untied else "no"},
+        bonus=depth_bonus(loop.depth),
+    )
+
+
+# rewrite
+
+
+_C_STDIO = frozenset({
+    "printf", "scanf", "puts", "putchar", "getchar", "gets", "fgets", "fputs", "fprintf",
+    "fscanf", "fwrite", "fread", "fflush", "putc", "getc", "fputc", "fgetc", "perror",
+    "vprintf", "stdout", "stdin",
+})
+
+
+def fast_io_rule(inp: RuleInput) -> RuleOutput:
+    """Unsynchronize C++ streams from C stdio and untie cin at the start of ``main``."""
+    changes: list[Change] = []
+    if inp.language != "cpp" or inp.site.name != "main":
+        return changes, []
+    if "sync_with_stdio" in inp.site.unit_text:
+        return changes, []
+    uses_streams = any(
+        n.type == "identifier" and node_text(n) in ("cin", "cout") and
+        inside_loop(n, inp.function) for n in walk_all(inp.function))
+    if not uses_streams:
+        return changes, []
+    unit_names = {node_text(n) for n in walk_all(parse(inp.site.unit_text, "cpp").root_node)
+                  if n.type == "identifier"}
+    mixed = sorted(unit_names & _C_STDIO)
+    if mixed:
+        return changes, [f"fast-io: the program also uses C stdio ({', '.join(mixed[:3])}); "
+                         "unsynchronizing the streams would reorder output"]
+    body = inp.function.child_by_field_name("body")
+    if body is None or body.type != "compound_statement":
+        return changes, []
+    first = next((c for c in body.named_children), None)
+    indent = "    "
+    if first is not None:
+        data = inp.data
+        line_start = data.rfind(b"\n", 0, first.start_byte) + 1
+        prefix = data[line_start:first.start_byte]
+        if prefix.strip() == b"" and line_start > body.start_byte:
+            indent = prefix.decode("utf-8")
+    nl = newline_of(inp.text)
+    text = f"{nl}{indent}std::ios::sync_with_stdio(false);{nl}{indent}std::cin.tie(nullptr);"
+    edit = Edit(body.start_byte + 1, body.start_byte + 1, text, "fast-io")
+    return [Change(
+        "fast-io", (edit,),
+        "main reads or writes with cin/cout inside loops; turning off the synchronization "
+        "with C stdio and untying cin from cout lets both streams buffer (output is the same; "
+        "a prompt is no longer flushed before each read).",
+        (inp.line_of(body),))], []
+
+
+RULE = RuleSpec(
+    id="fast-io",
+    detect=fast_io,
+    rewrite=fast_io_rule,
+    rewrites_as=frozenset({"fast-io"}),
+    phase=1,
+    order=2,
+    examples=(
+        Example("cpp", """
+#include <iostream>
+int main() {
+    int n;
+    std::cin >> n;
+    long total = 0;
+    for (int i = 0; i < n; ++i) {
+        int x;
+        std::cin >> x;
+        total += x;
+    }
+    std::cout << total << "\\n";
+    return 0;
+}
+""", "main"),
+    ),
+)

@@ -1,0 +1,168 @@
+"""The hoist-invariant-call rule: a call whose arguments the loop never changes, evaluated on every
+iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.loops import all_loops
+from perfpilot.code.syntax import (
+    Node,
+    callee,
+    identifiers,
+    line,
+    receiver,
+)
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    fresh_name,
+    insertion_before,
+    loop_node,
+    statement_slot_ok,
+)
+
+# detection
+
+
+# Calls whose cost grows with their argument: invariant ones in a loop make it quadratic.
+_LINEAR_CALLS = frozenset({"strlen", "wcslen"})
+
+
+_MATH_CALLS = frozenset({
+    "sqrt", "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "log", "logf", "log2", "log10", "sin",
+    "cos", "tan", "sinf", "cosf", "atan", "atan2", "hypot",
+})
+
+
+_SIZE_METHODS = frozenset({"size", "length"})
+
+
+def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
+    """A call whose arguments the loop never changes, evaluated on every iteration."""
+    seen: set[tuple[int, int]] = set()
+    for loop in facts.loops:
+        regions: list[tuple[str, Node]] = []
+        if loop.condition is not None:
+            regions.append(("condition", loop.condition))
+        for region_name, region in regions + [("body", b) for b in
+                                              ([loop.body] if loop.body is not None else [])]:
+            for call in facts.nodes("call_expression", region):
+                name = callee(call)
+                method = receiver(call) is not None
+                if region_name == "body" and (method or name not in _LINEAR_CALLS | _MATH_CALLS):
+                    continue
+                if region_name == "condition" and not (
+                        (not method and name in _LINEAR_CALLS | _MATH_CALLS)
+                        or (method and name in _SIZE_METHODS)):
+                    continue
+                innermost = facts.loop_of(call)
+                if innermost is None or innermost.index != loop.index:
+                    continue  # reported for the innermost loop that contains it
+                key = (call.start_byte, call.end_byte)
+                if key in seen or not facts.invariant_in(call, loop):
+                    continue
+                if not (identifiers(call) - {name}):
+                    continue  # no variable argument: constant folding handles it
+                # Hoist as far out as the call stays invariant.
+                target = loop
+                while target.parent is not None and \
+                        facts.invariant_in(call, facts.loops[target.parent]):
+                    target = facts.loops[target.parent]
+                seen.add(key)
+                vars_ = sorted(identifiers(call) - {name})
+                if name in _LINEAR_CALLS:
+                    cost, bonus = (f"`{name}` walks the whole string each time, which makes the "
+                                   f"loop quadratic"), 0.30
+                elif method:
+                    cost, bonus = ("the compiler often cannot prove the size unchanged when the "
+                                   "body writes through pointers or calls functions"), -0.30
+                else:
+                    cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
+                where = "in its condition" if region_name == "condition" else "in its body"
+                yield make_finding(
+                    "hoist-invariant-call",
+                    f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
+                    f"{', '.join(f'`{v}`' for v in vars_)} "
+                    f"{'is' if len(vars_) == 1 else 'are'} not modified in the loop, so the "
+                    f"call is loop-invariant ({cost}): compute it once before "
+                    f"{'the loop' if target is loop else loop_phrase(target)}.",
+                    [line(call), loop.line] + ([target.line] if target is not loop else []),
+                    loop_range=target.byte_range, node_range=rng(call),
+                    names=[name, *vars_],
+                    data={"call": code(call, 200), "name": name, "where": region_name},
+                    bonus=bonus + depth_bonus(loop.depth),
+                )
+
+
+# rewrite
+
+
+def hoist_rule(inp: RuleInput) -> RuleOutput:
+    """Evaluate ``strlen(s)`` / ``v.size()`` in a loop condition once, before the loop."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    taken = set(inp.taken)
+    for lp in all_loops(inp.loops):
+        if not lp.invariant_calls:
+            continue
+        node = loop_node(inp, lp)
+        if node is None or not statement_slot_ok(node):
+            notes.append(f"hoist: the call in the condition at line {lp.line} is invariant "
+                         "but the loop is not directly inside a block")
+            continue
+        by_text: dict[str, list[tuple[int, int]]] = {}
+        for call in lp.invariant_calls:
+            by_text.setdefault(call.text, []).append((call.start_byte, call.end_byte))
+        edits: list[Edit] = []
+        names: list[str] = []
+        for k, (text, spans) in enumerate(by_text.items()):
+            call = next(c for c in lp.invariant_calls if c.text == text)
+            stem = f"{call.obj}_size" if call.obj else f"{call.args[0]}_len"
+            name = fresh_name(taken, stem)
+            taken.add(name)
+            names.append(name)
+            if inp.language == "c":
+                decl = f"const size_t {name} = {text};"
+            else:
+                decl = f"const auto {name} = {text};"
+            edits.append(insertion_before(inp, node, decl, "hoist-invariant-call", order=k))
+            edits.extend(Edit(s, e, name, "hoist-invariant-call") for s, e in spans)
+        calls = ", ".join(f"'{t}'" for t in by_text)
+        explanation = (f"The condition of the loop at line {lp.line} calls {calls} on every "
+                       "iteration although the loop body never changes what it measures; "
+                       f"computing it once before the loop (as {', '.join(names)}) removes "
+                       "the repeated work" +
+                       (" (strlen is linear in the string's length, so the loop was "
+                        "quadratic)." if any("strlen" in t for t in by_text) else "."))
+        changes.append(Change("hoist-invariant-call", tuple(edits), explanation, (lp.line,)))
+    return changes, notes
+
+
+RULE = RuleSpec(
+    id="hoist-invariant-call",
+    detect=hoist_invariant_call,
+    rewrite=hoist_rule,
+    rewrites_as=frozenset({"hoist-invariant-call"}),
+    phase=2,
+    order=0,
+    examples=(
+        Example("c", """
+#include <string.h>
+int upper(const char *s) {
+    int c = 0;
+    for (int i = 0; i < strlen(s); i++) {
+        if (s[i] >= 'A' && s[i] <= 'Z') c++;
+    }
+    return c;
+}
+""", "upper"),
+    ),
+)

@@ -1,0 +1,333 @@
+"""The openmp rule: the outermost loops whose iterations provably do not interfere."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
+from perfpilot.code.parse import statements
+from perfpilot.code.site import Param
+from perfpilot.code.syntax import Node, declarator_name
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import loop_types
+from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    insertion_before,
+    loop_node,
+    statement_slot_ok,
+)
+
+# detection
+
+
+# The dependence test walks each loop body once per nesting level and the whole function once
+# per loop, so its cost grows with loops x function size; past these budgets the remaining loops
+# are left out (with a note) so planning stays fast on huge functions.
+MAX_LOOPS = 64
+
+
+MAX_LOOP_BYTES = 48_000
+
+
+WALK_BUDGET_BYTES = 160_000
+
+
+def _pragma_before(facts: FunctionFacts, start: int) -> bool:
+    """Whether an ``omp`` pragma sits right before the loop starting at byte ``start``."""
+    data = facts.site.unit_text.encode("utf-8")
+    before = data[max(0, start - 300):start].decode("utf-8", "replace").rstrip()
+    last = before.splitlines()[-1] if before else ""
+    return last.lstrip().startswith("#") and "omp" in last
+
+
+def openmp(facts: FunctionFacts) -> Iterator[Finding]:
+    """The outermost loops whose iterations provably do not interfere."""
+    if not facts.loops:
+        return
+    types = loop_types(facts)
+    # The function's own names (parameters and locals), for the loop analysis.
+    own = frozenset({p.name for p in facts.site.params}
+                    | {v.name for d in facts.nodes("declaration") for v in facts.local_vars(d)}
+                    | {declarator_name(r.child_by_field_name("declarator")) or ""
+                       for r in facts.nodes("for_range_loop")})
+    forest: list[LoopFacts] = []
+    analysed = 0
+    analysed_bytes = 0
+    fn_bytes = max(1, facts.fn.end_byte - facts.fn.start_byte)
+    max_loops = min(MAX_LOOPS, WALK_BUDGET_BYTES // fn_bytes)
+    for loop in facts.loops:
+        if loop.parent is not None or any(a.type == "lambda_expression"
+                                          for a in _ancestors(loop)):
+            continue
+        size = len(facts.loops_within(loop))
+        nbytes = loop.node.end_byte - loop.node.start_byte
+        if analysed + size > max_loops or analysed_bytes + nbytes > MAX_LOOP_BYTES:
+            facts.notes.append(
+                f"parallel-loop analysis covered {analysed} of {len(facts.loops)} loops "
+                f"(the function is too large to check them all quickly)")
+            break
+        analysed += size
+        analysed_bytes += nbytes
+        forest.append(analyze_loop(loop.node, 0, 0, types, own))
+    covered: list[LoopFacts] = []
+    for lp in all_loops(tuple(forest)):
+        if not (lp.independent and lp.counted):
+            continue
+        if any(o.start_byte <= lp.start_byte and lp.end_byte <= o.end_byte for o in covered):
+            continue  # an enclosing loop is already parallel
+        if _pragma_before(facts, lp.start_byte) or facts.site.has_openmp:
+            continue
+        covered.append(lp)
+        if overlaps(facts.site.params, types, lp)[0]:
+            # Pointers a caller may pass overlapping: parallel iterations could then compute
+            # something else (the restrict-alias finding says what would allow it). The loops
+            # inside stay serial too: a parallel region per outer iteration costs more.
+            continue
+        yield _finding(facts, lp)
+
+
+def _ancestors(loop: Loop) -> list[Node]:
+    out: list[Node] = []
+    p = loop.node.parent
+    while p is not None and p.type != "function_definition":
+        out.append(p)
+        p = p.parent
+    return out
+
+
+def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
+    var = lp.induction or "?"
+    clauses: list[str] = []
+    red = ", ".join(f"`{v}` ({op})" for op, v in lp.reductions)
+    if lp.reductions:
+        by_op: dict[str, list[str]] = {}
+        for op, v in lp.reductions:
+            by_op.setdefault(op, []).append(v)
+        clauses += [f"reduction({op}:{','.join(vs)})" for op, vs in by_op.items()]
+    if lp.private_vars:
+        clauses.append(f"private({','.join(lp.private_vars)})")
+    pragma = " ".join(["#pragma omp parallel for", *clauses])
+    writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
+                    - set(lp.private_vars) - {var})
+    wrote = (f"each iteration writes only its own elements of "
+             f"{', '.join(f'`{w}`' for w in writes)}" if writes else
+             "no iteration writes anything another iteration reads")
+    count = len(lp.children)
+    nested = (f", and it contains {'a nested loop' if count == 1 else f'{count} nested loops'}"
+              if count else "")
+    rule = "openmp-reduction" if lp.reductions else "openmp-for"
+    if lp.reductions:
+        floats = [v for _, v in lp.reductions
+                  if (t := facts.var(v)) is not None and t.is_float]
+        fp = (" (floating-point sums may differ in the last digits)" if floats else "")
+        what = (f"its iterations are independent except for accumulating into {red}, a "
+                f"reduction{fp}")
+    else:
+        what = f"its iterations are independent: {wrote}"
+    private = (f"; `{'`, `'.join(lp.private_vars)}` must be private to each thread"
+               if lp.private_vars else "")
+    text = (f"the `for` loop on line {lp.line} (over `{var}`, {lp.lower} to {lp.upper}) — "
+            f"{what}{nested}{private}: run it on all cores with `{pragma}` (build with "
+            f"`-fopenmp`).")
+    return make_finding(
+        rule, text[0].upper() + text[1:], [lp.line],
+        loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
+        names=[var, *(v for _, v in lp.reductions), *lp.private_vars, *writes],
+        data={"pragma": pragma, "var": var,
+              "reductions": ",".join(f"{op}:{v}" for op, v in lp.reductions),
+              "private": ",".join(lp.private_vars)},
+        bonus=_weight(facts, lp),
+    )
+
+
+def _weight(facts: FunctionFacts, lp: LoopFacts) -> float:
+    """Nested work pays for a thread team; a lone copy-like statement, or a parallel region
+    opened on every iteration of an enclosing loop, usually does not."""
+    if lp.children:
+        bonus = 0.05
+    else:
+        own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+        trivial = own is not None and len(statements(own.body)) <= 1 and \
+            not facts.nodes("call_expression", own.node)
+        bonus = -0.2 if trivial else 0.0
+    if lp.depth > 0:
+        bonus -= 0.15
+    return bonus
+
+
+# rewrite
+
+
+# Parallelizing a loop whose trip count is a small constant costs more than it gains.
+_MIN_LITERAL_TRIPS = 64
+
+
+def _small_constant_trip(lp: LoopFacts) -> bool:
+    try:
+        lo = int(lp.lower or "", 0)
+        hi = int(lp.upper or "", 0)
+    except ValueError:
+        return False
+    return abs(hi - lo) < _MIN_LITERAL_TRIPS
+
+
+def openmp_rule(inp: RuleInput) -> RuleOutput:
+    """``#pragma omp parallel for`` (with reduction/private clauses) on the outermost loop of
+    each nest that the analysis proves independent."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    if re.search(r"#\s*pragma\s+omp\b", inp.text):
+        return changes, ["openmp: the function already uses OpenMP; left as it is"]
+
+    def visit(lp: LoopFacts) -> None:
+        node = loop_node(inp, lp)
+        if lp.independent and node is not None:
+            why_not = ""
+            if not lp.children and _small_constant_trip(lp):
+                why_not = "its trip count is a small constant"
+            elif lp.depth > 1 or (lp.depth == 1 and not lp.children):
+                why_not = ("it is an inner loop: a parallel region per outer iteration costs "
+                           "more than it saves")
+            elif any(c.method == "at" for c in lp.calls):
+                why_not = "'.at()' may throw, and an exception must not leave a parallel loop"
+            elif not statement_slot_ok(node):
+                why_not = "it is not directly inside a block, or a pragma already precedes it"
+            elif _overlaps(inp, lp)[0]:
+                names = ", ".join(f"'{n}'" for n in _overlaps(inp, lp)[0])
+                why_not = (f"it writes and reads through {names}, which a caller may pass "
+                           "overlapping, and nothing in the code rules that out (declare the "
+                           "pointers restrict if callers never do)")
+            if not why_not:
+                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1]))
+                return
+            notes.append(f"openmp: the loop at line {lp.line} is independent but not "
+                         f"parallelized: {why_not}")
+        elif lp.kind == "for" and lp.depth == 0 and lp.reason:
+            notes.append(f"openmp: the loop at line {lp.line} stays serial: {lp.reason}")
+        for child in lp.children:
+            visit(child)
+
+    for top in inp.loops:
+        visit(top)
+    return changes, notes
+
+
+def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
+                   shared: list[tuple[str, str]]) -> Change:
+    clauses = ""
+    by_op: dict[str, list[str]] = {}
+    for op, var in lp.reductions:
+        by_op.setdefault(op, []).append(var)
+    for op, names in by_op.items():
+        clauses += f" reduction({op}:{','.join(names)})"
+    if lp.private_vars:
+        clauses += f" private({','.join(lp.private_vars)})"
+    if shared:
+        # The same container passed twice: the iterations then depend on each other, and the
+        # if clause runs them on one thread.
+        clauses += " if(" + " && ".join(f"&{w} != &{r}" for w, r in shared) + ")"
+    pragma = f"#pragma omp parallel for{clauses}"
+    rule = "openmp-reduction" if lp.reductions else "openmp-for"
+    what = f"the loop over '{lp.induction}' ({lp.lower} to {lp.upper})"
+    parts = [f"{what} at line {lp.line} has independent iterations: each one writes only "
+             f"its own elements"]
+    if lp.reductions:
+        accs = ", ".join(f"'{v}' ({op})" for op, v in lp.reductions)
+        parts.append(f"and the accumulation into {accs} becomes a per-thread reduction "
+                     "(floating-point sums may differ in the last digits)")
+    if lp.private_vars:
+        parts.append(f"with {', '.join(lp.private_vars)} private to each thread")
+    if shared:
+        pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
+        parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")
+    overlap = _unproven_overlap(inp, lp)
+    if overlap:
+        parts.append(f"(assuming {', '.join(overlap)} do not overlap in memory; the benchmark "
+                     "validation checks the result)")
+    explanation = (" ".join(parts) + f"; '{pragma}' runs the iterations on all cores.")
+    edit = insertion_before(inp, node, pragma, rule, order=9)
+    return Change(rule, (edit,), explanation[0].upper() + explanation[1:], (lp.line,))
+
+
+def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
+    """Pointer or reference arrays the loop writes and others it reads: the analysis takes
+    them to be distinct objects, which it cannot prove."""
+    def shared(base: str) -> bool:
+        vt = inp.types.get(base)
+        return vt is not None and bool(vt.pointer or vt.reference) and base not in lp.locals
+
+    written = sorted({a.base for a in lp.element_accesses if a.write and shared(a.base)})
+    read = sorted({a.base for a in lp.element_accesses if not a.write and shared(a.base)} -
+                  set(written))
+    return [*written, *read] if written and read else []
+
+
+def _overlaps(inp: RuleInput, lp: LoopFacts) -> tuple[list[str], list[tuple[str, str]]]:
+    return overlaps(inp.site.params, inp.types, lp)
+
+
+def overlaps(params_seq: Sequence[Param], types: Mapping[str, VarType | None],
+             lp: LoopFacts) -> tuple[list[str], list[tuple[str, str]]]:
+    """Parameters the loop writes and reads that a caller may pass overlapping, when the
+    overlap could change what parallel iterations compute: pointers (which may overlap at any
+    offset, so only ``restrict`` on both rules it out) and pairs of references to one container
+    type (which can only be the same object, so ``&a != &b`` at run time rules it out). A
+    reference read at the very indices it is written is harmless even when shared.
+    """
+    params = {p.name: p for p in params_seq}
+    restrict = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
+
+    def element(name: str) -> str:
+        vt = types.get(name)
+        return re.sub(r"\bconst\b|\s+", "", vt.base) if vt is not None else name
+
+    writes = [a for a in lp.element_accesses if a.write and a.base in params]
+    reads = [a for a in lp.element_accesses if not a.write and a.base in params]
+    pointers: set[str] = set()
+    references: list[tuple[str, str]] = []
+    for w in writes:
+        for r in reads:
+            if r.base == w.base or element(r.base) != element(w.base):
+                continue
+            pw, pr = params[w.base], params[r.base]
+            if pw.pointer or pr.pointer or pw.array or pr.array:
+                if not (restrict.search(pw.type_text) and restrict.search(pr.type_text)):
+                    pointers |= {w.base, r.base}
+            elif r.indices != w.indices and (w.base, r.base) not in references:
+                references.append((w.base, r.base))
+    return sorted(pointers), references
+
+
+RULE = RuleSpec(
+    id="openmp",
+    detect=openmp,
+    finds=frozenset({"openmp-for", "openmp-reduction"}),
+    rewrite=openmp_rule,
+    rewrites_as=frozenset({"openmp-for", "openmp-reduction"}),
+    phase=3,
+    order=0,
+    examples=(
+        Example("cpp", """
+void saxpy(float *__restrict y, const float *__restrict x, float a, int n) {
+    for (int i = 0; i < n; ++i) {
+        y[i] = a * x[i] + y[i];
+    }
+}
+""", "saxpy"),
+        Example("cpp", """
+long total(const int *a, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += a[i];
+    }
+    return s;
+}
+""", "total"),
+    ),
+)

@@ -1,0 +1,222 @@
+"""The pow-strength rule: ``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and kin."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    identifiers,
+    line,
+    number,
+    receiver,
+    text,
+)
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+)
+
+# detection
+
+
+_POW = frozenset({"pow", "powf", "powl"})
+
+
+def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
+    """``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and friends."""
+    if "pow" not in facts.site.text:
+        return
+    for call in facts.nodes("call_expression"):
+        if callee(call) not in _POW or receiver(call) is not None:
+            continue
+        args = arguments(call)
+        if len(args) != 2:
+            continue
+        e = number(args[1])
+        x = operand_text(args[0])
+        replacement = {2.0: f"{x} * {x}", 3.0: f"{x} * {x} * {x}", 4.0: f"({x} * {x}) * "
+                       f"({x} * {x})", 0.5: f"sqrt({code(args[0], 60)})", 1.0: code(args[0], 60),
+                       -1.0: f"1.0 / {x}"}.get(e if e is not None else 99.0)
+        if replacement is None:
+            continue
+        loop = facts.loop_of(call)
+        where = f" inside {loop_phrase(loop)}" if loop else ""
+        yield make_finding(
+            "pow-strength",
+            f"`{code(call)}` on line {line(call)}{where} goes through the general `pow` "
+            f"routine for a fixed exponent {text(args[1])}: write `{replacement}`, which is "
+            f"{'one' if e == 0.5 else 'a'} "
+            f"{'square root' if e == 0.5 else 'few multiplications'} instead of a libm call.",
+            [line(call), *([loop.line] if loop else [])],
+            loop_range=loop.byte_range if loop else None, node_range=rng(call),
+            names=[callee(call), *sorted(identifiers(args[0]))],
+            data={"replacement": replacement, "exponent": text(args[1])},
+            bonus=(0.05 + depth_bonus(loop.depth)) if loop else -0.1,
+        )
+
+
+# rewrite
+
+
+_POW_NAMES = {"pow", "std::pow", "::pow"}
+
+
+_SIMPLE_EXPR_NODES = {
+    "identifier", "number_literal", "subscript_expression", "subscript_argument_list",
+    "parenthesized_expression", "binary_expression", "unary_expression",
+}
+
+
+_ARITH_OPS = {"+", "-", "*", "/"}
+
+
+def _expr_type(node: Node, types: dict[str, VarType | None]) -> str | None:
+    """``double``, ``float`` or ``int`` for a side-effect-free arithmetic expression, else None."""
+    t = node.type
+    if t == "parenthesized_expression" and node.named_child_count == 1:
+        return _expr_type(node.named_children[0], types)
+    if t == "identifier":
+        return _scalar_kind(types.get(node_text(node)))
+    if t == "number_literal":
+        text = node_text(node).lower()
+        if text.startswith("0x"):
+            return "int"
+        if text.endswith("f"):
+            return "float"
+        if "." in text or "e" in text:
+            return None if text.endswith("l") else "double"
+        return "int"
+    if t == "subscript_expression":
+        levels = 0
+        base = node
+        while base.type == "subscript_expression":
+            levels += 1
+            arg = base.child_by_field_name("argument")
+            if arg is None:
+                return None
+            base = arg
+        if base.type != "identifier":
+            return None
+        vt = types.get(node_text(base))
+        for _ in range(levels):
+            vt = vt.element if vt is not None else None
+        return _scalar_kind(vt)
+    if t == "unary_expression":
+        op = node.child_by_field_name("operator")
+        arg = node.child_by_field_name("argument")
+        if op is None or arg is None or node_text(op) not in ("-", "+"):
+            return None
+        return _expr_type(arg, types)
+    if t == "binary_expression":
+        op = node.child_by_field_name("operator")
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if op is None or left is None or right is None or node_text(op) not in _ARITH_OPS:
+            return None
+        kinds = {_expr_type(left, types), _expr_type(right, types)}
+        if None in kinds:
+            return None
+        return "double" if "double" in kinds else ("float" if "float" in kinds else "int")
+    return None
+
+
+def _scalar_kind(vt: VarType | None) -> str | None:
+    if vt is None or vt.reference == "&&":
+        return None
+    if vt.is_floating:
+        return vt.base.replace("const", "").strip()
+    if vt.is_integral:
+        return "int"
+    return None
+
+
+def _side_effect_free(node: Node) -> bool:
+    return all(n.type in _SIMPLE_EXPR_NODES or not n.is_named for n in walk_all(node))
+
+
+def pow_rule(inp: RuleInput) -> RuleOutput:
+    """``pow(x, 2)`` becomes ``x * x`` (exact: both round the true square once)."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    if re.search(r"\bpow\s*\([^;{}]*\)\s*\{", inp.site.unit_text):
+        return changes, ["pow-strength: the unit defines its own pow; left as it is"]
+    types = dict(inp.types)
+    edits: list[Edit] = []
+    lines: list[int] = []
+    for n in walk_all(inp.function):
+        if n.type != "call_expression":
+            continue
+        fn = n.child_by_field_name("function")
+        args = n.child_by_field_name("arguments")
+        if fn is None or args is None or node_text(fn) not in _POW_NAMES or \
+                args.named_child_count != 2:
+            continue
+        base, exp = args.named_children
+        exp_text = node_text(exp).strip()
+        if exp_text in ("0.5", ".5", "0.5f"):
+            notes.append(f"pow-strength: pow(..., 0.5) at line {inp.line_of(n)} is not turned "
+                         "into sqrt: they differ for -0 and -infinity")
+            continue
+        if exp_text in ("3", "3.0", "4", "4.0"):
+            notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is left: "
+                         "repeated multiplication rounds more than once and may change the "
+                         "last digit")
+            continue
+        if exp_text not in ("2", "2.0", "2."):
+            continue
+        kind = _expr_type(base, types)
+        if kind is None or not _side_effect_free(base):
+            notes.append(f"pow-strength: pow(..., 2) at line {inp.line_of(n)} is left: the "
+                         "base's type is unknown or it has side effects")
+            continue
+        text = " ".join(node_text(base).split())
+        simple = base.type in ("identifier", "subscript_expression", "number_literal",
+                               "parenthesized_expression")
+        if kind == "double":
+            term = text if simple else f"({text})"
+        elif inp.language == "cpp":
+            term = f"static_cast<double>({text})"
+        else:
+            term = f"(double)({text})"
+        edits.append(Edit(n.start_byte, n.end_byte, f"({term} * {term})", "pow-strength"))
+        lines.append(inp.line_of(n))
+    if edits:
+        where = ", ".join(str(x) for x in sorted(set(lines)))
+        changes.append(Change(
+            "pow-strength", tuple(edits),
+            f"pow(x, 2) at line(s) {where} is a general library call for a square; x * x gives "
+            "the identical, correctly rounded result with one multiplication.",
+            tuple(sorted(set(lines)))))
+    return changes, notes
+
+
+RULE = RuleSpec(
+    id="pow-strength",
+    detect=pow_strength,
+    rewrite=pow_rule,
+    rewrites_as=frozenset({"pow-strength"}),
+    phase=1,
+    order=0,
+    examples=(
+        Example("cpp", """
+#include <cmath>
+double norm2(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += pow(x[i], 2);
+    return sqrt(s);
+}
+""", "norm2"),
+    ),
+)

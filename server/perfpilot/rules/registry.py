@@ -1,0 +1,78 @@
+"""Every rule module, in detection order, and the views the planner and the optimizer take."""
+
+from __future__ import annotations
+
+from perfpilot.rules import (
+    accumulator_chain,
+    alloc_in_loop,
+    branchless_select,
+    call_in_hot_loop,
+    const_ref_param,
+    div_by_invariant,
+    endl,
+    fast_io,
+    hoist_container,
+    hoist_invariant_call,
+    invariant_branch,
+    invariant_expression,
+    linear_search_in_loop,
+    list_to_vector,
+    loop_interchange,
+    manual_sort,
+    memo_recursion,
+    mod_wrap,
+    openmp,
+    ordered_map_unneeded,
+    pow2_divmod,
+    pow_strength,
+    prefix_sum,
+    reserve,
+    restrict_alias,
+    simd_elementwise,
+    simd_loop,
+    std_algorithm,
+    stdio_loop,
+    string_concat_loop,
+    strlen_condition,
+    vector_front_op,
+)
+from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
+
+# Detection order is the order findings are collected in (ranking then sorts them by impact).
+RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
+    linear_search_in_loop, memo_recursion, manual_sort, prefix_sum, openmp, loop_interchange,
+    hoist_invariant_call, strlen_condition, invariant_expression, invariant_branch,
+    branchless_select, ordered_map_unneeded, list_to_vector, vector_front_op, reserve,
+    string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop, pow_strength,
+    div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop, restrict_alias,
+    simd_loop, simd_elementwise, accumulator_chain, std_algorithm,
+))
+
+Phase = tuple[tuple[frozenset[str], RewriteFn], ...]
+
+
+def detectors() -> tuple[tuple[str, Detector], ...]:
+    """``(rule id, detect)`` of every rule, in detection order."""
+    return tuple((spec.id, spec.detect) for spec in RULE_SPECS)
+
+
+def rewrite_phases() -> tuple[Phase, ...]:
+    """The rewrites grouped into phases, each ``(ids its changes carry, rewrite)`` in order.
+
+    Two rules may share one rewrite (a ``strlen`` condition is fixed by the invariant-call
+    hoist); it runs once, at the place of the first rule that names it.
+    """
+    seen: dict[RewriteFn, RuleSpec] = {}
+    for spec in sorted((s for s in RULE_SPECS if s.rewrite is not None),
+                       key=lambda s: (s.phase, s.order)):
+        assert spec.rewrite is not None
+        seen.setdefault(spec.rewrite, spec)
+    phases: dict[int, list[tuple[frozenset[str], RewriteFn]]] = {}
+    for fn, spec in seen.items():
+        phases.setdefault(spec.phase, []).append((spec.rewrites_as, fn))
+    return tuple(tuple(phases[p]) for p in sorted(phases))
+
+
+def rule_spec(rule_id: str) -> RuleSpec | None:
+    """The spec whose detection reports findings of ``rule_id``."""
+    return next((s for s in RULE_SPECS if rule_id in s.finding_ids), None)

@@ -1,0 +1,207 @@
+"""The vector-front-op rule: ``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside
+a loop.
+
+Rewrite: A vector drained from the front keeps a head index instead of erasing.
+
+``while (!q.empty()) { T x = q.front(); q.erase(q.begin()); ... }`` moves every remaining
+element on each erase, so draining ``n`` elements costs O(n²). Counting the consumed prefix in
+``q_head`` instead makes each step O(1):
+
+- ``!q.empty()`` becomes ``q_head < q.size()``, ``q.erase(q.begin())`` becomes ``++q_head``;
+- inside the loop ``q.size()``, ``q.empty()``, ``q.front()`` and ``q[k]`` are read relative to
+  ``q_head``; ``q.back()``, ``q.push_back(...)`` and ``q.emplace_back(...)`` need no change;
+- after the loop the consumed prefix is erased once, so ``q`` ends as the original left it
+  (also after a ``break``).
+
+Any other use of ``q`` in the loop (iterators, other erasures, passing it on) leaves the loop
+as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import node_text, statements, walk_all
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    line,
+    receiver,
+    root_name,
+)
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    insertion_before,
+    newline_of,
+    statement_slot_ok,
+)
+
+RULE_ID = "vector-front-op"
+_VECTOR = re.compile(r"^(std::)?vector\s*<.+>$")
+_KEEP = {"back", "push_back", "emplace_back"}
+
+
+def _squash(node: Node | None) -> str:
+    return "".join(node_text(node).split()) if node is not None else ""
+
+
+def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
+    """Edits that read ``q`` relative to ``head`` inside ``body``; None for a use that
+    cannot be rewritten."""
+    edits: list[Edit] = []
+    for n in walk_all(body):
+        if n.type != "identifier" or node_text(n) != q or \
+                erase.start_byte <= n.start_byte < erase.end_byte:
+            continue
+        parent = n.parent
+        if parent is not None and parent.type == "subscript_expression":
+            index = parent.child_by_field_name("index") or \
+                parent.child_by_field_name("indices")
+            if index is None:
+                return None
+            inner = node_text(index).strip("[]")
+            edits.append(Edit(parent.start_byte, parent.end_byte, f"{q}[{head} + ({inner})]",
+                              RULE_ID))
+            continue
+        call = parent.parent if parent is not None else None
+        field = parent.child_by_field_name("field") \
+            if parent is not None and parent.type == "field_expression" else None
+        if field is None or call is None or call.type != "call_expression":
+            return None
+        method = node_text(field)
+        if method in _KEEP:
+            continue
+        replacement = {"size": f"({q}.size() - {head})", "empty": f"({head} == {q}.size())",
+                       "front": f"{q}[{head}]"}.get(method)
+        args = call.child_by_field_name("arguments")
+        if replacement is None or args is None or args.named_child_count:
+            return None
+        edits.append(Edit(call.start_byte, call.end_byte, replacement, RULE_ID))
+    return edits
+
+
+def queue_rule(inp: RuleInput) -> RuleOutput:
+    """Rewrite ``while (!q.empty())`` loops that erase ``q``'s front into head-index loops."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    for loop in walk_all(inp.function):
+        if loop.type != "while_statement":
+            continue
+        cond = _squash(loop.child_by_field_name("condition"))
+        m = re.fullmatch(r"\(!([A-Za-z_]\w*)\.empty\(\)\)", cond)
+        body = loop.child_by_field_name("body")
+        if m is None or body is None or body.type != "compound_statement":
+            continue
+        q = m.group(1)
+        vt = inp.types.get(q)
+        if vt is None or vt.pointer or vt.array or not _VECTOR.match(
+                " ".join(vt.base.replace("const", "").split())):
+            continue
+        erase = next((s for s in statements(body)[:2]
+                      if _squash(s) == f"{q}.erase({q}.begin());"), None)
+        if erase is None:
+            continue
+        line = inp.line_of(loop)
+        if not statement_slot_ok(loop):
+            continue
+        head = inp.fresh_name(f"{q}_head")
+        edits = _rewrites(body, q, head, erase)
+        if edits is None:
+            notes.append(f"{RULE_ID}: the loop at line {line} stays: it uses '{q}' in a way "
+                         "that a head index cannot follow (iterators, other erasures, ...)")
+            continue
+        nl = newline_of(inp.text)
+        data = inp.data
+        line_start = data.rfind(b"\n", 0, loop.start_byte) + 1
+        indent = data[line_start:loop.start_byte].decode("utf-8")
+        indent = indent if not indent.strip() else ""
+        cond_node = loop.child_by_field_name("condition")
+        assert cond_node is not None
+        edits += [
+            insertion_before(inp, loop, f"std::size_t {head} = 0;", RULE_ID, order=-10),
+            Edit(cond_node.start_byte, cond_node.end_byte, f"({head} < {q}.size())", RULE_ID),
+            Edit(erase.start_byte, erase.end_byte, f"++{head};", RULE_ID),
+            # The consumed prefix goes once, so q ends as the original loop left it.
+            Edit(loop.end_byte, loop.end_byte,
+                 f"{nl}{indent}{q}.erase({q}.begin(), {q}.begin() + "
+                 f"static_cast<std::ptrdiff_t>({head}));", RULE_ID),
+        ]
+        changes.append(Change(
+            RULE_ID, tuple(edits),
+            f"The loop at line {line} removes the first element of '{q}' with erase(begin()) "
+            f"on every iteration, which moves all the remaining elements, so draining it is "
+            f"quadratic; counting the consumed elements in '{head}' and erasing them once "
+            "after the loop makes each step constant time.", (line,)))
+    return changes, notes
+
+
+# detection
+
+
+_VECTORISH = re.compile(r"^(?:std::)?(vector|string|basic_string)\b")
+
+
+def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
+    """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop."""
+    for call in facts.in_loops("call_expression"):
+        name = callee(call)
+        if name not in ("erase", "insert", "emplace"):
+            continue
+        rcv = receiver(call)
+        args = arguments(call)
+        if rcv is None or not args:
+            continue
+        vname = root_name(rcv)
+        v = facts.var(vname)
+        if vname is None or (v is not None and not _VECTORISH.match(v.base)):
+            continue
+        first: Node = args[0]
+        if not (first.type == "call_expression" and callee(first) == "begin"
+                and receiver(first) is not None and root_name(receiver(first)) == vname):
+            continue
+        loop = facts.loop_of(call)
+        if loop is None:
+            continue
+        op = "removes the first element" if name == "erase" else "inserts at the front"
+        yield make_finding(
+            "vector-front-op",
+            f"`{code(call)}` on line {line(call)} {op} of `{vname}` on every iteration of "
+            f"{loop_phrase(loop)}, shifting all remaining elements each time (O(n²) moves): use "
+            f"`std::deque` (`pop_front`/`push_front` are O(1)), or keep a moving start index.",
+            [line(call), loop.line],
+            loop_range=loop.byte_range, node_range=rng(call), names=[vname],
+            data={"var": vname, "op": name},
+            bonus=depth_bonus(loop.depth),
+        )
+
+
+RULE = RuleSpec(
+    id=RULE_ID,
+    detect=vector_front_op,
+    rewrite=queue_rule,
+    rewrites_as=frozenset({"vector-front-op"}),
+    phase=1,
+    order=6,
+    examples=(
+        Example("cpp", """
+#include <vector>
+long drain(std::vector<int> &q) {
+    long s = 0;
+    while (!q.empty()) {
+        s += q.front();
+        q.erase(q.begin());
+    }
+    return s;
+}
+""", "drain"),
+    ),
+)

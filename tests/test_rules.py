@@ -1,0 +1,80 @@
+"""Every rule module: its detection fires on its own examples, and where it has a rewrite, the
+built-in optimizer turns that finding into a candidate that compiles (plan and rewrite agree)."""
+
+from __future__ import annotations
+
+import asyncio
+import pkgutil
+import shutil
+
+import pytest
+
+import perfpilot.rules as rules_package
+from perfpilot.code.locate import function_by_name
+from perfpilot.code.site import FunctionSite
+from perfpilot.optimizing.builtin import BuiltinOptimizer, rewrite
+from perfpilot.planning.builtin import analyze_site, select
+from perfpilot.progress import JobContext
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.finding import RULES
+from perfpilot.rules.registry import RULE_SPECS, rewrite_phases
+from perfpilot.strategy.values import Plan
+
+EXAMPLES = [pytest.param(spec, n, ex, id=f"{spec.id}-{n}")
+            for spec in RULE_SPECS for n, ex in enumerate(spec.examples)]
+REWRITING = [p for p in EXAMPLES if p.values[0].rewrite is not None]  # type: ignore[union-attr]
+
+
+def site_of(ex: Example) -> FunctionSite:
+    return function_by_name(ex.source, ex.language, ex.function, uri="file:///t.cc",
+                            check_errors=False)
+
+
+def test_every_rule_module_is_registered_once_with_an_example() -> None:
+    modules = {m.name for m in pkgutil.iter_modules(rules_package.__path__)
+               if not m.ispkg} - {"base", "registry", "finding", "edits", "rewrite_input"}
+    registered = [spec.id.replace("-", "_") for spec in RULE_SPECS]
+    assert sorted(registered) == sorted(modules)
+    assert all(spec.examples for spec in RULE_SPECS)
+
+
+def test_every_finding_id_belongs_to_a_rule_module() -> None:
+    owners = {i for spec in RULE_SPECS for i in spec.finding_ids}
+    assert owners == set(RULES)
+
+
+def test_every_rewrite_id_is_a_finding_id_and_runs_once() -> None:
+    finding_ids = set(RULES)
+    for spec in RULE_SPECS:
+        assert spec.rewrites_as <= finding_ids
+        assert bool(spec.rewrite) == bool(spec.rewrites_as)
+    fns = [fn for phase in rewrite_phases() for _ids, fn in phase]
+    assert len(fns) == len(set(fns))
+
+
+@pytest.mark.parametrize(("spec", "n", "example"), EXAMPLES)
+def test_the_rule_detects_its_own_examples(spec: RuleSpec, n: int, example: Example) -> None:
+    analysis = analyze_site(site_of(example), detectors=((spec.id, spec.detect),))
+    assert not any("failed" in note for note in analysis.notes), analysis.notes
+    found = [f for f in analysis.findings if f.rule in spec.finding_ids]
+    assert found, f"{spec.id} found nothing in its example {n}"
+    assert all(f.explanation and f.lines for f in found)
+
+
+@pytest.mark.parametrize(("spec", "n", "example"), REWRITING)
+def test_a_finding_with_a_rewrite_becomes_a_candidate(spec: RuleSpec, n: int,
+                                                      example: Example) -> None:
+    site = site_of(example)
+    plan = Plan(select(analyze_site(site).findings, limit=64), "builtin")
+    assert spec.finding_ids & {s.rule for s in plan.strategies}, f"{spec.id} is not planned"
+    result = rewrite(site, spec.rewrites_as)
+    assert result.changed and result.rules <= spec.rewrites_as, result.notes
+    if shutil.which("g++") is None or shutil.which("gcc") is None:
+        pytest.skip("needs gcc and g++ to check the candidate compiles")
+    optimizer = BuiltinOptimizer(rules=sorted(spec.rewrites_as))
+    out = asyncio.run(optimizer.optimize(site, plan, JobContext()))
+    assert out.candidates, out.rejected
+    assert out.candidates[0].code != site.text
+    # the candidate says it carries out the plan's own strategy for this finding
+    carried = {s.rule for s in out.candidates[0].strategies if s in plan.strategies}
+    assert carried & spec.finding_ids, out.candidates[0].strategies
