@@ -202,7 +202,7 @@ async def compile_placed(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
     use = cache if '#include "' not in unit_text else None
     built = await _cached_compile(sandbox, argv, workdir, obj, side, [f"{side}/{unit_name}"],
                                   timeout_s=timeout_s, ctx=ctx,
-                                  ro_binds=absolute_paths(tc.flags), cache=use,
+                                  ro_binds=_visible(tc), cache=use,
                                   unprivileged=unprivileged)
     if not built.ok:
         return built
@@ -214,7 +214,7 @@ async def compile_placed(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
                                 *([pads[k - 1]] if k else []), obj, "-o", name,
                                 "-Wl,--no-undefined", "-lm"],
                       workdir, timeout_s=timeout_s, limits=Limits(cpu_s=int(timeout_s) + 5),
-                      ctx=ctx, unprivileged=unprivileged)
+                      ctx=ctx, unprivileged=unprivileged, ro_binds=_visible(tc))
         for k, name in enumerate(names)))
     for name, res in zip(names, links, strict=True):
         done = _compiled(res, workdir, name, side, [])
@@ -232,7 +232,7 @@ async def _pad_object(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
                       '\t.section .note.GNU-stack,"",@progbits\n', encoding="utf-8")
     await run_sandboxed(sandbox, [tc.cc, "-c", f"{side}/pad{size}.s", "-o", name], workdir,
                         timeout_s=30, limits=Limits(cpu_s=30), ctx=ctx,
-                        unprivileged=unprivileged)
+                        unprivileged=unprivileged, ro_binds=_visible(tc))
     return name
 
 
