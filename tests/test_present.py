@@ -88,3 +88,18 @@ def test_intervals_have_one_format_in_phrase_and_table() -> None:
     table = measurement_table(v)
     assert "| 95% interval | 2\\.20–2\\.44 |" in table, table
     assert "| speedup (median of pair ratios) | 2\\.35× |" in table, table
+
+
+def test_an_improved_outcome_says_its_figures_in_the_one_format() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.engine import choose
+    from perfpilot.engine.outcome import Trial
+    from perfpilot.strategy import Candidate
+
+    site = function_by_name("int f(int a) { return a; }\n", "cpp", "f")
+    v = Verdict(verdict="faster", message="1.5e+03× faster (95% CI 380–4.84e+03, serial).",
+                speedup=1497.0, ci95=(380.2, 4843.0), threads=1)
+    outcome = choose(site, Plan((), "builtin"), (Trial(Candidate("int f(int a){return a;}", (),
+                                                                  "builtin"), v),))
+    assert outcome.status == "improved"
+    assert outcome.message == "1497.00× faster (95% CI 380.20–4843.00, serial)"

@@ -509,8 +509,11 @@ class PerfPilotServer(LanguageServer):
                 if v is None or v.verdict not in _PROBLEM_VERDICTS:
                     continue
                 rng = header_range(doc, site)
+                # A measured verdict's phrase has its figures; the runner's message would
+                # repeat them in another format. A failure's message says what failed.
+                said = "" if v.verdict == "slower" else v.message
                 message = f"PerfPilot candidate for {site.name}: {speedup_phrase(v)}. " \
-                          f"{v.message}".strip()
+                          f"{said}".strip()
                 # Related information only for evidence the message does not already say.
                 evidence = (v.validation_detail or v.build_log[-300:]).strip()
                 related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), evidence)] \
