@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +45,20 @@ class Recorder:
         self.edits: list[lsp.ApplyWorkspaceEditParams] = []
         self.jobs: list[dict[str, Any]] = []
         self.apply_result = True
+        self.lens_refreshes = 0
+        # Hooks a test may set, run as an editor would: on a lens refresh request, and when an
+        # edit is in the buffer but not yet answered.
+        self.on_lens_refresh: Callable[[], Awaitable[None]] | None = None
+        self.on_edit: Callable[[lsp.ApplyWorkspaceEditParams], Awaitable[None]] | None = None
+        self._hooks: set[asyncio.Task[None]] = set()
         self._changed = asyncio.Event()
 
         @client.feature(lsp.WORKSPACE_APPLY_EDIT)
-        def apply_edit(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
+        async def apply_edit(params: lsp.ApplyWorkspaceEditParams
+                             ) -> lsp.ApplyWorkspaceEditResult:
             self.edits.append(params)
+            if self.on_edit is not None:
+                await self.on_edit(params)
             self._changed.set()
             return lsp.ApplyWorkspaceEditResult(applied=self.apply_result)
 
@@ -60,6 +69,12 @@ class Recorder:
 
         @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
         def lens_refresh(params: None) -> None:
+            self.lens_refreshes += 1
+            if self.on_lens_refresh is not None:
+                # Answer first, then ask for the lenses, as VS Code does.
+                task = asyncio.get_running_loop().create_task(self.on_lens_refresh())
+                self._hooks.add(task)
+                task.add_done_callback(self._hooks.discard)
             return None
 
         @client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)

@@ -54,3 +54,6 @@ async def test_cancel_at_each_stage(client: LanguageClient, tmp_path: Path, stag
     final = r.job_done(job_id)
     assert final is not None and final["stage"] == "cancelled", final
     assert r.edits == []
+    # The log says it once ("pp-1 f: cancelled"), not "cancelled cancelled".
+    said = [m.message for m in client.log_messages if m.message.startswith(f"{job_id} ")]
+    assert sum(m.count("cancelled") for m in said) == 1, said

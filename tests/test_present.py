@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from perfpilot.engine.present import escape_md, escape_md_keep_code, plan_markdown, speedup_phrase
 from perfpilot.runner.values import Verdict
@@ -37,8 +38,14 @@ def test_speedup_phrases() -> None:
     serial = Verdict(verdict="faster", message="", speedup=2.314, ci95=(2.2, 2.43), threads=1)
     assert speedup_phrase(serial) == "2.31× faster (95% CI 2.20–2.43, serial)"
     omp = Verdict(verdict="faster", message="", speedup=1.95, ci95=(1.92, 1.99), threads=2,
-                  serial_speedup=1.0)
-    assert speedup_phrase(omp) == "1.95× faster (95% CI 1.92–1.99, 2 threads; 1-thread 1.00×)"
+                  serial_speedup=1.0, serial_ci95=(0.98, 1.02), flags=("-O2", "-fopenmp"))
+    # A parallel result says what it needs and what it gives on one thread, in words.
+    assert speedup_phrase(omp) == ("1.95× faster on 2 threads with -fopenmp (95% CI 1.92–1.99);"
+                                   " no gain on 1 thread")
+    gain = replace(omp, serial_speedup=1.2, serial_ci95=(1.15, 1.25))
+    assert speedup_phrase(gain).endswith("; 1.20× on 1 thread")
+    loss = replace(omp, serial_speedup=0.8, serial_ci95=(0.75, 0.85))
+    assert speedup_phrase(loss).endswith("; 0.80× on 1 thread (slower)")
     noisy = Verdict(verdict="noisy", message="", speedup=1.4, ci95=(0.5, 3.0))
     assert "×" not in speedup_phrase(noisy)  # no number when it could not be measured
 
@@ -71,3 +78,28 @@ def test_the_report_keeps_the_planner_answer_it_could_not_read() -> None:
     md = report_markdown(Outcome(site, plan, (), (), None, "no-candidate", "none"))
     assert "### The planner's answer (m)" in md
     assert "```text\nI would [click](command:x) ʼʼʼrmʼʼʼ it\n```" in md
+
+
+def test_intervals_have_one_format_in_phrase_and_table() -> None:
+    from perfpilot.engine.present import measurement_table
+
+    v = Verdict(verdict="faster", message="", speedup=2.3456, ci95=(2.2049, 2.4351), threads=1)
+    assert "95% CI 2.20–2.44" in speedup_phrase(v)
+    table = measurement_table(v)
+    assert "| 95% interval | 2\\.20–2\\.44 |" in table, table
+    assert "| speedup (median of pair ratios) | 2\\.35× |" in table, table
+
+
+def test_an_improved_outcome_says_its_figures_in_the_one_format() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.engine import choose
+    from perfpilot.engine.outcome import Trial
+    from perfpilot.strategy import Candidate
+
+    site = function_by_name("int f(int a) { return a; }\n", "cpp", "f")
+    v = Verdict(verdict="faster", message="1.5e+03× faster (95% CI 380–4.84e+03, serial).",
+                speedup=1497.0, ci95=(380.2, 4843.0), threads=1)
+    outcome = choose(site, Plan((), "builtin"), (Trial(Candidate("int f(int a){return a;}", (),
+                                                                  "builtin"), v),))
+    assert outcome.status == "improved"
+    assert outcome.message == "1497.00× faster (95% CI 380.20–4843.00, serial)"

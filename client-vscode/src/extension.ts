@@ -13,7 +13,7 @@ import { installServer } from './install';
 import { onPythonEnvironmentChange } from './interpreter';
 import { statusBarText } from './jobs';
 import { venvPython } from './launch';
-import { REPORT_SCHEME, ReportProvider } from './report';
+import { REPORT_SCHEME, reportSource, ReportProvider } from './report';
 import { secretKey, secretMessageFor } from './secrets';
 import { ServerController } from './server';
 import { backendSummary, changeEffect, Role } from './settings';
@@ -54,15 +54,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   context.subscriptions.push(controller.onDidChangeState(refreshStatus), controller.onJobStatus(refreshStatus));
   refreshStatus();
 
-  controller.onCommandResult = (command, result) => {
+  const markdownOf = (result: unknown): string | undefined => {
+    const markdown = (result as { markdown?: unknown } | null)?.markdown;
+    return typeof markdown === 'string' ? markdown : undefined;
+  };
+  controller.onCommandResult = (command, result, argument) => {
+    const source = reportSource(argument);
     // Reports and profiles (the hot functions by share) open in the read-only report view.
     const viewed: string[] = [SERVER_COMMANDS.showReport, SERVER_COMMANDS.profile, SERVER_COMMANDS.showProfile];
     if (viewed.includes(command)) {
-      const markdown = (result as { markdown?: unknown } | null)?.markdown;
-      if (typeof markdown === 'string') {
-        void reports.show(reportTitle(markdown, 'PerfPilot report'), markdown);
+      const markdown = markdownOf(result);
+      if (markdown !== undefined) {
+        void reports.show(reportTitle(markdown, 'PerfPilot report'), markdown,
+          command === SERVER_COMMANDS.showReport ? source : undefined);
       }
       return;
+    }
+    if (command === SERVER_COMMANDS.revert && (result as { applied?: unknown } | null)?.applied === true && source) {
+      // An open report of the reverted function would still describe the rewrite.
+      void reports.refreshDocument(source.uri, async (s) => markdownOf(await controller.query(SERVER_COMMANDS.showReport, s)));
     }
     const shown = resultMessage(command, result);
     if (shown) {

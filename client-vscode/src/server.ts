@@ -42,7 +42,7 @@ export class ServerController implements vscode.Disposable {
   /** The interpreter and check result of the last start attempt. */
   lastCheck: { interpreter: Interpreter; check: ServerCheck } | undefined;
   /** Called with the result of every server command, whoever started it (palette or lens). */
-  onCommandResult: (command: string, result: unknown) => void = () => undefined;
+  onCommandResult: (command: string, result: unknown, argument: unknown) => void = () => undefined;
   /** Called when the server cannot start, with the check that failed. */
   onStartProblem: (problem: { interpreter: Interpreter; check: ServerCheck }) => void = () => undefined;
 
@@ -172,6 +172,9 @@ export class ServerController implements vscode.Disposable {
       initializationOptions: {
         settings: this.settingsFor(undefined),
         trustWorkspace: vscode.workspace.isTrusted,
+        // The status bar item shows perfpilot/jobStatus: the server then sends no work-done
+        // progress, which VS Code would show as a second status item for the same job.
+        showsJobStatus: true,
       },
       // Model text is untrusted: markdown stays untrusted and without HTML.
       markdown: { isTrusted: false, supportHtml: false },
@@ -185,7 +188,7 @@ export class ServerController implements vscode.Disposable {
           // is not asked to write a report file and open it (`open: true` from lens clicks).
           const sent = command === SERVER_COMMANDS.showReport ? args.map(withoutOpen) : args;
           const result: unknown = await next(command, sent);
-          this.onCommandResult(command, result);
+          this.onCommandResult(command, result, sent[0]);
           return result;
         },
         workspace: {
@@ -290,8 +293,17 @@ export class ServerController implements vscode.Disposable {
       throw new Error('The PerfPilot server is not running.');
     }
     const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
-    this.onCommandResult(command, result);
+    this.onCommandResult(command, result, argument);
     return result;
+  }
+
+  /** Runs a server command for its answer only (no onCommandResult): reports refreshing quietly. */
+  async query(command: string, argument: object): Promise<unknown> {
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      return undefined;
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
   }
 
   dispose(): void {

@@ -24,3 +24,19 @@ test('an unknown report URI explains how to get the report again', () => {
   const fresh = new ReportProvider();
   assert.match(fresh.provideTextDocumentContent(other), /Show report/);
 });
+
+test('after Revert, the reports of that document are asked for again under the same URI', async () => {
+  const reports = new ReportProvider();
+  const source = { uri: 'file:///w/a.cpp', line: 2, character: 0 };
+  const shown = reports.put('PerfPilot report: ends', '# applied 2.00x faster\n', source);
+  const other = reports.put('PerfPilot report: other', '# other\n', { uri: 'file:///w/b.cpp', line: 0, character: 0 });
+  const asked: unknown[] = [];
+  const count = await reports.refreshDocument('file:///w/a.cpp', async (s) => {
+    asked.push(s);
+    return 'No PerfPilot result for this function yet.';
+  });
+  assert.equal(count, 1);
+  assert.deepEqual(asked, [source]);
+  assert.equal(reports.provideTextDocumentContent(shown), 'No PerfPilot result for this function yet.');
+  assert.equal(reports.provideTextDocumentContent(other), '# other\n');
+});

@@ -21,6 +21,7 @@ from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
 from perfpilot.engine.limits import check_analysable
 from perfpilot.engine.outcome import Outcome, Trial
+from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.optimizing.base import Optimizer, OptimizeResult
 from perfpilot.planning.base import Planner
@@ -313,7 +314,8 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
     best = max(scored, key=lambda x: x[1]) if scored else None
     if best is not None and best[1] > 0:
         v = trials[best[0]].verdict
-        msg = v.message if v is not None else ""
+        # The editor's and the CLI's one wording and number format, not the runner's own.
+        msg = speedup_phrase(v) if v is not None else ""
         return Outcome(site, plan, trials, tuple(rejected), best[0], "improved", msg)
     # Faster by the clock, but the inputs left behaviour of the original untested: offered for
     # the user to decide, never applied on its own.

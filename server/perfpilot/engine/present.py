@@ -71,8 +71,35 @@ def _ms(seconds: float | None) -> str:
     return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.3g} µs"
 
 
+def ratio(value: float) -> str:
+    """A speedup ratio, the one format used everywhere: ``2.31×``."""
+    return f"{value:.2f}×"
+
+
+def interval(ci: tuple[float, float]) -> str:
+    """A 95% interval's bounds, the one format used everywhere: ``2.20–2.43``."""
+    return f"{ci[0]:.2f}–{ci[1]:.2f}"
+
+
+_NO_GAIN = 0.03  # a 1-thread figure within ±3% of 1 (the runner's no-change band) is no gain
+
+
+def one_thread_phrase(v: Verdict) -> str:
+    """What a parallel rewrite gives on one thread: ``no gain on 1 thread`` or ``1.20× on
+    1 thread`` (empty when it was not measured)."""
+    s = v.serial_speedup
+    if s is None:
+        return ""
+    ci = v.serial_ci95
+    if (ci is not None and ci[0] <= 1.0 <= ci[1]) or (ci is None and abs(s - 1.0) <= _NO_GAIN):
+        return "no gain on 1 thread"
+    return f"{ratio(s)} on 1 thread" + (" (slower)" if s < 1.0 else "")
+
+
 def speedup_phrase(v: Verdict) -> str:
-    """``2.31× faster (95% CI 2.20–2.43, serial)`` or the verdict word with its reason."""
+    """``2.31× faster (95% CI 2.20–2.43, serial)``; a parallel result says what it needs and
+    what it gives on one thread: ``1.99× faster on 2 threads with -fopenmp (95% CI 1.90–2.05);
+    no gain on 1 thread``; else the verdict word with its reason."""
     if v.verdict == "rejected":
         # The short reason: the first refused construct, or that no sandbox is available.
         return f"rejected — {v.validation_detail}" if v.validation_detail else "rejected"
@@ -85,14 +112,14 @@ def speedup_phrase(v: Verdict) -> str:
             "noisy": "machine too busy to measure reliably",
             "no-input": "not timed: no stdin input",
         }.get(v.verdict, v.verdict)
-    lo, hi = v.ci95
-    where = "serial" if v.threads <= 1 else f"{v.threads} threads"
-    extra = ""
-    if v.threads > 1 and v.serial_speedup is not None:
-        extra = f"; 1-thread {v.serial_speedup:.2f}×"
     word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change",
             "weakly-verified": "faster, weakly verified"}.get(v.verdict, v.verdict)
-    return f"{v.speedup:.2f}× {word} (95% CI {lo:.2f}–{hi:.2f}, {where}{extra})"
+    if v.threads <= 1:
+        return f"{ratio(v.speedup)} {word} (95% CI {interval(v.ci95)}, serial)"
+    needs = "-fopenmp" if "-fopenmp" in v.flags else "OpenMP"
+    serial = one_thread_phrase(v)
+    return (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
+            f"(95% CI {interval(v.ci95)})" + (f"; {serial}" if serial else ""))
 
 
 def verification_phrase(v: Verdict) -> str:
@@ -131,17 +158,16 @@ def lens_title(outcome: Outcome) -> str:
 
 def measurement_table(v: Verdict) -> str:
     """A markdown table of one measurement."""
-    ci = f"{v.ci95[0]:.3f}–{v.ci95[1]:.3f}" if v.ci95 else "–"
     rows = [
         ("verdict", v.verdict),
-        ("speedup (median of pair ratios)", f"{v.speedup:.3f}×" if v.speedup else "–"),
-        ("95% interval", ci),
+        ("speedup (median of pair ratios)", ratio(v.speedup) if v.speedup else "–"),
+        ("95% interval", interval(v.ci95) if v.ci95 else "–"),
         ("median original / candidate", f"{_ms(v.median_a_s)} / {_ms(v.median_b_s)}"),
         ("pairs kept / dropped", f"{v.pairs} / {v.dropped_pairs}"),
         ("instructions ratio (callgrind)",
-         f"{v.instructions_ratio:.2f}×" if v.instructions_ratio else "–"),
+         ratio(v.instructions_ratio) if v.instructions_ratio else "–"),
         ("threads", str(v.threads)),
-        ("1-thread speedup", f"{v.serial_speedup:.2f}×" if v.serial_speedup else "–"),
+        ("1-thread speedup", ratio(v.serial_speedup) if v.serial_speedup else "–"),
         ("validation", f"{v.validation_status}"
          + (f" ({verification_phrase(v)})" if v.verification is not None else "")),
         ("inputs", v.input_mode),

@@ -23,6 +23,10 @@ from perfpilot.progress import Cancelled, JobContext
 
 log = logging.getLogger(__name__)
 
+# Stages at which a job has its result: the editor shows the result, not a running state,
+# even while the job still delivers it (an edit in flight is already in the buffer).
+RESULT_STAGES = frozenset({"applying", "done", "failed", "cancelled"})
+
 
 def path_of_uri(uri: str) -> Path | None:
     """The local path of a ``file:`` URI, else None."""
@@ -54,6 +58,11 @@ class Job:
     def done(self) -> bool:
         """Whether the job has finished (successfully or not), or was given up on."""
         return self.given_up or (self.task is not None and self.task.done())
+
+    @property
+    def active(self) -> bool:
+        """Whether the job is still working towards its result (not done, no result yet)."""
+        return not self.done and self.stage not in RESULT_STAGES
 
 
 @dataclass
@@ -91,8 +100,8 @@ class Session:
         return self.records.get(uri, {}).get(function)
 
     def running(self, uri: str, function: str | None = None) -> list[Job]:
-        """Unfinished jobs for a document (and function)."""
-        return [j for j in self.jobs.values() if not j.done and j.uri == uri
+        """Jobs of a document (and function) still working towards their result."""
+        return [j for j in self.jobs.values() if j.active and j.uri == uri
                 and (function is None or j.function == function)]
 
     # -- jobs -----------------------------------------------------------------------------

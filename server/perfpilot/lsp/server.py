@@ -95,6 +95,9 @@ class PerfPilotServer(LanguageServer):
         self.workspace_root: Path | None = None
         self.editor_settings: dict[str, Any] = {}
         self.trust_workspace = False  # the client's trustWorkspace initialization option
+        # The client shows perfpilot/jobStatus itself (showsJobStatus initialization option):
+        # no work-done progress then, so a job has one status item, not two.
+        self.client_shows_jobs = False
         self._told_ignored = ""
         self.progress_tokens: dict[str, str] = {}  # progress token -> job id
         self.watcher: WorkspaceWatcher | None = None
@@ -339,7 +342,7 @@ class PerfPilotServer(LanguageServer):
         job = self.session.start(kind, site, source_path=path,
                                  flags=compdb.flags if compdb else (), baseline_text=baseline,
                                  fresh=fresh)
-        if self.supports_progress():
+        if self.supports_progress() and not self.client_shows_jobs:
             self._tasks.add(asyncio.get_running_loop().create_task(self._begin_progress(job)))
         self._notify_job(job)
         self._refresh()
@@ -368,7 +371,8 @@ class PerfPilotServer(LanguageServer):
             self.work_done_progress.end(job.id, lsp.WorkDoneProgressEnd(message=msg))
 
     def _on_job_progress(self, job: Job) -> None:
-        if self._last_stage.get(job.id) != job.stage:
+        new_stage = self._last_stage.get(job.id) != job.stage
+        if new_stage:
             self._last_stage[job.id] = job.stage
             self.log_info(f"{job.id} {job.site.name}: {job.stage}")
         if job.id in self.progress_tokens:
@@ -376,6 +380,8 @@ class PerfPilotServer(LanguageServer):
             self.work_done_progress.report(job.id, lsp.WorkDoneProgressReport(
                 message=text, percentage=job.percent))
         self._notify_job(job)
+        if new_stage:
+            self._refresh()  # the running lens shows the stage: never let it lag the job
 
     def _notify_job(self, job: Job) -> None:
         self.protocol.notify(NOTIFY_JOB, {
@@ -385,7 +391,9 @@ class PerfPilotServer(LanguageServer):
 
     async def _on_job_done(self, job: Job) -> None:
         self._last_stage.pop(job.id, None)
-        self.log_info(f"{job.id} {job.site.name}: {job.stage} {job.error or job.message}")
+        detail = job.error or job.message
+        self.log_info(f"{job.id} {job.site.name}: {job.stage}"
+                      + (f" {detail}" if detail and detail != job.stage else ""))
         self._end_progress(job)
         try:
             await self._finish(job)
@@ -451,8 +459,12 @@ class PerfPilotServer(LanguageServer):
             return
         if confirm:
             job.stage, job.message = "awaiting confirmation", "review the change to apply it"
-            self._notify_job(job)
-            self._refresh()
+        else:
+            # The result is final: the editor puts the edit in the buffer before it answers,
+            # so the lens shows the result from now on, not a running state.
+            job.stage, job.message = "applying", label
+        self._notify_job(job)
+        self._refresh()
         try:
             result = await self.workspace_apply_edit_async(
                 lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
@@ -500,15 +512,18 @@ class PerfPilotServer(LanguageServer):
                 if v is None or v.verdict not in _PROBLEM_VERDICTS:
                     continue
                 rng = header_range(doc, site)
+                # A measured verdict's phrase has its figures; the runner's message would
+                # repeat them in another format. A failure's message says what failed.
+                said = "" if v.verdict == "slower" else v.message
+                message = f"PerfPilot candidate for {site.name}: {speedup_phrase(v)}. " \
+                          f"{said}".strip()
+                # Related information only for evidence the message does not already say.
+                evidence = (v.validation_detail or v.build_log[-300:]).strip()
+                related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), evidence)] \
+                    if evidence and evidence not in message else None
                 diags.append(lsp.Diagnostic(
                     range=rng, severity=_PROBLEM_VERDICTS[v.verdict], source="perfpilot",
-                    code=v.verdict,
-                    message=f"PerfPilot candidate for {site.name}: {speedup_phrase(v)}. "
-                            f"{v.message}".strip(),
-                    related_information=[lsp.DiagnosticRelatedInformation(
-                        location=lsp.Location(uri, rng),
-                        message=(v.validation_detail or v.build_log[-300:] or v.message
-                                 or v.verdict))],
+                    code=v.verdict, message=message, related_information=related,
                     data={"uri": uri, "function": name}))
                 break
         self.text_document_publish_diagnostics(
@@ -558,6 +573,7 @@ def create_server() -> PerfPilotServer:
         # Only the initialization options (the user's own client configuration) may trust
         # the workspace; settings pulled later may come from files inside the workspace.
         ls.trust_workspace = isinstance(opts, dict) and opts.get("trustWorkspace") is True
+        ls.client_shows_jobs = isinstance(opts, dict) and opts.get("showsJobStatus") is True
         if isinstance(opts, dict):
             settings = opts.get("settings", opts)
             settings = settings.get("perfpilot", settings) if isinstance(settings, dict) else {}
