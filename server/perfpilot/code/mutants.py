@@ -19,6 +19,7 @@ weak (survivors are reported; some are equivalent, e.g. ``>`` for ``>=`` in a ma
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,6 +39,9 @@ LEVELS: tuple[frozenset[str], ...] = (
     STRONG,
     frozenset({"negate-condition", "delete-statement"}),
 )
+# Return values equal to the type's default: returning the default instead changes nothing.
+_DEFAULT_VALUE = re.compile(r"^\(*\s*(0+[uUlL]*|0*\.0*[fFlL]?|false|nullptr|NULL|\{\s*\}|'\\0'|"
+                            r"[\w:<>]+\s*\{\s*\}|[\w:<>]+\(\s*\))\s*\)*$")
 _FLIP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 _ARITH = {"+": "-", "-": "+"}
 _LOGIC = {"&&": "||", "||": "&&"}
@@ -110,8 +114,9 @@ def _points(body: tree_sitter.Node, site: FunctionSite, kinds: frozenset[str]) -
     for n in walk_all(body):
         t = n.type
         if t == "return_statement" and "return-default" in kinds and default is not None:
-            if n.named_child_count == 0:
-                continue
+            value = n.named_children[0] if n.named_child_count else None
+            if value is None or _DEFAULT_VALUE.match(node_text(value)):
+                continue  # already returns the default: the mutant would be the original
             text = node_text(n)
             out.append(_Point(n, "return-default", _guarded_return(default),
                               f"`{_short(text)}` returns a default value"))
