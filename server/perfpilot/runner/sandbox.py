@@ -425,9 +425,13 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
             cancel_wait.cancel()
         # Whatever the outcome, leave nothing of the group behind.
         _kill_group(proc.pid)
-        for task in (out_task, err_task, finished):
+        # The gathering future first: cancelled after its children, it would hold their
+        # CancelledError unretrieved and asyncio would log it as a traceback.
+        for task in (finished, out_task, err_task):
             if not task.done():
                 task.cancel()
+        if finished.done() and not finished.cancelled():
+            finished.exception()
     if cancelled:
         raise Cancelled()
     out, out_trunc = out_task.result() if out_task.done() and not out_task.cancelled() \
