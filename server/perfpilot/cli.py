@@ -342,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     add_eval_parser(sub)
+    from perfpilot.training.cli import add_train_parser  # the trainers load only when used
+    add_train_parser(sub)
 
     p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
     p.add_argument("--tcp", metavar="HOST:PORT")
@@ -360,6 +362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "train":
+            from perfpilot.training.cli import cmd_train
+            return cmd_train(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval}[args.command]
         return asyncio.run(handler(args))
