@@ -156,7 +156,7 @@ RewardFn = Callable[..., list[float | None]]
 
 
 def grpo(spec: RunSpec, rows: Sequence[Row], reward: RewardFn, generations: int = 4,
-         max_completion: int = 256, use_vllm: bool = False,
+         max_completion: int = 256, use_vllm: bool = False, temperature: float = 1.0,
          extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """GRPO on the planner alone: sampled plans, rewarded by the runner's measurement."""
     from trl import GRPOConfig, GRPOTrainer
@@ -169,7 +169,7 @@ def grpo(spec: RunSpec, rows: Sequence[Row], reward: RewardFn, generations: int 
                                                 generations * math.ceil(spec.batch / generations))
     args = GRPOConfig(**common, num_generations=generations,
                       max_completion_length=max_completion, use_vllm=use_vllm,
-                      log_completions=False)
+                      temperature=temperature, log_completions=False)
     trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args,
                           train_dataset=_dataset(rows), processing_class=tok,
                           peft_config=lora_config(spec.lora_rank) if spec.lora else None)
