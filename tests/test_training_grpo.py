@@ -74,7 +74,6 @@ def test_accelerate_reads_the_written_config(tmp_path: Path) -> None:
             {"cpu": "NO", "ddp": "MULTI_GPU", "deepspeed": "DEEPSPEED"}[kind])
 
 
-@pytest.mark.slow
 def test_runtime_reward_measures_a_plan_with_the_real_runner() -> None:
     task = generate(1, families=("by-value-vector",))[0]
     reward = RuntimeReward(settings=SETTINGS, tuning=FAST)
@@ -96,11 +95,11 @@ def test_runtime_reward_measures_a_plan_with_the_real_runner() -> None:
 def test_grpo_step_rewards_a_tiny_planner_with_real_measurements(tmp_path: Path) -> None:
     pytest.importorskip("trl")
     import torch
-    from test_llm_tiny_models import build_tiny_model, finetune_to_emit
     from transformers import AutoTokenizer
 
     from perfpilot.training.runtime_reward import grpo_rows
     from perfpilot.training.trainers import RunSpec, grpo
+    from test_llm_tiny_models import build_tiny_model, finetune_to_emit
 
     torch.set_num_threads(1)
     task = generate(1, families=("by-value-vector",))[0]

@@ -290,7 +290,8 @@ FAMILIES: tuple[Family, ...] = (
   return os.str().size();
 }""", includes=("cstddef", "vector", "sstream", "ostream")),
     Family("stream-per-item", 8,
-           "A string stream is built for every element; format with std::to_string into one buffer.",
+           "A string stream is built for every element; format with std::to_string into one "
+           "buffer.",
            """std::size_t $fn(const std::vector<$T>& $v) {
   std::string out;
   $LOOP {

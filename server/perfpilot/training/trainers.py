@@ -123,8 +123,8 @@ def reward_model(spec: RunSpec, rows: Sequence[Row], extra: dict[str, Any] | Non
 
     place = choose(spec.device)
     model, tok = load_base(spec.base, classifier=True)
-    data = [{k: r[k] for k in ("prompt", "chosen", "rejected", "margin") if k in r}
-            for r in rows]
+    data: list[Row] = [{k: r[k] for k in ("prompt", "chosen", "rejected", "margin") if k in r}
+                       for r in rows]
     args = RewardConfig(**_common(spec, place), max_length=spec.max_length)
     trainer = RewardTrainer(model=model, args=args, train_dataset=_dataset(data),
                             processing_class=tok,
@@ -146,8 +146,8 @@ def score(model_dir: Path, prompt: list[dict[str, str]], completions: Sequence[s
     with torch.no_grad():
         for text in completions:
             msgs = [*prompt, {"role": "assistant", "content": text}]
-            ids = tok.apply_chat_template(msgs, tokenize=True, return_tensors="pt",
-                                          return_dict=True)
+            ids: Any = tok.apply_chat_template(msgs, tokenize=True, return_tensors="pt",
+                                               return_dict=True)
             out.append(float(model(**ids).logits[0, 0]))
     return out
 
