@@ -148,3 +148,16 @@ def test_preference_pairs_only_from_strong_records() -> None:
     assert "Loop Efficiency" in rows[0]["chosen"][0]["content"]
     assert "Branching" in rows[0]["rejected"][0]["content"]
     assert rows[0]["weight"] == pytest.approx(0.693147 + 0.223144, rel=1e-4)
+
+
+def test_heldout_scores_count_the_label_category() -> None:
+    from perfpilot.training.heldout import builtin_scores, score_plans
+
+    tasks = generate(1, split="heldout")[:3]
+    labels = [t.category for t in tasks]
+    perfect = score_plans(tasks, [[c] for c in labels])
+    assert (perfect.recall, perfect.precision, perfect.parsed) == (1.0, 1.0, 3)
+    half = score_plans(tasks, [[labels[0], 99], [], [labels[1]]])
+    assert half.recall == pytest.approx(1 / 3) and half.precision == pytest.approx(1 / 3)
+    assert half.parsed == 2
+    assert 0.0 <= builtin_scores(tasks).recall <= 1.0
