@@ -32,7 +32,22 @@ def load_base(base: Path, *, classifier: bool = False) -> tuple[Any, Any]:
         model.config.pad_token_id = tok.pad_token_id
     else:
         model = AutoModelForCausalLM.from_pretrained(where, **kwargs)
+    if base.suffix == ".gguf":
+        _dequantized(model)
     return model, tok
+
+
+def _dequantized(model: Any) -> None:
+    """Mark a model loaded from GGUF as the plain float model it is.
+
+    transformers dequantizes GGUF tensors on load but keeps the file's quantization marker,
+    which makes the Trainer refuse to train it (and save_pretrained write a quantization
+    config the loader cannot use).
+    """
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
 
 
 def lora_config(rank: int = 8, task_type: str = "CAUSAL_LM") -> Any:
