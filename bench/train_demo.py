@@ -54,7 +54,11 @@ def main() -> None:
     base = args.base or _default_base()
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict[str, object] = {"base": str(base)}
-    held = generate(2, split="heldout")[: args.heldout]
+    # One task of every held-out family in turn, so a short run still covers all 15 categories.
+    pool = generate(4, split="heldout")
+    families = list(dict.fromkeys(t.family for t in pool))
+    rounds = [[t for t in pool if t.family == f] for f in families]
+    held = [r[k] for k in range(4) for r in rounds if k < len(r)][: args.heldout]
 
     t0 = time.monotonic()
     rows = [sft_row(t) for t in generate(args.per_family, split="train")]

@@ -55,9 +55,9 @@ def model_plans(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: in
     kwargs: dict[str, Any] = {"local_files_only": True}
     if gguf:
         kwargs["gguf_file"] = gguf
-    tok = AutoTokenizer.from_pretrained(model_dir, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, **kwargs)
-    model.eval()
+    tok: Any = AutoTokenizer.from_pretrained(model_dir, **kwargs)
+    model: Any = AutoModelForCausalLM.from_pretrained(model_dir, **kwargs)
+    model.train(False)
     out: list[list[int]] = []
     for task in tasks:
         ids: Any = tok.apply_chat_template(prompt(task.site()), add_generation_prompt=True,
@@ -65,7 +65,7 @@ def model_plans(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: in
         with torch.no_grad():
             gen = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False,
                                  stop_strings=[SUGG_CLOSE], tokenizer=tok)
-        text = tok.decode(gen[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
+        text: str = tok.decode(gen[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
         out.append([s.category.id for s in parse_plan(text, "model").strategies])
     return out
 
