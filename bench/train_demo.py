@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--grpo-steps", type=int, default=2)
     ap.add_argument("--per-family", type=int, default=8)
     ap.add_argument("--heldout", type=int, default=30)
+    ap.add_argument("--max-new-tokens", type=int, default=160)
     ap.add_argument("--out", type=Path, default=Path("bench/out/train-demo"))
     args = ap.parse_args()
     import torch
@@ -68,8 +69,8 @@ def main() -> None:
                      "first_loss": card["first_loss"], "last_loss": card["last_loss"]}
 
     t0 = time.monotonic()
-    untrained = model_plans(base.parent, held, gguf=base.name)
-    trained = model_plans(args.out / "sft", held)
+    untrained = model_plans(base.parent, held, args.max_new_tokens, gguf=base.name)
+    trained = model_plans(args.out / "sft", held, args.max_new_tokens)
     report["heldout"] = {
         "tasks": len(held),
         "untrained": asdict(score_plans(held, untrained)),
@@ -77,6 +78,10 @@ def main() -> None:
         "builtin": asdict(builtin_scores(held)),
         "seconds": time.monotonic() - t0}
 
+    (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2), flush=True)
+    if args.grpo_steps <= 0:
+        return
     t0 = time.monotonic()
     reward = RuntimeReward(settings=RunnerSettings(pairs=10, callgrind=False),
                            tuning=Tuning(profiles=(0, 1, 2), seeds_per_profile=1))
