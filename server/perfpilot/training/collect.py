@@ -1,0 +1,172 @@
+"""Gather stored measurements into training records.
+
+Two stores are read: the workspace's ``.perfpilot/results/`` (one verdict per file, as the
+engine's disk cache writes it) and evaluation output folders (``tasks/<name>.json``). A verdict
+file keeps no function text, so its records carry the verdict alone; an evaluation result is
+joined with its task folder, when given, for the function and its context. A file that cannot
+be read, or that is only partly there, is skipped with a message.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfpilot.training.records import PlanStep, Record
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What a collection found: records, and one message per skipped file."""
+
+    records: tuple[Record, ...]
+    skipped: tuple[str, ...]
+
+
+def machine_name() -> str:
+    """A short description of this machine (architecture and CPU model)."""
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return " ".join(p for p in (platform.machine(), model or platform.processor()) if p)
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, int | float) for v in value):
+        return (float(value[0]), float(value[1]))
+    return None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+def record_from_verdict(body: dict[str, Any], *, source: str, machine: str, origin: str,
+                        **fields: Any) -> Record:
+    """A record from ``Verdict.to_json()`` output (plus the function fields given)."""
+    if not isinstance(body.get("verdict"), str):
+        raise ValueError("no verdict")
+    validation = body.get("validation")
+    status = str(validation.get("status", "skipped")) if isinstance(validation, dict) \
+        else "skipped"
+    checked = body.get("verification")
+    weak = bool(checked.get("weak", False)) if isinstance(checked, dict) else False
+    speedup = body.get("speedup")
+    return Record(source=source, verdict=str(body["verdict"]),
+                  speedup=float(speedup) if isinstance(speedup, int | float) else None,
+                  ci95=_pair(body.get("ci95")), threads=int(body.get("threads", 1) or 1),
+                  validation=status, weak=weak or status == "weak" or
+                  body["verdict"] == "weakly-verified",
+                  machine=machine, compiler=str(body.get("compiler", "")), origin=origin,
+                  **fields)
+
+
+def from_results(root: Path, machine: str | None = None) -> Collected:
+    """Records from ``root/.perfpilot/results/*.json`` (``root`` may be that folder itself)."""
+    folder = root if root.name == "results" else root / ".perfpilot" / "results"
+    where = machine if machine is not None else machine_name()
+    records: list[Record] = []
+    skipped: list[str] = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = _read(path)
+            body = data.get("body")
+            if not isinstance(body, dict):
+                raise ValueError("no verdict body")
+            records.append(record_from_verdict(body, source="results", machine=where,
+                                               origin=str(path)))
+        except (OSError, ValueError, TypeError) as exc:
+            skipped.append(f"{path}: skipped ({exc})")
+    return Collected(tuple(records), tuple(skipped))
+
+
+def _task_sites(tasks_root: Path | None) -> dict[str, tuple[str, str, str, str]]:
+    """Task name -> (function text, name, language, context), for the tasks that load."""
+    if tasks_root is None:
+        return {}
+    from perfpilot.evaluation.tasks import TaskError, load_tasks
+    from perfpilot.llm.context import unit_context
+
+    out: dict[str, tuple[str, str, str, str]] = {}
+    try:
+        tasks = load_tasks(tasks_root)
+    except TaskError:
+        return {}
+    for task in tasks:
+        try:
+            site = task.site()
+        except Exception:  # a task that no longer locates has no function text
+            continue
+        out[task.name] = (site.text, site.name, site.language, unit_context(site))
+    return out
+
+
+def _sample_validation(verdict: str) -> str:
+    # The runner validates before it times, so a timed sample passed; evaluation files keep
+    # the verdict word only.
+    if verdict in ("faster", "slower", "no-change", "noisy"):
+        return "passed"
+    if verdict == "weakly-verified":
+        return "weak"
+    return "failed" if verdict == "incorrect" else "skipped"
+
+
+def from_eval(out_dir: Path, tasks_root: Path | None = None,
+              machine: str | None = None) -> Collected:
+    """Records from an evaluation output folder (one per measured sample)."""
+    where = machine if machine is not None else machine_name()
+    sites = _task_sites(tasks_root)
+    records: list[Record] = []
+    skipped: list[str] = []
+    for path in sorted((out_dir / "tasks").glob("*.json")):
+        try:
+            data = _read(path)
+            name = str(data["task"])
+            planned = tuple(PlanStep(str(c)) for c in data.get("planned", ()))
+            fn, fname, lang, ctx = sites.get(name, ("", "", "cpp", ""))
+            samples = data.get("samples", ())
+            if not isinstance(samples, list):
+                raise ValueError("samples is not a list")
+            for sample in samples:
+                verdict = str(sample["verdict"])
+                speedup = sample.get("speedup")
+                records.append(Record(
+                    source="eval", task=name, function=fn, name=fname, language=lang,
+                    context=ctx, plan=tuple(PlanStep(str(c)) for c in sample.get(
+                        "categories", ())) or planned,
+                    verdict=verdict,
+                    speedup=float(speedup) if isinstance(speedup, int | float) else None,
+                    ci95=_pair(sample.get("ci95")), threads=int(sample.get("threads", 1)),
+                    validation=_sample_validation(verdict),
+                    weak=verdict == "weakly-verified", machine=where, origin=str(path)))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            skipped.append(f"{path}: skipped ({exc})")
+    return Collected(tuple(records), tuple(skipped))
+
+
+def merge(*parts: Collected) -> Collected:
+    """Several collections as one."""
+    return Collected(tuple(r for p in parts for r in p.records),
+                     tuple(s for p in parts for s in p.skipped))
+
+
+def iter_sources(workspaces: list[Path], evals: list[Path],
+                 tasks_root: Path | None) -> Iterator[Collected]:
+    """One collection per workspace and per evaluation folder."""
+    for ws in workspaces:
+        yield from_results(ws)
+    for out in evals:
+        yield from_eval(out, tasks_root)

@@ -1,0 +1,109 @@
+"""Training examples in trl's conversational shapes, from corpus tasks and measured records.
+
+Prompts are the planner prompts ``llm/`` sends (so the trained model is used as it was
+trained); completions are plans in the ``[SUGG/]`` format, optionally followed by the code.
+The builtin analyser annotates each task; the template's own strategy leads the plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from perfpilot.code.site import FunctionSite
+from perfpilot.llm.context import unit_context
+from perfpilot.llm.prompts import planner_messages
+from perfpilot.planning.builtin.analysis import analyze_site
+from perfpilot.planning.builtin.planner import select
+from perfpilot.strategy.categories import category_by_id, match_category
+from perfpilot.strategy.plan_format import render_plan
+from perfpilot.strategy.values import Plan, Strategy
+from perfpilot.training.corpus import CorpusTask
+from perfpilot.training.records import Record, strong
+
+Row = dict[str, Any]
+
+
+def builtin_plan(site: FunctionSite, limit: int = 4) -> Plan:
+    """The builtin analyser's plan for ``site`` (synchronous; no job context needed)."""
+    return Plan(select(analyze_site(site).findings, limit), "builtin")
+
+
+def annotated_plan(task: CorpusTask, limit: int = 3) -> Plan:
+    """The task's known strategy first, then the analyser's findings in other categories."""
+    known = Strategy(category_by_id(task.category), task.explanation)
+    found = [s for s in builtin_plan(task.site()).strategies if s.category.id != task.category]
+    return Plan((known, *found[: limit - 1]), "corpus")
+
+
+def prompt(site: FunctionSite) -> list[dict[str, str]]:
+    """The planner's chat messages for ``site``."""
+    return [dict(m) for m in planner_messages(site, unit_context(site))]
+
+
+def sft_row(task: CorpusTask, with_code: bool = False) -> Row:
+    """One prompt/completion row: the plan (and the known fast code when ``with_code``)."""
+    site = task.site()
+    text = render_plan(annotated_plan(task), task.fast if with_code else None)
+    return {"prompt": prompt(site), "completion": [{"role": "assistant", "content": text}],
+            "task": task.key, "category": task.category}
+
+
+def _site_of(record: Record) -> FunctionSite | None:
+    if not record.function:
+        return None
+    from perfpilot.code.locate import LocateError, list_functions
+
+    unit = f"{record.context}\n{record.function}" if record.context else record.function
+    try:
+        sites = list_functions(unit, "c" if record.language == "c" else "cpp")
+    except LocateError:
+        return None
+    named = [s for s in sites if s.name == record.name] or sites[-1:]
+    return named[0] if named else None
+
+
+def _plan_text(record: Record) -> str:
+    strategies = []
+    for step in record.plan:
+        cat = match_category(step.category)
+        if cat is not None:
+            strategies.append(Strategy(cat, step.explanation or cat.description))
+    return render_plan(Plan(tuple(strategies), "record"))
+
+
+def preference_rows(records: list[Record], min_gap: float = 0.05) -> list[Row]:
+    """Chosen/rejected plan pairs from measured records of the same function.
+
+    Only strong records take part (see ``records.strong``). A pair joins a faster candidate
+    with a slower, no-change or incorrect one of the same function and a different plan;
+    ``weight`` is the log-speedup gap (the DPA scale), ``margin`` the same for reward models.
+    """
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for rec in records:
+        if strong(rec) and rec.function and rec.plan:
+            groups[rec.function].append(rec)
+    rows: list[Row] = []
+    for group in groups.values():
+        site = _site_of(group[0])
+        if site is None:
+            continue
+        msgs = prompt(site)
+
+        def score(r: Record) -> float:
+            return -1.0 if r.verdict == "incorrect" else math.log(max(r.speedup or 1.0, 1e-6))
+
+        ranked = sorted(group, key=score, reverse=True)
+        for hi in ranked:
+            if hi.verdict != "faster":
+                continue
+            for lo in ranked:
+                gap = score(hi) - score(lo)
+                if gap < min_gap or _plan_text(hi) == _plan_text(lo):
+                    continue
+                rows.append({"prompt": msgs,
+                             "chosen": [{"role": "assistant", "content": _plan_text(hi)}],
+                             "rejected": [{"role": "assistant", "content": _plan_text(lo)}],
+                             "weight": gap, "margin": gap})
+    return rows

@@ -1,0 +1,98 @@
+"""Training runs through trl on tiny random models built in the test (CPU, offline)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("trl")
+pytest.importorskip("peft")
+pytest.importorskip("datasets")
+
+from perfpilot.training.corpus import generate
+from perfpilot.training.examples import preference_rows, prompt, sft_row
+from perfpilot.training.records import PlanStep, Record
+from perfpilot.training.trainers import RunSpec, dpo, reward_model, score, sft
+from test_llm_tiny_models import build_tiny_model
+
+FN = "long total(const std::vector<long>& v) {\n  long s = 0;\n  for (std::size_t i = 0; " \
+     "i < v.size(); ++i) s += v[i];\n  return s;\n}\n"
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)  # faster than two on a shared 2-core machine
+
+
+@pytest.fixture(scope="module")
+def corpus_rows() -> list[dict[str, object]]:
+    return [sft_row(t) for t in generate(1, families=("bubble-sort", "endl-stream"))]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory,
+         corpus_rows: list[dict[str, object]]) -> Path:
+    text = "\n".join(json.dumps(r) for r in corpus_rows)
+    return build_tiny_model(tmp_path_factory.mktemp("base") / "m", extra_text=text)
+
+
+def test_lora_sft_loss_falls_and_exports_merged(tiny: Path, tmp_path: Path,
+                                                corpus_rows: list[dict[str, object]]) -> None:
+    from transformers import AutoModelForCausalLM
+
+    card = sft(RunSpec(base=tiny, out=tmp_path / "out", steps=6, batch=2,
+                       learning_rate=2e-2, max_length=1024, device="cpu"), corpus_rows)
+    assert card["kind"] == "sft" and card["lora"] and card["device"] == "cpu"
+    assert card["last_loss"] < card["first_loss"]
+    out = tmp_path / "out"
+    assert not (out / "adapter_config.json").exists()  # merged on export
+    model = AutoModelForCausalLM.from_pretrained(out, local_files_only=True)
+    assert type(model).__name__ == "Qwen2ForCausalLM"
+    assert json.loads((out / "perfpilot-training.json").read_text())["steps"] == 6
+    assert "PerfPilot planner" in (out / "README.md").read_text()
+    assert (out / "checkpoints").is_dir()
+
+
+def _pairs() -> list[dict[str, object]]:
+    def rec(cat: str, verdict: str, speedup: float) -> Record:
+        return Record(source="eval", function=FN, name="total", plan=(PlanStep(cat, "e"),),
+                      verdict=verdict, speedup=speedup, ci95=(speedup * 0.9, speedup * 1.1),
+                      validation="passed")
+    return preference_rows([rec("Multithreading and Concurrency", "faster", 1.8),
+                            rec("Branching Efficiency", "slower", 0.7),
+                            rec("Numerical Computation Optimization", "slower", 0.6)])
+
+
+def test_dpo_two_steps_on_measured_pairs(tiny: Path, tmp_path: Path) -> None:
+    rows = _pairs()
+    assert len(rows) == 2
+    card = dpo(RunSpec(base=tiny, out=tmp_path / "dpo", steps=2, batch=2, max_length=1024,
+                       device="cpu"), rows)
+    assert card["kind"] == "dpo" and card["last_loss"] is not None
+    assert card["rows"] >= len(rows)  # pairs repeated by their speedup weight
+    assert (tmp_path / "dpo" / "config.json").exists()
+
+
+def test_reward_model_ranks_the_faster_plan_first(tiny: Path, tmp_path: Path) -> None:
+    rows = _pairs()
+    out = tmp_path / "rm"
+    reward_model(RunSpec(base=tiny, out=out, steps=30, batch=2, learning_rate=1e-3,
+                         lora=False, max_length=1024, device="cpu"), rows)
+    chosen = rows[0]["chosen"][0]["content"]  # type: ignore[index]
+    rejected = [r["rejected"][0]["content"] for r in rows]  # type: ignore[index]
+    scores = score(out, rows[0]["prompt"], [chosen, *rejected])  # type: ignore[arg-type]
+    assert all(scores[0] > s for s in scores[1:]), scores
+    assert all(math.isfinite(s) for s in scores)
+
+
+def test_prompt_is_the_planner_prompt() -> None:
+    task = generate(1, families=("pow-square",))[0]
+    msgs = prompt(task.site())
+    assert msgs[0]["role"] == "system" and "[SUGG/]" in msgs[-1]["content"]
