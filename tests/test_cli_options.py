@@ -26,7 +26,8 @@ def test_optimizer_flags_leave_a_configured_local_planner_alone(workspace: Path)
     args = build_parser().parse_args([
         "optimize", str(workspace / "a.cpp"), "-f", "twice", "--optimizer", "remote",
         "--model", "served-coder", "--endpoint", "http://127.0.0.1:9/v1",
-        "--api-key-env", "CODER_KEY", "--samples", "3", "--timeout", "600"])
+        "--api-key-env", "CODER_KEY", "--samples", "3", "--timeout", "600",
+        "--trust-workspace"])
     s = _settings(args, workspace)
     assert (s.planner.backend, s.planner.model, s.planner.endpoint, s.planner.api_key_env) == (
         "local", "/models/small-planner", "", "")
@@ -67,7 +68,7 @@ def test_bad_numbers_are_usage_errors(workspace: Path, flag: str, value: str) ->
 
 def test_model_errors_name_the_role_and_exit_3(workspace: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "perfpilot", "plan", str(workspace / "a.cpp"),
-                           "-f", "twice", "--planner", "remote"],
+                           "-f", "twice", "--planner", "remote", "--trust-workspace"],
                           capture_output=True, text=True, cwd=workspace)
     assert proc.returncode == 3, proc.stderr
     assert proc.stderr.startswith("perfpilot: planner: no endpoint URL"), proc.stderr

@@ -20,7 +20,8 @@ from perfpilot.runner.values import Tuning
 INCLUDE = Path(str(resources.files("perfpilot.runner") / "include"))
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 7), budget_s=10.0, noisy_retries=2,
               # Verification itself is tested in test_verification*.py: fewer cases here.
-              profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False)
+              profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False,
+              sanitizers=False)
 SETTINGS = RunnerSettings(pairs=10, callgrind=False, run_timeout_s=30.0)
 
 SIGNATURES = {
