@@ -295,7 +295,7 @@ long mod_sum(const std::vector<int>& v, int m) {
 long mod_sum(const std::vector<int>& v, int m) {
   if (m == 0) return 0;
   long s = 0;
-  for (int x : v) s += x % (m < 0 ? -m : m);
+  for (int x : v) s += x & (m - 1);
   return s;
 }"""),
     )),

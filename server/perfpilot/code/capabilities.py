@@ -38,7 +38,8 @@ class Violation:
 
 _STRINGS = frozenset({"string_literal", "raw_string_literal", "char_literal",
                       "system_lib_string", "concatenated_string", "comment"})
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A name, never the tail of a number (`0x7f`, `1.0f`, `2e5`) or a member after a dot.
+_IDENT = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
 _TRIGRAPH = re.compile(r"\?\?[=/'()!<>\-]")
 _PATHISH = re.compile(r"(^|[^\w.])/(proc|sys|dev|etc|root|home|run|var|tmp|boot|usr)(/|$)|"
                       r"\.\./|^~|\.incbin|\.include|\.section|\.init_array")

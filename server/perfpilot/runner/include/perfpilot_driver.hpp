@@ -393,6 +393,9 @@ inline bool same(const Entry& a, const Entry& b) {
     case 'f': {
       if (std::isnan(a.f) && std::isnan(b.f)) return true;
       if (a.f == b.f) return true;
+      // An infinity or a NaN equals only itself: a tolerance relative to an infinite scale
+      // would make every value agree with it.
+      if (!std::isfinite(a.f) || !std::isfinite(b.f)) return false;
       double diff = std::fabs(a.f - b.f);
       double scale = std::max(std::fabs(a.f), std::fabs(b.f));
       double tol = std::max(a.tol, b.tol);
