@@ -114,7 +114,8 @@ ALLOWED = {
     # Suffixes and hex digits of numbers are not names.
     "number literals": "long sum(const long* a, long n) {\n  long s = 0x7fL & 0;\n"
                        "  double f = 1.0f + 2e5 + 0x1p3;\n"
-                       "  for (long i = 0; i < n; ++i) s += a[i];\n  return s + (long)(f * 0);\n}\n",
+                       "  for (long i = 0; i < n; ++i) s += a[i];\n"
+                       "  return s + (long)(f * 0);\n}\n",
     "std algorithms": "long sum(const long* a, long n) {\n"
                       "  std::vector<long> v(a, a + n);\n  std::sort(v.begin(), v.end());\n"
                       "  return std::accumulate(v.begin(), v.end(), 0L);\n}\n",
