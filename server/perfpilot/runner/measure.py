@@ -383,10 +383,9 @@ def calibration_note(chosen: dict[str, object]) -> str:
 def _load_or_mismatch(run: DriverRun) -> Failure | None:
     """A forged channel, a side that would not load, or outputs that disagree, end the
     measurement."""
-    if run.forged:
-        return Failure("incorrect", "Something other than the runner wrote to its result "
-                       f"channel ({run.forged} forged line(s)) while the candidate ran: its "
-                       "results cannot be trusted.", "failed", "forged result channel")
+    failed = verdicts.forged(run.forged)
+    if failed is not None:
+        return failed
     load = run.first("load-error")
     if load is not None:
         return _load_failure(load)

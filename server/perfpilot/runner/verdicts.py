@@ -33,6 +33,15 @@ class Failure:
                        else base.build_log)
 
 
+def forged(lines: int) -> Failure | None:
+    """``incorrect`` when ``lines`` lines on the driver's result channel failed their tag."""
+    if not lines:
+        return None
+    return Failure("incorrect", "Something other than the runner wrote to its result channel "
+                   f"({lines} forged line(s)) while the candidate ran: its results cannot be "
+                   "trusted.", "failed", "forged result channel")
+
+
 def mismatch(event: Mapping[str, Any]) -> Failure:
     """An ``incorrect`` verdict from the driver's mismatch event."""
     detail = f"size {event.get('size')}: {event.get('detail')}"

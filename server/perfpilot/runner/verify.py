@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.code.mutants import LEVELS, Mutant, schemata
+from perfpilot.runner import verdicts
 from perfpilot.runner.build import BuildCache, Compiled, cache_folder, compile_shared
 from perfpilot.runner.driver_run import LIB_A, LIB_B, DriverRun, run_driver
 from perfpilot.runner.job import Job
@@ -195,14 +196,6 @@ class _Runs:
         return await run_driver(job.sandbox, job.workdir, "check", args, env=env,
                                 timeout_s=timeout, limits=limits, ctx=job.ctx, libs=libs,
                                 driver=driver or (DRIVER_SAN if use_san else "./driver"))
-
-
-def _forged(run: DriverRun) -> Failure | None:
-    if run.forged:
-        return Failure("incorrect", "Something other than the runner wrote to its result "
-                       f"channel ({run.forged} forged line(s)): the candidate's results cannot "
-                       "be trusted.", "failed", "forged result channel")
-    return None
 
 
 async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Failure:
@@ -434,7 +427,7 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
                        + (f" at {t} threads" if t > 1 else ""), 25)
         run = await runs.check(analysis.valid, sides="AB", threads=t,
                                case_ms=_case_ms(job, 10000))
-        failed = _forged(run) or _candidate_failure(job, run, t)
+        failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t)
         if failed is not None:
             return failed
     races = ""
