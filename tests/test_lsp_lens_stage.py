@@ -77,7 +77,7 @@ async def test_the_lens_never_lags_the_job(client: LanguageClient, tmp_path: Pat
     r.on_edit = on_edit
     job_id = await make_faster(client, uri, 3, 4)
     await r.wait(lambda: r.job_done(job_id) is not None, timeout=300)
-    assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
+    assert len(r.edits) == 1, ([m.message for m in client.messages], r.job_done(job_id))
 
     # Every stage the job went through was followed by a lens refresh.
     stages = {j["stage"] for j in r.jobs if j["jobId"] == job_id and not j["done"]}

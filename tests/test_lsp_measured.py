@@ -44,7 +44,7 @@ async def test_measured_edit_lens_hover_and_revert(client: LanguageClient,
                                                    tmp_path: Path) -> None:
     r: Recorder = client.recorder  # type: ignore[attr-defined]
     uri, _ = await finished_job(client, r, tmp_path / "ends.cpp", SOURCE, 3, 4, version=3)
-    assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
+    assert len(r.edits) == 1, ([m.message for m in client.messages], r.jobs)
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 3
     new_text = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[arg-type]
@@ -93,7 +93,7 @@ async def test_a_rewrite_adds_the_header_it_needs_and_revert_removes_it(
         client: LanguageClient, tmp_path: Path) -> None:
     r: Recorder = client.recorder  # type: ignore[attr-defined]
     uri, _ = await finished_job(client, r, tmp_path / "sort.cpp", SORT, 4, 8)
-    assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
+    assert len(r.edits) == 1, ([m.message for m in client.messages], r.jobs)
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 1
     new_text = apply_text_edits(SORT, change.edits)  # type: ignore[arg-type]

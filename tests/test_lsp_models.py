@@ -128,7 +128,7 @@ async def test_local_planner_and_remote_optimizer_make_a_measured_edit(
     assert "planning" in stages and "generating" in stages, stages
 
     # Exactly one versioned edit, replacing the function with the model's rewrite.
-    assert len(r.edits) == 1, (r.jobs, [m.message for m in client.messages])
+    assert len(r.edits) == 1, ([m.message for m in client.messages], r.jobs)
     change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
     assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 1
     new_text = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[arg-type]

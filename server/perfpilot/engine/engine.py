@@ -281,6 +281,9 @@ def origin_of(candidate: Candidate) -> Origin:
     return "builtin" if candidate.backend == "builtin" else "model"
 
 
+_FAILED = frozenset({"build-failed", "timeout", "incorrect", "no-input"})
+
+
 def _rejected_message(site: FunctionSite, trials: tuple[Trial, ...]) -> str:
     """Why nothing was applied when every candidate was refused (the sandbox notice once)."""
     verdicts = [t.verdict for t in trials if t.verdict is not None]
@@ -329,6 +332,11 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
         return Outcome(site, plan, trials, tuple(rejected), index, "weakly-verified", v.message)
     words = ", ".join(t.verdict.verdict for t in trials if t.verdict is not None)
     message = f"No candidate for {site.name} was measured faster ({words}); nothing applied"
+    # A failure says why: the user's next step (a bench spec, a flag) depends on it.
+    why = next((t.verdict.message for t in trials if t.verdict is not None
+                and t.verdict.verdict in _FAILED and t.verdict.message), "")
+    if why:
+        message += f". {why}"
     if trials and all(t.verdict is not None and t.verdict.verdict == "rejected"
                       for t in trials):
         message = _rejected_message(site, trials)
