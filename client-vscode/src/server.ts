@@ -20,8 +20,10 @@ import { Interpreter, judgeProbe, serverCommand, ServerCheck, venvPython, versio
 import { runProcess } from './processes';
 import { allSecretMessages } from './secrets';
 import { readServerSettings, ServerSettings } from './settings';
+import packageJson from '../package.json';
 
-export const EXTENSION_VERSION = '0.1.0';
+// The version is stated once, in package.json (and kept equal to the server's by a test).
+export const EXTENSION_VERSION: string = packageJson.version;
 const CRASH_WINDOW_MS = 3 * 60_000;
 const MAX_CRASHES = 3;
 

@@ -6,38 +6,22 @@ export interface ConfigReader {
   get<T>(key: string): T | undefined;
 }
 
-export const ROLE_KEYS = [
-  'backend',
-  'model',
-  'endpoint',
-  'apiKeyEnv',
-  'samples',
-  'temperature',
-  'maxTokens',
-  'timeoutS',
-  'device',
-  'dtype',
-  'threads',
-] as const;
-
-export const RUNNER_KEYS = [
-  'enabled',
-  'compiler',
-  'flags',
-  'threads',
-  'openmp',
-  'buildTimeoutS',
-  'runTimeoutS',
-  'pairs',
-  'callgrind',
-  'sandbox',
-  'allowUnsandboxed',
-] as const;
-
-export const TOP_KEYS = ['applyMode', 'inlayHints'] as const;
+import packageJson from '../package.json';
 
 /** Keys that only the extension reads; changing `interpreter` needs a server restart. */
 export const CLIENT_ONLY_KEYS = ['interpreter', 'serverSource', 'trace.server'] as const;
+
+/**
+ * The server's keys (dotted, without `perfpilot.`), read from the settings package.json
+ * contributes: they are stated once there, and a server test keeps them equal to its own.
+ */
+export const SERVER_KEYS: readonly string[] = packageJson.contributes.configuration
+  .flatMap((group: { properties: object }) => Object.keys(group.properties))
+  .map((key) => key.replace(/^perfpilot\./, ''))
+  .filter((key) => !(CLIENT_ONLY_KEYS as readonly string[]).includes(key));
+
+/** Top-level sections (`planner`, `runner`, ...) and keys (`applyMode`) of the server's settings. */
+export const SERVER_SECTIONS: readonly string[] = [...new Set(SERVER_KEYS.map((k) => k.split('.')[0]))];
 
 export type Role = 'planner' | 'optimizer';
 export const ROLES: readonly Role[] = ['planner', 'optimizer'];
@@ -46,30 +30,29 @@ export interface ServerSettings {
   planner: Record<string, unknown>;
   optimizer: Record<string, unknown>;
   runner: Record<string, unknown>;
-  applyMode?: unknown;
-  inlayHints?: unknown;
+  [section: string]: unknown;
 }
 
-function pick(cfg: ConfigReader, prefix: string, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const value = cfg.get<unknown>(prefix ? `${prefix}.${key}` : key);
+/** The server's part of the configuration, shaped as the server expects it: nested objects. */
+export function readServerSettings(cfg: ConfigReader): ServerSettings {
+  const out: ServerSettings = { planner: {}, optimizer: {}, runner: {} };
+  for (const key of SERVER_KEYS) {
+    const value = cfg.get<unknown>(key);
     // Unset keys are left out so that the server's defaults and config files apply.
-    if (value !== undefined && value !== null) {
-      out[key] = value;
+    if (value === undefined || value === null) {
+      continue;
     }
+    const parts = key.split('.');
+    let node: Record<string, unknown> = out;
+    for (const part of parts.slice(0, -1)) {
+      if (typeof node[part] !== 'object' || node[part] === null) {
+        node[part] = {};
+      }
+      node = node[part] as Record<string, unknown>;
+    }
+    node[parts[parts.length - 1]] = value;
   }
   return out;
-}
-
-/** The server's part of the configuration, shaped as the server expects it. */
-export function readServerSettings(cfg: ConfigReader): ServerSettings {
-  return {
-    planner: pick(cfg, 'planner', ROLE_KEYS),
-    optimizer: pick(cfg, 'optimizer', ROLE_KEYS),
-    runner: pick(cfg, 'runner', RUNNER_KEYS),
-    ...pick(cfg, '', TOP_KEYS),
-  };
 }
 
 /** What a configuration change means for the running server. */
@@ -81,7 +64,7 @@ export function changeEffect(affects: (section: string) => boolean): ChangeEffec
   if (affects('perfpilot.interpreter')) {
     return 'restart';
   }
-  const serverSections = ['planner', 'optimizer', 'runner', ...TOP_KEYS].map((k) => `perfpilot.${k}`);
+  const serverSections = SERVER_SECTIONS.map((k) => `perfpilot.${k}`);
   return serverSections.some(affects) ? 'push' : 'none';
 }
 

@@ -45,12 +45,11 @@ test('every server key declared in package.json is read, and nothing else', () =
     fakeSettings.set(key, `value of ${key}`);
   }
   const settings = readServerSettings(vscode.workspace.getConfiguration('perfpilot'));
-  const read = [
-    ...Object.keys(settings.planner).map((k) => `perfpilot.planner.${k}`),
-    ...Object.keys(settings.optimizer).map((k) => `perfpilot.optimizer.${k}`),
-    ...Object.keys(settings.runner).map((k) => `perfpilot.runner.${k}`),
-    ...['applyMode', 'inlayHints'].filter((k) => k in settings).map((k) => `perfpilot.${k}`),
-  ].sort();
+  const flatten = (node: Record<string, unknown>, prefix: string): string[] =>
+    Object.entries(node).flatMap(([k, v]) =>
+      typeof v === 'object' && v !== null ? flatten(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k}`],
+    );
+  const read = flatten(settings, 'perfpilot.').sort();
   const clientOnly = ['perfpilot.interpreter', 'perfpilot.serverSource', 'perfpilot.trace.server'];
   assert.deepEqual(read, declared.filter((k) => !clientOnly.includes(k)).sort());
 });

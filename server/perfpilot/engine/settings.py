@@ -137,6 +137,11 @@ _CHOICES = {
 }
 
 
+def setting_choices(name: str) -> tuple[str, ...]:
+    """The allowed values of a setting that is a choice (``backend``, ``applyMode``), or ()."""
+    return _CHOICES.get(_snake(name), ())
+
+
 def _validate(obj: Any, path: str) -> None:
     for name, choices in _CHOICES.items():
         if hasattr(obj, name) and getattr(obj, name) not in choices:
