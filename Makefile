@@ -3,21 +3,31 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PERFPILOT := $(VENV)/bin/perfpilot
+CORE := $(VENV)/.core-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-python test-vscode lint bench eval train-demo vsix clean
+.PHONY: setup setup-core demo test test-python test-vscode lint bench eval train-demo vsix clean
 
-$(STAMP): pyproject.toml
+# The core (builtin backends, runner, server): no torch, enough for the demo.
+$(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $(CORE)
+
+# Everything the tests exercise: the model extras (torch, transformers), serving, eval, training.
+$(STAMP): $(CORE)
 	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval,train]'
 	touch $(STAMP)
+
+setup-core: $(CORE)
 
 setup: $(STAMP)
 	@echo "Isolation and tools on this machine (perfpilot doctor):"
 	@$(PERFPILOT) doctor || true
 
-demo: setup
+demo: setup-core
+	@$(PERFPILOT) doctor || true
 	$(PY) examples/demo.py
 
 test: setup lint test-python test-vscode

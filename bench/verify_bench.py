@@ -83,12 +83,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=[], help="corpus entries to run")
     args = parser.parse_args()
     names = set(args.only)
-    # A cache of its own, so that the first candidate of each original really pays the study.
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="perfpilot-verify-bench-")
     load = os.getloadavg()[0]
     rows = []
     for label, tuning in (("before: one profile, no sanitizers, no mutants", BEFORE),
                           ("now: profiles, sanitizers, mutants, coverage", FULL)):
+        # A cache of its own per procedure (builds too), so that the first candidate of each
+        # original really pays for its builds and the study of the original.
+        os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="perfpilot-verify-bench-")
         t = asyncio.run(_run(tuning, names))
         wrong = t.rejected + t.weak + t.passed_wrong
         rows.append(f"| {label} | {t.rejected}/{wrong} | {t.weak} | {t.passed_wrong} | "
