@@ -14,7 +14,14 @@ from perfpilot.code.locate import function_by_name, list_functions
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.planning.base import Planner
-from perfpilot.planning.builtin import RULES, BuiltinPlanner, Finding, analyze, analyze_site
+from perfpilot.planning.builtin import (
+    RULES,
+    Analysis,
+    BuiltinPlanner,
+    Finding,
+    analyze,
+    analyze_site,
+)
 from perfpilot.planning.builtin.planner import THREAD_THRESHOLD_CHARS, select
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.rules.finding import RULE_DATA
@@ -246,12 +253,19 @@ GARBAGE = [
 ]
 
 
+def assert_no_crash(result: Analysis) -> None:
+    """The analysis keeps the job alive when a detector raises (a note says so), so these tests
+    look at the notes: odd code must be handled by the detectors, not by that safety net."""
+    crashed = [n for n in result.notes if "failed:" in n]
+    assert not crashed, crashed
+    assert isinstance(result.findings, tuple)
+
+
 @pytest.mark.parametrize("src", GARBAGE)
 def test_garbage_does_not_raise(src: str) -> None:
     for lang in ("c", "cpp"):
         for site in list_functions(src, lang):
-            result = analyze_site(site)
-            assert isinstance(result.findings, tuple)
+            assert_no_crash(analyze_site(site))
 
 
 def test_truncated_and_mutated_examples_do_not_raise() -> None:
@@ -266,7 +280,7 @@ def test_truncated_and_mutated_examples_do_not_raise() -> None:
             variants.append("".join(chars))
         for variant in variants:
             for site in list_functions(variant, _lang(path)):
-                analyze_site(site)
+                assert_no_crash(analyze_site(site))
 
 
 def test_site_not_in_unit_is_a_note() -> None:
