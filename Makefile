@@ -41,6 +41,7 @@ test-vscode: setup
 lint: setup
 	$(VENV)/bin/ruff check server tests bench examples
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	$(PY) bench/lsp_latency.py

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 MARKS = {"perfpilot-corpus:": "user types", "perfpilot-baseline:": "plain data"}

@@ -93,8 +93,8 @@ def _site() -> Any:
 
 
 def _messages(context_tokens: int) -> list[dict[str, str]]:
-    from perfpilot.llm.context import unit_context
-    from perfpilot.llm.prompts import planner_messages
+    from perfpilot.prompting.context import unit_context
+    from perfpilot.prompting.prompts import planner_messages
 
     site = _site()
     return [dict(m) for m in planner_messages(site, unit_context(site, context_tokens))]
@@ -106,7 +106,7 @@ def _median(values: list[float]) -> float:
 
 # -- local ----------------------------------------------------------------------------------
 def _role(model_path: str, max_tokens: int) -> Any:
-    from perfpilot.engine.settings import RoleSettings
+    from perfpilot.settings import RoleSettings
 
     return RoleSettings(backend="local", model=model_path, max_tokens=max_tokens,
                         temperature=0.0, timeout_s=600.0, threads=1)
@@ -256,9 +256,9 @@ async def remote_pair(endpoint: str, model: str, max_tokens: int,
     """Median round trip through RemoteClient and through a bare streaming POST."""
     import httpx
 
-    from perfpilot.engine.settings import RoleSettings
     from perfpilot.llm.remote import RemoteClient
     from perfpilot.progress import JobContext
+    from perfpilot.settings import RoleSettings
 
     messages = _messages(1500)
     role = RoleSettings(backend="remote", endpoint=endpoint, model=model,

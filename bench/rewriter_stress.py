@@ -16,12 +16,12 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
 from perfpilot.progress import JobContext
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 from perfpilot.strategy.values import Plan
 from perfpilot.training.corpus import generate
 

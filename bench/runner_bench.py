@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import bench_files, verify_and_measure
 from perfpilot.runner.stats import read_psi
 from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.settings import RunnerSettings
 
 UNIT = """\
 #include <cstddef>

@@ -20,8 +20,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 from perfpilot.training.corpus import generate
 from perfpilot.training.examples import sft_row
 from perfpilot.training.heldout import builtin_scores, model_plans, score_plans

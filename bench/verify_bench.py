@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from verification_corpus import CORPUS

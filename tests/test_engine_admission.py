@@ -11,11 +11,10 @@ import pytest
 from perfpilot.code.locate import function_by_name
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.present import lens_title, report_markdown
-from perfpilot.engine.settings import Settings
-from perfpilot.optimizing.base import OptimizeResult
 from perfpilot.progress import JobContext
 from perfpilot.runner.admission import NO_SANDBOX
-from perfpilot.strategy.values import Candidate, Plan
+from perfpilot.settings import Settings
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 from sandbox_support import path_without_bwrap
 
 UNIT = "long sum(const long* a, long n) {\n  long s = 0;\n" \

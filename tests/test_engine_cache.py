@@ -12,9 +12,9 @@ import perfpilot.runner.measure as runner_measure
 from perfpilot.code.locate import function_by_name
 from perfpilot.engine.disk_cache import DiskCache, verdict_from_json
 from perfpilot.engine.engine import Engine
-from perfpilot.engine.settings import RunnerSettings, Settings
 from perfpilot.progress import JobContext
 from perfpilot.runner.values import Verdict
+from perfpilot.settings import RunnerSettings, Settings
 
 UNIT = """\
 #include <vector>
@@ -162,7 +162,7 @@ class CountingPlannerStandIn:
 
 async def test_model_plans_survive_a_restart(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from perfpilot.engine.settings import RoleSettings
+    from perfpilot.settings import RoleSettings
 
     stand_in = CountingPlannerStandIn()
     monkeypatch.setattr(Engine, "planner", lambda self, *args: stand_in)
@@ -178,8 +178,8 @@ async def test_model_plans_survive_a_restart(tmp_path: Path,
 
 def test_candidates_json_round_trip() -> None:
     from perfpilot.engine.disk_cache import result_from_json, result_to_json
-    from perfpilot.optimizing.base import OptimizeResult, Rejected
     from perfpilot.strategy import Candidate, Strategy, category_by_id
+    from perfpilot.strategy.values import OptimizeResult, Rejected
 
     result = OptimizeResult(
         (Candidate("int f() { return 1; }", (Strategy(category_by_id(6), "omp", (2, 3)),),

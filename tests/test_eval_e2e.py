@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from perfpilot.engine.engine import Engine
-from perfpilot.engine.settings import Settings
 from perfpilot.evaluation.cli import add_eval_parser
 from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
 from perfpilot.evaluation.results import TASK_VERDICTS, SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import load_tasks
 from perfpilot.progress import JobContext
+from perfpilot.settings import Settings
 from perfpilot.strategy.categories import CATEGORIES
 
 TASKS = Path(__file__).resolve().parent.parent / "examples" / "tasks"

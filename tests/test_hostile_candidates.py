@@ -22,12 +22,12 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.admission import NO_SANDBOX
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.sandbox import detect_sandbox
 from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.settings import RunnerSettings
 from sandbox_support import path_without_bwrap
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")

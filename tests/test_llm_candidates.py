@@ -6,14 +6,13 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
-from perfpilot.llm.candidates import (
+from perfpilot.prompting.candidates import (
     CandidateRejected,
     candidate_from_text,
     check_candidate,
     code_from_text,
 )
-from perfpilot.optimizing.base import Rejected
-from perfpilot.strategy.values import Candidate
+from perfpilot.strategy.values import Candidate, Rejected
 
 UNIT = """#include <vector>
 #include <string>

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.errors import LocalModelError
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.local import LocalClient, LocalWorker, LocalWorkerRegistry, WorkerSpec
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.settings import RoleSettings
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")

@@ -4,11 +4,11 @@ rejection reasons, caching, the follow-the-plan vs direct prompt, and plan-only 
 from __future__ import annotations
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.remote import RemoteClient
 from perfpilot.optimizing.llm_optimizer import ModelOptimizer
 from perfpilot.planning.llm_planner import ModelPlanner
 from perfpilot.progress import JobContext
+from perfpilot.settings import RoleSettings
 from perfpilot.strategy.categories import category_by_id
 from perfpilot.strategy.values import Plan, Strategy
 from test_llm_remote_faults import FaultyEndpoint, Stream

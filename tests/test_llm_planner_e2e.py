@@ -9,13 +9,13 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RoleSettings
-from perfpilot.llm.context import unit_context
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.local import LocalWorkerRegistry
-from perfpilot.llm.prompts import planner_messages
 from perfpilot.planning.llm_planner import ModelPlanner
 from perfpilot.progress import JobContext
+from perfpilot.prompting.context import unit_context
+from perfpilot.prompting.prompts import planner_messages
+from perfpilot.settings import RoleSettings
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import Message
 from perfpilot.llm.stopping import repeating
 from perfpilot.planning.llm_planner import ModelPlanner
 from perfpilot.progress import JobContext
+from perfpilot.settings import RoleSettings
 
 SRC = """#include <string.h>
 int count_upper(const char *s) {

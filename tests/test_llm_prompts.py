@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.llm.context import estimate_tokens, unit_context
-from perfpilot.llm.prompts import direct_messages, optimizer_messages, planner_messages
+from perfpilot.prompting.context import estimate_tokens, unit_context
+from perfpilot.prompting.prompts import direct_messages, optimizer_messages, planner_messages
 from perfpilot.strategy.categories import category_by_id
 from perfpilot.strategy.plan_format import render_plan
 from perfpilot.strategy.values import Plan, Strategy

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.check import check_endpoint
 from perfpilot.llm.errors import EndpointError
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.remote import RemoteClient, chat_completions_url, resolve_api_key
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.settings import RoleSettings
 
 HELLO = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-very-secret-123"
@@ -351,7 +351,7 @@ def test_urls_and_key_resolution() -> None:
 
 async def test_a_rotated_key_takes_effect_without_a_restart() -> None:
     from perfpilot.engine.engine import Engine
-    from perfpilot.engine.settings import Settings
+    from perfpilot.settings import Settings
 
     async with FaultyEndpoint(Stream("ok")) as ep:
         engine = Engine(Settings(optimizer=remote_role(ep.url, api_key_env="")))
@@ -360,7 +360,7 @@ async def test_a_rotated_key_takes_effect_without_a_restart() -> None:
                 engine.set_secret("apiKey", key, role="optimizer")
                 client = engine.optimizer().client  # type: ignore[attr-defined]
                 await generate(client)
-            held = " ".join([*engine._clients, *engine._backends])
+            held = " ".join([*engine._clients.by_key, *engine._backends])
         finally:
             await engine.close()
     sent = [r["headers"].get("authorization") for r in ep.requests]

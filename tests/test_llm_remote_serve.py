@@ -10,12 +10,12 @@ from collections.abc import Iterator
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.check import check_endpoint
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.remote import RemoteClient
 from perfpilot.optimizing.llm_optimizer import ModelOptimizer
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.settings import RoleSettings
 from perfpilot.strategy.values import Plan
 
 pytest.importorskip("torch")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.local import LocalClient
 from perfpilot.planning.llm_planner import ModelPlanner
 from perfpilot.progress import JobContext
+from perfpilot.settings import RoleSettings
 
 pytestmark = pytest.mark.slow
 

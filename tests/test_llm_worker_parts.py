@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.errors import LocalModelError
 from perfpilot.llm.local import WorkerSpec, worker_env
 from perfpilot.llm.local_worker import (
@@ -18,6 +17,7 @@ from perfpilot.llm.local_worker import (
     plain_prompt,
     truncate_at_stop,
 )
+from perfpilot.settings import RoleSettings
 
 
 def test_model_directory_and_gguf_files(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ from lsp_support import (
     vscode_capabilities,
 )
 from perfpilot.code.locate import function_by_name
-from perfpilot.llm.context import unit_context
-from perfpilot.llm.prompts import optimizer_messages, planner_messages
+from perfpilot.prompting.context import unit_context
+from perfpilot.prompting.prompts import optimizer_messages, planner_messages
 from perfpilot.strategy.plan_format import parse_output
 from perfpilot.strategy.values import Plan
 

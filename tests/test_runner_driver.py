@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.build import compile_placed, install_headers
 from perfpilot.runner.channel import ChannelKey, Events, read_events, siphash24
@@ -19,6 +18,7 @@ from perfpilot.runner.entry import entry_source
 from perfpilot.runner.harness import harness_source
 from perfpilot.runner.sandbox import detect_sandbox
 from perfpilot.runner.toolchain import make_toolchain
+from perfpilot.settings import RunnerSettings
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 

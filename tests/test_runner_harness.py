@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.entry import EntryError, entry_source
 from perfpilot.runner.harness import HarnessUnsupported, classify, harness_source
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 
 INCLUDE = Path(str(resources.files("perfpilot.runner") / "include"))
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 7), budget_s=10.0, noisy_retries=2,

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner.measure import bench_files, verify_and_measure
 from perfpilot.runner.values import VERDICTS, Tuning
+from perfpilot.settings import RunnerSettings
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc") is None,
                                 reason="g++/gcc not installed")

@@ -238,9 +238,9 @@ async def test_cancellation_kills_the_process_group(either: str) -> None:
 
 async def test_compiles_cannot_read_private_files_when_run_as_root() -> None:
     from perfpilot.code.locate import function_by_name
-    from perfpilot.engine.settings import RunnerSettings
     from perfpilot.runner.measure import verify_and_measure
     from perfpilot.runner.values import Tuning
+    from perfpilot.settings import RunnerSettings
 
     sandbox = await detect_sandbox(True)
     if not (os.geteuid() == 0 and sandbox.drop_user):
@@ -417,9 +417,9 @@ def test_the_seccomp_program_is_whole_instructions_for_the_machines_covered() ->
 
 async def test_a_compiler_installed_outside_the_system_folders_still_runs() -> None:
     from perfpilot.code.locate import function_by_name
-    from perfpilot.engine.settings import RunnerSettings
     from perfpilot.runner.measure import verify_and_measure
     from perfpilot.runner.values import Tuning
+    from perfpilot.settings import RunnerSettings
 
     real = shutil.which("g++")
     if real is None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.workspace_config import ConfigError, workspace_settings
+from perfpilot.settings import Settings, merge_settings
 
 
 def test_camel_case_editor_settings_overlay_defaults() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import perfpilot
-from perfpilot.engine.settings import Settings, setting_choices
+from perfpilot.settings import Settings, setting_choices
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = json.loads((ROOT / "client-vscode" / "package.json").read_text(encoding="utf-8"))

@@ -9,11 +9,11 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.engine.dependencies import measurement_inputs
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.evaluation.tasks import TaskError, load_task
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import bench_files
 from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
+from perfpilot.settings import RunnerSettings
 
 PROG = "#include <cstdio>\nint main() { int n = 0; std::scanf(\"%d\", &n); " \
        "std::printf(\"%d\\n\", n * 2); return 0; }\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.runner.values import Tuning, Verdict, Verification
+from perfpilot.settings import RunnerSettings
 from perfpilot.strategy.plan_format import parse_plan
 from perfpilot.training.corpus import generate
 from perfpilot.training.launch import accelerate_config, choose, trainer_args

@@ -9,10 +9,10 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.mutants import LEVELS, STRONG, schemata
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.settings import RunnerSettings
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc") is None,
                                 reason="g++/gcc not installed")

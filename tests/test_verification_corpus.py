@@ -12,10 +12,10 @@ import shutil
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.settings import RunnerSettings
 from verification_corpus import CORPUS, Entry, wrong_count
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc") is None,

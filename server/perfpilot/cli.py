@@ -33,7 +33,6 @@ from perfpilot.engine.engine import Engine
 from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_unchanged, snapshot
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
-from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.trust import TrustList
 from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
@@ -41,6 +40,7 @@ from perfpilot.llm.errors import ModelError
 from perfpilot.llm.redact import RedactingFilter, redact_text
 from perfpilot.profiling.proc import ProfileError
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.settings import Settings, merge_settings
 from perfpilot.strategy.values import Plan
 
 

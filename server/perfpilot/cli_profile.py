@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.cli_options import positive_float, positive_int
-from perfpilot.engine.settings import ProfileSettings
 from perfpilot.profiling.proc import ProfileError
 from perfpilot.profiling.run import Profiler, import_profile, profile_command
 from perfpilot.profiling.values import FunctionCost, Profile
 from perfpilot.progress import JobContext
+from perfpilot.settings import ProfileSettings
 
 
 def add_profile_parser(sub: Any) -> None:

@@ -3,16 +3,54 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfpilot.engine.keys import secret_fingerprint
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
+from perfpilot.settings import RoleSettings
+
+if TYPE_CHECKING:
+    from perfpilot.llm.local import LocalWorkerRegistry
 
 
 class BackendError(Exception):
     """A backend could not be created; the message says what to fix."""
+
+
+class ModelClients:
+    """The model clients of one engine: one per (backend, model, endpoint, placement), and one
+    worker process per local model however its roles spell its path (the registry's spec)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, Any] = {}
+        self.registry: LocalWorkerRegistry | None = None
+
+    def local_registry(self) -> LocalWorkerRegistry:
+        """The registry of local workers (created on first use: it imports the local backend)."""
+        if self.registry is None:
+            from perfpilot.llm.local import LocalWorkerRegistry
+
+            self.registry = LocalWorkerRegistry()
+        return self.registry
+
+    async def close(self) -> list[str]:
+        """Close every client and stop every worker; the failures, as messages."""
+        failures: list[str] = []
+        for client in list(self.by_key.values()):
+            closer = getattr(client, "close", None)
+            if closer is not None:
+                try:
+                    await closer()
+                except Exception as exc:  # closing must not mask the caller's outcome
+                    failures.append(f"closing a model client failed: {exc}")
+        self.by_key.clear()
+        if self.registry is not None:
+            try:
+                await self.registry.close()
+            except Exception as exc:
+                failures.append(f"stopping a local model worker failed: {exc}")
+        return failures
 
 
 def plan_only(planner: RoleSettings, optimizer: RoleSettings) -> bool:
@@ -25,7 +63,7 @@ def plan_only(planner: RoleSettings, optimizer: RoleSettings) -> bool:
     return not same
 
 
-def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
+def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: ModelClients,
                  *, only_plan: bool = False) -> Planner:
     """The planner for ``role``; model clients are shared through ``clients``."""
     if role.backend == "builtin":
@@ -37,7 +75,7 @@ def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: dict[s
     return ModelPlanner(role, _client(role, secrets, clients, "planner"), plan_only=only_plan)
 
 
-def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
+def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: ModelClients,
                    flags: tuple[str, ...] = (), compiler: str = "") -> Optimizer:
     """The optimizer for ``role``; the builtin one syntax-checks with ``flags``."""
     if role.backend == "builtin":
@@ -49,7 +87,7 @@ def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: dict
     return ModelOptimizer(role, _client(role, secrets, clients, "optimizer"))
 
 
-def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, Any],
+def _client(role: RoleSettings, secrets: Mapping[str, str], clients: ModelClients,
             name: str) -> Any:
     """One client per (backend, model, endpoint): a local model is loaded once for both roles.
 
@@ -58,7 +96,7 @@ def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, A
     key = f"{role.backend}|{role.model}|{role.endpoint}|{role.device}|{role.dtype}|{role.threads}"
     if role.backend == "remote":
         key += f"|{secret_fingerprint(secrets)}"
-    if key not in clients:
+    if key not in clients.by_key:
         try:
             from perfpilot.llm.errors import ModelError, for_role
             from perfpilot.llm.factory import make_client
@@ -66,7 +104,8 @@ def _client(role: RoleSettings, secrets: Mapping[str, str], clients: dict[str, A
             raise BackendError(f"{name}: the {role.backend} backend is not available: "
                                f"{exc}") from exc
         try:
-            clients[key] = make_client(role, secrets)
+            registry = clients.local_registry() if role.backend == "local" else None
+            clients.by_key[key] = make_client(role, secrets, registry)
         except ModelError as exc:
             raise for_role(exc, name) from exc
-    return clients[key]
+    return clients.by_key[key]

@@ -13,8 +13,8 @@ from pathlib import Path
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.confirm.program import ProgramCommands, ProgramVerdict, confirm_in_program
-from perfpilot.engine.settings import ProfileSettings
 from perfpilot.progress import JobContext
+from perfpilot.settings import ProfileSettings
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from perfpilot.optimizing.base import OptimizeResult, Rejected
 from perfpilot.strategy.categories import category_by_id
-from perfpilot.strategy.values import Candidate, Plan, Strategy
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected, Strategy
 
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict

@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any
 from cachetools import LRUCache
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.backends import make_optimizer, make_planner, plan_only
+from perfpilot.engine.backends import ModelClients, make_optimizer, make_planner, plan_only
 from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
 from perfpilot.engine.limits import check_analysable
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import speedup_phrase
-from perfpilot.engine.settings import RoleSettings, Settings, settings_to_dict
-from perfpilot.optimizing.base import Optimizer, OptimizeResult
+from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.gate import MeasureGate
-from perfpilot.strategy.values import Candidate, Plan
+from perfpilot.settings import RoleSettings, Settings, settings_to_dict
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
@@ -55,7 +55,7 @@ class Engine:
         self.settings = settings or Settings()
         self.workspace = workspace
         self.secrets: dict[str, str] = dict(secrets or {})
-        self._clients: dict[str, Any] = {}
+        self._clients = ModelClients()
         self._backends: LRUCache[str, Any] = LRUCache(maxsize=16)
         self._plans: LRUCache[str, Plan] = LRUCache(maxsize=256)
         self._candidates: LRUCache[str, OptimizeResult] = LRUCache(maxsize=256)
@@ -123,14 +123,8 @@ class Engine:
 
     async def close(self) -> None:
         """Release model workers and connections."""
-        for client in list(self._clients.values()):
-            closer = getattr(client, "close", None)
-            if closer is not None:
-                try:
-                    await closer()
-                except Exception as exc:  # closing must not mask the caller's outcome
-                    self._log(f"closing a model client failed: {exc}")
-        self._clients.clear()
+        for failure in await self._clients.close():
+            self._log(failure)
         self._backends.clear()
 
     # -- pipeline ------------------------------------------------------------------------

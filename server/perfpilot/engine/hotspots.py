@@ -17,11 +17,11 @@ from pathlib import Path
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.confirm_rewrite import Confirmation
 from perfpilot.engine.present import escape_md
-from perfpilot.engine.settings import ProfileSettings
 from perfpilot.profiling.proc import ProfileError
 from perfpilot.profiling.run import Profiler, profile_command
 from perfpilot.profiling.values import FunctionCost, Profile, text_digest
 from perfpilot.progress import JobContext
+from perfpilot.settings import ProfileSettings
 
 PROFILE_FILE = "profile.json"
 

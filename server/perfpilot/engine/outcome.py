@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.optimizing.base import Rejected
-from perfpilot.strategy.values import Candidate, Plan
+from perfpilot.strategy.values import Candidate, Plan, Rejected
 
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfpilot.engine.settings import Settings, merge_settings
+from perfpilot.settings import Settings, merge_settings
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -21,13 +21,13 @@ from typing import Any
 from perfpilot import exit_codes
 from perfpilot.cli_options import add_backend_flags, setting_overrides
 from perfpilot.engine.engine import Engine
-from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
 from perfpilot.evaluation.metrics import compute_metrics
 from perfpilot.evaluation.report import markdown_report, write_chart
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import TaskError, load_tasks
 from perfpilot.progress import JobContext
+from perfpilot.settings import Settings, merge_settings
 
 DEFAULT_OUT = "eval-out"
 

@@ -17,14 +17,13 @@ from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine, origin_of
-from perfpilot.engine.settings import settings_to_dict
 from perfpilot.evaluation.results import SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import Task
-from perfpilot.optimizing.base import OptimizeResult
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner.values import Verdict
-from perfpilot.strategy.values import Candidate, Plan
+from perfpilot.settings import settings_to_dict
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,2 @@
-"""Model backends: a local transformers worker, a remote OpenAI-compatible client, prompts."""
+"""Model transport: a local transformers worker, a remote OpenAI-compatible client, their errors
+and limits. What is said to a model lives in prompting/."""

@@ -7,11 +7,11 @@ import time
 
 import httpx
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.errors import EndpointError, ModelError
 from perfpilot.llm.local_worker import locate_model_files
 from perfpilot.llm.remote import RemoteClient, models_url, resolve_api_key
 from perfpilot.progress import JobContext
+from perfpilot.settings import RoleSettings
 
 
 async def check_endpoint(role: RoleSettings, api_key: str | None) -> tuple[bool, str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import TextGenerator
 from perfpilot.llm.errors import ModelError
 from perfpilot.llm.local import LocalClient, LocalWorker, LocalWorkerRegistry, WorkerSpec
 from perfpilot.llm.remote import RemoteClient, resolve_api_key
+from perfpilot.settings import RoleSettings
 
 
 def make_client(role: RoleSettings, secrets: Mapping[str, str],

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import Message
 from perfpilot.llm.errors import LocalModelError
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.settings import RoleSettings
 
 log = logging.getLogger(__name__)
 

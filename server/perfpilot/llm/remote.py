@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import Message
 from perfpilot.llm.errors import EndpointError
 from perfpilot.llm.redact import redact_text, redact_url
 from perfpilot.llm.stopping import repeating, tail_window
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.settings import RoleSettings
 
 log = logging.getLogger(__name__)
 

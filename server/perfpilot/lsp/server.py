@@ -41,7 +41,6 @@ from perfpilot.engine.present import (
     speedup_phrase,
 )
 from perfpilot.engine.session import Job, Session, path_of_uri
-from perfpilot.engine.settings import Settings, merge_settings
 from perfpilot.engine.source_files import SourceReadError, read_source_file
 from perfpilot.engine.trust import TrustList
 from perfpilot.engine.watch import WorkspaceWatcher
@@ -62,6 +61,7 @@ from perfpilot.lsp.transport import (
     is_parse_failure,
     parse_error,
 )
+from perfpilot.settings import Settings, merge_settings
 
 log = logging.getLogger(__name__)
 

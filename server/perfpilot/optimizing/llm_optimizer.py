@@ -6,17 +6,16 @@ import asyncio
 from collections.abc import Sequence
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import Message, TextGenerator
 from perfpilot.llm.cache import TextCache, cache_key
-from perfpilot.llm.candidates import candidate_from_text
-from perfpilot.llm.context import unit_context
 from perfpilot.llm.errors import ModelError, for_role
-from perfpilot.llm.prompts import direct_messages, optimizer_messages
-from perfpilot.optimizing.base import OptimizeResult, Rejected
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.prompting.candidates import candidate_from_text
+from perfpilot.prompting.context import unit_context
+from perfpilot.prompting.prompts import direct_messages, optimizer_messages
+from perfpilot.settings import RoleSettings
 from perfpilot.strategy.plan_format import render_plan
-from perfpilot.strategy.values import Candidate, Plan
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 PROMPT_VERSION = 1
 

@@ -13,17 +13,16 @@ keeps the model's text in ``raw_text``: an unreadable answer is never shown (or 
 from __future__ import annotations
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RoleSettings
 from perfpilot.llm.base import TextGenerator
 from perfpilot.llm.cache import TextCache, cache_key
-from perfpilot.llm.candidates import candidate_from_text, code_from_text
-from perfpilot.llm.context import unit_context
 from perfpilot.llm.errors import ModelError, for_role
-from perfpilot.llm.prompts import planner_messages
-from perfpilot.optimizing.base import OptimizeResult, Rejected
 from perfpilot.progress import JobContext
+from perfpilot.prompting.candidates import candidate_from_text, code_from_text
+from perfpilot.prompting.context import unit_context
+from perfpilot.prompting.prompts import planner_messages
+from perfpilot.settings import RoleSettings
 from perfpilot.strategy.plan_format import SUGG_CLOSE, parse_output
-from perfpilot.strategy.values import Plan
+from perfpilot.strategy.values import OptimizeResult, Plan, Rejected
 
 PROMPT_VERSION = 1
 

@@ -7,9 +7,9 @@ from typing import Literal
 
 from perfpilot.code.capabilities import Violation, check_candidate, describe
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.runner.sandbox import Sandbox
 from perfpilot.runner.values import Verdict
+from perfpilot.settings import RunnerSettings
 
 # Where a candidate came from: the builtin rules, a model, or the user (files they named, the
 # text now in their editor). Only candidates of the first two are held to the policy.

@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.sandbox import Limits, Sandbox
 from perfpilot.runner.toolchain import Toolchain
 from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 
 
 @dataclass(frozen=True)

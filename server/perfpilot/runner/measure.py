@@ -12,7 +12,6 @@ from perfpilot.code.locate import LocateError, function_by_name
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
 from perfpilot.runner.admission import Origin, policy_verdict, sandbox_verdict
@@ -61,6 +60,7 @@ from perfpilot.runner.toolchain import (
 from perfpilot.runner.values import Measurement, Tuning, Verdict, Verification
 from perfpilot.runner.verdicts import Failure
 from perfpilot.runner.verify import Case, analyse_original, build_sanitized, check_candidate
+from perfpilot.settings import RunnerSettings
 
 
 def _threads(settings: RunnerSettings) -> int:

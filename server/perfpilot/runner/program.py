@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
 from perfpilot.runner.build import compile_program, first_error, install_headers
@@ -41,6 +40,7 @@ from perfpilot.runner.toolchain import (
     make_toolchain,
 )
 from perfpilot.runner.values import Measurement, Tuning, Verdict
+from perfpilot.settings import RunnerSettings
 
 _TOL = 1e-9
 

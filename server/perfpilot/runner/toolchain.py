@@ -10,7 +10,7 @@ from pathlib import Path
 
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import Language
-from perfpilot.engine.settings import RunnerSettings
+from perfpilot.settings import RunnerSettings
 
 _C_OF = {"g++": "gcc", "clang++": "clang", "c++": "cc"}
 _CXX_OF = {v: k for k, v in _C_OF.items()}

@@ -51,3 +51,24 @@ class Candidate:
     # Standard headers the new code needs and the unit lacks ("<unordered_set>"): they are
     # added to the unit with the function, at the end of its include block.
     includes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A candidate that was dropped before measurement, and why."""
+
+    backend: str
+    reason: str
+    sample: int = 0
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """Candidates that passed the optimizer's own checks, and those it dropped."""
+
+    candidates: tuple[Candidate, ...]
+    rejected: tuple[Rejected, ...] = ()
+    # False when some samples could not be generated (a timeout, a dropped connection): the
+    # result is used but not cached, so a later run asks for those samples again.
+    complete: bool = True

@@ -98,7 +98,7 @@ def _task_sites(tasks_root: Path | None) -> dict[str, tuple[str, str, str, str]]
     if tasks_root is None:
         return {}
     from perfpilot.evaluation.tasks import TaskError, load_tasks
-    from perfpilot.llm.context import unit_context
+    from perfpilot.prompting.context import unit_context
 
     out: dict[str, tuple[str, str, str, str]] = {}
     try:

@@ -12,10 +12,10 @@ from collections import defaultdict
 from typing import Any
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.llm.context import unit_context
-from perfpilot.llm.prompts import planner_messages
 from perfpilot.planning.builtin.analysis import analyze_site
 from perfpilot.planning.builtin.planner import select
+from perfpilot.prompting.context import unit_context
+from perfpilot.prompting.prompts import planner_messages
 from perfpilot.strategy.categories import category_by_id, match_category
 from perfpilot.strategy.plan_format import render_plan
 from perfpilot.strategy.values import Plan, Strategy

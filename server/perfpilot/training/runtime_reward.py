@@ -18,7 +18,6 @@ from typing import Any
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.settings import RunnerSettings
 from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
 from perfpilot.optimizing.builtin.rewrite import ALL_RULES
 from perfpilot.optimizing.builtin.strategies import category_of
@@ -26,6 +25,7 @@ from perfpilot.progress import JobContext
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.settings import RunnerSettings
 from perfpilot.strategy.plan_format import parse_plan
 from perfpilot.strategy.values import Plan
 

@@ -9,7 +9,6 @@ from urllib.parse import unquote, urlparse
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import missing_includes, splice
-from perfpilot.optimizing.base import OptimizeResult, Rejected
 from perfpilot.optimizing.builtin.rewrite import (
     ALL_RULES,
     OPENMP_RULES,
@@ -19,7 +18,7 @@ from perfpilot.optimizing.builtin.rewrite import (
 from perfpilot.optimizing.builtin.strategies import strategies_for
 from perfpilot.optimizing.syntax_check import syntax_check
 from perfpilot.progress import JobContext
-from perfpilot.strategy.values import Candidate, Plan
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 BACKEND = "builtin"
 

@@ -14,9 +14,8 @@ from perfpilot.code.locate import iter_function_nodes, list_functions
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Param
 from perfpilot.code.splice import present_includes
-from perfpilot.optimizing.base import Rejected
 from perfpilot.strategy.plan_format import SUGG_OPEN, parse_output, strip_think
-from perfpilot.strategy.values import Candidate, Strategy
+from perfpilot.strategy.values import Candidate, Rejected, Strategy
 
 _INCLUDE = re.compile(r"^\s*#\s*include\s*([<\"][^>\"]+[>\"])\s*$")
 _RESTRICT = re.compile(r"\b(?:__restrict__|__restrict|restrict)\b")
