@@ -34,7 +34,7 @@ export const RUNNER_KEYS = [
   'allowUnsandboxed',
 ] as const;
 
-export const TOP_KEYS = ['applyMode', 'inlayHints'] as const;
+export const TOP_KEYS = ['applyMode', 'parallelPolicy', 'inlayHints'] as const;
 
 /** Keys that only the extension reads; changing `interpreter` needs a server restart. */
 export const CLIENT_ONLY_KEYS = ['interpreter', 'serverSource', 'trace.server'] as const;
@@ -47,6 +47,7 @@ export interface ServerSettings {
   optimizer: Record<string, unknown>;
   runner: Record<string, unknown>;
   applyMode?: unknown;
+  parallelPolicy?: unknown;
   inlayHints?: unknown;
 }
 
