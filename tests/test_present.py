@@ -41,11 +41,13 @@ def test_speedup_phrases() -> None:
                   serial_speedup=1.0, serial_ci95=(0.98, 1.02), flags=("-O2", "-fopenmp"))
     # A parallel result says what it needs and what it gives on one thread, in words.
     assert speedup_phrase(omp) == ("1.95× faster on 2 threads with -fopenmp (95% CI 1.92–1.99);"
-                                   " no gain on 1 thread")
+                                   " 1.00× on 1 thread (no gain)")
     gain = replace(omp, serial_speedup=1.2, serial_ci95=(1.15, 1.25))
     assert speedup_phrase(gain).endswith("; 1.20× on 1 thread")
     loss = replace(omp, serial_speedup=0.8, serial_ci95=(0.75, 0.85))
     assert speedup_phrase(loss).endswith("; 0.80× on 1 thread (slower)")
+    unmeasured = replace(omp, serial_speedup=None, serial_ci95=None)
+    assert speedup_phrase(unmeasured).endswith("; not measured on 1 thread")
     noisy = Verdict(verdict="noisy", message="", speedup=1.4, ci95=(0.5, 3.0))
     assert "×" not in speedup_phrase(noisy)  # no number when it could not be measured
 

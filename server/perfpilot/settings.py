@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 Backend = Literal["builtin", "local", "remote"]
 ApplyMode = Literal["verified", "preview", "ask"]
+ParallelPolicy = Literal["prefer-serial", "balanced", "max-threads"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,9 @@ class Settings:
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     profile: ProfileSettings = field(default_factory=ProfileSettings)
     apply_mode: ApplyMode = "verified"
+    # How a parallel candidate is weighed against one that is faster on one thread (see
+    # engine.choose and docs/protocol.md).
+    parallel_policy: ParallelPolicy = "balanced"
     inlay_hints: bool = True
     max_file_bytes: int = 4_000_000
 
@@ -133,6 +137,7 @@ def _merge(obj: Any, data: Mapping[str, Any], path: str) -> Any:
 _CHOICES = {
     "backend": ("builtin", "local", "remote"),
     "apply_mode": ("verified", "preview", "ask"),
+    "parallel_policy": ("prefer-serial", "balanced", "max-threads"),
     "profiler": ("auto", "perf", "callgrind"),
 }
 

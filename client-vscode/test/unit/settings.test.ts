@@ -18,6 +18,7 @@ test('server settings are nested by role, camelCase, and leave client-only keys 
   fakeSettings.set('perfpilot.runner.callgrind', false);
   fakeSettings.set('perfpilot.applyMode', 'preview');
   fakeSettings.set('perfpilot.inlayHints', false);
+  fakeSettings.set('perfpilot.parallelPolicy', 'max-threads');
   fakeSettings.set('perfpilot.interpreter', ['/usr/bin/python3']);
   fakeSettings.set('perfpilot.serverSource', 'perfpilot');
   const settings = readServerSettings(vscode.workspace.getConfiguration('perfpilot'));
@@ -26,6 +27,7 @@ test('server settings are nested by role, camelCase, and leave client-only keys 
     optimizer: { maxTokens: 2048 },
     runner: { flags: ['-O2', '-march=native'], callgrind: false },
     applyMode: 'preview',
+    parallelPolicy: 'max-threads',
     inlayHints: false,
   });
 });
@@ -61,6 +63,7 @@ test('interpreter changes restart; server settings are pushed; others are ignore
   assert.equal(changeEffect(affects('perfpilot.planner.model')), 'push');
   assert.equal(changeEffect(affects('perfpilot.runner.callgrind')), 'push');
   assert.equal(changeEffect(affects('perfpilot.applyMode')), 'push');
+  assert.equal(changeEffect(affects('perfpilot.parallelPolicy')), 'push');
   assert.equal(changeEffect(affects('perfpilot.serverSource')), 'none');
   assert.equal(changeEffect(affects('editor.fontSize')), 'none');
 });

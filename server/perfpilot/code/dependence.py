@@ -4,6 +4,7 @@ and the legality of swapping two nested loops."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import tree_sitter
 
@@ -15,6 +16,7 @@ from perfpilot.code.loop_body import (
     direct_loops,
 )
 from perfpilot.code.loop_header import counted_header
+from perfpilot.code.minmax import guarded_op, ternary_op
 from perfpilot.code.parse import (
     mutations,
     node_text,
@@ -53,6 +55,9 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
     if op != "=":
         return None
     r = unparen(right)
+    ternary = ternary_op(r, var)
+    if ternary is not None:
+        return ternary
     if r.type == "binary_expression":
         bl, br = r.child_by_field_name("left"), r.child_by_field_name("right")
         bo = r.child_by_field_name("operator")
@@ -140,12 +145,31 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
             if arg is None:
                 break
             base, levels = unparen(arg), levels + 1
+        if base.type in ("binary_expression", "parenthesized_expression", "unary_expression",
+                         "cast_expression") and _integer_expression(base, types):
+            continue  # (a + b) >> 1 on integers: arithmetic, not a stream
         vt = types.get(node_text(base)) if base.type == "identifier" else None
         for _ in range(levels):
             vt = vt.element if vt is not None else None
         if vt is None or not vt.is_integral:
             return node_text(left)
     return ""
+
+
+def _integer_expression(node: Node, types: dict[str, VarType | None]) -> bool:
+    """An expression of integer literals and integer variables (or their elements) only: no
+    call, no member, nothing that could be a stream object."""
+    for n in walk_all(node):
+        if n.type in ("call_expression", "field_expression", "pointer_expression",
+                      "string_literal", "char_literal"):
+            return False
+        if n.type == "identifier":
+            vt = types.get(node_text(n))
+            while vt is not None and not vt.is_integral and vt.element is not None:
+                vt = vt.element
+            if vt is None or not vt.is_integral:
+                return False
+    return True
 
 
 def used_after(loop: Node, var: str) -> bool:
@@ -219,6 +243,8 @@ def _row_major_position(index: str, var: str, invariant_ok: set[str],
 def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                       types: dict[str, VarType | None], bound_vars: set[str],
                       size_vars: frozenset[str] = frozenset(),
+                      exempt: frozenset[str] = frozenset(),
+                      pure: Callable[[str], bool] | None = None,
                       ) -> tuple[bool, str, tuple[tuple[str, str], ...], tuple[str, ...],
                                  tuple[str, ...]]:
     """Decide whether the iterations over ``required`` induction variables are independent.
@@ -227,6 +253,9 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     must be indexed by every variable of ``required`` (exactly, or shifted by an invariant) in a
     subscript, the same way at every access of that base. ``bound_vars`` are the variables of
     the loop bound; ``size_vars`` those of them used there only as ``x.size()``/``x.length()``.
+    ``exempt`` are scalars the caller handles itself (the variables of an arg-min update, which
+    each thread keeps apart and combines after the loop). ``pure`` answers whether a callee
+    outside the standard table is a pure helper (see ``purity``).
     """
     f = collect_body(loop, body)
     locals_ = tuple(sorted(f.locals))
@@ -252,7 +281,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                 continue
             return fail(f"the body calls '{call.obj}.{call.method}()', which changes a shared "
                         "object")
-        if plain not in NO_SIDE_EFFECTS:
+        if plain not in NO_SIDE_EFFECTS and not (pure is not None and pure(plain)):
             return fail(f"the body calls '{call.callee}()', which may have side effects")
     if f.escapes - f.locals:
         name = sorted(f.escapes - f.locals)[0]
@@ -321,7 +350,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     # scalars
     reductions: dict[str, str] = {}
     private: list[str] = []
-    for var in sorted(written_scalars):
+    for var in sorted(written_scalars - exempt):
         if var in required:
             return fail(f"the body changes the induction variable '{var}'")
         occ = occurrences(body, var)
@@ -345,6 +374,8 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         for o in occ:
             stmt = _statement_of(o, loop)
             op = _reduction_op(stmt, var) if stmt is not None else None
+            if op is None:
+                op = guarded_op(o, loop, var)  # if (x < m) m = x;
             if op is None:
                 return fail(f"the body writes the shared variable '{var}'")
             ops.add(op)

@@ -16,6 +16,10 @@ NO_SIDE_EFFECTS = frozenset({
     "log2", "log10", "log1p", "fabs", "fabsf", "abs", "labs", "llabs", "pow", "powf", "hypot",
     "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax", "fma", "erf", "erfc", "min", "max",
     "isnan", "isinf", "isfinite", "copysign", "lround", "llround", "static_cast", "ldexp",
+    "asinh", "acosh", "atanh", "fdim", "remainder", "rint", "nearbyint", "signbit", "clamp",
+    "fminf", "fmaxf", "floorf", "ceilf", "roundf", "truncf", "hypotf", "atan2f", "cbrtf",
+    # <complex>: values in, value out
+    "conj", "norm", "arg", "real", "imag", "polar", "proj",
     # <cctype>: they read the locale, and change nothing
     "toupper", "tolower", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
     "ispunct", "isxdigit", "isprint", "iscntrl", "isgraph", "isblank",

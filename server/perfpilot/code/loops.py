@@ -42,11 +42,13 @@ from perfpilot.code.loop_body import (
     direct_loops,
 )
 from perfpilot.code.loop_header import counted_header
+from perfpilot.code.minmax import ArgReduction, arg_reductions
 from perfpilot.code.parse import (
     node_text,
     parse,
     walk_all,
 )
+from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.syntax import (
     enclosing_function,
@@ -99,6 +101,9 @@ class LoopFacts:
     appends: tuple[str, ...]
     has_io: bool
     children: tuple[LoopFacts, ...]
+    # Arg-min/arg-max updates (``if (x < m) { m = x; k = i; }``) that each thread can keep in
+    # its own copies and combine after the loop (only on independent loops).
+    arg_reductions: tuple[ArgReduction, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,11 +112,13 @@ class LoopFacts:
 
 def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
                  types: dict[str, VarType | None] | None = None,
-                 own_names: frozenset[str] | None = None) -> LoopFacts:
+                 own_names: frozenset[str] | None = None, unit: Node | None = None) -> LoopFacts:
     """The facts of one loop node (any of ``LOOP_TYPES``), with its nested loops.
 
     ``own_names``: the names the enclosing function declares (computed when not given; pass
     them when analysing many loops of one function, since finding them walks all of it).
+    ``unit``: the parsed file, where same-file helpers are looked up when ``node`` belongs to
+    a tree of the function alone.
     """
     if own_names is None:
         own_names = frozenset(declared_types(enclosing_function(node)))
@@ -121,7 +128,7 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
     body = node.child_by_field_name("body")
     if body is None:
         body = node
-    children = tuple(analyze_loop(c, line_base, depth + 1, types, own_names)
+    children = tuple(analyze_loop(c, line_base, depth + 1, types, own_names, unit)
                      for c in direct_loops(body)) if body is not node else ()
     f = collect_body(node, body)
     reads = frozenset(identifiers_of(body))
@@ -133,6 +140,7 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
     counted = False
     independent = False
     reductions: tuple[tuple[str, str], ...] = ()
+    args: tuple[ArgReduction, ...] = ()
     private: tuple[str, ...] = ()
     locals_ = tuple(sorted(f.locals))
     bounds = ""
@@ -147,9 +155,13 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
             bounds = f"{h.var} from {h.lower} while {h.var} {h.op} {h.upper}, step {h.step}"
             cond = node.child_by_field_name("condition")
             bound_vars = identifiers_of(cond) - {h.var} if cond is not None else set()
+            args = tuple(a for a in arg_reductions(body, h.var)
+                         if all(_arithmetic(types, v) for v in (a.var, *(p for p, _ in a.payload))))
             independent, reason, reductions, private, locals_ = check_independent(
                 node, body, (h.var,), types, bound_vars,
-                _size_only(cond, bound_vars) if cond is not None else frozenset())
+                _size_only(cond, bound_vars) if cond is not None else frozenset(),
+                frozenset(v for a in args for v in (a.var, *(p for p, _ in a.payload))),
+                lambda name: pure_helper(name, node, unit))
             if independent and not declared and used_after(node, h.var):
                 independent, reason = False, f"'{h.var}' is used after the loop"
     else:
@@ -168,7 +180,14 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
         if node.type == "for_statement"
         else (),
         appends=appends(body), has_io=f.has_io, children=children,
+        arg_reductions=args if independent else (),
     )
+
+
+def _arithmetic(types: dict[str, VarType | None], name: str) -> bool:
+    """A plain (not reference) arithmetic variable: each thread can hold its own copy."""
+    vt = types.get(name)
+    return vt is not None and vt.is_arithmetic and not vt.reference
 
 
 def _size_only(cond: Node, names: set[str]) -> frozenset[str]:
@@ -187,7 +206,8 @@ def _size_only(cond: Node, names: set[str]) -> frozenset[str]:
 
 
 def find_loops(root: Node, line_base: int = 0,
-               types: dict[str, VarType | None] | None = None) -> tuple[LoopFacts, ...]:
+               types: dict[str, VarType | None] | None = None,
+               unit: Node | None = None) -> tuple[LoopFacts, ...]:
     """The outermost loops under ``root`` (a function or its body), each with nested loops.
 
     ``types`` maps variable names to declared types; by default those declared in the
@@ -197,7 +217,7 @@ def find_loops(root: Node, line_base: int = 0,
     own = declared_types(fn)
     if types is None:
         types = own
-    return tuple(analyze_loop(n, line_base, 0, types, frozenset(own))
+    return tuple(analyze_loop(n, line_base, 0, types, frozenset(own), unit)
                  for n in direct_loops(root))
 
 

@@ -33,6 +33,7 @@ from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
 
+
 log = logging.getLogger(__name__)
 
 _INLINE_CHECK_CHARS = 20_000  # larger functions are checked off the event loop
@@ -258,7 +259,8 @@ class Engine:
             verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
                                          fresh=fresh, origin=origin_of(cand))
             trials.append(Trial(cand, verdict))
-        return choose(site, plan, tuple(trials), result.rejected)
+        return choose(site, plan, tuple(trials), result.rejected,
+                      policy=self.settings.parallel_policy)
 
 
 async def _check_analysable(site: FunctionSite) -> None:
@@ -304,16 +306,85 @@ def _score(trial: Trial) -> float:
     return v.ci95[0] if v.ci95 is not None else v.speedup
 
 
+# How much more a candidate slower than the original on one thread must gain at the configured
+# threads, under each parallel policy, to be chosen over one that is not.
+PARALLEL_MARGIN = {"max-threads": 1.0, "balanced": 1.25}
+_ONE_THREAD_BAND = 0.03  # the runner's no-change band: within it, no loss on one thread
+
+
+def one_thread_score(verdict: Verdict) -> float | None:
+    """The lower bound of ``verdict``'s speedup on one thread: the speedup itself for a serial
+    candidate, the separate 1-thread measurement for a parallel one (None when it is missing)."""
+    if verdict.threads <= 1:
+        if verdict.speedup is None:
+            return None
+        return verdict.ci95[0] if verdict.ci95 is not None else verdict.speedup
+    if verdict.serial_speedup is None:
+        return None
+    return verdict.serial_ci95[0] if verdict.serial_ci95 is not None else verdict.serial_speedup
+
+
+def slower_on_one_thread(verdict: Verdict) -> bool:
+    """Whether a candidate is (or may be) slower than the original on one thread: its 1-thread
+    interval lies below 1, or it has no 1-thread figure at all (nothing vouches for it)."""
+    if verdict.threads <= 1:
+        return False
+    if verdict.serial_speedup is None:
+        return True
+    if verdict.serial_ci95 is not None:
+        return verdict.serial_ci95[1] < 1.0
+    return verdict.serial_speedup < 1.0 - _ONE_THREAD_BAND
+
+
+def _rank(trial: Trial, index: int, policy: str) -> tuple[float, float, float, int]:
+    """The sort key of a measured-faster trial under ``policy`` (larger is better).
+
+    ``prefer-serial``: the 1-thread figure first, the N-thread one breaks ties. Otherwise the
+    N-thread figure, divided by the policy's margin for a candidate slower on one thread (so it
+    wins over one that is not only by that margin); ties go to the better 1-thread figure, then
+    to the earlier candidate.
+    """
+    v = trial.verdict
+    assert v is not None
+    n = _score(trial)
+    one = one_thread_score(v)
+    one_or_zero = one if one is not None else 0.0
+    if policy == "prefer-serial":
+        return (one_or_zero, n, 0.0, -index)
+    effective = n / PARALLEL_MARGIN.get(policy, 1.25) if slower_on_one_thread(v) else n
+    return (effective, one_or_zero, n, -index)
+
+
+def _choice_note(chosen: Trial, passed: list[Trial], policy: str) -> str:
+    """Why the policy chose ``chosen`` over a candidate faster at the configured threads
+    (empty when none was)."""
+    beaten = [t for t in passed if _score(t) > _score(chosen)]
+    if not beaten:
+        return ""
+    other = max(beaten, key=_score).verdict
+    assert other is not None
+    if policy == "prefer-serial":
+        why = "the parallel policy prefer-serial ranks by the 1-thread figure"
+    else:
+        margin = PARALLEL_MARGIN.get(policy, 1.25)
+        why = (f"it is slower on 1 thread, and the parallel policy {policy} asks for "
+               f"{margin:.2f}× the other's gain at {other.threads} threads")
+    return f" Chosen over a candidate with {speedup_phrase(other)}: {why}."
+
+
 def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
-           rejected: tuple[Any, ...] = ()) -> Outcome:
-    """Pick the measured-faster trial with the best lower confidence bound, if any."""
-    scored = [(i, _score(t)) for i, t in enumerate(trials)]
-    best = max(scored, key=lambda x: x[1]) if scored else None
-    if best is not None and best[1] > 0:
-        v = trials[best[0]].verdict
+           rejected: tuple[Any, ...] = (), policy: str = "balanced") -> Outcome:
+    """Pick the measured-faster trial with the best lower confidence bound, if any, weighing
+    the figures at the configured threads and at one thread by the parallel ``policy``
+    (``prefer-serial``, ``balanced`` or ``max-threads``; see ``_rank``)."""
+    passed = [(i, t) for i, t in enumerate(trials) if _score(t) > 0]
+    if passed:
+        index, best = max(passed, key=lambda p: _rank(p[1], p[0], policy))
+        v = best.verdict
         # The editor's and the CLI's one wording and number format, not the runner's own.
         msg = speedup_phrase(v) if v is not None else ""
-        return Outcome(site, plan, trials, tuple(rejected), best[0], "improved", msg)
+        msg += _choice_note(best, [t for _, t in passed], policy)
+        return Outcome(site, plan, trials, tuple(rejected), index, "improved", msg)
     # Faster by the clock, but the inputs left behaviour of the original untested: offered for
     # the user to decide, never applied on its own.
     weak = [(i, _score(replace(t, verdict=replace(t.verdict, verdict="faster"))))

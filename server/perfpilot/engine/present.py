@@ -85,21 +85,22 @@ _NO_GAIN = 0.03  # a 1-thread figure within ±3% of 1 (the runner's no-change ba
 
 
 def one_thread_phrase(v: Verdict) -> str:
-    """What a parallel rewrite gives on one thread: ``no gain on 1 thread`` or ``1.20× on
-    1 thread`` (empty when it was not measured)."""
+    """What a parallel rewrite gives on one thread, figure first: ``1.00× on 1 thread (no
+    gain)``, ``1.20× on 1 thread``, ``0.80× on 1 thread (slower)``, or ``not measured on 1
+    thread``."""
     s = v.serial_speedup
     if s is None:
-        return ""
+        return "not measured on 1 thread"
     ci = v.serial_ci95
     if (ci is not None and ci[0] <= 1.0 <= ci[1]) or (ci is None and abs(s - 1.0) <= _NO_GAIN):
-        return "no gain on 1 thread"
+        return f"{ratio(s)} on 1 thread (no gain)"
     return f"{ratio(s)} on 1 thread" + (" (slower)" if s < 1.0 else "")
 
 
 def speedup_phrase(v: Verdict) -> str:
     """``2.31× faster (95% CI 2.20–2.43, serial)``; a parallel result says what it needs and
     what it gives on one thread: ``1.99× faster on 2 threads with -fopenmp (95% CI 1.90–2.05);
-    no gain on 1 thread``; else the verdict word with its reason."""
+    1.00× on 1 thread (no gain)``; else the verdict word with its reason."""
     if v.verdict == "rejected":
         # The short reason: the first refused construct, or that no sandbox is available.
         return f"rejected — {v.validation_detail}" if v.validation_detail else "rejected"
@@ -119,7 +120,7 @@ def speedup_phrase(v: Verdict) -> str:
     needs = "-fopenmp" if "-fopenmp" in v.flags else "OpenMP"
     serial = one_thread_phrase(v)
     return (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
-            f"(95% CI {interval(v.ci95)})" + (f"; {serial}" if serial else ""))
+            f"(95% CI {interval(v.ci95)}); {serial}")
 
 
 def verification_phrase(v: Verdict) -> str:

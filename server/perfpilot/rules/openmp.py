@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loop_shape import Balance, loop_balance
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
-from perfpilot.code.parse import statements
+from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.site import Param
 from perfpilot.code.syntax import Node, declarator_name
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_types
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -20,6 +23,7 @@ from perfpilot.rules.rewrite_input import (
     RuleOutput,
     insertion_before,
     loop_node,
+    newline_of,
     statement_slot_ok,
 )
 
@@ -112,6 +116,10 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
         clauses += [f"reduction({op}:{','.join(vs)})" for op, vs in by_op.items()]
     if lp.private_vars:
         clauses.append(f"private({','.join(lp.private_vars)})")
+    own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+    balance = loop_balance(own.node, var) if own is not None else "rectangular"
+    schedule, uneven = schedule_clause(balance)
+    clauses += [schedule] if schedule else []
     pragma = " ".join(["#pragma omp parallel for", *clauses])
     writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
                     - set(lp.private_vars) - {var})
@@ -132,16 +140,17 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
         what = f"its iterations are independent: {wrote}"
     private = (f"; `{'`, `'.join(lp.private_vars)}` must be private to each thread"
                if lp.private_vars else "")
+    uneven_text = f"; {uneven}, so `{schedule}` shares the work out" if schedule else ""
     text = (f"the `for` loop on line {lp.line} (over `{var}`, {lp.lower} to {lp.upper}) — "
-            f"{what}{nested}{private}: run it on all cores with `{pragma}` (build with "
-            f"`-fopenmp`).")
+            f"{what}{nested}{private}{uneven_text}: run it on all cores with `{pragma}` "
+            "(build with `-fopenmp`).")
     return make_finding(
         rule, text[0].upper() + text[1:], [lp.line],
         loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
         names=[var, *(v for _, v in lp.reductions), *lp.private_vars, *writes],
         data={"pragma": pragma, "var": var,
               "reductions": ",".join(f"{op}:{v}" for op, v in lp.reductions),
-              "private": ",".join(lp.private_vars)},
+              "private": ",".join(lp.private_vars), "schedule": schedule},
         bonus=_weight(facts, lp),
     )
 
@@ -162,6 +171,27 @@ def _weight(facts: FunctionFacts, lp: LoopFacts) -> float:
 
 
 # rewrite
+
+
+# Iterations handed out at a time under a dynamic schedule: small enough to even out uneven
+# iterations, large enough that taking the next chunk (an atomic increment) stays cheap.
+SCHEDULE_CHUNK = 16
+
+
+def schedule_clause(balance: Balance) -> tuple[str, str]:
+    """The ``schedule`` clause for a loop of this balance ("" keeps the default static one),
+    and why, in words. Work that grows with the induction variable suits ``guided`` (its large
+    first chunks take the cheap iterations); work that shrinks with it, or follows data, needs
+    ``dynamic`` chunks, since any static split gives one thread the heavy part."""
+    if balance == "triangular-growing":
+        return "schedule(guided)", "the inner loop runs longer as the outer index grows"
+    if balance == "triangular":
+        return (f"schedule(dynamic, {SCHEDULE_CHUNK})",
+                "the inner loop's trip count follows the outer index")
+    if balance == "irregular":
+        return (f"schedule(dynamic, {SCHEDULE_CHUNK})",
+                "the inner trip count depends on data and differs between iterations")
+    return "", ""
 
 
 # Parallelizing a loop whose trip count is a small constant costs more than it gains.
@@ -203,6 +233,11 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 why_not = (f"it writes and reads through {names}, which a caller may pass "
                            "overlapping, and nothing in the code rules that out (declare the "
                            "pointers restrict if callers never do)")
+            if not why_not and lp.arg_reductions and _overlaps(inp, lp)[1]:
+                why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
+            if not why_not and lp.arg_reductions:
+                changes.append(_arg_change(inp, lp, node))
+                return
             if not why_not:
                 changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1]))
                 return
@@ -218,6 +253,80 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
     return changes, notes
 
 
+def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
+    """A parallel region in which each thread keeps its own copies of the arg-min/arg-max
+    variables over its share of the iterations (in order), then combines them one thread at a
+    time: the better value wins and, among equal values, the first position in iteration order
+    for a strict comparison (``<``), the last for ``<=``, as in the serial loop."""
+    data, nl = inp.data, newline_of(inp.text)
+    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+    indent = data[line_start:node.start_byte].decode("utf-8")
+    if indent.strip():
+        indent = ""
+    rule = "openmp-reduction"
+    var = lp.induction or ""
+    earlier = "<" if (lp.step or 1) > 0 else ">"
+    later = ">" if earlier == "<" else "<"
+    before = ["{"]
+    after = ["#pragma omp critical", "{"]
+    edits: list[Edit] = []
+    inner = ["#pragma omp parallel", "{"]
+    for arg in lp.arg_reductions:
+        names = [arg.var, *(p for p, _ in arg.payload)]
+        local = {n: inp.fresh_name(f"{n}_local") for n in names}
+        taken = set(local.values())
+        found, at = inp.fresh_name(f"{arg.var}_found"), inp.fresh_name(f"{arg.var}_at")
+        have, pos = inp.fresh_name(f"{arg.var}_have"), inp.fresh_name(f"{arg.var}_pos")
+        taken |= {found, at, have, pos}
+        inp = replace(inp, taken=inp.taken | taken)
+        # Each thread starts from the values before the loop, copied first: another thread
+        # may already be combining into the originals when a late one starts.
+        start = {n: inp.fresh_name(f"{n}_start") for n in names}
+        inp = replace(inp, taken=inp.taken | set(start.values()))
+        before += [f"const auto {start[n]} = {n};" for n in names]
+        before += [f"bool {have} = false;", f"long long {pos} = 0;"]
+        inner += [f"    auto {local[n]} = {start[n]};" for n in names]
+        inner += [f"    bool {found} = false;", f"    long long {at} = 0;"]
+        better = "<" if arg.op == "min" else ">"
+        tie = earlier if arg.strict else later
+        v, lv = arg.var, local[arg.var]
+        after += [f"    if ({found} && (!{have} || {lv} {better} {v} || "
+                  f"(!({v} {better} {lv}) && {at} {tie} {pos}))) {{",
+                  *[f"        {n} = {local[n]};" for n in names],
+                  f"        {pos} = {at};", f"        {have} = true;", "    }"]
+        stmt = inp.node_at(arg.start_byte, arg.end_byte, {"if_statement"})
+        cons = stmt.child_by_field_name("consequence") if stmt is not None else None
+        assert stmt is not None and cons is not None and cons.type == "compound_statement"
+        for n in walk_all(stmt):
+            if n.type == "identifier" and node_text(n) in local:
+                edits.append(Edit(n.start_byte, n.end_byte, local[node_text(n)], rule))
+        close = cons.end_byte - 1
+        edits.append(Edit(close, close, f" {found} = true; {at} = {var}; ", rule))
+    clauses = "".join(f" reduction({op}:{v})" for op, v in lp.reductions)
+    if lp.private_vars:
+        clauses += f" private({','.join(lp.private_vars)})"
+    schedule, _why = schedule_clause(loop_balance(node, var))
+    clauses += f" {schedule}" if schedule else ""
+    inner.append(f"    #pragma omp for nowait{clauses}")
+    after += ["}", "}", "}"]
+    head = before + inner
+    edits.append(Edit(line_start, line_start,
+                      "".join(f"{indent}{t}{nl}" for t in head) + indent, rule, order=9))
+    edits.append(Edit(node.start_byte, node.start_byte, "", rule))
+    edits = [e for e in edits if e.text or e.start != e.end]
+    tail = "".join(f"{nl}{indent}{t}" for t in after)
+    edits.append(Edit(node.end_byte, node.end_byte, tail, rule, order=9))
+    pairs = ", ".join(f"'{a.var}' with {', '.join(repr(p) for p, _ in a.payload)}"
+                      for a in lp.arg_reductions)
+    ties = "first" if all(a.strict for a in lp.arg_reductions) else "serial"
+    explanation = (f"The loop over '{var}' at line {lp.line} has independent iterations but "
+                   f"for the arg-{lp.arg_reductions[0].op} update of {pairs}: each thread keeps "
+                   "its own copies over its share of the iterations, and the copies are combined "
+                   f"after the loop in a critical section that keeps the {ties} position among "
+                   "equal values, as the serial loop does.")
+    return Change(rule, tuple(edits), explanation, (lp.line,))
+
+
 def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
                    shared: list[tuple[str, str]]) -> Change:
     clauses = ""
@@ -228,6 +337,9 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
         clauses += f" reduction({op}:{','.join(names)})"
     if lp.private_vars:
         clauses += f" private({','.join(lp.private_vars)})"
+    schedule, uneven = schedule_clause(loop_balance(node, lp.induction or ""))
+    if schedule:
+        clauses += f" {schedule}"
     if shared:
         # The same container passed twice: the iterations then depend on each other, and the
         # if clause runs them on one thread.
@@ -243,6 +355,8 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
                      "(floating-point sums may differ in the last digits)")
     if lp.private_vars:
         parts.append(f"with {', '.join(lp.private_vars)} private to each thread")
+    if schedule:
+        parts.append(f"({uneven}, so '{schedule}' shares the work out evenly)")
     if shared:
         pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
         parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")

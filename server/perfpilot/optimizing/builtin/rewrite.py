@@ -75,7 +75,7 @@ def rule_input(site: FunctionSite, text: str, unit: Node | None = None) -> RuleI
         unit = parse(site.unit_text, site.language).root_node
     unit_globals = top_level_types(unit)
     types = {**unit_globals, **declared_types(fn)}
-    loops = find_loops(fn, line_base=site.start_line, types=types)
+    loops = find_loops(fn, line_base=site.start_line, types=types, unit=unit)
     return RuleInput(site=site, text=text, tree=tree, function=fn, loops=loops, types=types,
                      taken=identifiers(site.unit_text) | identifiers(text), unit=unit,
                      unit_globals=unit_globals)
