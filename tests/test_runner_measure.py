@@ -618,3 +618,51 @@ async def test_original_crashing_on_an_edge_size_skips_that_size() -> None:
     v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
     assert v.validation_status == "passed", v.message
     assert any("original crashed (SIGILL) at size 0" in n for n in v.notes), v.notes
+
+
+PREFIX_SQ = """\
+#include <cstddef>
+#include <vector>
+long prefix_sq(const std::vector<int>& v) {
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = 0; j <= i; ++j)
+      if (j == i) s += (long)v[j] * v[j];
+  return s;
+}
+"""
+PREFIX_SQ_OMP = """long prefix_sq(const std::vector<int>& v) {
+  long s = 0;
+  #pragma omp parallel for reduction(+:s)
+  for (std::size_t i = 0; i < v.size(); ++i) s += (long)v[i] * v[i];
+  return s;
+}"""
+
+
+@pytest.mark.parametrize("project_openmp", [False, True])
+async def test_a_flag_the_project_build_lacks_is_named_and_measured_without(
+        tmp_path: Path, project_openmp: bool) -> None:
+    import json
+
+    src = tmp_path / "prefix.cpp"
+    src.write_text(PREFIX_SQ)
+    flags = "-fopenmp " if project_openmp else ""
+    (tmp_path / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "file": "prefix.cpp",
+        "command": f"g++ -std=c++17 -O2 {flags}-c prefix.cpp -o prefix.o"}]))
+    site = _site(PREFIX_SQ, "prefix_sq")
+    # One thread: what is tested is the build the figure comes from, not parallel timing.
+    v = await verify_and_measure(site, PREFIX_SQ_OMP, replace(SETTINGS, threads=1),
+                                 JobContext(), tuning=FAST, source_path=src, workspace=tmp_path)
+    assert v.verdict in ("faster", "weakly-verified"), v.message
+    if project_openmp:
+        assert v.added_flags == () and "your build" not in v.message
+        return
+    assert v.added_flags == ("-fopenmp",)
+    assert "Needs -fopenmp in your build" in v.message, v.message
+    # Built without -fopenmp the pragma is ignored, but the linear loop still beats the
+    # quadratic one: the figure is measured, not assumed.
+    if v.without_added_speedup is not None:
+        assert v.without_added_ci95 is not None and v.without_added_ci95[0] > 1.0, v.message
+    else:
+        assert "not measurable" in v.message or "not measured" in v.message, v.message

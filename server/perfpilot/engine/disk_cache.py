@@ -62,6 +62,9 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
         sandbox=str(data.get("sandbox", "")),
         notes=tuple(data.get("notes", ())),
         verification=Verification.from_json(checked) if isinstance(checked, dict) else None,
+        added_flags=tuple(data.get("added_flags", ())),
+        without_added_speedup=data.get("without_added_speedup"),
+        without_added_ci95=_pair(data.get("without_added_ci95")),
     )
 
 

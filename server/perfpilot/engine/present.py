@@ -119,8 +119,21 @@ def speedup_phrase(v: Verdict) -> str:
         return f"{ratio(v.speedup)} {word} (95% CI {interval(v.ci95)}, serial)"
     needs = "-fopenmp" if "-fopenmp" in v.flags else "OpenMP"
     serial = one_thread_phrase(v)
-    return (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
-            f"(95% CI {interval(v.ci95)}); {serial}")
+    phrase = (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
+              f"(95% CI {interval(v.ci95)}); {serial}")
+    return phrase + added_flags_phrase(v)
+
+
+def added_flags_phrase(v: Verdict) -> str:
+    """``; needs -fopenmp in your build, without it 1.00×`` when the measurement added flags
+    the project's build lacks (the figure measured without them, when there is one)."""
+    if not v.added_flags:
+        return ""
+    flags = " ".join(v.added_flags)
+    if v.without_added_speedup is None or v.without_added_ci95 is None:
+        return f"; needs {flags} in your build (without it: not measured)"
+    return (f"; needs {flags} in your build, without it {ratio(v.without_added_speedup)} "
+            f"(95% CI {interval(v.without_added_ci95)})")
 
 
 def verification_phrase(v: Verdict) -> str:

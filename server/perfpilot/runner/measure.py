@@ -175,8 +175,46 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
             ratio, note = await _count(job, calib, measurement.threads, prepared.timing_case)
         if note:
             notes.append(note)
-    return verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
-                                     serial, ratio, job.tuning, prepared.verification)
+    verdict = verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
+                                        serial, ratio, job.tuning, prepared.verification)
+    if job.tc.added_flags and verdict.verdict in ("faster", "weakly-verified"):
+        async with job.gate.timing():
+            verdict = await _without_added_flags(job, verdict, prepared.timing_case)
+    return verdict
+
+
+async def _without_added_flags(job: Job, verdict: Verdict, case: Case) -> Verdict:
+    """The figure the project's own build gets: both sides built without the flags the
+    measurement added (OpenMP pragmas are then ignored), timed on one thread."""
+    flags = " ".join(job.tc.added_flags)
+    job.ctx.report("timing", f"timing as your build compiles it (without {flags})", 75)
+    tc = replace(job.tc, openmp=False)
+    t = job.settings.build_timeout_s
+    built = await asyncio.gather(*(
+        compile_placed(job.sandbox, tc, job.workdir, side, unit, f"unit{tc.suffix}",
+                       copies=job.tuning.layout_copies, timeout_s=t, ctx=job.ctx,
+                       unprivileged=job.compile_as_nobody)
+        for side, unit in (("a_plain", job.units[0]), ("b_plain", job.units[1]))))
+    where = job.tc.flags_source
+    head = f"Needs {flags} in your build ({where} lacks it)"
+    if not all(c.ok for c in built):
+        note = f"{head}; without it: not measured (the build without it failed)."
+        return replace(verdict, added_flags=job.tc.added_flags,
+                       message=f"{verdict.message} {note}")
+    make_writable_for_runs(job.workdir, job.sandbox)
+    timed = await _time(job, 1, case, libs=(built[0].output, built[1].output))
+    if isinstance(timed, Failure):
+        note = f"{head}; without it: not measured ({timed.message.rstrip('.')})."
+        return replace(verdict, added_flags=job.tc.added_flags,
+                       message=f"{verdict.message} {note}")
+    m = timed[0]
+    word = classify(m, job.tuning.no_change_band)
+    figure = (f"{m.speedup:.2f}× (95% CI {m.ci95_low:.2f}–{m.ci95_high:.2f})"
+              if word != "noisy" else "not measurable on this busy machine")
+    return replace(verdict, added_flags=job.tc.added_flags,
+                   without_added_speedup=m.speedup if word != "noisy" else None,
+                   without_added_ci95=(m.ci95_low, m.ci95_high) if word != "noisy" else None,
+                   message=f"{verdict.message} {head}; without it: {figure}.")
 
 
 @dataclass(frozen=True)
@@ -335,9 +373,9 @@ def _load_failure(event: dict[str, object]) -> Failure:
                    f"{event.get('message')}", "skipped", "", str(event.get("message", "")))
 
 
-async def _time(job: Job, threads: int,
-                case: Case) -> tuple[Measurement, Calibration] | Failure:
-    """One paired timing run (retried once when too contended)."""
+async def _time(job: Job, threads: int, case: Case, *, libs: tuple[str, str] = (LIB_A, LIB_B)
+                ) -> tuple[Measurement, Calibration] | Failure:
+    """One paired timing run of ``libs`` (retried once when too contended)."""
     tuning = job.tuning
     budget_ms = int(min(tuning.budget_s, job.settings.run_timeout_s * 0.7) * 1000)
     args = {"target_ns": int(tuning.target_sample_s * 1e9), "pairs": job.settings.pairs,
@@ -345,8 +383,8 @@ async def _time(job: Job, threads: int,
             "max_size": tuning.max_size, "budget_ms": budget_ms,
             "max_pairs": job.settings.pairs * tuning.max_pairs_factor,
             "wait_ppm": int(tuning.wait_fraction * 1e6), "case": case.arg}
-    libs = (layout_copies(job.workdir, LIB_A, tuning.layout_copies),
-            layout_copies(job.workdir, LIB_B, tuning.layout_copies))
+    libs = (layout_copies(job.workdir, libs[0], tuning.layout_copies),
+            layout_copies(job.workdir, libs[1], tuning.layout_copies))
     result: tuple[Measurement, Calibration] | None = None
     for attempt in range(tuning.noisy_retries + 1):
         if attempt:

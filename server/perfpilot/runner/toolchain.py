@@ -42,6 +42,14 @@ class Toolchain:
             else self.flags
 
     @property
+    def added_flags(self) -> tuple[str, ...]:
+        """Flags the measurement adds that the project's own build (its compile database
+        entry) lacks: OpenMP for a rewrite that uses it. Empty without a compile database."""
+        if self.flags_source in ("defaults", "settings"):
+            return ()
+        return ("-fopenmp",) if self.openmp and "-fopenmp" not in self.flags else ()
+
+    @property
     def suffix(self) -> str:
         """File suffix for the unit's source."""
         return ".c" if self.language == "c" else ".cpp"

@@ -205,6 +205,11 @@ class Verdict:
     measurement: Measurement | None = None
     serial_measurement: Measurement | None = None
     verification: Verification | None = None
+    # Flags the measurement added to the project's build (``-fopenmp``), and the speedup
+    # measured with both sides built without them: what the user's build gets today.
+    added_flags: tuple[str, ...] = ()
+    without_added_speedup: float | None = None
+    without_added_ci95: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON-able dict (the shape the CLI prints and the editor receives)."""
@@ -232,4 +237,8 @@ class Verdict:
             "build_log": self.build_log,
             "verification": (self.verification.to_json() if self.verification is not None
                              else None),
+            "added_flags": list(self.added_flags),
+            "without_added_speedup": self.without_added_speedup,
+            "without_added_ci95": (list(self.without_added_ci95)
+                                   if self.without_added_ci95 is not None else None),
         }
