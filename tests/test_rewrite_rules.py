@@ -224,7 +224,7 @@ std::vector<long> squares(int n) {
         v.push_back((long)i * i);
     }
     return v;
-}""", None, R("reserve"), """
+}""", None, R("reserve", "openmp-for"), """
     { for (int n : {0, -3, 1, 1000}) check("squares", orig::squares(n) == opt::squares(n)); }"""),
     Case("backwards", """
 std::vector<int> backwards(const std::vector<int>& x) {
@@ -427,7 +427,8 @@ NEGATIVE = [
     ("fast-io", "void io(int n) { for (int i = 0; i < n; ++i) std::cout << i << '\\n'; }", "io", ""),
     ("fast-io", "int main() { int n; std::cin >> n; for (int i = 0; i < n; ++i) { std::cout << i; printf(\"%d\", i); } return 0; }", "main", "C stdio"),
     ("pow-strength", "double root(double x) { return pow(x, 0.5); }", "root", "-0"),
-    ("pow-strength", "double cube(double x) { return pow(x, 3); }", "cube", "rounds"),
+    ("pow-strength", "long double cube(long double x) { return pow(x, 3); }", "cube", "type"),
+    ("pow-strength", "double big(double x) { return pow(x, 9); }", "big", ""),
     ("pow-strength", "struct P { double x; }; double sq(P p) { return pow(p.x, 2); }", "sq", "type"),
     ("loop-interchange", "void rows(std::vector<std::vector<double>>& a, int n) { for (int i = 0; i < n; ++i) for (int j = 0; j < n; ++j) a[i][j] = 1; }", "rows", ""),
     ("loop-interchange", "void dep(std::vector<std::vector<double>>& a, int n) { for (int i = 1; i < n; ++i) for (int j = 1; j < n; ++j) a[j][i] = a[j - 1][i] + 1; }", "dep", "cannot be swapped"),
@@ -451,8 +452,10 @@ def test_reserve_emits_the_plain_bound() -> None:
                 f"{header} v.push_back(x[i]); return v; }}")
         res = rewrite(_site(code, "f"))
         assert "reserve" in res.rules, res.notes
-        assert "if (x.size() > 0) v.reserve" in res.code, res.code
-        assert "v.reserve(v.size() + static_cast<std::size_t>(x.size()));" in res.code, res.code
+        # counting up, a fresh vector of numbers is sized once (then filled by index)
+        sized = "if (x.size() > 0) v.resize(static_cast<std::size_t>(x.size()));"
+        reserved = "v.reserve(v.size() + static_cast<std::size_t>(x.size()));"
+        assert (sized if "++i" in header else reserved) in res.code, res.code
 
 
 def test_untouched_text_is_kept() -> None:

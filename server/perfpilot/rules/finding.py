@@ -21,6 +21,7 @@ class Rule:
 
 # Base impact orders the plan: algorithmic > parallel > locality > loop > call/instruction details.
 RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
+    Rule("invariant-inner-loop", 1, 0.97),
     Rule("linear-search-in-loop", 1, 0.95),
     Rule("memo-recursion", 1, 0.95),
     Rule("manual-sort", 15, 0.93),
@@ -59,6 +60,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
 # The keys of ``Finding.data`` per rule, for rewriters (values are source text or words).
 RULE_DATA: Mapping[str, str] = MappingProxyType({
     "linear-search-in-loop": "form (call|nested-loop), call, container, inner_var",
+    "invariant-inner-loop": "var (the value computed once)",
     "memo-recursion": "function",
     "manual-sort": "var, replacement",
     "prefix-sum": "array, acc",

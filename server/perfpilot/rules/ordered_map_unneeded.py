@@ -5,18 +5,24 @@ insertion.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from perfpilot.code.declarations import declared_vars
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import node_text, unwrap, walk_all
 from perfpilot.code.syntax import (
     Node,
+    arguments,
+    callee,
     operator,
     text,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import cpp, lines_phrase
 from perfpilot.rules.detect.containers import container_uses, local_containers
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
 
 _ORDERED = re.compile(r"^(?:std::)?(map|set|multimap|multiset)\s*<\s*(.+)>$", re.S)
 
@@ -98,23 +104,184 @@ def _first_template_arg(args: str) -> str | None:
     return args.strip() or None
 
 
+# rewrite
+
+
+def ordered_map_rule(inp: RuleInput) -> RuleOutput:
+    """A local ordered map or set whose order nothing can observe becomes its unordered twin.
+
+    Beyond the detection (local, hashable key, no ordered operation, never passed, returned
+    or assigned whole), every loop over it must fold into integer accumulators with
+    commutative operations (``+=``, ``++``, ``max``, ``if (e > m) m = e``), so that the
+    visiting order cannot change a result (a tie broken by the first key seen can), and
+    must not touch the container itself (an insertion may rehash under the iteration).
+    """
+    changes: list[Change] = []
+    notes: list[str] = []
+    if inp.language != "cpp":
+        return changes, notes
+    facts = FunctionFacts(inp.site, inp.function, inp.tree.root_node)
+    for v in local_containers(facts, _ORDERED):
+        m = _ORDERED.match(v.base)
+        if m is None:
+            continue
+        key = _first_template_arg(m.group(2))
+        if key is None or not _HASHABLE.match(key.strip()):
+            continue
+        use = container_uses(facts, v.name)
+        if use.escapes or use.methods & _ORDERED_OPS or not use.lines:
+            continue
+        loops = _iterations(facts, v.name)
+        unordered = [lp for lp in loops if not _order_free_fold(inp, lp, v.name)]
+        if unordered:
+            notes.append(f"ordered-map-unneeded: '{v.name}' is kept ordered: the loop at line "
+                         f"{inp.line_of(unordered[0])} may depend on the order it visits keys "
+                         "in (only integer sums, counts and max/min of values are known not to)")
+            continue
+        decl = _declaration(inp, v.name)
+        tnode = decl.child_by_field_name("type") if decl is not None else None
+        if tnode is None or _ORDERED.match(node_text(tnode)) is None:
+            continue
+        written = node_text(tnode)
+        kind = m.group(1)
+        new_type = re.sub(rf"\b{kind}\s*<", f"unordered_{kind}<", written, count=1)
+        header = "<unordered_map>" if "map" in kind else "<unordered_set>"
+        changes.append(Change(
+            "ordered-map-unneeded",
+            (Edit(tnode.start_byte, tnode.end_byte, new_type, "ordered-map-unneeded"),),
+            f"'{v.name}' (line {inp.line_of(decl) if decl else v.line}) is a {kind} used "
+            "only for lookups and insertions"
+            + (" and order-free integer folds" if loops else "")
+            + "; nothing observes its key order, so a hash table gives O(1) average "
+            "operations instead of O(log n) tree walks.",
+            (inp.line_of(tnode),), (header,)))
+    return changes, notes
+
+
+def _declaration(inp: RuleInput, name: str) -> Node | None:
+    found = [d for d in walk_all(inp.function) if d.type == "declaration" and any(
+        v.name == name for v in declared_vars(d, "local"))]
+    return found[0] if len(found) == 1 else None
+
+
+_FOLD_OPS = frozenset({"+=", "-=", "|=", "&=", "^="})
+
+
+def _order_free_fold(inp: RuleInput, loop: Node, container: str) -> bool:
+    """Every statement of the loop folds integer values into integer accumulators with a
+    commutative operation, reading no accumulator otherwise: any visiting order gives the
+    same results."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return False
+    accs: set[str] = set()
+    for n in walk_all(body):
+        if n.type in ("assignment_expression", "compound_assignment_expression"):
+            left = n.child_by_field_name("left")
+            accs.add(node_text(left) if left is not None else "")
+        elif n.type == "update_expression":
+            arg = n.child_by_field_name("argument")
+            accs.add(node_text(arg) if arg is not None else "")
+    kinds: dict[str, set[str]] = {}
+    for n in walk_all(body):
+        if n.type in ("assignment_expression", "compound_assignment_expression"):
+            op = operator(n)
+            right = n.child_by_field_name("right")
+            if op == "=" and right is not None and right.type == "call_expression":
+                op = callee(right)
+            elif op == "=" and n.parent is not None:
+                op = "extremum"
+            kinds.setdefault(node_text(n.child_by_field_name("left") or n), set()).add(op)
+        elif n.type == "update_expression":
+            kinds.setdefault(node_text(n.child_by_field_name("argument") or n), set()).add(
+                "++" if "++" in node_text(n) else "--")
+    if any(len(k - {"++", "+=", "--", "-="}) > 0 and len(k) > 1 for k in kinds.values()):
+        return False  # one accumulator folded two ways (a sum then a max) depends on order
+    for a in accs:
+        vt = inp.types.get(a)
+        if vt is None or not vt.is_integral or vt.reference:
+            return False
+
+    def pure(e: Node | None) -> bool:  # reads no accumulator and changes nothing
+        return e is not None and not any(
+            (n.type == "identifier" and node_text(n) in (*accs, container)) or n.type in (
+                "assignment_expression", "compound_assignment_expression",
+                "update_expression") or (n.type == "call_expression" and
+                                         callee(n) not in ("max", "min"))
+            for n in walk_all(e))
+
+    def fold(st: Node) -> bool:
+        if st.type == "compound_statement":
+            return all(fold(c) for c in st.named_children if c.type != "comment")
+        if st.type == "if_statement":
+            cond = unwrap(st.child_by_field_name("condition"))
+            then = st.child_by_field_name("consequence")
+            if st.child_by_field_name("alternative") is not None or cond is None or \
+                    then is None:
+                return False
+            return (pure(cond) and fold(then)) or _extremum(cond, then, pure)
+        if st.type != "expression_statement" or st.named_child_count != 1:
+            return False
+        e = st.named_children[0]
+        if e.type == "update_expression":
+            return True
+        if e.type in ("assignment_expression", "compound_assignment_expression") and \
+                operator(e) != "=":
+            return operator(e) in _FOLD_OPS and pure(e.child_by_field_name("right"))
+        if e.type == "assignment_expression":
+            left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+            if left is None or right is None or right.type != "call_expression" or \
+                    callee(right) not in ("max", "min"):
+                return False
+            args = arguments(right)
+            return len(args) == 2 and sorted(
+                [node_text(args[0]) == node_text(left), node_text(args[1]) == node_text(left)]
+            ) == [False, True] and all(pure(a) for a in args if node_text(a) != node_text(left))
+        return False
+
+    return fold(body)
+
+
+def _extremum(cond: Node, then: Node, pure: Callable[[Node | None], bool]) -> bool:
+    """``if (e > m) m = e;`` (or ``<``, either side): a max or min of values, tie-free."""
+    if then.type == "compound_statement":
+        kids = [c for c in then.named_children if c.type != "comment"]
+        if len(kids) != 1:
+            return False
+        then = kids[0]
+    if then.type != "expression_statement" or then.named_child_count != 1:
+        return False
+    a = then.named_children[0]
+    if a.type != "assignment_expression" or operator(a) != "=" or \
+            cond.type != "binary_expression" or operator(cond) not in ("<", ">", "<=", ">="):
+        return False
+    acc, val = text(a.child_by_field_name("left")), a.child_by_field_name("right")
+    sides = {text(cond.child_by_field_name("left")), text(cond.child_by_field_name("right"))}
+    return val is not None and sides == {acc, text(val)} and pure(val)
+
+
 RULE = RuleSpec(
     id="ordered-map-unneeded",
     detect=ordered_map_unneeded,
+    rewrite=ordered_map_rule,
+    rewrites_as=frozenset({"ordered-map-unneeded"}),
+    phase=1,
+    order=8,
     examples=(
         Example("cpp", """
 #include <map>
 #include <vector>
-int most_frequent(const std::vector<int> &v) {
+int max_count(const std::vector<int> &v) {
     std::map<int, int> counts;
     for (int x : v) counts[x]++;
-    int best = -1, best_count = 0;
+    int best = 0, distinct = 0;
     for (const auto &kv : counts) {
-        if (kv.second > best_count) { best = kv.first; best_count = kv.second; }
+        if (kv.second > best) best = kv.second;
+        ++distinct;
     }
-    return best;
+    return best * 1000 + distinct;
 }
-""", "most_frequent"),
+""", "max_count"),
         Example("cpp", """
 #include <map>
 int freq(const int *a, int n) {

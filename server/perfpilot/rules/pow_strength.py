@@ -33,6 +33,9 @@ from perfpilot.rules.rewrite_input import (
 
 _POW = frozenset({"pow", "powf", "powl"})
 
+# Small integer exponents the rewrite expands (beyond this the product chain stops paying).
+_MAX_EXPONENT = 8
+
 
 def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
     """``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and friends."""
@@ -46,9 +49,11 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         e = number(args[1])
         x = operand_text(args[0])
-        replacement = {2.0: f"{x} * {x}", 3.0: f"{x} * {x} * {x}", 4.0: f"({x} * {x}) * "
-                       f"({x} * {x})", 0.5: f"sqrt({code(args[0], 60)})", 1.0: code(args[0], 60),
-                       -1.0: f"1.0 / {x}"}.get(e if e is not None else 99.0)
+        if e is not None and e == int(e) and 2 <= e <= _MAX_EXPONENT:
+            replacement: str | None = _product(x, int(e))
+        else:
+            replacement = {0.5: f"sqrt({code(args[0], 60)})", 1.0: code(args[0], 60),
+                           -1.0: f"1.0 / {x}"}.get(e if e is not None else 99.0)
         if replacement is None:
             continue
         loop = facts.loop_of(call)
@@ -71,6 +76,7 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 _POW_NAMES = {"pow", "std::pow", "::pow"}
+_POWF_NAMES = {"powf", "std::powf", "::powf"}
 
 
 _SIMPLE_EXPR_NODES = {
@@ -146,58 +152,111 @@ def _side_effect_free(node: Node) -> bool:
     return all(n.type in _SIMPLE_EXPR_NODES or not n.is_named for n in walk_all(node))
 
 
+def _exponent(exp: Node, single: bool) -> int | None:
+    """The small integer an exponent literal spells (``3``, ``3.0``; ``3.0f`` only for powf,
+    where the float overload is meant anyway), else None."""
+    m = re.fullmatch(r"(\d+)(?:\.0*)?([fF]?)", node_text(exp).strip())
+    if m is None or (m.group(2) and not single):
+        return None
+    k = int(m.group(1))
+    return k if 2 <= k <= _MAX_EXPONENT else None
+
+
+def _product(term: str, k: int) -> str:
+    """``term`` to the power ``k`` as multiplications, by squaring (``(t * t) * (t * t)``)."""
+    if k == 1:
+        return term
+    half = _product(term, k // 2)
+    h = half if k // 2 == 1 else f"({half})"
+    return f"{h} * {h}" if k % 2 == 0 else f"{h} * {h} * {term}"
+
+
+def _leaf(node: Node) -> bool:
+    """A base cheap enough to repeat in place: a name, number or element read."""
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _leaf(node.named_children[0])
+    if node.type == "unary_expression":
+        arg = node.child_by_field_name("argument")
+        return arg is not None and _leaf(arg)
+    return node.type in ("identifier", "number_literal", "subscript_expression") and \
+        _side_effect_free(node)
+
+
 def pow_rule(inp: RuleInput) -> RuleOutput:
-    """``pow(x, 2)`` becomes ``x * x`` (exact: both round the true square once)."""
+    """``pow(x, k)`` for a small integer ``k`` becomes multiplications (``x * x`` for 2,
+    exact; for larger ``k`` each multiplication rounds, so the last bit may differ)."""
     changes: list[Change] = []
     notes: list[str] = []
-    if re.search(r"\bpow\s*\([^;{}]*\)\s*\{", inp.site.unit_text):
+    if re.search(r"\bpow[fl]?\s*\([^;{}]*\)\s*\{", inp.site.unit_text):
         return changes, ["pow-strength: the unit defines its own pow; left as it is"]
     types = dict(inp.types)
     edits: list[Edit] = []
     lines: list[int] = []
+    top = 2
     for n in walk_all(inp.function):
         if n.type != "call_expression":
             continue
         fn = n.child_by_field_name("function")
         args = n.child_by_field_name("arguments")
-        if fn is None or args is None or node_text(fn) not in _POW_NAMES or \
-                args.named_child_count != 2:
+        if fn is None or args is None or args.named_child_count != 2:
             continue
+        name = node_text(fn)
+        single = name in _POWF_NAMES
+        if name not in _POW_NAMES and not single:
+            continue
+        if any(e.start <= n.start_byte and n.end_byte <= e.end for e in edits):
+            continue  # inside a base already rewritten
         base, exp = args.named_children
         exp_text = node_text(exp).strip()
         if exp_text in ("0.5", ".5", "0.5f"):
             notes.append(f"pow-strength: pow(..., 0.5) at line {inp.line_of(n)} is not turned "
                          "into sqrt: they differ for -0 and -infinity")
             continue
-        if exp_text in ("3", "3.0", "4", "4.0"):
-            notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is left: "
-                         "repeated multiplication rounds more than once and may change the "
-                         "last digit")
-            continue
-        if exp_text not in ("2", "2.0", "2."):
+        k = _exponent(exp, single)
+        if k is None:
             continue
         kind = _expr_type(base, types)
-        if kind is None or not _side_effect_free(base):
-            notes.append(f"pow-strength: pow(..., 2) at line {inp.line_of(n)} is left: the "
-                         "base's type is unknown or it has side effects")
+        if kind is None:
+            notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is "
+                         "left: the base's type is unknown")
             continue
+        want = "float" if single else "double"
         text = " ".join(node_text(base).split())
-        simple = base.type in ("identifier", "subscript_expression", "number_literal",
-                               "parenthesized_expression")
-        if kind == "double":
-            term = text if simple else f"({text})"
+        if _leaf(base) or (k == 2 and _side_effect_free(base)):
+            simple = base.type in ("identifier", "subscript_expression", "number_literal",
+                                   "parenthesized_expression")
+            if kind == want:
+                term = text if simple else f"({text})"
+            elif inp.language == "cpp":
+                term = f"static_cast<{want}>({text})"
+            else:
+                term = f"({want})({text})"
+            replacement = f"({_product(term, k)})"
         elif inp.language == "cpp":
-            term = f"static_cast<double>({text})"
+            # evaluated once, as the call evaluates its argument once
+            t = inp.fresh_name("base")
+            replacement = (f"[&]() -> {want} {{ const {want} {t} = {text}; "
+                           f"return {_product(t, k)}; }}()")
         else:
-            term = f"(double)({text})"
-        edits.append(Edit(n.start_byte, n.end_byte, f"({term} * {term})", "pow-strength"))
+            notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is "
+                         "left: its base is costly or has side effects and C has no "
+                         "expression temporary")
+            continue
+        edits.append(Edit(n.start_byte, n.end_byte, replacement, "pow-strength"))
         lines.append(inp.line_of(n))
+        top = max(top, k)
     if edits:
         where = ", ".join(str(x) for x in sorted(set(lines)))
+        exact = ("x * x gives the identical, correctly rounded result with one multiplication"
+                 if top == 2 else
+                 "a few multiplications (squaring: x * x, then products of those) replace "
+                 "it; a square is exact, but for higher powers each multiplication rounds, "
+                 "so a floating result may differ from pow in the last bit (it is identical "
+                 "while the partial products are exactly representable, e.g. small integers)")
         changes.append(Change(
             "pow-strength", tuple(edits),
-            f"pow(x, 2) at line(s) {where} is a general library call for a square; x * x gives "
-            "the identical, correctly rounded result with one multiplication.",
+            f"pow(x, k) with a small integer k at line(s) {where} is a general library call; "
+            f"{exact}.",
             tuple(sorted(set(lines)))))
     return changes, notes
 

@@ -15,6 +15,7 @@ from perfpilot.rules import (
     hoist_invariant_call,
     invariant_branch,
     invariant_expression,
+    invariant_inner_loop,
     linear_search_in_loop,
     list_to_vector,
     loop_interchange,
@@ -40,7 +41,8 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
-    linear_search_in_loop, memo_recursion, manual_sort, prefix_sum, openmp, loop_interchange,
+    invariant_inner_loop, linear_search_in_loop, memo_recursion, manual_sort, prefix_sum,
+    openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, invariant_expression, invariant_branch,
     branchless_select, ordered_map_unneeded, list_to_vector, vector_front_op, reserve,
     string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop, pow_strength,

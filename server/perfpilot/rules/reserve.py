@@ -5,13 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import APPEND_METHODS, NO_SIDE_EFFECTS, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import LOOP_TYPES, walk_all
+from perfpilot.code.loops import LoopFacts
+from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.code.syntax import (
     Node,
     ancestors,
     callee,
     line,
+    plain_callee,
     receiver,
     root_name,
 )
@@ -22,6 +26,7 @@ from perfpilot.rules.detect.common import (
     rng,
     trip_count,
 )
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -169,6 +174,16 @@ def reserve_rule(inp: RuleInput) -> RuleOutput:
             extra = "" if strict else " + 1"
             f_txt, l_txt = _paren(first), _paren(last)
             count = f_txt if last == "0" else f"{f_txt} - {l_txt}"
+            sized = _sized(inp, lp, node, v)
+            if isinstance(sized, Change):
+                guard = f"if ({f_txt} {cmp} {l_txt}) "
+                stmt = f"{guard}{v}.resize(static_cast<std::size_t>({count}){extra});"
+                edit = insertion_before(inp, node, stmt, "reserve", order=5)
+                changes.append(Change("reserve", (edit, *sized.edits), sized.explanation,
+                                      sized.lines))
+                continue
+            notes.append(f"reserve: '{v}' at line {lp.line} is reserved, not sized once: "
+                         f"{sized}")
             stmt = (f"if ({f_txt} {cmp} {l_txt}) {v}.reserve({v}.size() + "
                     f"static_cast<std::size_t>({count}){extra});")
             edit = insertion_before(inp, node, stmt, "reserve", order=5)
@@ -178,6 +193,111 @@ def reserve_rule(inp: RuleInput) -> RuleOutput:
                 f"count is known before it starts; reserving that capacity up front avoids "
                 "repeated reallocation and copying as the vector grows.", (lp.line,)))
     return changes, notes
+
+
+def _sized(inp: RuleInput, lp: LoopFacts, loop: Node, v: str) -> Change | str:
+    """The appends to ``v`` as stores by index, when ``v`` is provably empty before the loop,
+    holds plain numbers, is not otherwise touched in it, and the trip count cannot change
+    while it runs (the caller inserts the ``resize``); else why not, in words."""
+    vt = inp.types.get(v)
+    element = _element_type(vt.base if vt is not None else "")
+    if element is None or not VarType(element).is_arithmetic:
+        return "its elements are not plain numbers"
+    if lp.step != 1 or lp.cond_op not in ("<", "!=", "<=") or lp.induction is None:
+        return "the loop does not count up by one"
+    ivar = lp.induction
+    if ivar in lp.writes:
+        return f"the body changes '{ivar}'"
+    if not _fresh_before(loop, v):
+        return "it is not declared empty right before the loop"
+    uses = [n for n in walk_all(loop) if n.type == "identifier" and node_text(n) == v]
+    call = _append_call(uses[0]) if len(uses) == 1 else None
+    if call is None:
+        return "the loop reads it besides appending (size, back, an element)"
+    args = call.child_by_field_name("arguments")
+    if args is None or args.named_child_count != 1:
+        return "the append does not take one value"
+    unstable = _bound_changes(inp, lp, v)
+    if unstable:
+        return unstable
+    lo = lp.lower or "0"
+    index = ivar if lo == "0" else f"{ivar} - {_paren(lo)}"
+    stmt = call.parent
+    if stmt is None or stmt.type != "expression_statement":
+        return "the append is not a statement of its own"
+    value = node_text(args.named_children[0])
+    edit = Edit(call.start_byte, call.end_byte, f"{v}[{index}] = {value}", "reserve")
+    return Change(
+        "reserve", (edit,),
+        f"The loop at line {lp.line} appends exactly one value to the empty '{v}' on each "
+        "of its iterations, whose number is known before it starts: sizing the vector once "
+        "and storing by index replaces a capacity check and size update per append (and "
+        "the reallocations as it grows) with plain stores.", (lp.line,))
+
+
+def _element_type(base: str) -> str | None:
+    m = re.fullmatch(r"(?:std::)?vector\s*<\s*([\w:\s]+?)\s*>", base.replace("const", "").strip())
+    return m.group(1) if m else None
+
+
+def _fresh_before(loop: Node, v: str) -> bool:
+    """``std::vector<T> v;`` sits in the loop's block before it, and nothing between uses v."""
+    block = loop.parent
+    if block is None or block.type != "compound_statement":
+        return False
+    between: list[Node] | None = None  # statements since the declaration
+    for stmt in block.named_children:
+        if stmt == loop:
+            break
+        if stmt.type == "declaration" and any(
+                c.type == "identifier" and node_text(c) == v for c in stmt.named_children):
+            between = []  # declared without an initializer: empty from here
+        elif between is not None:
+            between.append(stmt)
+    if between is None:
+        return False
+    return not any(n.type == "identifier" and node_text(n) == v
+                   for s in between for n in walk_all(s))
+
+
+def _append_call(use: Node) -> Node | None:
+    """The ``v.push_back(x)`` call whose receiver is ``use``, else None."""
+    field = use.parent
+    if field is None or field.type != "field_expression" or \
+            field.child_by_field_name("argument") != use or \
+            node_text(field.child_by_field_name("field") or use) not in APPEND_METHODS:
+        return None
+    call = field.parent
+    return call if call is not None and call.type == "call_expression" else None
+
+
+# Names in a bound that are variables: not members, not called, not type words.
+_VARIABLE = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\b(?!\s*[(<:])")
+_TYPE_WORDS = frozenset({"int", "long", "short", "unsigned", "signed", "char", "size_t",
+                         "double", "float", "const", "sizeof", "ptrdiff_t"})
+
+
+def _bound_changes(inp: RuleInput, lp: LoopFacts, fresh: str) -> str:
+    """Why the loop's bounds might change while it runs ("" when they cannot)."""
+    names = set(_VARIABLE.findall(f"{lp.lower} {lp.upper}")) - _TYPE_WORDS - \
+        {lp.induction or ""}
+    for name in sorted(names):
+        if name in lp.writes:
+            return f"the body changes '{name}', which the trip count reads"
+        bt = inp.types.get(name)
+        for c in lp.calls:
+            if c.obj == fresh:
+                continue  # the fresh vector aliases nothing
+            if c.method is not None and c.method not in READ_ONLY_METHODS:
+                other = inp.types.get(c.obj or "")
+                if c.obj == name or other is None or bt is None or \
+                        ((bt.reference or bt.pointer) and other.base == bt.base):
+                    return f"a call in the body ('{c.text}') may change '{name}'"
+            if c.method is None and plain_callee(c.callee) not in NO_SIDE_EFFECTS and \
+                    (any(re.search(rf"\b{re.escape(name)}\b", a) for a in c.args) or
+                     bt is None or bt.scope == "global" or bt.reference or bt.pointer):
+                return f"a call in the body ('{c.text}') may change '{name}'"
+    return ""
 
 
 RULE = RuleSpec(

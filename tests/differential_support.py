@@ -1,0 +1,110 @@
+"""Differential checks for rewrite rules: rewrite many generated variants of a pattern, build
+the original and the rewritten program with g++, run both and compare what they print.
+
+A variant is a function (plus any helpers it needs, before it) and a driver snippet that calls
+it and prints results with ``printf``; every variant's names must be unique in the batch.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfpilot.code.locate import function_by_name
+from perfpilot.code.splice import splice
+from perfpilot.optimizing.builtin import rewrite
+from perfpilot.optimizing.builtin.rewrite import RewriteResult
+
+HEADERS = """#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+#include <vector>
+"""
+
+HAVE_GXX = shutil.which("g++") is not None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One generated function, its name, and a driver snippet printing what it computes."""
+
+    name: str
+    code: str
+    driver: str
+    rel: float = 0.0  # this variant's own relative tolerance (float arithmetic), when larger
+
+
+def rewrite_all(variants: Sequence[Variant], rules: frozenset[str]
+                ) -> tuple[str, str, dict[str, RewriteResult]]:
+    """The original unit, the unit with every variant rewritten under ``rules``, and results."""
+    unit = HEADERS + "\n".join(v.code for v in variants) + "\n"
+    results: dict[str, RewriteResult] = {}
+    sites = []
+    for v in variants:
+        site = function_by_name(unit, "cpp", v.name)
+        res = rewrite(site, rules)
+        results[v.name] = res
+        sites.append((site, res.code))
+    new_unit = unit
+    for site, code in sorted(sites, key=lambda sc: sc[0].start_byte, reverse=True):
+        new_unit = splice(site.__class__(**{**site.__dict__, "unit_text": new_unit}), code)
+    return unit, new_unit, results
+
+
+def _run(unit: str, drivers: str, folder: Path, tag: str) -> list[str]:
+    src = folder / f"{tag}.cpp"
+    src.write_text(unit + "\nint main() {\n" + drivers + "\n    return 0;\n}\n")
+    exe = folder / tag
+    comp = subprocess.run(["g++", "-std=c++17", "-O1", "-o", str(exe), str(src)],
+                          capture_output=True, text=True, timeout=300)
+    assert comp.returncode == 0, comp.stderr[:4000] + "\n" + src.read_text()[:20000]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+def _same(a: str, b: str, rel: float) -> bool:
+    if a == b:
+        return True
+    ta, tb = a.split(), b.split()
+    if len(ta) != len(tb) or rel == 0.0:
+        return False
+    for x, y in zip(ta, tb, strict=True):
+        if x == y:
+            continue
+        try:
+            fx, fy = float(x), float(y)
+        except ValueError:
+            return False
+        if abs(fx - fy) > rel * max(1.0, abs(fx), abs(fy)):
+            return False
+    return True
+
+
+def compare(variants: Sequence[Variant], rules: frozenset[str], folder: Path,
+            rel: float = 0.0) -> dict[str, RewriteResult]:
+    """Rewrite, build and run every variant both ways; assert each printed line agrees
+    (exactly, or within ``rel`` relative error per number). Returns the rewrite results."""
+    unit, new_unit, results = rewrite_all(variants, rules)
+    drivers = "\n".join(f"    {{ std::printf(\"== {v.name}\\n\"); {v.driver} }}"
+                        for v in variants)
+    before = _run(unit, drivers, folder, "orig")
+    after = _run(new_unit, drivers, folder, "opt")
+    assert len(before) == len(after), (before[-5:], after[-5:])
+    tolerance = {v.name: max(rel, v.rel) for v in variants}
+    bad = []
+    current = rel
+    for x, y in zip(before, after, strict=True):
+        if x.startswith("== "):
+            current = tolerance.get(x[3:], rel)
+        if not _same(x, y, current):
+            bad.append((x, y))
+    assert not bad, bad[:10]
+    return results
