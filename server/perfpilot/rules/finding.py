@@ -66,7 +66,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "prefix-sum": "array, acc",
     "strlen-condition": "call, var",
     "accumulator-chain": "var, op",
-    "openmp-for": "pragma (the full #pragma line), var, reductions (op:var,...), private (a,b)",
+    "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "
+                   "schedule (the schedule clause, empty for the default)"),
     "openmp-reduction": "as openmp-for",
     "loop-interchange": "outer_var, inner_var, arrays (a,b), perfect (yes|no), "
                         "inner_loop (start:end bytes)",
