@@ -19,7 +19,7 @@ from perfpilot.lsp.server import create_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from protocol_fuzz import RawServer  # noqa: E402
+from protocol_fuzz import RawServer
 
 ANSWER_WAIT_S = 60.0  # a generous bound that only a hung server exceeds
 
