@@ -35,8 +35,9 @@ VALUES: list[tuple[object, dict[str, Any]]] = [
                  stage="done", done=True, message=""),
      {"jobId": "pp-1", "uri": "file:///a.cpp", "function": "ns::f", "kind": "optimize",
       "stage": "done", "done": True, "message": ""}),
+    # A value equal to its default is left out, and read back as that default.
     (p.SetSecretParams(name="apiKey", value="k", role="optimizer"),
-     {"name": "apiKey", "value": "k", "role": "optimizer"}),
+     {"value": "k", "role": "optimizer"}),
 ]
 
 
