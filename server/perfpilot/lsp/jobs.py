@@ -70,6 +70,7 @@ class JobRunner:
                                  flags=compdb.flags if compdb else (), baseline_text=baseline,
                                  fresh=fresh)
         if self.ls.supports_progress() and not self.ls.client_shows_jobs:
+            self._tasks = {t for t in self._tasks if not t.done()}
             self._tasks.add(asyncio.get_running_loop().create_task(self._begin_progress(job)))
         self._notify_job(job)
         self.ls.refresh()
