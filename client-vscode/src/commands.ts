@@ -1,32 +1,15 @@
 // Arguments of the server's commands, built from the editor (docs/protocol.md, executeCommand).
 
-/** The server's executeCommand names. */
-export const SERVER_COMMANDS = {
-  makeFaster: 'perfpilot.makeFaster',
-  explain: 'perfpilot.explain',
-  rerun: 'perfpilot.rerun',
-  revert: 'perfpilot.revert',
-  cancel: 'perfpilot.cancel',
-  showReport: 'perfpilot.showReport',
-  testConnection: 'perfpilot.testConnection',
-  status: 'perfpilot.status',
-  profile: 'perfpilot.profile',
-  showProfile: 'perfpilot.showProfile',
-} as const;
+import { type PositionArgument, SERVER_COMMANDS } from './protocol';
+
+export { SERVER_COMMANDS };
+export type { PositionArgument };
 
 export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport';
 
 /** The client-side command id for each palette entry (distinct from the server's ids). */
 export function clientCommandId(name: string): string {
   return `perfpilot.client.${name}`;
-}
-
-/** `{uri, line, character}` (0-based), plus `version` for makeFaster so a stale edit is refused. */
-export interface PositionArgument {
-  uri: string;
-  line: number;
-  character: number;
-  version?: number;
 }
 
 export interface EditorLocation {

@@ -15,7 +15,7 @@ import { statusBarText } from './jobs';
 import { venvPython } from './launch';
 import { REPORT_SCHEME, reportSource, ReportProvider } from './report';
 import { secretKey, secretMessageFor } from './secrets';
-import { ServerController } from './server';
+import { ServerController, SET_SECRET } from './server';
 import { backendSummary, changeEffect, Role } from './settings';
 
 /** What the extension exports (used by its tests). */
@@ -251,7 +251,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
       const message = await secretMessageFor(context.secrets, event.key);
       const client = controller.languageClient;
       if (message && client?.isRunning()) {
-        await client.sendNotification('perfpilot/setSecret', message);
+        await client.sendNotification(SET_SECRET, message);
       }
     }),
   );

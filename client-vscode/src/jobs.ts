@@ -1,14 +1,8 @@
 // Tracks the server's jobs from perfpilot/jobStatus notifications, for the status bar and Cancel.
 
-/** Params of the server's `perfpilot/jobStatus` notification. */
-export interface JobStatus {
-  jobId: string;
-  uri: string;
-  function: string;
-  stage: string;
-  done: boolean;
-  message?: string;
-}
+import type { JobStatus } from './protocol';
+
+export type { JobStatus };
 
 /** The running jobs, newest last, and the last finished one. */
 export class JobTracker {

@@ -1,13 +1,9 @@
 // API keys live in VS Code's SecretStorage, never in settings; the server gets them through the
 // perfpilot/setSecret notification and holds them in memory only.
+import type { SetSecretParams } from './protocol';
 import { Role, ROLES } from './settings';
 
-/** Params of `perfpilot/setSecret`; an empty value clears the key. */
-export interface SetSecretParams {
-  name: 'apiKey';
-  role?: Role;
-  value: string;
-}
+export type { SetSecretParams };
 
 /** The part of vscode.SecretStorage used here. */
 export interface SecretStore {

@@ -9,6 +9,7 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  NotificationType,
   RevealOutputChannelOn,
   ServerOptions,
   State,
@@ -18,12 +19,15 @@ import { interpreterCandidates } from './interpreter';
 import { JobStatus, JobTracker } from './jobs';
 import { Interpreter, judgeProbe, serverCommand, ServerCheck, venvPython, versionProbeCommand } from './launch';
 import { runProcess } from './processes';
+import { NOTIFICATIONS, type SetSecretParams } from './protocol';
 import { allSecretMessages } from './secrets';
 import { readServerSettings, ServerSettings } from './settings';
 import packageJson from '../package.json';
 
 // The version is stated once, in package.json (and kept equal to the server's by a test).
 export const EXTENSION_VERSION: string = packageJson.version;
+export const JOB_STATUS = new NotificationType<JobStatus>(NOTIFICATIONS.jobStatus);
+export const SET_SECRET = new NotificationType<SetSecretParams>(NOTIFICATIONS.setSecret);
 const CRASH_WINDOW_MS = 3 * 60_000;
 const MAX_CRASHES = 3;
 
@@ -212,7 +216,7 @@ export class ServerController implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('perfpilot', 'PerfPilot', serverOptions, clientOptions);
-    client.onNotification('perfpilot/jobStatus', (status: JobStatus) => {
+    client.onNotification(JOB_STATUS, (status: JobStatus) => {
       this.jobs.update(status);
       this.jobEmitter.fire(status);
     });
@@ -283,7 +287,7 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     for (const message of await allSecretMessages(this.context.secrets)) {
-      await client.sendNotification('perfpilot/setSecret', message);
+      await client.sendNotification(SET_SECRET, message);
     }
   }
 

@@ -53,11 +53,11 @@ test('report titles and names come from the first heading, made safe for a URI',
 
 test('the job tracker follows jobStatus notifications and picks the job to cancel', () => {
   const jobs = new JobTracker();
-  jobs.update({ jobId: '1', uri: 'file:///a.cpp', function: 'f', stage: 'planning', done: false });
-  jobs.update({ jobId: '2', uri: 'file:///b.cpp', function: 'g', stage: 'timing', done: false });
+  jobs.update({ jobId: '1', uri: 'file:///a.cpp', function: 'f', kind: 'optimize', stage: 'planning', done: false, message: '' });
+  jobs.update({ jobId: '2', uri: 'file:///b.cpp', function: 'g', kind: 'rerun', stage: 'timing', done: false, message: '' });
   assert.equal(jobs.jobFor('file:///a.cpp')?.jobId, '1');
   assert.equal(jobs.jobFor('file:///c.cpp')?.jobId, '2');
-  jobs.update({ jobId: '1', uri: 'file:///a.cpp', function: 'f', stage: 'done', done: true, message: '2.1× faster' });
+  jobs.update({ jobId: '1', uri: 'file:///a.cpp', function: 'f', kind: 'optimize', stage: 'done', done: true, message: '2.1× faster' });
   assert.deepEqual(jobs.runningJobs().map((j) => j.jobId), ['2']);
   assert.equal(jobs.finished()?.message, '2.1× faster');
   const text = statusBarText('builtin → builtin', jobs.runningJobs(), 'running');

@@ -239,6 +239,50 @@ class Session:
                     out.append((uri, name, rec))
         return out
 
+    def mark_stale_by_inputs(self, path: Path) -> list[tuple[str, str, FunctionRecord]]:
+        """Mark the records that depend on ``path`` (see ``affected_by``) stale; returns them."""
+        affected = self.affected_by(path)
+        for _uri, _name, rec in affected:
+            rec.stale = True
+        return affected
+
+    def check_staleness(self, uri: str, text_of: Callable[[str], str | None]) -> None:
+        """After an edit of a document: a record is stale once its function's text
+        (``text_of(name)``, None when the function is gone) differs from what was measured.
+        The text of an applied rewrite is not a change."""
+        for name, rec in self.records.get(uri, {}).items():
+            text = text_of(name)
+            expected = rec.applied_text if rec.applied else rec.original_text
+            rec.stale = text is None or text.strip() != expected.strip()
+
+    @staticmethod
+    def remeasure(rec: FunctionRecord) -> tuple[str, str | None]:
+        """The job that measures a record again, and its baseline: an applied rewrite is
+        re-run against the original text; otherwise the candidates are optimized again."""
+        return ("rerun", rec.original_text) if rec.applied else ("optimize", None)
+
+    def mark_applied(self, uri: str, function: str, text: str,
+                     includes: tuple[str, ...]) -> bool:
+        """The editor applied a rewrite of ``function``; False when it has no record."""
+        rec = self.record(uri, function)
+        if rec is None:
+            return False
+        rec.applied = True
+        rec.applied_text = text
+        rec.added_includes = includes
+        return True
+
+    def reverted(self, uri: str, function: str) -> None:
+        """The editor restored the original text: the function's result is dropped."""
+        rec = self.records.get(uri, {}).pop(function, None)
+        if rec is not None:
+            rec.applied = False
+
+    @staticmethod
+    def set_stage(job: Job, stage: str, message: str) -> None:
+        """A stage of delivering a job's result (confirming, applying the edit, done)."""
+        job.stage, job.message = stage, message
+
     def _notify(self, listener: JobListener | None, job: Job) -> None:
         if listener is None:
             return

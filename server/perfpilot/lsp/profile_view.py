@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
@@ -25,18 +26,24 @@ from perfpilot.engine.hotspots import (
     profile_workspace,
 )
 from perfpilot.engine.session import path_of_uri
+from perfpilot.lsp.protocol import (
+    CMD_CONFIRM,
+    CMD_FASTER,
+    CMD_PROFILE,
+    CMD_SHOW_PROFILE,
+    InvalidArgument,
+    PositionArgument,
+    ProfileArgument,
+    command_argument,
+)
 from perfpilot.profiling.proc import ProfileError
 from perfpilot.profiling.run import import_profile
 from perfpilot.profiling.values import Profile
 from perfpilot.progress import Cancelled, JobContext
 
 if TYPE_CHECKING:
-    from perfpilot.lsp.server import PerfPilotServer
+    from perfpilot.lsp.language_server import PerfPilotServer
 
-CMD_PROFILE = "perfpilot.profile"
-CMD_SHOW_PROFILE = "perfpilot.showProfile"
-CMD_FASTER = "perfpilot.makeFaster"
-CMD_CONFIRM = "perfpilot.confirmInProgram"
 
 
 def _folder(ls: PerfPilotServer, create: bool = False) -> Path | None:
@@ -155,17 +162,19 @@ def register_profile_commands(server: PerfPilotServer) -> None:
     @server.command(CMD_PROFILE)
     async def profile(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
         ls = cast("PerfPilotServer", any_ls)
-        a = args[0] if args and isinstance(args[0], dict) else {}
+        try:
+            a = command_argument(ls.converter, args, ProfileArgument)
+        except InvalidArgument as exc:
+            raise JsonRpcInvalidParams(f"invalid argument for {CMD_PROFILE}: {exc}") from exc
         if ls.profiles.running is not None:
             return {"error": "a profile is already being taken"}
         root = ls.workspace_root
         ctx, end = await _progress(ls)
         ls.profiles.running = ctx
         try:
-            if a.get("import"):
-                work = import_profile(Path(str(a["import"])),
-                                      binary=Path(str(a["binary"])) if a.get("binary")
-                                      else None, ctx=ctx)
+            if a.import_:
+                work = import_profile(Path(a.import_),
+                                      binary=Path(a.binary) if a.binary else None, ctx=ctx)
             elif root is None:
                 raise ProfileError("open a folder first: the run settings are the workspace's")
             else:
@@ -186,17 +195,17 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         else:
             ls.tell("PerfPilot: profile taken, but no sampled function has debug "
                     "information: build with -g", lsp.MessageType.Warning)
-        ls._refresh()
+        ls.refresh()
         return _summary(result)
 
     @server.command(CMD_CONFIRM)
     async def confirm(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
         ls = cast("PerfPilotServer", any_ls)
-        a = args[0] if args and isinstance(args[0], dict) else {}
         try:
-            uri = str(a["uri"])
-            site = await ls.checked_site(uri, int(a.get("line", 0)), int(a.get("character", 0)))
-        except (KeyError, TypeError, ValueError, LocateError) as exc:
+            a = command_argument(ls.converter, args, PositionArgument)
+            uri = a.uri
+            site = await ls.checked_site(uri, a.line, a.character)
+        except (InvalidArgument, LocateError) as exc:
             return {"error": f"no function here: {exc}"}
         rec = ls.session.record(uri, site.qualified_name)
         path = path_of_uri(uri)
@@ -214,7 +223,7 @@ def register_profile_commands(server: PerfPilotServer) -> None:
             return {"error": "already confirming this function"}
         ctx, end = await _progress(ls, "PerfPilot: confirming in the program")
         ls.profiles.confirming.add(key)
-        ls._refresh()
+        ls.refresh()
         try:
             done = await confirm_rewrite(settings, root, path, site, rec.original_text, ctx)
         except (ProfileError, Cancelled) as exc:
@@ -229,7 +238,7 @@ def register_profile_commands(server: PerfPilotServer) -> None:
                                                           "run-failed")
                  else lsp.MessageType.Info)
         ls.tell(f"PerfPilot: {site.name} in the program: {v.verdict}: {v.message}", level)
-        ls._refresh()
+        ls.refresh()
         return v.to_json()
 
     @server.command(CMD_SHOW_PROFILE)

@@ -1,0 +1,71 @@
+// PerfPilot's own protocol: command names, command arguments and custom notifications, as the
+// server declares them (server/perfpilot/lsp/protocol.py; docs/protocol.md). Keep the two in step.
+
+/** The server's executeCommand names. */
+export const SERVER_COMMANDS = {
+  makeFaster: 'perfpilot.makeFaster',
+  explain: 'perfpilot.explain',
+  rerun: 'perfpilot.rerun',
+  revert: 'perfpilot.revert',
+  cancel: 'perfpilot.cancel',
+  showReport: 'perfpilot.showReport',
+  testConnection: 'perfpilot.testConnection',
+  status: 'perfpilot.status',
+  profile: 'perfpilot.profile',
+  showProfile: 'perfpilot.showProfile',
+  confirmInProgram: 'perfpilot.confirmInProgram',
+} as const;
+
+/** The custom notifications' methods. */
+export const NOTIFICATIONS = {
+  jobStatus: 'perfpilot/jobStatus',
+  setSecret: 'perfpilot/setSecret',
+} as const;
+
+/** `PositionArgument`: a 0-based position inside a function (makeFaster, explain, rerun,
+ * revert, showReport, confirmInProgram). `version`: the document version the action was
+ * offered for; `open`: showReport also writes the report to a file and opens it. */
+export interface PositionArgument {
+  uri: string;
+  line: number;
+  character: number;
+  version?: number | null;
+  open?: boolean;
+}
+
+/** `CancelArgument`: a job by id, or the jobs of the function at a position. */
+export interface CancelArgument {
+  jobId?: string;
+  uri?: string;
+  line?: number;
+  character?: number;
+}
+
+/** `TestConnectionArgument`: the role whose endpoint to test (default optimizer). */
+export interface TestConnectionArgument {
+  role?: 'planner' | 'optimizer';
+}
+
+/** `ProfileArgument`: profile the workspace's program ({}), or import a recorded profile. */
+export interface ProfileArgument {
+  import?: string;
+  binary?: string;
+}
+
+/** Params of the server's `perfpilot/jobStatus` notification. */
+export interface JobStatus {
+  jobId: string;
+  uri: string;
+  function: string;
+  kind: 'optimize' | 'explain' | 'rerun';
+  stage: string;
+  done: boolean;
+  message: string;
+}
+
+/** Params of `perfpilot/setSecret`; an empty value clears the key. */
+export interface SetSecretParams {
+  name: 'apiKey';
+  role?: 'planner' | 'optimizer';
+  value: string;
+}

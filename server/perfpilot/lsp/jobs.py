@@ -1,0 +1,221 @@
+"""Jobs on the LSP side: starting them, their work-done progress and ``perfpilot/jobStatus``
+notifications, and delivering a finished job's result (the versioned edit, messages).
+
+The engine's Session owns jobs and results; this module only shows them to the client and
+tells the session what the editor did (an edit applied).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from perfpilot.code.compdb import flags_for
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.outcome import Outcome
+from perfpilot.engine.present import speedup_phrase
+from perfpilot.engine.session import Job, path_of_uri
+from perfpilot.lsp.convert import StaleSiteError, function_edit
+from perfpilot.lsp.protocol import NOTIFY_JOB, JobStatus
+from perfpilot.lsp.views import publish_diagnostics
+
+if TYPE_CHECKING:
+    from perfpilot.lsp.language_server import PerfPilotServer
+
+
+def job_status(job: Job) -> JobStatus:
+    """The ``perfpilot/jobStatus`` params for a job."""
+    return JobStatus(job_id=job.id, uri=job.uri, function=job.function, kind=job.kind,
+                     stage=job.stage,
+                     done=job.done or job.stage in ("done", "failed", "cancelled"),
+                     message=job.error or job.message)
+
+
+class JobRunner:
+    """Starts the session's jobs for the server and shows their progress and results."""
+
+    def __init__(self, ls: PerfPilotServer) -> None:
+        self.ls = ls
+        self.session = ls.session
+        self.session.on_progress = self._on_job_progress
+        self.session.on_done = self._on_job_done
+        self.progress_tokens: dict[str, str] = {}  # progress token -> job id
+        self._last_stage: dict[str, str] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def inputs_changed(self, path: Path) -> None:
+        """A spec, input or compile database changed: results that used it are re-measured."""
+        ls = self.ls
+        for uri, name, rec in self.session.mark_stale_by_inputs(path):
+            if uri not in ls.workspace.text_documents:
+                continue
+            site = ls.site_named(ls.document(uri), name)
+            if site is None or self.session.running(uri, name):
+                continue
+            ls.log_info(f"{path.name} changed: re-measuring {name}")
+            if rec.applied or rec.outcome.trials:
+                kind, baseline = self.session.remeasure(rec)
+                self.start(kind, site, baseline)
+        ls.refresh()
+
+    def start(self, kind: str, site: FunctionSite, baseline: str | None = None,
+              fresh: bool = False) -> Job:
+        """Start a job and its work-done progress (``fresh``: measure, never reuse a verdict)."""
+        path = path_of_uri(site.uri)
+        compdb = flags_for(path, self.ls.workspace_root) if path is not None else None
+        job = self.session.start(kind, site, source_path=path,
+                                 flags=compdb.flags if compdb else (), baseline_text=baseline,
+                                 fresh=fresh)
+        if self.ls.supports_progress() and not self.ls.client_shows_jobs:
+            self._tasks = {t for t in self._tasks if not t.done()}
+            self._tasks.add(asyncio.get_running_loop().create_task(self._begin_progress(job)))
+        self._notify_job(job)
+        self.ls.refresh()
+        return job
+
+    async def _begin_progress(self, job: Job) -> None:
+        token = job.id
+        try:
+            await self.ls.work_done_progress.create_async(token)
+        except Exception as exc:
+            self.ls.log_info(f"progress not created: {exc}")
+            return
+        self.progress_tokens[token] = job.id
+        title = {"optimize": "Making faster", "explain": "Planning",
+                 "rerun": "Re-running benchmark"}.get(job.kind, job.kind)
+        self.ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+            title=f"PerfPilot: {title} {job.site.name}", cancellable=True,
+            message=job.stage))
+        if job.done:
+            self._end_progress(job)
+
+    def cancel_progress(self, token: str) -> None:
+        """The user cancelled a job's work-done progress: the job is cancelled."""
+        job_id = self.progress_tokens.get(token)
+        if job_id is not None:
+            self.session.cancel(job_id)
+
+    def _end_progress(self, job: Job) -> None:
+        if job.id in self.progress_tokens:
+            self.progress_tokens.pop(job.id)
+            msg = job.error or job.message or job.stage
+            self.ls.work_done_progress.end(job.id, lsp.WorkDoneProgressEnd(message=msg))
+
+    def _on_job_progress(self, job: Job) -> None:
+        new_stage = self._last_stage.get(job.id) != job.stage
+        if new_stage:
+            self._last_stage[job.id] = job.stage
+            self.ls.log_info(f"{job.id} {job.site.name}: {job.stage}")
+        if job.id in self.progress_tokens:
+            text = f"{job.stage}: {job.message}" if job.message else job.stage
+            self.ls.work_done_progress.report(job.id, lsp.WorkDoneProgressReport(
+                message=text, percentage=job.percent))
+        self._notify_job(job)
+        if new_stage:
+            self.ls.refresh()  # the running lens shows the stage: never let it lag the job
+
+    def _notify_job(self, job: Job) -> None:
+        self.ls.protocol.notify(NOTIFY_JOB, job_status(job))
+
+    async def _on_job_done(self, job: Job) -> None:
+        self._last_stage.pop(job.id, None)
+        detail = job.error or job.message
+        self.ls.log_info(f"{job.id} {job.site.name}: {job.stage}"
+                         + (f" {detail}" if detail and detail != job.stage else ""))
+        self._end_progress(job)
+        try:
+            await self._finish(job)
+        finally:
+            # The final status goes out last, so a client that sees it also saw the edit.
+            self._notify_job(job)
+
+    async def _finish(self, job: Job) -> None:
+        if job.cancelled:
+            pass  # nothing to apply or tell: the user asked for it to stop
+        elif job.error:
+            self.ls.tell(f"PerfPilot: {job.site.name}: {job.error}", lsp.MessageType.Error)
+        elif job.outcome is not None and job.kind == "optimize":
+            await self._deliver(job, job.outcome)
+        elif job.outcome is not None and job.kind == "rerun":
+            said = job.outcome.message or job.outcome.status
+            self.ls.tell(f"PerfPilot: {job.site.name}: {said}")
+        publish_diagnostics(self.ls, job.uri)
+        self.ls.refresh()
+
+    async def _deliver(self, job: Job, outcome: Outcome) -> None:
+        """Apply the chosen candidate as a versioned edit, if the apply mode allows."""
+        chosen = outcome.chosen
+        name = job.site.name
+        if chosen is None:
+            self.ls.tell(f"PerfPilot: {outcome.message}")
+            return
+        doc = await self.ls.document_async(job.uri)
+        if doc.version != job.site.version or not self.ls.in_sync(job.uri):
+            self.ls.tell(f"PerfPilot: {name} changed while the job ran (version "
+                      f"{job.site.version} → {doc.version}); the rewrite was not applied. "
+                      "Run Make this faster again.", lsp.MessageType.Warning)
+            return
+        mode = self.ls.engine.settings.apply_mode
+        weak = outcome.status == "weakly-verified"
+        if mode == "ask" or weak:
+            measured = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
+            if weak and chosen.verdict is not None:
+                measured = chosen.verdict.message
+            choice = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
+                lsp.MessageType.Warning if weak else lsp.MessageType.Info,
+                f"PerfPilot: apply the rewrite of {name}? ({measured})",
+                [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
+            if choice is None or choice.title != "Apply":
+                self.ls.tell(f"PerfPilot: rewrite of {name} discarded")
+                return
+            doc = await self.ls.document_async(job.uri)
+            if doc.version != job.site.version or not self.ls.in_sync(job.uri):
+                self.ls.tell(f"PerfPilot: {name} changed meanwhile; not applied",
+                          lsp.MessageType.Warning)
+                return
+        main = outcome.plan.main_category
+        strategy = chosen.candidate.strategies[0].category.name if chosen.candidate.strategies \
+            else (main.name if main else "rewrite")
+        label = f"Optimize {name} ({strategy})"
+        confirm = mode == "preview" and self.ls.supports_annotations()
+        try:
+            edit = function_edit(doc, job.site, chosen.candidate.code, label,
+                                 version=doc.version, confirm=confirm,
+                                 includes=chosen.candidate.includes)
+        except StaleSiteError as exc:
+            self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {exc}",
+                      lsp.MessageType.Warning)
+            return
+        if confirm:
+            self.session.set_stage(job, "awaiting confirmation", "review the change to apply it")
+        else:
+            # The result is final: the editor puts the edit in the buffer before it answers,
+            # so the lens shows the result from now on, not a running state.
+            self.session.set_stage(job, "applying", label)
+        self._notify_job(job)
+        self.ls.refresh()
+        try:
+            result = await self.ls.workspace_apply_edit_async(
+                lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
+        finally:
+            self.session.set_stage(job, "done", outcome.message)
+        if result.applied and self.session.mark_applied(job.uri, job.function,
+                                                        chosen.candidate.code,
+                                                        chosen.candidate.includes):
+            phrase = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
+            self.ls.tell(f"PerfPilot: {name} rewritten — {phrase}")
+        else:
+            reason = result.failure_reason or "the editor refused the edit"
+            self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {reason}",
+                      lsp.MessageType.Warning)
+
+
+def register(server: PerfPilotServer) -> None:
+    """Register work-done progress cancellation (it cancels the job)."""
+
+    @server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancel(ls: PerfPilotServer, params: lsp.WorkDoneProgressCancelParams) -> None:
+        ls.jobs.cancel_progress(str(params.token))

@@ -1,0 +1,156 @@
+"""Views of results: hover, code lenses, inlay hints and diagnostics.
+
+Read only: they show the session's jobs and records and never change them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from perfpilot.engine.present import (
+    escape_md,
+    hover_markdown,
+    lens_title,
+    plan_markdown,
+    speedup_phrase,
+)
+from perfpilot.lsp.convert import client_position, header_range, server_position
+from perfpilot.lsp.profile_view import profile_hover, profile_lenses
+from perfpilot.lsp.protocol import (
+    CMD_CANCEL,
+    CMD_REPORT,
+    CMD_RERUN,
+    CMD_REVERT,
+    CMD_STATUS,
+)
+
+if TYPE_CHECKING:
+    from perfpilot.lsp.language_server import PerfPilotServer
+
+_PROBLEM_VERDICTS = {"incorrect": lsp.DiagnosticSeverity.Warning,
+                     "build-failed": lsp.DiagnosticSeverity.Warning,
+                     "slower": lsp.DiagnosticSeverity.Information}
+
+
+def publish_diagnostics(ls: PerfPilotServer, uri: str) -> None:
+    """Diagnostics only for outcomes the user must act on."""
+    doc = ls.document(uri)
+    diags: list[lsp.Diagnostic] = []
+    for name, rec in ls.session.records.get(uri, {}).items():
+        site = ls.site_named(doc, name)
+        if site is None or rec.outcome.chosen is not None:
+            continue  # a candidate was applied: the others ask nothing of the user
+        for t in rec.outcome.trials:
+            v = t.verdict
+            if v is None or v.verdict not in _PROBLEM_VERDICTS:
+                continue
+            rng = header_range(doc, site)
+            # A measured verdict's phrase has its figures; the runner's message would
+            # repeat them in another format. A failure's message says what failed.
+            said = "" if v.verdict == "slower" else v.message
+            message = f"PerfPilot candidate for {site.name}: {speedup_phrase(v)}. " \
+                      f"{said}".strip()
+            # Related information only for evidence the message does not already say.
+            evidence = (v.validation_detail or v.build_log[-300:]).strip()
+            related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), evidence)] \
+                if evidence and evidence not in message else None
+            diags.append(lsp.Diagnostic(
+                range=rng, severity=_PROBLEM_VERDICTS[v.verdict], source="perfpilot",
+                code=v.verdict, message=message, related_information=related,
+                data={"uri": uri, "function": name}))
+            break
+    ls.text_document_publish_diagnostics(
+        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version))
+
+
+def register(server: PerfPilotServer) -> None:
+    """Register hover, code lenses and inlay hints."""
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: PerfPilotServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        doc = await ls.document_async(params.text_document.uri)
+        site = ls.site_at(doc, params.position)
+        if site is None:
+            return None
+        line = server_position(doc, params.position).line
+        if not site.start_line <= line <= site.body_start_line:
+            return None  # only on the name and signature, not inside the body
+        running = ls.session.running(doc.uri, site.qualified_name)
+        rec = ls.session.record(doc.uri, site.qualified_name)
+        parts: list[str] = []
+        if running:
+            j = running[0]
+            parts.append(f"**PerfPilot** is working on `{site.name}`: {escape_md(j.stage)} "
+                         f"{escape_md(j.message)}")
+        if rec is not None:
+            parts.append(hover_markdown(rec.outcome) if rec.outcome.trials
+                         else plan_markdown(rec.outcome.plan, site.name))
+            if rec.stale:
+                parts.append("_The function changed since it was measured; Re-run to update._")
+        parts.extend(profile_hover(ls, doc, site))
+        if not parts:
+            return None
+        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
+                                                    "\n\n".join(parts)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(ls: PerfPilotServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        doc = ls.document(params.text_document.uri)
+        lenses: list[lsp.CodeLens] = []
+        shown: set[str] = set()
+        for job in ls.session.running(doc.uri):
+            site = ls.site_named(doc, job.function)
+            if site is None:
+                continue
+            rng = header_range(doc, site)
+            arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
+            shown.add(job.function)
+            lenses.append(lsp.CodeLens(rng, lsp.Command(
+                f"$(sync~spin) PerfPilot: {job.stage}…", CMD_STATUS, arguments=[{}])))
+            lenses.append(lsp.CodeLens(rng, lsp.Command(
+                "Cancel", CMD_CANCEL, arguments=[{"jobId": job.id, **arg}])))
+        for name, rec in ls.session.records.get(doc.uri, {}).items():
+            site = ls.site_named(doc, name)
+            if site is None or name in shown:
+                continue
+            rng = header_range(doc, site)
+            arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
+            report = [{**arg, "open": True}]
+            lenses.append(lsp.CodeLens(rng, lsp.Command(lens_title(rec.outcome), CMD_REPORT,
+                                                        arguments=report)))
+            lenses.append(lsp.CodeLens(rng, lsp.Command("Details", CMD_REPORT,
+                                                        arguments=report)))
+            if rec.outcome.trials:
+                lenses.append(lsp.CodeLens(rng, lsp.Command("Re-run", CMD_RERUN, arguments=[arg])))
+            if rec.applied:
+                lenses.append(lsp.CodeLens(rng, lsp.Command("Revert", CMD_REVERT, arguments=[arg])))
+        lenses.extend(profile_lenses(ls, doc, header_range))
+        return lenses
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT,
+                    lsp.InlayHintOptions(resolve_provider=False))
+    def inlay_hint(ls: PerfPilotServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        if not ls.engine.settings.inlay_hints:
+            return []
+        doc = ls.document(params.text_document.uri)
+        hints: list[lsp.InlayHint] = []
+        for name, rec in ls.session.records.get(doc.uri, {}).items():
+            chosen = rec.outcome.chosen
+            site = ls.site_named(doc, name)
+            if site is None or chosen is None or chosen.verdict is None:
+                continue
+            v = chosen.verdict
+            if v.speedup is None:
+                continue
+            line = doc.lines[site.start_line].rstrip("\r\n") if site.start_line < len(
+                doc.lines) else ""
+            if not (params.range.start.line <= site.start_line <= params.range.end.line):
+                continue
+            hints.append(lsp.InlayHint(
+                position=client_position(doc, site.start_line, len(line)),
+                label=f"⚡ {v.speedup:.2f}×", padding_left=True,
+                tooltip=lsp.MarkupContent(lsp.MarkupKind.Markdown,
+                                          escape_md(speedup_phrase(v)))))
+        return hints
