@@ -6,7 +6,7 @@ PERFPILOT := $(VENV)/bin/perfpilot
 CORE := $(VENV)/.core-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-core demo test test-python test-vscode lint bench eval train-demo vsix clean
+.PHONY: setup setup-core demo test test-python test-vscode lint bench eval eval-holdout train-demo vsix clean
 
 # The core (builtin backends, runner, server): no torch, enough for the demo.
 $(CORE): pyproject.toml
@@ -52,6 +52,11 @@ bench: setup
 eval: setup
 	$(PERFPILOT) eval examples/tasks --out bench/out/eval --report-md docs/eval.md \
 	    --chart docs/images/eval.png
+
+# The held-out set: tasks the built-in rules were never tuned to (examples/holdout/README.md).
+eval-holdout: setup
+	$(PERFPILOT) eval examples/holdout --out bench/out/eval-holdout \
+	    --report-md docs/eval-holdout.md --chart docs/images/eval-holdout.png
 
 # Train a planner on this CPU from the bundled-offline SmolLM2-135M GGUF; figures in docs/training.md.
 train-demo: setup

@@ -1,0 +1,15 @@
+// How many primes are below `limit`, by trial division.
+long count_primes(int limit) {
+    long found = 0;
+    for (int v = 2; v < limit; ++v) {
+        bool prime = true;
+        for (int d = 2; d * d <= v; ++d) {
+            if (v % d == 0) {
+                prime = false;
+                break;
+            }
+        }
+        if (prime) ++found;
+    }
+    return found;
+}
