@@ -146,6 +146,11 @@ ALLOWED = {
     "openmp guard": "#ifdef _OPENMP\n#include <omp.h>\n#endif\n" + _body(""),
     "prefetch hint": "#include <immintrin.h>\n"
                      + _body("_mm_prefetch((const char*)a, _MM_HINT_T0);"),
+    # Read as function declarations by the grammar, variables by C++: a cast, or a variable
+    # where a parameter type would stand, is an argument.
+    "vector sized by a cast": _body("std::vector<long> v(static_cast<std::size_t>(n));"
+                                    " (void)v;"),
+    "vector sized by a variable": _body("long m = n; std::vector<double> w(m); (void)w;"),
 }
 
 
@@ -235,6 +240,11 @@ MORE_REFUSED = {
     "flush to zero": (_body("_MM_SET_FLUSH_ZERO_MODE(0x8000);"), "_MM_SET_FLUSH_ZERO_MODE", 3),
     "locale": (_body('std::setlocale(0, "C");'), "setlocale", 3),
 }
+
+
+def test_a_real_local_function_declaration_is_still_refused() -> None:
+    found = check_candidate(_site(), _body("int getpid(void); (void)getpid();"))
+    assert found, "a block-scope declaration of a library function must be refused"
 
 
 @pytest.mark.parametrize("name", sorted(MORE_REFUSED))

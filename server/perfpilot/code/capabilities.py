@@ -166,6 +166,9 @@ class _Baseline:
                    fn.tree.root_node.has_error)
 
 
+_CASTS = frozenset({"static_cast", "const_cast", "reinterpret_cast", "dynamic_cast"})
+
+
 def _function_pointer(node: tree_sitter.Node) -> bool:
     """Whether ``node`` spells a pointer-to-function type: ``int (*f)(int)``, the type of a
     cast ``(int (*)(int))``. ``std::function<int(int)>`` is not one."""
@@ -307,9 +310,26 @@ class _Checker:
                  if p.type != "comment"]
         known = self.declared | self.base.unit_tokens
         return bool(items) and all(
-            p.type == "parameter_declaration" and p.named_child_count == 1
-            and p.named_children[0].type == "type_identifier"
-            and node_text(p.named_children[0]) in known for p in items)
+            p.type == "parameter_declaration" and (
+                (p.named_child_count == 1 and p.named_children[0].type == "type_identifier"
+                 and node_text(p.named_children[0]) in known)
+                or self._expression_argument(p)) for p in items)
+
+    def _expression_argument(self, param: tree_sitter.Node) -> bool:
+        """Whether a "parameter" can only be an expression, as C++ reads it: it spells a cast
+        (``static_cast<T>(x)``: no type is named like that) or names a variable the candidate
+        declares where a type would stand (``xs(n)`` with ``n`` a variable)."""
+        stack = [param]
+        while stack:
+            node = stack.pop()
+            if node.type == "template_type":
+                name = node.child_by_field_name("name")
+                if name is not None and node_text(name) in _CASTS:
+                    return True
+            if node.type == "type_identifier" and node_text(node) in self.declared:
+                return True
+            stack.extend(node.named_children)
+        return False
 
     def _vexing_names(self) -> frozenset[str]:
         out = set()
