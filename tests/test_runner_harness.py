@@ -373,3 +373,18 @@ def test_draft_spec_is_written_once_with_the_reason(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         write_draft(site, source)
     assert path.read_text() == "// edited by the user\n"
+
+
+@pytest.mark.parametrize(("body", "square"), [
+    ("for (int i = 0; i < n; ++i) for (int k = 0; k < n; ++k) s += a[i * n + k];", True),
+    ("for (int i = 0; i < n; ++i) for (int k = 0; k < n; ++k) { int at = i * n + k;"
+     " s += a[at]; }", True),
+    ("for (int i = 0; i < n; ++i) { long row = (long)i * n; for (int k = 0; k < n; ++k)"
+     " { long at = row + k; s += a[at]; } }", True),
+    ("for (int i = 0; i < n; ++i) s += a[i] * n;", False),
+    ("for (int i = 0; i < n; ++i) { int at = i + n / 2; s += a[at % n]; }", False),
+])
+def test_row_major_buffers_are_sized_n_by_n_also_through_locals(body: str, square: bool) -> None:
+    unit = f"double total(const double* a, int n) {{ double s = 0; {body} return s; }}\n"
+    _, plan = classify(function_by_name(unit, "cpp", "total"))
+    assert plan.square is square

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import tree_sitter
+
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite, Param
 from perfpilot.runner.unit_types import (
@@ -347,19 +349,20 @@ def classify(site: FunctionSite) -> tuple[list[_Arg], HarnessPlan]:
 
 def _flattened_rows(site: FunctionSite, buffers: list[str], sizes: list[str]) -> bool:
     """Whether the body indexes a buffer parameter with a product involving a size parameter
-    (``a[i * n + k]``): the buffer then holds rows of that size, n*n elements for n rows."""
+    (``a[i * n + k]``), directly or through locals computed from one (``at = i * n + k;
+    a[at]``, ``row = i * n; a[row + k]``): the buffer then holds rows of that size, n*n
+    elements for n rows."""
     if not sizes:
         return False
     tree = parse(site.text, site.language)
     size_set = set(sizes)
-    for node in walk_all(tree.root_node):
-        if node.type != "subscript_expression":
-            continue
-        target = node.child_by_field_name("argument")
-        if target is None or node_text(target) not in buffers:
-            continue
-        for inner in walk_all(node):
-            if inner.type != "binary_expression" or inner is target:
+    nodes = list(walk_all(tree.root_node))
+
+    def scaled(expr: tree_sitter.Node, rows: set[str]) -> bool:
+        for inner in walk_all(expr):
+            if inner.type == "identifier" and node_text(inner) in rows:
+                return True
+            if inner.type != "binary_expression":
                 continue
             op = inner.child_by_field_name("operator")
             if op is None or node_text(op) != "*":
@@ -367,6 +370,37 @@ def _flattened_rows(site: FunctionSite, buffers: list[str], sizes: list[str]) ->
             operands = [inner.child_by_field_name("left"), inner.child_by_field_name("right")]
             if any(o is not None and node_text(o) in size_set for o in operands):
                 return True
+        return False
+
+    # Locals that hold a row offset: assigned or initialised from a scaled expression, to a
+    # fixed point (an offset built from another offset is one too).
+    rows: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if node.type == "init_declarator":
+                name, value = node.child_by_field_name("declarator"), \
+                    node.child_by_field_name("value")
+            elif node.type == "assignment_expression":
+                name, value = node.child_by_field_name("left"), \
+                    node.child_by_field_name("right")
+            else:
+                continue
+            if name is None or value is None or name.type != "identifier":
+                continue
+            if node_text(name) not in rows and scaled(value, rows):
+                rows.add(node_text(name))
+                changed = True
+    for node in nodes:
+        if node.type != "subscript_expression":
+            continue
+        target = node.child_by_field_name("argument")
+        index = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        if target is None or node_text(target) not in buffers:
+            continue
+        if scaled(index if index is not None else node, rows):
+            return True
     return False
 
 
