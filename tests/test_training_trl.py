@@ -96,3 +96,31 @@ def test_prompt_is_the_planner_prompt() -> None:
     task = generate(1, families=("pow-square",))[0]
     msgs = prompt(task.site())
     assert msgs[0]["role"] == "system" and "[SUGG/]" in msgs[-1]["content"]
+
+
+def test_a_trained_planner_is_evaluated_like_any_backend(
+        tiny: Path, tmp_path: Path, corpus_rows: list[dict[str, object]]) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    out = tmp_path / "planner"
+    sft(RunSpec(base=tiny, out=out, steps=2, batch=2, learning_rate=2e-2, max_length=1024,
+                device="cpu"), corpus_rows)
+    tasks = tmp_path / "tasks"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "tasks" / "parity_sum",
+                    tasks / "parity_sum")
+    report = tmp_path / "report.md"
+    run = subprocess.run(
+        [sys.executable, "-m", "perfpilot", "eval", str(tasks), "--out", str(tmp_path / "eval"),
+         "--planner", "local", "--planner-model", str(out), "--no-reference", "--retries", "0",
+         "--pairs", "6", "--report-md", str(report)],
+        capture_output=True, text=True, timeout=900, check=False,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    # The trained model planned (whatever it wrote, the run used it and says so) and the task
+    # was judged by the runner like any other backend's.
+    assert f"planner local ({out})" in report.read_text(), report.read_text()[:1500]
+    stored = json.loads((tmp_path / "eval" / "tasks" / "parity_sum.json").read_text())
+    assert stored["task"] == "parity_sum" and "verdict" in json.dumps(stored)
