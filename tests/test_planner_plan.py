@@ -73,10 +73,10 @@ def test_quadratic_search_ranks_above_endl() -> None:
     assert rules[0] == "linear-search-in-loop"
 
 
-def test_findings_sorted_by_impact_and_unique() -> None:
+def test_findings_sorted_by_gain_then_impact_and_unique() -> None:
     for _, _, found in _example_findings():
-        impacts = [f.impact for f in found]
-        assert impacts == sorted(impacts, reverse=True)
+        order = [(int(f.gain), -f.impact) for f in found]
+        assert order == sorted(order)
         keys = [(f.rule, f.lines, f.node_range) for f in found]
         assert len(keys) == len(set(keys))
 
@@ -153,8 +153,8 @@ async def test_planner_plan_shape() -> None:
     plan = await planner.plan(_site(src, "word_stats"), ctx)
     assert plan.backend == "builtin" and planner.name == "builtin"
     assert 1 <= len(plan.strategies) <= 8
-    impacts = [s.impact for s in plan.strategies]
-    assert impacts == sorted(impacts, reverse=True)
+    order = [(int(RULES[s.rule].gain), -s.impact) for s in plan.strategies]
+    assert order == sorted(order)
     rules = {s.rule for s in plan.strategies}
     assert {"string-concat-loop", "fast-io", "endl", "ordered-map-unneeded"} <= rules
     assert plan.main_category is not None and plan.main_category.id == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.code.syntax import (
     identifiers,
     line,
@@ -15,7 +16,16 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    Node,
+    RuleInput,
+    RuleOutput,
+    insertion_before,
+    statement_slot_ok,
+)
 
 
 def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
@@ -49,13 +59,124 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{code(b)}` on line {line(b)} divides by `{d}` on every iteration of "
             f"{loop_phrase(loop)}, but `{d}` does not change in the loop: compute "
             f"`1.0 / {operand_text(divisor)}` once before the loop and multiply (a division costs "
-            f"several multiplications' latency; the result may differ in the last bit).",
+            f"several multiplications' latency). This changes results: the product may differ "
+            f"from the quotient in the last bit, so it is rewritten only when the plan accepts "
+            f"last-bit changes.",
             [line(b), loop.line],
             loop_range=loop.byte_range, node_range=rng(b),
             names=sorted(identifiers(divisor)),
             data={"divisor": text(divisor)},
             bonus=depth_bonus(loop.depth),
         )
+
+
+# rewrite (only where the plan accepts a last-bit change: see ``LAST_BIT``)
+
+# The rule ids whose rewrites may change a floating result in its last bit: the default
+# rewrite never runs them; ``perfpilot.rules.registry.last_bit_phases`` offers them to a
+# caller whose plan says such a change is acceptable.
+LAST_BIT = frozenset({"div-by-invariant"})
+
+
+def _written(fn: Node, name: str) -> list[Node]:
+    """Nodes that write ``name`` (assignments, ``++``/``--``) or take its address."""
+    out: list[Node] = []
+    for n in walk_all(fn):
+        target: Node | None = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression" or \
+                (n.type == "pointer_expression" and operator(n) == "&"):
+            target = n.child_by_field_name("argument")
+        if target is not None and root_name(target) == name:
+            out.append(n)
+    return out
+
+
+def _inside(node: Node, outer: Node) -> bool:
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def _hoist_loop(inp: RuleInput, div: Node, name: str, writes: list[Node]) -> Node | None:
+    """The outermost loop around ``div`` that neither writes nor declares ``name`` and has a
+    statement slot above it for the reciprocal."""
+    best: Node | None = None
+    cur = div.parent
+    while cur is not None and cur != inp.function:
+        if cur.type in LOOP_TYPES:
+            declares = any(n.type in ("init_declarator", "declaration", "parameter_declaration")
+                           and name in {node_text(c) for c in n.named_children
+                                        if c.type == "identifier"}
+                           for n in walk_all(cur))
+            if declares or any(_inside(w, cur) for w in writes):
+                break
+            if statement_slot_ok(cur):
+                best = cur
+        cur = cur.parent
+    return best
+
+
+def reciprocal_rewrite(inp: RuleInput) -> RuleOutput:
+    """``x / d`` and ``x /= d`` by a ``double`` the loop never changes become multiplications by
+    ``1.0 / d`` computed once above the loop. The product may differ from the quotient in the
+    last bit, so this runs only where the plan accepts that (never for integers)."""
+    notes: list[str] = []
+    groups: dict[tuple[int, str], list[Node]] = {}
+    loops: dict[tuple[int, str], Node] = {}
+    for n in walk_all(inp.function):
+        if n.type not in ("binary_expression", "assignment_expression") or \
+                operator(n) not in ("/", "/="):
+            continue
+        right = n.child_by_field_name("right")
+        left = n.child_by_field_name("left")
+        if right is None or left is None or right.type != "identifier":
+            continue
+        name = node_text(right)
+        vt = inp.types.get(name)
+        if vt is None or not vt.is_float:
+            continue  # integer (exact) or unknown division: never a reciprocal
+        if vt.pointer or vt.array or vt.reference or name in inp.unit_globals or \
+                vt.base.replace("const", "").strip() != "double":
+            notes.append(f"div-by-invariant: the division by '{name}' at line "
+                         f"{inp.line_of(n)} is left: only a local or parameter 'double' "
+                         "divisor is turned into a reciprocal")
+            continue
+        if any("long double" in (t.base if (t := inp.types.get(x)) is not None else "")
+               for x in identifiers(left)):
+            continue
+        writes = _written(inp.function, name)
+        if any(w.type == "pointer_expression" for w in writes):
+            notes.append(f"div-by-invariant: '{name}' has its address taken; left")
+            continue
+        loop = _hoist_loop(inp, n, name, writes)
+        if loop is None:
+            continue
+        key = (loop.start_byte, name)
+        groups.setdefault(key, []).append(n)
+        loops[key] = loop
+    changes: list[Change] = []
+    for key, divs in groups.items():
+        loop, name = loops[key], key[1]
+        inv = inp.fresh_name(f"inv_{name}")
+        edits = [insertion_before(inp, loop, f"const double {inv} = 1.0 / {name};",
+                                  "div-by-invariant", 0)]
+        for d in divs:
+            op = d.child_by_field_name("operator")
+            right = d.child_by_field_name("right")
+            assert op is not None and right is not None
+            edits.append(Edit(op.start_byte, right.end_byte,
+                              f"{'*=' if operator(d) == '/=' else '*'} {inv}",
+                              "div-by-invariant"))
+        lines = tuple(dict.fromkeys(inp.line_of(d) for d in divs))
+        changes.append(Change(
+            "div-by-invariant", tuple(edits),
+            f"The division by '{name}' on line(s) {', '.join(map(str, lines))} repeats in a "
+            f"loop where '{name}' never changes: it is now a multiplication by 1.0 / {name}, "
+            "computed once before the loop. This changes results: a product by the reciprocal "
+            "can differ from the quotient in the last bit (and by more when the reciprocal of "
+            "a tiny divisor overflows); it was made because the plan accepts last-bit changes.",
+            lines))
+    return changes, notes
 
 
 RULE = RuleSpec(

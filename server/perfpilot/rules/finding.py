@@ -4,38 +4,60 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import IntEnum
 from types import MappingProxyType
 
 from perfpilot.strategy.categories import Category, category_by_id
 from perfpilot.strategy.values import Strategy
 
 
+class Gain(IntEnum):
+    """The kind of speed-up a rule brings. Plans list the larger kinds first, whatever the
+    impact numbers say: a complexity change beats any constant factor once inputs grow."""
+
+    COMPLEXITY = 0  # the complexity class falls: O(n^2) -> O(n), exponential -> linear
+    PARALLEL = 1  # the same work spread over cores or vector lanes
+    CONSTANT = 2  # the same work done cheaper: fewer calls, divisions, copies, cache misses
+
+
+GAIN_WORDS: Mapping[Gain, str] = MappingProxyType({
+    Gain.COMPLEXITY: "complexity changes",
+    Gain.PARALLEL: "parallelism",
+    Gain.CONSTANT: "constant factors",
+})
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A detector's rule: its id, the category it belongs to and its base expected impact."""
+    """A detector's rule: its id, the category it belongs to, the kind of gain it brings, and
+    its base expected impact (which orders rules of one kind of gain)."""
 
     id: str
     category_id: int
     impact: float
+    gain: Gain = Gain.CONSTANT
 
 
-# Base impact orders the plan: algorithmic > parallel > locality > loop > call/instruction details.
+_C, _P = Gain.COMPLEXITY, Gain.PARALLEL
+
+# The plan lists complexity changes, then parallelism, then constant factors (``gain``); the
+# base impact orders rules within one kind: algorithmic > locality > loop > call details.
 RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
-    Rule("invariant-inner-loop", 1, 0.97),
-    Rule("linear-search-in-loop", 1, 0.95),
-    Rule("memo-recursion", 1, 0.95),
-    Rule("manual-sort", 15, 0.93),
-    Rule("prefix-sum", 1, 0.92),
-    Rule("strlen-condition", 4, 0.78),
+    Rule("invariant-inner-loop", 1, 0.97, _C),
+    Rule("linear-search-in-loop", 1, 0.95, _C),
+    Rule("memo-recursion", 1, 0.95, _C),
+    Rule("manual-sort", 15, 0.93, _C),
+    Rule("prefix-sum", 1, 0.92, _C),
+    Rule("strlen-condition", 4, 0.78, _C),
     Rule("accumulator-chain", 9, 0.30),
-    Rule("string-concat-loop", 3, 0.80),
+    Rule("string-concat-loop", 3, 0.80, _C),
     Rule("hoist-invariant-call", 4, 0.50),
     Rule("invariant-expression", 4, 0.32),
-    Rule("openmp-reduction", 6, 0.78),
-    Rule("openmp-for", 6, 0.80),
+    Rule("openmp-reduction", 6, 0.78, _P),
+    Rule("openmp-for", 6, 0.80, _P),
     Rule("loop-interchange", 7, 0.72),
-    Rule("vector-front-op", 2, 0.70),
-    Rule("ordered-map-unneeded", 2, 0.55),
+    Rule("vector-front-op", 2, 0.70, _C),
+    Rule("ordered-map-unneeded", 2, 0.55, _C),
     Rule("list-to-vector", 2, 0.50),
     Rule("fast-io", 8, 0.60),
     Rule("endl", 8, 0.55),
@@ -43,7 +65,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("alloc-in-loop", 3, 0.50),
     Rule("reserve", 3, 0.42),
     Rule("hoist-container", 14, 0.45),
-    Rule("simd-loop", 13, 0.40),
+    Rule("simd-loop", 13, 0.40, _P),
     Rule("const-ref-param", 10, 0.40),
     Rule("invariant-branch", 11, 0.35),
     Rule("branchless-select", 11, 0.22),
@@ -120,6 +142,12 @@ class Finding:
     data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
     @property
+    def gain(self) -> Gain:
+        """The kind of speed-up (complexity, parallelism, constant factor) of its rule."""
+        known = RULES.get(self.rule)
+        return known.gain if known is not None else Gain.CONSTANT
+
+    @property
     def category(self) -> Category:
         """The strategy category of this finding."""
         return category_by_id(self.category_id)
@@ -148,6 +176,11 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
         names=tuple(names),
         data=MappingProxyType(dict(data or {})),
     )
+
+
+def plan_order(f: Finding) -> tuple[int, float, tuple[int, ...], str]:
+    """The sort key of findings in a plan: the larger kind of gain first, then impact."""
+    return (int(f.gain), -f.impact, f.lines[:1], f.rule)
 
 
 def depth_bonus(depth: int) -> float:

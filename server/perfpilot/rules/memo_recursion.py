@@ -4,10 +4,13 @@ smaller arguments.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from perfpilot.code.effects import DOES_IO
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unwrap
+from perfpilot.code.parse import int_literal, node_text, statements, unwrap, walk_all
+from perfpilot.code.self_recursion import SelfRecursion, self_recursion
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -20,7 +23,9 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
 
 
 def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
@@ -37,7 +42,7 @@ def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
         return
     if not all(_shrinks(c, params) for c in calls):
         return
-    if _has_memo(facts):
+    if _has_memo(facts) or _has_effects(facts):
         return
     shown = ", ".join(f"`{code(c, 30)}`" for c in calls[:3])
     lines = sorted({line(c) for c in calls})
@@ -80,6 +85,20 @@ def _shrinks(call: Node, params: set[str]) -> bool:
     return decreased
 
 
+def _has_effects(facts: FunctionFacts) -> bool:
+    """Input/output, or a write to a global: the calls are not interchangeable subproblems."""
+    if any(callee(c) in DOES_IO for c in facts.nodes("call_expression")):
+        return True
+    for kind in ("assignment_expression", "update_expression"):
+        for n in facts.nodes(kind):
+            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
+            v = facts.var(text(target)) if target is not None and \
+                target.type == "identifier" else None
+            if v is not None and v.scope == "global":
+                return True
+    return False
+
+
 def _has_memo(facts: FunctionFacts) -> bool:
     for p in facts.site.params:
         if (p.reference or p.pointer or p.array) and not p.const and p.reference != "&&":
@@ -96,9 +115,188 @@ def _has_memo(facts: FunctionFacts) -> bool:
                for c in facts.nodes("call_expression"))
 
 
+# rewrite
+
+# Cells the memo table may hold (values and flags); beyond this the call runs uncached.
+_TABLE_LIMIT = 1 << 22
+# The widest rolling window (calls at n - 1 .. n - K) the bottom-up form writes out.
+_MAX_WINDOW = 8
+
+
+def memo_rewrite(inp: RuleInput) -> RuleOutput:
+    """A pure recursion over one or two integers, calling itself 2+ times on smaller
+    arguments, becomes a bottom-up loop over a rolling window (one argument, calls at
+    ``n - 1 .. n - K``, base cases as leading ``if (...) return ...;``), else, in C++, a
+    recursion through a local memo table. Both compute exactly the values the original does."""
+    site = inp.site
+    body = inp.function.child_by_field_name("body")
+    if body is None or site.is_method or site.is_template or \
+            len(re.findall(rf"\b{re.escape(site.name)}\s*\(", inp.text)) < 3:
+        return [], []
+    rec = self_recursion(inp.function, site.name, dict(inp.unit_globals), site.unit_text)
+    if rec is None:
+        return [], [f"memo-recursion: '{site.name}' is left: it is not proved pure (one or two "
+                    "signed integer parameters, an arithmetic result, no globals, pointers, "
+                    "I/O or calls other than itself and pure math)"]
+    names = {p for p, _ in rec.params}
+    if not any(_shrinks(c, names) for c in rec.calls):
+        return [], [f"memo-recursion: '{site.name}' is left: its calls do not shrink an argument"]
+    window = _window(inp, rec, body)
+    if window is not None:
+        new_body, how = window, "a bottom-up loop over a rolling window of the last values"
+        includes: tuple[str, ...] = ()
+    elif inp.language == "cpp":
+        new_body, how = _table(inp, rec, body), "a local memo table (std::vector)"
+        includes = ("<vector>",)
+    else:
+        return [], [f"memo-recursion: '{site.name}' is left: its recursion is not a fixed "
+                    "window over one argument, and C has no local helper for a memo table"]
+    lines = tuple(sorted({inp.line_of(c) for c in rec.calls}))
+    return [Change(
+        "memo-recursion", (Edit(body.start_byte, body.end_byte, new_body, "memo-recursion"),),
+        f"'{site.name}' recomputed the same subproblems an exponential number of times; it is "
+        f"now {how}, so each value is computed once. The function is pure (it reads only its "
+        "arguments and constants), so every result, base cases included, is unchanged.",
+        lines, includes)], []
+
+
+def _guard(stmt: Node, name: str) -> tuple[str, str] | None:
+    """``(condition text, value text)`` of ``if (cond) return value;`` free of self-calls."""
+    if stmt.type != "if_statement" or stmt.child_by_field_name("alternative") is not None:
+        return None
+    cond = stmt.child_by_field_name("condition")
+    inner = unwrap(cond)
+    then = statements(stmt.child_by_field_name("consequence"))
+    if cond is None or inner is None or inner.type in ("declaration", "init_statement") or \
+            len(then) != 1 or then[0].type != "return_statement":
+        return None
+    value = next((c for c in then[0].named_children if c.type != "comment"), None)
+    if value is None or _calls(inner, name) or _calls(value, name):
+        return None
+    return node_text(inner), node_text(value)
+
+
+def _calls(node: Node, name: str) -> bool:
+    return any(n.type == "call_expression" and callee(n) == name for n in walk_all(node))
+
+
+def _window(inp: RuleInput, rec: SelfRecursion, body: Node) -> str | None:
+    """The bottom-up rolling-window body, when the recursion has that shape."""
+    if len(rec.params) != 1:
+        return None
+    n, ptype = rec.params[0]
+    stmts = statements(body)
+    if not stmts or stmts[-1].type != "return_statement":
+        return None
+    guards = [_guard(st, inp.site.name) for st in stmts[:-1]]
+    final = next((c for c in stmts[-1].named_children if c.type != "comment"), None)
+    if final is None or not guards or any(g is None for g in guards):
+        return None
+    offsets: dict[tuple[int, int], int] = {}
+    for call in rec.calls:
+        if not (final.start_byte <= call.start_byte < final.end_byte):
+            return None
+        arg = unwrap(arguments(call)[0])
+        if arg is None or arg.type != "binary_expression" or operator(arg) != "-":
+            return None
+        left, right = arg.child_by_field_name("left"), arg.child_by_field_name("right")
+        c = int_literal(right) if right is not None and right.type == "number_literal" else None
+        if left is None or text(left) != n or c is None:
+            return None
+        offsets[(call.start_byte, call.end_byte)] = c
+    k = max(offsets.values())
+    # every m in [need, n] is then reached by the original: no value it never computes is
+    # computed here (one it never computes might not terminate)
+    if set(offsets.values()) != set(range(1, k + 1)) or not 2 <= k <= _MAX_WINDOW:
+        return None
+    ret = rec.return_type
+    at, top, need, win, val = (inp.fresh_name(x) for x in ("at", "top", "need", "win", "value"))
+    data = inp.data
+    expr = bytearray(data[final.start_byte:final.end_byte])
+    for (s, e), c in sorted(offsets.items(), reverse=True):
+        expr[s - final.start_byte:e - final.start_byte] = f"{win}[{c - 1}]".encode()
+    checks = [(cond, value) for cond, value in (g for g in guards if g is not None)]
+    scan = " ".join(f"if ({cond}) continue;" for cond, _ in checks)
+    pick = "\n        else ".join(f"if ({cond}) {val} = {value};" for cond, value in checks)
+    shift = " ".join(f"{win}[{j}] = {win}[{j - 1}];" for j in range(k - 1, 0, -1))
+    return (
+        "{\n"
+        f"    /* the lowest argument the recursion reaches from {n}: every value in\n"
+        f"       [{need}, {n}] is computed once, from the {k} before it */\n"
+        f"    const {ptype} {top} = {n};\n"
+        f"    {ptype} {need} = {n};\n"
+        f"    for ({ptype} {at} = {n}; {at} >= {need}; --{at}) {{\n"
+        f"        const {ptype} {n} = {at};\n"
+        f"        {scan}\n"
+        f"        if ({n} - {k} < {need}) {need} = {n} - {k};\n"
+        "    }\n"
+        f"    {ret} {win}[{k}] = {{0}};\n"
+        f"    for ({ptype} {at} = {need};; ++{at}) {{\n"
+        f"        const {ptype} {n} = {at};\n"
+        f"        {ret} {val};\n"
+        f"        {pick}\n"
+        f"        else {val} = {expr.decode()};\n"
+        f"        {shift}\n"
+        f"        {win}[0] = {val};\n"
+        f"        if ({at} == {top}) break;\n"
+        "    }\n"
+        f"    return {win}[0];\n"
+        "}")
+
+
+def _table(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
+    """The memo-table body (C++): the original body in a helper lambda that caches results
+    for arguments in ``[0, first call's]`` (others are computed as before, uncached)."""
+    ret = rec.return_type
+    rows, cols, fits, vals, have, go, me, hit, slot, res = (inp.fresh_name(x) for x in (
+        "memo_rows", "memo_cols", "memo_fits", "memo_vals", "memo_have", "memo_go", "memo_self",
+        "memo_hit", "memo_slot", "memo_result"))
+    a = rec.params[0][0]
+    b = rec.params[1][0] if len(rec.params) == 2 else None
+    data = inp.data
+    inner = bytearray(data[body.start_byte:body.end_byte])
+    for call in sorted(rec.calls, key=lambda c: c.start_byte, reverse=True):
+        fn = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        assert fn is not None and args is not None
+        at = args.start_byte + 1 - body.start_byte
+        inner[at:at] = f"{me}, ".encode()
+        inner[fn.start_byte - body.start_byte:fn.end_byte - body.start_byte] = me.encode()
+    limit = f"{_TABLE_LIMIT}LL"
+    col_def = f"{b} >= 0 && {b} < {limit} ? (long long){b} + 1 : 0" if b else "1"
+    in_range = f"{a} >= 0 && {a} < {rows}" + (f" && {b} >= 0 && {b} < {cols}" if b else "")
+    index = f"(long long){a} * {cols}" + (f" + {b}" if b else "")
+    params = ", ".join(f"{t} {p}" for p, t in rec.params)
+    names = ", ".join(p for p, _ in rec.params)
+    body_text = inner.decode().replace("\n", "\n        ")
+    return (
+        "{\n"
+        f"    /* each argument {'pair' if b else 'value'} from 0 up to the first call's is "
+        "computed once; others as before */\n"
+        f"    const long long {rows} = {a} >= 0 && {a} < {limit} ? (long long){a} + 1 : 0;\n"
+        f"    const long long {cols} = {col_def};\n"
+        f"    const bool {fits} = {rows} * {cols} <= {limit};\n"
+        f"    std::vector<{ret}> {vals}({fits} ? (std::size_t)({rows} * {cols}) : 0);\n"
+        f"    std::vector<unsigned char> {have}({vals}.size());\n"
+        f"    auto {go} = [&](auto &{me}, {params}) -> {ret} {{\n"
+        f"        const bool {hit} = {fits} && {in_range};\n"
+        f"        const std::size_t {slot} = {hit} ? (std::size_t)({index}) : 0;\n"
+        f"        if ({hit} && {have}[{slot}]) return {vals}[{slot}];\n"
+        f"        const {ret} {res} = [&]() -> {ret} {body_text}();\n"
+        f"        if ({hit}) {{ {vals}[{slot}] = {res}; {have}[{slot}] = 1; }}\n"
+        f"        return {res};\n"
+        "    };\n"
+        f"    return {go}({go}, {names});\n"
+        "}")
+
+
 RULE = RuleSpec(
     id="memo-recursion",
     detect=memo_recursion,
+    rewrite=memo_rewrite,
+    rewrites_as=frozenset({"memo-recursion"}),
+    phase=0,
+    order=5,
     examples=(
         Example("c", """
 int fib(int n) {
@@ -107,14 +305,11 @@ int fib(int n) {
 }
 """, "fib"),
         Example("cpp", """
-#include <vector>
-#include <algorithm>
-int best(int i, int w, const std::vector<int> &wt, const std::vector<int> &val) {
-    if (i < 0 || w == 0) return 0;
-    int skip = best(i - 1, w, wt, val);
-    if (wt[i] > w) return skip;
-    return std::max(skip, val[i] + best(i - 1, w - wt[i], wt, val));
+long long choose(int n, int k) {
+    if (k < 0 || k > n) return 0;
+    if (k == 0 || k == n) return 1;
+    return choose(n - 1, k - 1) + choose(n - 1, k);
 }
-""", "best"),
+""", "choose"),
     ),
 )

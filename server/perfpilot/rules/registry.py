@@ -75,6 +75,13 @@ def rewrite_phases() -> tuple[Phase, ...]:
     return tuple(tuple(phases[p]) for p in sorted(phases))
 
 
+def last_bit_phases() -> tuple[Phase, ...]:
+    """Rewrites that may change a floating result in its last bit (a division turned into a
+    multiplication by a reciprocal), as extra phases for the rewriter. The default rewrite never
+    runs them: pass them only for a plan that says results may change in the last bit."""
+    return (((div_by_invariant.LAST_BIT, div_by_invariant.reciprocal_rewrite),),)
+
+
 def rule_spec(rule_id: str) -> RuleSpec | None:
     """The spec whose detection reports findings of ``rule_id``."""
     return next((s for s in RULE_SPECS if rule_id in s.finding_ids), None)

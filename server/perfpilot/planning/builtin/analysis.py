@@ -14,7 +14,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.code.syntax import Node
 from perfpilot.rules import registry
 from perfpilot.rules.base import Detector
-from perfpilot.rules.finding import Finding
+from perfpilot.rules.finding import Finding, plan_order
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +50,11 @@ def _function_node(root: Node, site: FunctionSite) -> Node | None:
 
 
 def rank(findings: list[Finding]) -> tuple[Finding, ...]:
-    """Highest expected impact first; one finding per (rule, lines, node)."""
+    """Largest kind of gain first (complexity, parallelism, constant factors), then highest
+    expected impact; one finding per (rule, lines, node)."""
     seen: set[tuple[str, tuple[int, ...], tuple[int, int] | None]] = set()
     out: list[Finding] = []
-    for f in sorted(findings, key=lambda f: (-f.impact, f.lines[:1], f.rule)):
+    for f in sorted(findings, key=plan_order):
         key = (f.rule, f.lines, f.node_range)
         if key not in seen:
             seen.add(key)
@@ -63,7 +64,8 @@ def rank(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...] = DETECTORS,
                  tree: tree_sitter.Tree | None = None) -> Analysis:
-    """All findings for ``site`` ranked by impact; never raises on odd or partial code.
+    """All findings for ``site`` ranked by gain and impact (``rank``); never raises on odd or
+    partial code.
 
     ``tree`` may pass the unit's parse tree (of exactly ``site.unit_text``) to save a reparse
     when many functions of one unit are analysed.
@@ -93,5 +95,5 @@ def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...]
 
 
 def analyze(site: FunctionSite, tree: tree_sitter.Tree | None = None) -> list[Finding]:
-    """Every finding for ``site``, highest expected impact first (see ``analyze_site``)."""
+    """Every finding for ``site``, largest expected gain first (see ``analyze_site``)."""
     return list(analyze_site(site, tree=tree).findings)

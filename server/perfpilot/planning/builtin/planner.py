@@ -8,7 +8,7 @@ from dataclasses import replace
 from perfpilot.code.site import FunctionSite
 from perfpilot.planning.builtin.analysis import Analysis, analyze_site
 from perfpilot.progress import JobContext
-from perfpilot.rules.finding import Finding
+from perfpilot.rules.finding import GAIN_WORDS, Finding, Gain, plan_order
 from perfpilot.strategy.plan_format import render_plan
 from perfpilot.strategy.values import Plan, Strategy
 
@@ -17,7 +17,8 @@ THREAD_THRESHOLD_CHARS = 20_000
 
 
 def select(findings: tuple[Finding, ...] | list[Finding], limit: int = 8) -> tuple[Strategy, ...]:
-    """At most ``limit`` strategies: the best finding of each rule first, in impact order.
+    """At most ``limit`` strategies: the best finding of each rule, the largest kind of gain
+    first (complexity changes, then parallelism, then constant factors), by impact within one.
 
     Further findings of a rule already chosen are folded into its strategy as extra lines, so a
     plan never repeats one idea while a different one is left out.
@@ -25,8 +26,7 @@ def select(findings: tuple[Finding, ...] | list[Finding], limit: int = 8) -> tup
     by_rule: dict[str, list[Finding]] = {}
     for f in findings:
         by_rule.setdefault(f.rule, []).append(f)
-    heads = sorted((group[0] for group in by_rule.values()),
-                   key=lambda f: (-f.impact, f.lines[:1], f.rule))[:limit]
+    heads = sorted((group[0] for group in by_rule.values()), key=plan_order)[:limit]
     out: list[Strategy] = []
     for head in heads:
         rest = by_rule[head.rule][1:]
@@ -42,6 +42,19 @@ def select(findings: tuple[Finding, ...] | list[Finding], limit: int = 8) -> tup
                     lines=tuple(dict.fromkeys((*head.lines, *extra))))
         out.append(strategy)
     return tuple(out)
+
+
+def order_note(findings: tuple[Finding, ...] | list[Finding],
+               strategies: tuple[Strategy, ...]) -> str | None:
+    """How the plan is ordered, in words, when it mixes kinds of gain."""
+    by_rule = {f.rule: f.gain for f in findings}
+    kinds = sorted({by_rule[s.rule] for s in strategies if s.rule in by_rule})
+    if len(kinds) < 2:
+        return None
+    first = ("the complexity change first" if kinds[0] == Gain.COMPLEXITY else
+             f"{GAIN_WORDS[kinds[0]]} first")
+    rest = ", then ".join(GAIN_WORDS[k] for k in kinds[1:])
+    return f"Ordered by expected gain: {first}, then {rest}."
 
 
 class BuiltinPlanner:
@@ -64,6 +77,9 @@ class BuiltinPlanner:
         ctx.check()
         strategies = select(analysis.findings, self.limit)
         notes = analysis.notes
+        order = order_note(analysis.findings, strategies)
+        if order is not None:
+            notes = (order, *notes)
         if not strategies:
             notes = (*notes, f"no known slow pattern found in '{site.name}'")
         plan = Plan(strategies, self.name, notes=notes)
