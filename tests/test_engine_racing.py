@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import perfpilot.runner.measure as runner_measure
+from perfpilot.cli import race_json
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine
@@ -101,6 +102,10 @@ async def test_variants_are_raced_and_only_the_winner_is_measured_in_full(
     report = report_markdown(outcome)
     assert "## Variants raced" in report and "round 1: clearly slower" in report
     assert "measured in full" in report
+    data = race_json(race)
+    assert data["pairs_spent"] == race.pairs_spent and len(data["variants"]) == 3
+    assert [lap["round"] for v in data["variants"] if not v["dropped"] for lap in v["laps"]] \
+        == [1, 0]
 
 
 async def test_without_measuring_only_the_rules_own_schedule_is_proposed(
