@@ -33,6 +33,7 @@ from perfpilot.engine.engine import Engine
 from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_unchanged, snapshot
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import speedup_phrase
+from perfpilot.engine.racing import Race
 from perfpilot.engine.trust import TrustList
 from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
@@ -199,6 +200,7 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
             "strategies": [{"category": s.category.name, "category_id": s.category.id,
                             "rule": s.rule} for s in t.candidate.strategies],
             "backend": t.candidate.backend,
+            "variant": t.candidate.variant,
             "diff": unit_diff(path, site.unit_text, after),
         }
         if t.verdict is not None:
@@ -209,7 +211,22 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
     data["status"] = outcome.status
     data["chosen"] = outcome.best
     data["message"] = outcome.message
+    data["races"] = [race_json(r) for r in outcome.races]
     return data
+
+
+def race_json(race: Race) -> dict[str, Any]:
+    """A race between variants: each variant's laps and why it left, and the pairs spent."""
+    return {"family": race.family, "pairs_spent": race.pairs_spent,
+            "full_cost": race.full_cost,
+            "variants": [{"label": e.label, "dropped": e.dropped, "pairs": e.pairs_taken,
+                          "laps": [{"round": lap.round, "pairs_asked": lap.pairs,
+                                    "verdict": lap.verdict.verdict,
+                                    "speedup": lap.verdict.speedup,
+                                    "ci95": (list(lap.verdict.ci95)
+                                             if lap.verdict.ci95 is not None else None)}
+                                   for lap in e.laps]}
+                         for e in race.entrants]}
 
 
 async def cmd_optimize(args: argparse.Namespace) -> int:

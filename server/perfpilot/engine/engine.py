@@ -22,6 +22,7 @@ from perfpilot.engine.keys import content_key, runner_fingerprint, secret_finger
 from perfpilot.engine.limits import check_analysable
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import speedup_phrase
+from perfpilot.engine.racing import Race, race, race_phrase
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext
@@ -31,7 +32,7 @@ from perfpilot.settings import RoleSettings, Settings, settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 
 if TYPE_CHECKING:
-    from perfpilot.runner.values import Verdict
+    from perfpilot.runner.values import Tuning, Verdict
 
 
 log = logging.getLogger(__name__)
@@ -52,8 +53,10 @@ class Engine:
 
     def __init__(self, settings: Settings | None = None, workspace: Path | None = None,
                  secrets: dict[str, str] | None = None,
-                 log_fn: Callable[[str], None] | None = None) -> None:
+                 log_fn: Callable[[str], None] | None = None,
+                 tuning: Tuning | None = None) -> None:
         self.settings = settings or Settings()
+        self.tuning = tuning  # the measurement procedure's knobs (tests make it smaller)
         self.workspace = workspace
         self.secrets: dict[str, str] = dict(secrets or {})
         self._clients = ModelClients()
@@ -187,7 +190,7 @@ class Engine:
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
                       includes: tuple[str, ...] = (), fresh: bool = False,
-                      origin: Origin = "model") -> Verdict:
+                      origin: Origin = "model", pairs: int | None = None) -> Verdict:
         """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
         cached in memory and on disk). ``origin`` is who wrote ``code`` (see
         ``verify_and_measure``): builtin and model code must pass the capability policy.
@@ -195,14 +198,20 @@ class Engine:
         The key covers the unit, the candidate, the runner settings and the content of every
         file that decides the measurement (spec, compile database, stdin inputs). ``fresh``
         (Re-run) measures again whatever is cached, and the new figure replaces the old one.
+        ``pairs`` asks for that many pairs instead of the configured ones, without instruction
+        counts: a round of a race between variants (see ``racing.py``).
         """
         from perfpilot.runner.measure import verify_and_measure
 
+        runner = self.settings.runner
+        if pairs is not None:
+            runner = replace(runner, pairs=pairs, callgrind=False)
         deps = measurement_inputs(site, source_path, self.workspace, spec)
         key = content_key("measure", runner_fingerprint(), site.unit_text, site.qualified_name,
                           code, "\n".join(includes), origin,
-                          settings_to_dict(self.settings)["runner"], fingerprint(deps),
-                          str(source_path or ""))
+                          settings_to_dict(replace(self.settings, runner=runner))["runner"],
+                          fingerprint(deps), str(source_path or ""),
+                          repr(self.tuning) if self.tuning is not None else "")
         cached = None if fresh else self._verdicts.get(key)
         if cached is None and self._disk is not None and not fresh:
             cached = self._disk.get(key)
@@ -216,10 +225,11 @@ class Engine:
             self._verdicts.pop(key, None)
             if self._disk is not None:
                 self._disk.forget(key)
-        verdict = await verify_and_measure(site, code, self.settings.runner, ctx,
+        verdict = await verify_and_measure(site, code, runner, ctx,
                                            workspace=self.workspace, spec=spec,
                                            source_path=source_path, gate=self._gate,
-                                           includes=includes, origin=origin)
+                                           includes=includes, origin=origin,
+                                           tuning=self.tuning)
         # Noisy and timed-out results are worth retrying later, so they are not cached (a
         # parallel slowdown is only reported once a second run showed it too); nor is a
         # refusal for want of a sandbox, which installing bubblewrap lifts.
@@ -243,6 +253,10 @@ class Engine:
             return Outcome(site, plan, (), result.rejected, None, "no-candidate",
                            f"No candidate for {site.name}: {reasons}")
         if not (measure and self.settings.runner.enabled):
+            # Unmeasured, variants cannot be told apart: each family shows its first (the
+            # rewrite's own choice).
+            cands = tuple(c for i, c in enumerate(cands)
+                          if not c.family or _first_of_family(cands, i))
             # Unmeasured candidates are still held to the capability policy: a refused one
             # carries its ``rejected`` verdict and is never the proposal.
             screened = tuple([Trial(c, await asyncio.to_thread(
@@ -253,14 +267,50 @@ class Engine:
                                _rejected_message(site, screened))
             return Outcome(site, plan, screened, result.rejected, first,
                            "unmeasured", f"{len(cands)} candidate(s), not measured")
+
+        async def measure_one(index: int, pairs: int | None = None) -> Verdict:
+            cand = cands[index]
+            return await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
+                                      fresh=fresh, origin=origin_of(cand), pairs=pairs)
+
         trials: list[Trial] = []
+        races: list[Race] = []
         for i, cand in enumerate(cands):
+            if cand.family and not _first_of_family(cands, i):
+                continue  # raced with the first of its family
+            members = [(j, c.variant) for j, c in enumerate(cands)
+                       if cand.family and c.family == cand.family]
+            if len(members) > 1:
+                ctx.report("timing", f"racing {len(members)} variants ({cand.family})")
+                done = await race(cand.family, members, measure_one, self.settings.runner.pairs)
+                races.append(done)
+                trials += [Trial(cands[e.index], e.last) for e in done.finalists]
+                continue
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
-            verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
-                                         fresh=fresh, origin=origin_of(cand))
-            trials.append(Trial(cand, verdict))
-        return choose(site, plan, tuple(trials), result.rejected,
-                      policy=self.settings.parallel_policy)
+            trials.append(Trial(cand, await measure_one(i)))
+        outcome = choose(site, plan, tuple(trials), result.rejected,
+                         policy=self.settings.parallel_policy)
+        return with_races(outcome, tuple(races))
+
+
+def _first_of_family(cands: tuple[Candidate, ...], index: int) -> bool:
+    """Whether ``cands[index]`` is the first candidate of its family."""
+    family = cands[index].family
+    return next(i for i, c in enumerate(cands) if c.family == family) == index
+
+
+def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
+    """``outcome`` with the races that chose its variants, the chosen variant and the runner-up
+    named in its message."""
+    if not races:
+        return outcome
+    chosen = outcome.chosen
+    label = chosen.candidate.variant if chosen is not None else None
+    phrases = [race_phrase(r, label if chosen is not None and chosen.candidate.family == r.family
+                           else None) for r in races]
+    message = outcome.message.rstrip()
+    message += ("" if not message or message.endswith(".") else ".") + " Variants raced: "
+    return replace(outcome, races=races, message=(message + "; ".join(phrases)).strip())
 
 
 async def _check_analysable(site: FunctionSite) -> None:

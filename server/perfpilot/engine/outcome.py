@@ -9,6 +9,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.strategy.values import Candidate, Plan, Rejected
 
 if TYPE_CHECKING:
+    from perfpilot.engine.racing import Race
     from perfpilot.runner.values import Verdict
 
 
@@ -29,7 +30,8 @@ class Outcome:
     untested: it is offered, never applied without the user's word), ``unmeasured`` (a
     candidate exists but the runner did not run), ``not-improved`` (every candidate was measured
     and none was faster), ``no-candidate`` (the optimizer produced nothing usable), ``planned``
-    (plan-only job).
+    (plan-only job). ``races``: the races between variants of one rewrite, whose finalists
+    are among ``trials`` (the variants that left a race early are only in its record).
     """
 
     site: FunctionSite
@@ -39,6 +41,7 @@ class Outcome:
     best: int | None = None
     status: str = "planned"
     message: str = ""
+    races: tuple[Race, ...] = ()
 
     @property
     def chosen(self) -> Trial | None:

@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from perfpilot.engine.outcome import Outcome
+from perfpilot.engine.racing import Race, figure, race_phrase, runner_up
 from perfpilot.strategy.values import Plan
 
 if TYPE_CHECKING:
@@ -147,6 +148,59 @@ def verification_phrase(v: Verdict) -> str:
     return phrase
 
 
+def _chosen_race(outcome: Outcome) -> tuple[Race, str] | None:
+    """The race the chosen candidate won, and its variant label."""
+    trial = outcome.chosen
+    if trial is None or not trial.candidate.family:
+        return None
+    won = next((r for r in outcome.races if r.family == trial.candidate.family), None)
+    return (won, trial.candidate.variant) if won is not None else None
+
+
+def race_lens(outcome: Outcome) -> str:
+    """`` · schedule(dynamic, 16), best of 3 variants (runner-up schedule(static) 1.60×)``
+    when the chosen candidate won a race (empty otherwise)."""
+    won = _chosen_race(outcome)
+    if won is None:
+        return ""
+    race, label = won
+    text = f" · {label}, best of {len(race.entrants)} variants"
+    other = runner_up(race, label)
+    if other is not None and other.last is not None and figure(other.last) is not None:
+        speedup = other.last.speedup
+        text += f" (runner-up {other.label}" + (f" {ratio(speedup)})" if speedup else ")")
+    return text
+
+
+def races_markdown(outcome: Outcome) -> list[str]:
+    """One line per race: the chosen variant and the runner-up with their figures, and the
+    pairs the race took against measuring every variant in full."""
+    chosen = outcome.chosen
+    out: list[str] = []
+    for r in outcome.races:
+        label = (chosen.candidate.variant if chosen is not None
+                 and chosen.candidate.family == r.family else None)
+        out.append(f"**Variants raced:** {escape_md(race_phrase(r, label))}")
+    return out
+
+
+def race_report(race: Race) -> list[str]:
+    """The report's table of one race: each variant's laps and why it left the race."""
+    out = ["| variant | rounds (pairs asked: speedup) | pairs timed | result |",
+           "|---|---|---|---|"]
+    for e in race.entrants:
+        laps = ", ".join(
+            f"{'full' if lap.round == 0 else lap.round} ({lap.pairs}: "
+            + (ratio(lap.verdict.speedup) if figure(lap.verdict) and lap.verdict.speedup
+               else lap.verdict.verdict) + ")" for lap in e.laps)
+        result = e.dropped or "measured in full"
+        out.append(f"| {escape_md(e.label)} | {escape_md(laps)} | {e.pairs_taken} "
+                   f"| {escape_md(result)} |")
+    out += ["", f"{race.pairs_spent} pairs timed in the race; measuring all "
+                f"{len(race.entrants)} variants in full would have taken about {race.full_cost}."]
+    return out
+
+
 def lens_title(outcome: Outcome) -> str:
     """The code lens title for a finished job."""
     trial = outcome.chosen
@@ -157,7 +211,7 @@ def lens_title(outcome: Outcome) -> str:
             how = f" · checked on {checked.inputs} inputs"
             if checked.mutants:
                 how += f", {checked.killed}/{checked.mutants} mutants caught"
-        return f"⚡ {speedup_phrase(trial.verdict)}{how}"
+        return f"⚡ {speedup_phrase(trial.verdict)}{how}{race_lens(outcome)}"
     if outcome.status == "unmeasured":
         return "PerfPilot: rewritten, not measured"
     if outcome.status == "no-candidate":
@@ -200,8 +254,9 @@ def hover_markdown(outcome: Outcome) -> str:
     if trial is not None and trial.verdict is not None and trial.verdict.verdict == "rejected":
         parts += ["", f"**Result:** {escape_md(trial.verdict.message)}"]
     elif trial is not None and trial.verdict is not None:
-        parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}", "",
-                  measurement_table(trial.verdict)]
+        parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}"]
+        parts += [line for race in races_markdown(outcome) for line in ("", race)]
+        parts += ["", measurement_table(trial.verdict)]
     elif outcome.message:
         parts += ["", escape_md(outcome.message)]
     return "\n".join(parts)
@@ -220,9 +275,14 @@ def report_markdown(outcome: Outcome) -> str:
         # The model's own words, also when its plan could not be read (inert: a text block).
         out += ["", f"### The planner's answer ({escape_md(outcome.plan.model)})", "",
                 "```text", outcome.plan.raw_text[-4000:].replace("```", "ʼʼʼ"), "```"]
+    for race, line in zip(outcome.races, races_markdown(outcome), strict=True):
+        out += ["", f"## Variants raced ({escape_md(race.family)})", "", line, "",
+                *race_report(race)]
     for i, t in enumerate(outcome.trials):
         chosen = " (applied)" if outcome.best == i else ""
-        out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}", ""]
+        variant = f" — {escape_md(t.candidate.variant)}" if t.candidate.variant else ""
+        out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}{variant}",
+                ""]
         cats = ", ".join(s.category.name for s in t.candidate.strategies) or "–"
         out.append(f"Strategies: {cats}")
         out += [f"- {escape_md(note)}" for note in t.candidate.notes]

@@ -211,7 +211,12 @@ class Evaluator:
             return replace(base, error=gen.error or "not generated", seconds=gen.seconds)
         samples: list[SampleResult] = []
         try:
-            for i, cand in enumerate(gen.result.candidates):
+            # One sample per rewrite: of a family of variants (schedules of one OpenMP
+            # rewrite) only the rule's own choice, so that sample counts keep their meaning.
+            cands = [c for c in gen.result.candidates
+                     if not c.family or c is next(d for d in gen.result.candidates
+                                                  if d.family == c.family)]
+            for i, cand in enumerate(cands):
                 old = previous.samples[i] if previous is not None \
                     and i < len(previous.samples) else None
                 if old is not None and old.verdict != "noisy":

@@ -51,6 +51,11 @@ class Candidate:
     # Standard headers the new code needs and the unit lacks ("<unordered_set>"): they are
     # added to the unit with the function, at the end of its include block.
     includes: tuple[str, ...] = ()
+    # Candidates of one non-empty ``family`` are variants of one rewrite (the same code up to a
+    # clause, such as an OpenMP schedule): they are raced, and only the best are measured in
+    # full. ``variant`` names what sets each apart ("schedule(dynamic, 16)").
+    family: str = ""
+    variant: str = ""
 
 
 @dataclass(frozen=True)

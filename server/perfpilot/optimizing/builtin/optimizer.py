@@ -16,6 +16,7 @@ from perfpilot.optimizing.builtin.rewrite import (
     rewrite,
 )
 from perfpilot.optimizing.builtin.strategies import strategies_for
+from perfpilot.optimizing.builtin.variants import candidate_variants
 from perfpilot.optimizing.syntax_check import syntax_check
 from perfpilot.progress import JobContext
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
@@ -38,17 +39,22 @@ class BuiltinOptimizer:
     Candidate 0 carries every safe rewrite; when it adds OpenMP, candidate 1 is the same
     without the OpenMP rules, so the runner can keep the better one. Each candidate must pass
     ``-fsyntax-only`` with the unit's flags (rules the compiler rejects are dropped one by one
-    before the whole candidate is given up).
+    before the whole candidate is given up). An OpenMP candidate whose rule chose a schedule
+    for uneven work comes with its schedule variants (``variants.py``), one family the engine
+    races; ``variants=False`` leaves them out. Variants differ from the checked candidate only
+    in a clause and are not checked again: the runner builds each.
     """
 
     name = BACKEND
 
     def __init__(self, flags: Sequence[str] = (), compiler: str | None = None,
-                 rules: Sequence[str] | None = None, timeout_s: float = 30) -> None:
+                 rules: Sequence[str] | None = None, timeout_s: float = 30,
+                 variants: bool = True) -> None:
         self.flags = tuple(flags)
         self.compiler = compiler
         self.rules = frozenset(rules) if rules is not None else ALL_RULES
         self.timeout_s = timeout_s
+        self.variants = variants
 
     async def optimize(self, site: FunctionSite, plan: Plan, ctx: JobContext) -> OptimizeResult:
         """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is."""
@@ -86,10 +92,12 @@ class BuiltinOptimizer:
             includes = missing_includes(site.unit_text, checked.includes)
             notes = (tuple(checked.notes) + tuple(dropped_notes)
                      + tuple(f"adds #include {h}" for h in includes))
-            candidates.append(Candidate(
+            made = Candidate(
                 code=checked.code, strategies=strategies_for(checked, plan), backend=BACKEND,
                 sample=sample, notes=notes, needs_openmp=checked.needs_openmp,
-                includes=includes))
+                includes=includes)
+            candidates.extend(candidate_variants(made, f"{BACKEND}-{sample}")
+                              if self.variants and made.needs_openmp else (made,))
         return OptimizeResult(tuple(candidates), tuple(rejected))
 
     async def _compiling(self, site: FunctionSite, variant: RewriteResult,
