@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import os
 import shutil
+import signal
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,7 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_support import SERVER_COMMAND, Recorder, open_doc, vscode_capabilities
 from perfpilot.profiling import perf
-from test_profiling import PROGRAM
+from test_profiling import PROGRAM, SPIN, alive
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
@@ -200,3 +202,51 @@ async def test_confirm_in_program_after_an_applied_rewrite(
 
 def _line_in(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.split("\n")) if needle in line)
+
+
+async def test_cancel_stops_a_running_profile_and_keeps_nothing(
+        client: LanguageClient, tmp_path: Path) -> None:
+    if not _tool():
+        pytest.skip("neither perf nor valgrind works here")
+    (tmp_path / "spin.c").write_text(SPIN, encoding="utf-8")
+    (tmp_path / ".perfpilot.toml").write_text(
+        "[profile]\n"
+        'build_command = "gcc -g -O0 spin.c -o spin"\n'
+        'run_command = "./spin"\n', encoding="utf-8")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"perfpilot": {"runner": {"enabled": False}}}))
+    # Nothing to cancel yet.
+    idle = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.cancelProfile", []))
+    assert idle == {"cancelled": False}
+
+    running = asyncio.ensure_future(client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.profile", [])))
+    pid_file = tmp_path / "pid.txt"
+    for _ in range(1200):  # the build, then the program under the profiler
+        if pid_file.is_file() or running.done():
+            break
+        await asyncio.sleep(0.05)
+    assert pid_file.is_file(), await running
+    pid = int(pid_file.read_text(encoding="utf-8"))
+    assert alive(pid)
+
+    cancelled = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.cancelProfile", []))
+    assert cancelled == {"cancelled": True}
+    result = await running
+    assert isinstance(result, dict) and result.get("status") == "cancelled", result
+    for _ in range(200):  # the group was killed; its processes may take a moment to be reaped
+        if not alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    survived = alive(pid)
+    if survived:
+        os.kill(pid, signal.SIGKILL)
+    assert not survived
+    # Nothing partial became the latest profile, and the editor was told.
+    assert not (tmp_path / ".perfpilot" / "profiles" / "profile.json").exists()
+    shown = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.showProfile", []))
+    assert isinstance(shown, dict) and shown["functions"] == []
+    assert any("profile cancelled" in m.message for m in client.messages), client.messages
