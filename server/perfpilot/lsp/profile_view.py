@@ -15,7 +15,14 @@ from pygls.workspace import TextDocument
 
 from perfpilot.code.locate import LocateError
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.confirm_rewrite import can_confirm, confirm_rewrite, program_lens_text
+from perfpilot.engine.confirm_rewrite import (
+    can_confirm,
+    confirm_pending,
+    confirm_rewrite,
+    measured_text,
+    pending_rewrite,
+    program_lens_text,
+)
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.hotspots import (
     HotSpot,
@@ -89,12 +96,14 @@ def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
 
 
 def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list[lsp.CodeLens]:
-    """On applied rewrites: the program's figure once confirmed, else "Confirm in program"."""
+    """On rewrites, applied or awaiting the user's review: the program's figure once
+    confirmed, else "Confirm in program"."""
     lenses: list[lsp.CodeLens] = []
     settings = ls.engine.settings.profile
     for name, rec in ls.session.records.get(doc.uri, {}).items():
         site = ls.site_named(doc, name)
-        if site is None or not rec.applied:
+        rewrite = measured_text(rec, site) if site is not None else None
+        if site is None or rewrite is None:
             continue
         rng = header(doc, site)
         arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
@@ -103,12 +112,12 @@ def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list
         if key in ls.profiles.confirming:
             lenses.append(lsp.CodeLens(rng, lsp.Command(
                 "$(sync~spin) confirming in the program…", CMD_SHOW_PROFILE, arguments=[{}])))
-        elif done is not None and done.function_text.strip() == site.text.strip():
+        elif done is not None and done.function_text.strip() == rewrite.strip():
             lenses.append(lsp.CodeLens(rng, lsp.Command(
                 program_lens_text(done.verdict), CMD_CONFIRM, arguments=[arg])))
         elif can_confirm(settings):
-            lenses.append(lsp.CodeLens(rng, lsp.Command("Confirm in program", CMD_CONFIRM,
-                                                        arguments=[arg])))
+            title = "Confirm in program" if rec.applied else "Confirm in program (not applied)"
+            lenses.append(lsp.CodeLens(rng, lsp.Command(title, CMD_CONFIRM, arguments=[arg])))
     return lenses
 
 
@@ -226,8 +235,9 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         path = path_of_uri(uri)
         root = ls.workspace_root
         settings = ls.engine.settings.profile
-        if rec is None or not rec.applied:
-            return {"error": f"no applied rewrite of {site.name} to confirm"}
+        pending = pending_rewrite(rec, site) if rec is not None else None
+        if rec is None or not (rec.applied or pending is not None):
+            return {"error": f"no rewrite of {site.name} to confirm"}
         if root is None or path is None or not can_confirm(settings):
             msg = ("set the program's build and run commands (perfpilot.profile.buildCommand "
                    "and runCommand, or [profile] in .perfpilot.toml) to confirm in the program")
@@ -241,7 +251,12 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         ls.refresh()
         last = ""
         try:
-            done = await confirm_rewrite(settings, root, path, site, rec.original_text, ctx)
+            if pending is not None:  # not applied yet: the rewrite goes into the copy only
+                done = await confirm_pending(settings, root, path, site, pending.code,
+                                             pending.includes, ctx)
+            else:
+                done = await confirm_rewrite(settings, root, path, site, rec.original_text,
+                                             ctx)
         except (ProfileError, Cancelled) as exc:
             last = "cancelled" if isinstance(exc, Cancelled) else "failed"
             ls.tell(f"PerfPilot: not confirmed: {exc or 'cancelled'}", lsp.MessageType.Warning)
