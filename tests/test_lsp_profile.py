@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import os
 import shutil
+import signal
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -19,7 +22,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_support import SERVER_COMMAND, Recorder, open_doc, vscode_capabilities
 from perfpilot.profiling import perf
-from test_profiling import PROGRAM
+from test_profiling import PROGRAM, SPIN, alive
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
@@ -200,3 +203,114 @@ async def test_confirm_in_program_after_an_applied_rewrite(
 
 def _line_in(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.split("\n")) if needle in line)
+
+
+async def test_cancel_stops_a_running_profile_and_keeps_nothing(
+        client: LanguageClient, tmp_path: Path) -> None:
+    if not _tool():
+        pytest.skip("neither perf nor valgrind works here")
+    (tmp_path / "spin.c").write_text(SPIN, encoding="utf-8")
+    (tmp_path / ".perfpilot.toml").write_text(
+        "[profile]\n"
+        'build_command = "gcc -g -O0 spin.c -o spin"\n'
+        'run_command = "./spin"\n', encoding="utf-8")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"perfpilot": {"runner": {"enabled": False}}}))
+    # Nothing to cancel yet.
+    idle = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.cancelProfile", []))
+    assert idle == {"cancelled": False}
+
+    running = asyncio.ensure_future(client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.profile", [])))
+    pid_file = tmp_path / "pid.txt"
+    for _ in range(1200):  # the build, then the program under the profiler
+        if pid_file.is_file() or running.done():
+            break
+        await asyncio.sleep(0.05)
+    assert pid_file.is_file(), await running
+    pid = int(pid_file.read_text(encoding="utf-8"))
+    assert alive(pid)
+
+    cancelled = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.cancelProfile", []))
+    assert cancelled == {"cancelled": True}
+    result = await running
+    assert isinstance(result, dict) and result.get("status") == "cancelled", result
+    for _ in range(200):  # the group was killed; its processes may take a moment to be reaped
+        if not alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    survived = alive(pid)
+    if survived:
+        os.kill(pid, signal.SIGKILL)
+    assert not survived
+    # Nothing partial became the latest profile, and the editor was told.
+    assert not (tmp_path / ".perfpilot" / "profiles" / "profile.json").exists()
+    shown = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams("perfpilot.showProfile", []))
+    assert isinstance(shown, dict) and shown["functions"] == []
+    assert any("profile cancelled" in m.message for m in client.messages), client.messages
+
+
+async def test_confirm_in_program_before_a_previewed_rewrite_is_applied(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """applyMode preview: while the editor shows the rewrite for review (not applied), the
+    program is built with the rewrite in a copy and timed; the figure stays once applied."""
+    from lsp_support import apply_text_edit
+
+    (tmp_path / "prog.cpp").write_text(UPPER, encoding="utf-8")
+    (tmp_path / ".perfpilot.toml").write_text(
+        "[profile]\n"
+        'build_command = "g++ -O1 prog.cpp -o prog"\n'
+        'run_command = "./prog 20000"\n'
+        "confirm_pairs = 2\n", encoding="utf-8")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"perfpilot": {"applyMode": "preview", "runner": {"enabled": False}}}))
+    uri = open_doc(client, tmp_path / "prog.cpp")
+    start = _line_in(UPPER, "long count_upper")
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+
+    async def titles() -> list[str]:
+        return [lens.command.title for lens in await _lenses(client, uri)
+                if lens.command is not None]
+
+    seen: dict[str, Any] = {}
+
+    async def review(params: lsp.ApplyWorkspaceEditParams) -> None:
+        # The edit awaits the user's review: the document still holds the original.
+        assert params.edit.change_annotations, "preview edits need confirmation"
+        seen["before"] = await titles()
+        seen["verdict"] = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            "perfpilot.confirmInProgram", [{"uri": uri, "line": start, "character": 5}]))
+        seen["after"] = await titles()
+
+    recorder.on_edit = review
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.makeFaster", [{"uri": uri, "line": start + 2, "character": 4}]))
+    assert isinstance(result, dict) and "jobId" in result, result
+    await recorder.wait(lambda: "after" in seen, timeout=300)
+
+    assert "Confirm in program (not applied)" in seen["before"], seen
+    verdict = seen["verdict"]
+    assert isinstance(verdict, dict) and "error" not in verdict, verdict
+    assert verdict["verdict"] in ("faster", "slower", "no-change", "noisy"), verdict
+    assert verdict["pairs"] == 2
+    assert any(t.startswith("program: ") for t in seen["after"]), seen
+    # Nothing was written to the user's file: the rewrite was built in a copy.
+    assert (tmp_path / "prog.cpp").read_text(encoding="utf-8") == UPPER
+
+    # The user accepts: the figure measured before applying still describes the function.
+    change = recorder.edits[0].edit.document_changes[0]  # type: ignore[index]
+    new_text = apply_text_edit(UPPER, change.edits[0])  # type: ignore[union-attr]
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
+        [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
+    for _ in range(50):  # the record is marked applied once the edit's answer arrives
+        shown = await titles()
+        if "Revert" in shown:
+            break
+        await asyncio.sleep(0.1)
+    shown = await titles()
+    assert any(t.startswith("program: ") for t in shown), shown
+    assert not any(t.startswith("Confirm in program") for t in shown), shown

@@ -6,8 +6,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -257,3 +261,62 @@ def test_cpp_method_is_matched_to_its_definition(tmp_path: Path) -> None:
     assert not spots[0].stale
     edited = CPP.replace("double s = 0;", "double s = 0.0;")
     assert hot_spots(profile, src, edited, outline, 3, 0.01)[0].stale
+
+
+SPIN = """\
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void) {
+    FILE* f = fopen("pid.tmp", "w");
+    fprintf(f, "%d\\n", (int)getpid());
+    fclose(f);
+    rename("pid.tmp", "pid.txt");  /* whole, once it appears */
+    volatile unsigned long x = 0;
+    for (;;) ++x;
+}
+"""
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a process that still runs (a zombie waiting to be reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+
+def test_ctrl_c_stops_the_profiled_program(tmp_path: Path) -> None:
+    """``perfpilot profile`` interrupted: the program under the profiler is killed with it,
+    and the command says it was cancelled (exit status 130), printing no profile."""
+    if not _perf_ok() and shutil.which("valgrind") is None:
+        pytest.skip("neither perf nor valgrind works here")
+    (tmp_path / "spin.c").write_text(SPIN, encoding="utf-8")
+    subprocess.run(["gcc", "-g", "-O0", "spin.c", "-o", "spin"], cwd=tmp_path, check=True)
+    cli = subprocess.Popen([sys.executable, "-m", "perfpilot", "profile", "--", "./spin"],
+                           cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        pid_file = tmp_path / "pid.txt"
+        deadline = time.monotonic() + 60
+        while not pid_file.is_file() and cli.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pid_file.is_file(), cli.communicate()
+        pid = int(pid_file.read_text(encoding="utf-8"))
+        cli.send_signal(signal.SIGINT)
+        out, err = cli.communicate(timeout=60)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert cli.returncode == 130, (out, err)
+    assert "cancelled" in err and "Profile of" not in out
+    for _ in range(200):  # reaped by whoever inherits it
+        if not alive(pid):
+            break
+        time.sleep(0.05)
+    survived = alive(pid)
+    if survived:
+        os.kill(pid, signal.SIGKILL)
+    assert not survived

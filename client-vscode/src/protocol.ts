@@ -14,6 +14,7 @@ export const SERVER_COMMANDS = {
   profile: 'perfpilot.profile',
   showProfile: 'perfpilot.showProfile',
   confirmInProgram: 'perfpilot.confirmInProgram',
+  cancelProfile: 'perfpilot.cancelProfile',
 } as const;
 
 /** The custom notifications' methods. */

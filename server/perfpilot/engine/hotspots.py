@@ -162,14 +162,31 @@ def profile_markdown(profile: Profile, count: int = 20) -> str:
 class ProfileSlot:
     """The workspace's program-level state: the latest profile (set by a profiling run or an
     import, saved in the workspace's private folder, read back from there on first use after a
-    restart) and the "Confirm in program" results per (uri, function)."""
+    restart) and the "Confirm in program" results per (uri, function). It also knows the
+    running profile and confirmation jobs, by their progress tokens, so they can be cancelled."""
 
     def __init__(self) -> None:
         self.profile: Profile | None = None
         self.running: JobContext | None = None
         self.confirmations: dict[tuple[str, str], Confirmation] = {}
         self.confirming: set[tuple[str, str]] = set()
+        self.jobs: dict[str, JobContext] = {}  # progress token -> a running profile or confirm
         self._loaded = False
+
+    def cancel_running(self) -> bool:
+        """Cancel the profile being taken; False when none is."""
+        if self.running is None or self.running.is_cancelled:
+            return False
+        self.running.cancel()
+        return True
+
+    def cancel_job(self, token: str) -> bool:
+        """Cancel the profile or confirmation job shown with the progress ``token``."""
+        ctx = self.jobs.get(token)
+        if ctx is None or ctx.is_cancelled:
+            return False
+        ctx.cancel()
+        return True
 
     def current(self, folder: Path | None) -> Profile | None:
         """The latest profile (loading the saved one the first time)."""

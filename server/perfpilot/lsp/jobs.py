@@ -97,6 +97,8 @@ class JobRunner:
         job_id = self.progress_tokens.get(token)
         if job_id is not None:
             self.session.cancel(job_id)
+        else:  # a profile or a confirmation in the program
+            self.ls.profiles.cancel_job(token)
 
     def _end_progress(self, job: Job) -> None:
         if job.id in self.progress_tokens:

@@ -15,7 +15,14 @@ from pygls.workspace import TextDocument
 
 from perfpilot.code.locate import LocateError
 from perfpilot.code.site import FunctionSite
-from perfpilot.engine.confirm_rewrite import can_confirm, confirm_rewrite, program_lens_text
+from perfpilot.engine.confirm_rewrite import (
+    can_confirm,
+    confirm_pending,
+    confirm_rewrite,
+    measured_text,
+    pending_rewrite,
+    program_lens_text,
+)
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.hotspots import (
     HotSpot,
@@ -27,6 +34,7 @@ from perfpilot.engine.hotspots import (
 )
 from perfpilot.engine.session import path_of_uri
 from perfpilot.lsp.protocol import (
+    CMD_CANCEL_PROFILE,
     CMD_CONFIRM,
     CMD_FASTER,
     CMD_PROFILE,
@@ -88,12 +96,14 @@ def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
 
 
 def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list[lsp.CodeLens]:
-    """On applied rewrites: the program's figure once confirmed, else "Confirm in program"."""
+    """On rewrites, applied or awaiting the user's review: the program's figure once
+    confirmed, else "Confirm in program"."""
     lenses: list[lsp.CodeLens] = []
     settings = ls.engine.settings.profile
     for name, rec in ls.session.records.get(doc.uri, {}).items():
         site = ls.site_named(doc, name)
-        if site is None or not rec.applied:
+        rewrite = measured_text(rec, site) if site is not None else None
+        if site is None or rewrite is None:
             continue
         rng = header(doc, site)
         arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
@@ -102,12 +112,12 @@ def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list
         if key in ls.profiles.confirming:
             lenses.append(lsp.CodeLens(rng, lsp.Command(
                 "$(sync~spin) confirming in the program…", CMD_SHOW_PROFILE, arguments=[{}])))
-        elif done is not None and done.function_text.strip() == site.text.strip():
+        elif done is not None and done.function_text.strip() == rewrite.strip():
             lenses.append(lsp.CodeLens(rng, lsp.Command(
                 program_lens_text(done.verdict), CMD_CONFIRM, arguments=[arg])))
         elif can_confirm(settings):
-            lenses.append(lsp.CodeLens(rng, lsp.Command("Confirm in program", CMD_CONFIRM,
-                                                        arguments=[arg])))
+            title = "Confirm in program" if rec.applied else "Confirm in program (not applied)"
+            lenses.append(lsp.CodeLens(rng, lsp.Command(title, CMD_CONFIRM, arguments=[arg])))
     return lenses
 
 
@@ -127,15 +137,16 @@ def _summary(profile: Profile) -> dict[str, Any]:
 
 
 async def _progress(ls: PerfPilotServer, title: str = "PerfPilot: profiling"
-                    ) -> tuple[JobContext, Callable[[], None]]:
-    """A job context whose reports show as work-done progress, and the function ending it."""
+                    ) -> tuple[JobContext, Callable[[str], None]]:
+    """A job context whose reports show as work-done progress (cancellable: the user's cancel
+    cancels the context), and the function ending it with a last message."""
     token = f"perfpilot-profile-{uuid.uuid4().hex[:8]}"
     shown = False
     if ls.supports_progress():
         try:
             await ls.work_done_progress.create_async(token)
             ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
-                title=title, cancellable=False))
+                title=title, cancellable=True))
             shown = True
         except Exception as exc:
             ls.log_info(f"progress not created: {exc}")
@@ -146,15 +157,20 @@ async def _progress(ls: PerfPilotServer, title: str = "PerfPilot: profiling"
             ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
                 message=f"{stage}: {message}" if message else stage))
 
-    def end() -> None:
-        if shown:
-            ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
+    ctx = JobContext(on_report=report)
+    ls.profiles.jobs[token] = ctx
 
-    return JobContext(on_report=report), end
+    def end(message: str) -> None:
+        ls.profiles.jobs.pop(token, None)
+        if shown:
+            ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=message or None))
+
+    return ctx, end
 
 
 def register_profile_commands(server: PerfPilotServer) -> None:
-    """``perfpilot.profile`` (run the workspace's program, or ``{"import": FILE}``) and
+    """``perfpilot.profile`` (run the workspace's program, or ``{"import": FILE}``),
+    ``perfpilot.cancelProfile`` (stop it), ``perfpilot.confirmInProgram`` and
     ``perfpilot.showProfile`` (the hot functions, ordered by share)."""
 
     # pygls reads the handlers' annotations at run time to find the server parameter; the
@@ -171,6 +187,7 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         root = ls.workspace_root
         ctx, end = await _progress(ls)
         ls.profiles.running = ctx
+        last = ""
         try:
             if a.import_:
                 work = import_profile(Path(a.import_),
@@ -180,13 +197,20 @@ def register_profile_commands(server: PerfPilotServer) -> None:
             else:
                 work = profile_workspace(ls.engine.settings.profile, root, ctx)
             result: Profile = await work
-        except (ProfileError, Cancelled) as exc:
-            message = str(exc) or "cancelled"
-            ls.tell(f"PerfPilot: profile not taken: {message}", lsp.MessageType.Warning)
-            return {"error": message}
+            ctx.check()  # a cancel that came as the work ended: nothing is kept
+        except Cancelled:
+            # The profiler's process group was killed; the previous profile stays the latest.
+            last = "cancelled"
+            ls.tell("PerfPilot: profile cancelled (the program was stopped; nothing was "
+                    "kept)", lsp.MessageType.Warning)
+            return {"error": "cancelled", "status": "cancelled"}
+        except ProfileError as exc:
+            last = "failed"
+            ls.tell(f"PerfPilot: profile not taken: {exc}", lsp.MessageType.Warning)
+            return {"error": str(exc), "status": "failed"}
         finally:
             ls.profiles.running = None
-            end()
+            end(last)
         ls.profiles.replace(result, _folder(ls, create=True))
         top = result.hottest(1)
         if top:
@@ -211,8 +235,9 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         path = path_of_uri(uri)
         root = ls.workspace_root
         settings = ls.engine.settings.profile
-        if rec is None or not rec.applied:
-            return {"error": f"no applied rewrite of {site.name} to confirm"}
+        pending = pending_rewrite(rec, site) if rec is not None else None
+        if rec is None or not (rec.applied or pending is not None):
+            return {"error": f"no rewrite of {site.name} to confirm"}
         if root is None or path is None or not can_confirm(settings):
             msg = ("set the program's build and run commands (perfpilot.profile.buildCommand "
                    "and runCommand, or [profile] in .perfpilot.toml) to confirm in the program")
@@ -224,14 +249,22 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         ctx, end = await _progress(ls, "PerfPilot: confirming in the program")
         ls.profiles.confirming.add(key)
         ls.refresh()
+        last = ""
         try:
-            done = await confirm_rewrite(settings, root, path, site, rec.original_text, ctx)
+            if pending is not None:  # not applied yet: the rewrite goes into the copy only
+                done = await confirm_pending(settings, root, path, site, pending.code,
+                                             pending.includes, ctx)
+            else:
+                done = await confirm_rewrite(settings, root, path, site, rec.original_text,
+                                             ctx)
         except (ProfileError, Cancelled) as exc:
+            last = "cancelled" if isinstance(exc, Cancelled) else "failed"
             ls.tell(f"PerfPilot: not confirmed: {exc or 'cancelled'}", lsp.MessageType.Warning)
-            return {"error": str(exc) or "cancelled"}
+            return {"error": str(exc) or "cancelled", "status": last}
         finally:
             ls.profiles.confirming.discard(key)
-            end()
+            end(last)
+            ls.refresh()
         ls.profiles.confirmations[key] = done
         v = done.verdict
         level = (lsp.MessageType.Warning if v.verdict in ("test-failed", "build-failed",
@@ -240,6 +273,13 @@ def register_profile_commands(server: PerfPilotServer) -> None:
         ls.tell(f"PerfPilot: {site.name} in the program: {v.verdict}: {v.message}", level)
         ls.refresh()
         return v.to_json()
+
+    @server.command(CMD_CANCEL_PROFILE)
+    def cancel_profile(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        # The profile command answers {"error": "cancelled", "status": "cancelled"} once its
+        # process group is gone.
+        ls = cast("PerfPilotServer", any_ls)
+        return {"cancelled": ls.profiles.cancel_running()}
 
     @server.command(CMD_SHOW_PROFILE)
     def show_profile(any_ls: LanguageServer, *args: Any) -> dict[str, Any]:

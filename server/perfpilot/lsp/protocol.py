@@ -32,6 +32,7 @@ CMD_STATUS = "perfpilot.status"
 CMD_PROFILE = "perfpilot.profile"
 CMD_SHOW_PROFILE = "perfpilot.showProfile"
 CMD_CONFIRM = "perfpilot.confirmInProgram"
+CMD_CANCEL_PROFILE = "perfpilot.cancelProfile"
 NOTIFY_SECRET = "perfpilot/setSecret"
 NOTIFY_JOB = "perfpilot/jobStatus"
 

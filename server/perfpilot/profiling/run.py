@@ -74,16 +74,20 @@ async def profile_command(argv: Sequence[str], cwd: Path, *, build_command: str 
             event, stacks = perf.parse_script(await perf.script(data, ctx))
             exit_notes = _exit_note(done.returncode)
             ctx.report("symbolizing", f"{len(stacks)} samples")
-            return await stacks_to_profile("perf", event or perf.EVENT, stacks, argv,
-                                           str(cwd), (*notes, *exit_notes))
+            got = await stacks_to_profile("perf", event or perf.EVENT, stacks, argv,
+                                          str(cwd), (*notes, *exit_notes))
+            ctx.check()  # cancelled while symbolizing: no profile rather than a late one
+            return got
         done, files = await callgrind.record(argv, cwd, Path(tmp), timeout_s=timeout_s,
                                              ctx=ctx)
         cg = callgrind.CallgrindData()
         for f in files:
             callgrind.parse(f.read_text(encoding="utf-8", errors="replace"), cg)
         ctx.report("symbolizing", f"{len(cg.self_cost)} functions")
-        return await _callgrind_profile(cg, argv, str(cwd),
-                                        (*notes, *_exit_note(done.returncode)))
+        got = await _callgrind_profile(cg, argv, str(cwd),
+                                       (*notes, *_exit_note(done.returncode)))
+        ctx.check()
+        return got
 
 
 def _check_program(program: str, cwd: Path) -> None:
