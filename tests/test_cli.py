@@ -67,11 +67,12 @@ def test_optimize_json_and_write(source: Path) -> None:
     cand = data["candidates"][0]
     assert set(cand) >= {"code", "strategies", "backend", "diff"}
     assert cand["diff"].startswith("--- a/energy.cpp\n+++ b/energy.cpp\n")
-    assert "reserve" in cand["code"]
+    # A counted append into an empty vector of numbers: sized once, filled by index.
+    assert "resize(" in cand["code"] and "push_back" not in cand["code"], cand["code"]
     assert source.read_text() == before  # without --write nothing changes
     proc = run("optimize", str(source), "--function", "energy", "--write")
     assert proc.returncode == 0, proc.stderr
-    assert "reserve" in source.read_text()
+    assert "resize(" in source.read_text()
 
 
 @pytest.mark.parametrize(("args", "message"), [
