@@ -121,3 +121,25 @@ def test_left_alone(key: str) -> None:
     res = _rewrite(code, "f", allowed=allowed)
     assert "div-by-invariant" not in res.rules, res.code
     assert res.code.count("/") == code.split("void f", 1)[-1].count("/") or key == "global"
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+async def test_the_optimizer_applies_it_only_when_the_plan_names_it() -> None:
+    from dataclasses import replace
+
+    from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
+    from perfpilot.planning.builtin.planner import BuiltinPlanner
+    from perfpilot.progress import JobContext
+
+    unit = ("void scale(double *a, int n, double d) {\n"
+            "    for (int i = 0; i < n; ++i) a[i] = a[i] / d;\n}\n")
+    site = function_by_name(unit, "cpp", "scale")
+    plan = await BuiltinPlanner().plan(site, JobContext())
+    named = [s for s in plan.strategies if s.rule == "div-by-invariant"]
+    assert named and "last bit" in named[0].explanation, plan.strategies
+    with_it = await BuiltinOptimizer(variants=False).optimize(site, plan, JobContext())
+    assert any("inv_d" in c.code for c in with_it.candidates), with_it
+    without = replace(plan, strategies=tuple(s for s in plan.strategies
+                                             if s.rule != "div-by-invariant"))
+    rest = await BuiltinOptimizer(variants=False).optimize(site, without, JobContext())
+    assert not any("inv_d" in c.code for c in rest.candidates), rest

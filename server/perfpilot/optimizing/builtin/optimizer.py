@@ -19,6 +19,8 @@ from perfpilot.optimizing.builtin.strategies import strategies_for
 from perfpilot.optimizing.builtin.variants import candidate_variants
 from perfpilot.optimizing.syntax_check import syntax_check
 from perfpilot.progress import JobContext
+from perfpilot.rules.div_by_invariant import LAST_BIT
+from perfpilot.rules.registry import Phase, last_bit_phases
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 BACKEND = "builtin"
@@ -60,7 +62,12 @@ class BuiltinOptimizer:
         """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is."""
         ctx.check()
         ctx.report("generating", "applying builtin rewrite rules")
-        full = await asyncio.to_thread(rewrite, site, self.rules)
+        # A rewrite that may change a floating result in its last bit runs only when the plan
+        # names it (its explanation says so); never by default.
+        last_bit = any(s.rule in LAST_BIT for s in plan.strategies)
+        rules = self.rules | LAST_BIT if last_bit else self.rules
+        extra: tuple[Phase, ...] = last_bit_phases() if last_bit else ()
+        full = await asyncio.to_thread(rewrite, site, rules, extra)
         ctx.check()
         if not full.changed:
             why = "; ".join(full.notes[:4]) if full.notes else "no pattern found"
@@ -75,7 +82,7 @@ class BuiltinOptimizer:
                 f"cannot be checked: {base_error}", 0, full.code),))
         variants: list[RewriteResult] = [full]
         if full.needs_openmp:
-            serial = await asyncio.to_thread(rewrite, site, self.rules - OPENMP_RULES)
+            serial = await asyncio.to_thread(rewrite, site, rules - OPENMP_RULES, extra)
             if serial.changed:
                 variants.append(serial)
         candidates: list[Candidate] = []
