@@ -14,6 +14,7 @@ export const SERVER_COMMANDS = {
   profile: 'perfpilot.profile',
   showProfile: 'perfpilot.showProfile',
   confirmInProgram: 'perfpilot.confirmInProgram',
+  draftBenchSpec: 'perfpilot.draftBenchSpec',
 } as const;
 
 /** The custom notifications' methods. */
@@ -31,6 +32,23 @@ export interface PositionArgument {
   character: number;
   version?: number | null;
   open?: boolean;
+}
+
+/** `DraftSpecArgument`: the function to draft a bench spec for, by qualified name (as the
+ * code action sends it) or by a position inside it (the palette command). */
+export interface DraftSpecArgument {
+  uri: string;
+  function?: string | null;
+  line?: number;
+  character?: number;
+}
+
+/** The result of `perfpilot.draftBenchSpec`: `created` when the draft was created through a
+ * workspace edit; `uri`: the spec, opened either way (an existing one is never overwritten). */
+export interface DraftSpecResult {
+  created: boolean;
+  uri?: string;
+  message: string;
 }
 
 /** `CancelArgument`: a job by id, or the jobs of the function at a position. */

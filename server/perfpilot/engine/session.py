@@ -99,6 +99,14 @@ class Session:
         """The result record for a function, if any."""
         return self.records.get(uri, {}).get(function)
 
+    def needs_spec(self, uri: str, function: str) -> bool:
+        """Whether the function's last job could not measure its candidates because the
+        generated harness cannot build its inputs: a bench spec (which can be drafted) is
+        what it needs."""
+        rec = self.record(uri, function)
+        return rec is not None and any(t.verdict is not None and t.verdict.needs_spec
+                                       for t in rec.outcome.trials)
+
     def running(self, uri: str, function: str | None = None) -> list[Job]:
         """Jobs of a document (and function) still working towards their result."""
         return [j for j in self.jobs.values() if j.active and j.uri == uri

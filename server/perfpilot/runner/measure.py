@@ -142,7 +142,8 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     except (EntryError, HarnessUnsupported) as exc:
         msg = (f"Cannot benchmark '{original.name}' automatically: {exc}. Write a bench spec "
                f"(.perfpilot/{original.name}.bench.cpp; see docs/bench-spec.md).")
-        return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc))
+        return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc),
+                       needs_spec=True)
 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
