@@ -24,7 +24,7 @@ from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
-from perfpilot.progress import JobContext
+from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.settings import RoleSettings, Settings, settings_to_dict
@@ -256,6 +256,7 @@ class Engine:
         trials: list[Trial] = []
         for i, cand in enumerate(cands):
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
+            await gate_for_tests("building", ctx)
             verdict = await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
                                          fresh=fresh, origin=origin_of(cand))
             trials.append(Trial(cand, verdict))

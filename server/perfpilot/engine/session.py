@@ -19,7 +19,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
-from perfpilot.progress import Cancelled, JobContext
+from perfpilot.progress import Cancelled, JobContext, gate_for_tests
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +172,7 @@ class Session:
     async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
                    baseline_text: str | None, fresh: bool = False) -> None:
         try:
+            await gate_for_tests("queued", job.ctx)
             if job.kind == "explain":
                 plan = await self.engine.plan(job.site, job.ctx, plan_only_mode=True)
                 job.outcome = Outcome(job.site, plan, status="planned",
