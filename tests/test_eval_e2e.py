@@ -20,7 +20,7 @@ from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
 from perfpilot.evaluation.results import TASK_VERDICTS, SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import load_tasks
-from perfpilot.progress import JobContext
+from perfpilot.progress import TEST_GATE_ENV, JobContext
 from perfpilot.settings import Settings
 from perfpilot.strategy.categories import CATEGORIES
 
@@ -158,17 +158,22 @@ def test_interrupted_run_resumes(tmp_path: Path) -> None:
     for name in (first_task, second_task):
         shutil.copytree(TASKS / name, root / name)
     out = tmp_path / "out"
+    # The test gate holds the second task before it is measured until the gate file goes:
+    # the interruption always arrives while it is unfinished.
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / f"measure-{second_task}").touch()
     args = [sys.executable, "-m", "perfpilot.evaluation", str(root), "--out", str(out),
             "--pairs", "8", "--retries", "0", "--no-reference", "--code-key", "t"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                            env=dict(os.environ, PYTHONUNBUFFERED="1",
+                                     **{TEST_GATE_ENV: str(gate)}))
     assert proc.stderr is not None
     first = proc.stderr.readline()  # the first task's line: it is stored by now
     assert first.startswith(f"[1/2] {first_task}: "), first
     proc.send_signal(signal.SIGINT)
     _, rest = proc.communicate(timeout=120)
-    if (out / "tasks" / f"{second_task}.json").exists():
-        pytest.skip("the second task finished before the interruption arrived")
+    assert not (out / "tasks" / f"{second_task}.json").exists()
     assert proc.returncode == 130, rest
     assert "interrupted" in rest
     stored = out / "tasks" / f"{first_task}.json"

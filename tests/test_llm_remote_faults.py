@@ -2,7 +2,8 @@
 
 ``FaultyEndpoint`` is a small HTTP/1.1 server (asyncio streams, chunked server-sent events) that
 plays a scripted behaviour per request: a normal stream, HTTP errors, a connection killed in the
-middle of the stream, a server too slow to answer, an endless stream for cancellation, garbage.
+middle of the stream, a server too slow to answer, an endless stream for cancellation, garbage,
+or an answer held until the test releases it.
 """
 
 from __future__ import annotations
@@ -60,7 +61,15 @@ class Drip:
     every: float = 0.05
 
 
-Behaviour = Stream | Status | Stall | Drip
+@dataclass(frozen=True)
+class Hold:
+    """Accept the request and answer nothing until the test sets ``released`` (then close):
+    a model that is still thinking for exactly as long as a test needs."""
+
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+Behaviour = Stream | Status | Stall | Drip | Hold
 
 
 class FaultyEndpoint:
@@ -138,6 +147,9 @@ class FaultyEndpoint:
             return
         if isinstance(b, Stall):
             await asyncio.sleep(b.seconds)
+            return
+        if isinstance(b, Hold):
+            await b.released.wait()
             return
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                      b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")

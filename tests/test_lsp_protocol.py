@@ -113,6 +113,9 @@ async def test_ill_formed_command_argument_gets_a_clear_error(server: RawServer)
         (p.CMD_CANCEL, {}, "jobId or uri is needed"),
         (p.CMD_TEST, {"role": ["planner"]}, "role must be of type string"),
         (p.CMD_PROFILE, {"import": 1}, "import must be of type string"),
+        (p.CMD_DRAFT_SPEC, {"uri": "file:///a.cpp", "function": 3},
+         "function must be of type string | null"),
+        (p.CMD_DRAFT_SPEC, {"function": "f"}, "uri is missing"),
     ]:
         answer = await server.request("workspace/executeCommand",
                                       {"command": command, "arguments": [argument]},

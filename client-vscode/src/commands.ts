@@ -5,7 +5,7 @@ import { type PositionArgument, SERVER_COMMANDS } from './protocol';
 export { SERVER_COMMANDS };
 export type { PositionArgument };
 
-export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport';
+export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport' | 'draftBenchSpec';
 
 /** The client-side command id for each palette entry (distinct from the server's ids). */
 export function clientCommandId(name: string): string {
@@ -52,6 +52,9 @@ export function resultMessage(command: string, result: unknown): { level: 'info'
         : { level: 'warning', text: `PerfPilot could not revert: ${message || 'no earlier version of this function'}` };
     case SERVER_COMMANDS.cancel:
       return r.cancelled === false ? { level: 'info', text: 'PerfPilot: no running job to cancel.' } : undefined;
+    case SERVER_COMMANDS.draftBenchSpec:
+      // The draft (or the existing spec) is opened; the message says what to do with it.
+      return message ? { level: r.created === true || typeof r.uri === 'string' ? 'info' : 'warning', text: `PerfPilot: ${message}` } : undefined;
     default:
       return undefined;
   }

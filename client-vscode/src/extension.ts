@@ -225,7 +225,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   const register = (name: string, fn: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(clientCommandId(name), fn));
   };
-  for (const name of ['makeFaster', 'explain', 'rerun', 'revert', 'showReport'] as const) {
+  for (const name of ['makeFaster', 'explain', 'rerun', 'revert', 'showReport', 'draftBenchSpec'] as const) {
     register(name, positionCommand(name));
   }
   register('cancel', cancel);

@@ -15,6 +15,7 @@ export const SERVER_COMMANDS = {
   showProfile: 'perfpilot.showProfile',
   confirmInProgram: 'perfpilot.confirmInProgram',
   cancelProfile: 'perfpilot.cancelProfile',
+  draftBenchSpec: 'perfpilot.draftBenchSpec',
 } as const;
 
 /** The custom notifications' methods. */
@@ -32,6 +33,23 @@ export interface PositionArgument {
   character: number;
   version?: number | null;
   open?: boolean;
+}
+
+/** `DraftSpecArgument`: the function to draft a bench spec for, by qualified name (as the
+ * code action sends it) or by a position inside it (the palette command). */
+export interface DraftSpecArgument {
+  uri: string;
+  function?: string | null;
+  line?: number;
+  character?: number;
+}
+
+/** The result of `perfpilot.draftBenchSpec`: `created` when the draft was created through a
+ * workspace edit; `uri`: the spec, opened either way (an existing one is never overwritten). */
+export interface DraftSpecResult {
+  created: boolean;
+  uri?: string;
+  message: string;
 }
 
 /** `CancelArgument`: a job by id, or the jobs of the function at a position. */

@@ -42,6 +42,8 @@ test('command results turn into messages only where the editor shows nothing els
   assert.match(resultMessage('perfpilot.revert', { applied: false, message: 'stale' })?.text ?? '', /could not revert: stale/);
   assert.equal(resultMessage('perfpilot.cancel', { cancelled: false })?.level, 'info');
   assert.equal(resultMessage('perfpilot.makeFaster', { jobId: 'j1' }), undefined);
+  assert.equal(resultMessage('perfpilot.draftBenchSpec', { created: true, uri: 'file:///s', message: 'review s' })?.level, 'info');
+  assert.equal(resultMessage('perfpilot.draftBenchSpec', { created: false, message: 'no function here' })?.level, 'warning');
 });
 
 test('report titles and names come from the first heading, made safe for a URI', () => {

@@ -65,6 +65,7 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
         added_flags=tuple(data.get("added_flags", ())),
         without_added_speedup=data.get("without_added_speedup"),
         without_added_ci95=_pair(data.get("without_added_ci95")),
+        needs_spec=data.get("needs_spec") is True,
     )
 
 

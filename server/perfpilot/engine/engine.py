@@ -25,7 +25,7 @@ from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.racing import Race, race, race_phrase
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
-from perfpilot.progress import JobContext
+from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.settings import RoleSettings, Settings, settings_to_dict
@@ -270,6 +270,7 @@ class Engine:
 
         async def measure_one(index: int, pairs: int | None = None) -> Verdict:
             cand = cands[index]
+            await gate_for_tests("building", ctx)
             return await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
                                       fresh=fresh, origin=origin_of(cand), pairs=pairs)
 

@@ -19,7 +19,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
-from perfpilot.progress import Cancelled, JobContext
+from perfpilot.progress import Cancelled, JobContext, gate_for_tests
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,14 @@ class Session:
         """The result record for a function, if any."""
         return self.records.get(uri, {}).get(function)
 
+    def needs_spec(self, uri: str, function: str) -> bool:
+        """Whether the function's last job could not measure its candidates because the
+        generated harness cannot build its inputs: a bench spec (which can be drafted) is
+        what it needs."""
+        rec = self.record(uri, function)
+        return rec is not None and any(t.verdict is not None and t.verdict.needs_spec
+                                       for t in rec.outcome.trials)
+
     def running(self, uri: str, function: str | None = None) -> list[Job]:
         """Jobs of a document (and function) still working towards their result."""
         return [j for j in self.jobs.values() if j.active and j.uri == uri
@@ -164,6 +172,7 @@ class Session:
     async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
                    baseline_text: str | None, fresh: bool = False) -> None:
         try:
+            await gate_for_tests("queued", job.ctx)
             if job.kind == "explain":
                 plan = await self.engine.plan(job.site, job.ctx, plan_only_mode=True)
                 job.outcome = Outcome(job.site, plan, status="planned",

@@ -20,7 +20,7 @@ from perfpilot.engine.engine import Engine, origin_of
 from perfpilot.evaluation.results import SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import Task
-from perfpilot.progress import Cancelled, JobContext
+from perfpilot.progress import Cancelled, JobContext, gate_for_tests
 from perfpilot.runner.values import Verdict
 from perfpilot.settings import settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
@@ -152,6 +152,7 @@ class Evaluator:
                 nonlocal finished
                 async with slots:
                     ctx.check()
+                    await gate_for_tests(f"measure-{gen.task.name}", ctx)
                     result = await self._measure_task(gen, ctx, None)
                 self.store.save_task(result)
                 finished += 1

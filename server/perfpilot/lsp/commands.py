@@ -27,6 +27,7 @@ from perfpilot.lsp.protocol import (
     CMD_REVERT,
     CMD_STATUS,
     CMD_TEST,
+    KIND_DRAFT_SPEC,
     KIND_EXPLAIN,
     KIND_FASTER,
     CancelArgument,
@@ -36,6 +37,7 @@ from perfpilot.lsp.protocol import (
     command_argument,
     shape,
 )
+from perfpilot.lsp.spec_drafts import draft_actions, wanted
 from perfpilot.lsp.views import publish_diagnostics
 
 T = TypeVar("T")
@@ -73,7 +75,7 @@ def register(server: PerfPilotServer) -> None:
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
-        lsp.CodeActionOptions(code_action_kinds=[KIND_FASTER, KIND_EXPLAIN],
+        lsp.CodeActionOptions(code_action_kinds=[KIND_FASTER, KIND_EXPLAIN, KIND_DRAFT_SPEC],
                               resolve_provider=False),
     )
     async def code_action(ls: PerfPilotServer, params: lsp.CodeActionParams
@@ -84,13 +86,10 @@ def register(server: PerfPilotServer) -> None:
         doc = await ls.document_async(uri)
         if language_for(uri, doc.language_id) is None:
             return None
-        only = params.context.only
-        if only and not any(KIND_FASTER.startswith(k) or k.startswith(KIND_FASTER)
-                            for k in only):
-            return None
         site = ls.site_at(doc, params.range.start)
-        if site is None:
-            return None
+        drafts = draft_actions(ls, params, doc, site)
+        if not wanted(KIND_FASTER, params.context.only) or site is None:
+            return drafts or None
         arg = {"uri": uri, "line": params.range.start.line,
                "character": params.range.start.character, "version": doc.version}
         disabled = None
@@ -101,6 +100,7 @@ def register(server: PerfPilotServer) -> None:
         faster = lsp.Command(f"Make {site.name} faster", CMD_FASTER, arguments=[arg])
         explain = lsp.Command(f"Explain {site.name}", CMD_EXPLAIN, arguments=[arg])
         return [
+            *drafts,
             lsp.CodeAction(title=f"Make this faster: {site.name}", kind=KIND_FASTER,
                            disabled=disabled, command=faster),
             lsp.CodeAction(title=f"Explain performance of {site.name} (plan only)",

@@ -100,3 +100,16 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
         annotations = {annotation_id: lsp.ChangeAnnotation(label=label, needs_confirmation=True,
                                                            description="PerfPilot rewrite")}
     return lsp.WorkspaceEdit(document_changes=[change], change_annotations=annotations)
+
+
+def create_file_edit(uri: str, text: str) -> lsp.WorkspaceEdit:
+    """Create a new file holding ``text``: a ``CreateFile`` that fails when the file exists
+    (never overwriting it, never inserting into it) and the insertion of the text."""
+    start = lsp.Position(0, 0)
+    return lsp.WorkspaceEdit(document_changes=[
+        lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=False,
+                                                             ignore_if_exists=False)),
+        lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+            edits=[lsp.TextEdit(range=lsp.Range(start, start), new_text=text)]),
+    ])

@@ -154,6 +154,13 @@ class PerfPilotServer(LanguageServer):
         we = ws.workspace_edit if ws else None
         return bool(we and we.change_annotation_support)
 
+    def supports_create_file(self) -> bool:
+        """Whether the client applies workspace edits that create files."""
+        ws = self._caps().workspace
+        we = ws.workspace_edit if ws else None
+        return bool(we and we.document_changes and we.resource_operations
+                    and lsp.ResourceOperationKind.Create in we.resource_operations)
+
     def supports_show_document(self) -> bool:
         w = self._caps().window
         return bool(w and w.show_document and w.show_document.support)

@@ -21,6 +21,7 @@ from perfpilot.lsp.transport import GuardedProtocol
 
 KIND_FASTER = "refactor.rewrite.perfpilot"
 KIND_EXPLAIN = "refactor.rewrite.perfpilot.explain"
+KIND_DRAFT_SPEC = "quickfix.perfpilot.spec"
 CMD_FASTER = "perfpilot.makeFaster"
 CMD_EXPLAIN = "perfpilot.explain"
 CMD_RERUN = "perfpilot.rerun"
@@ -33,6 +34,7 @@ CMD_PROFILE = "perfpilot.profile"
 CMD_SHOW_PROFILE = "perfpilot.showProfile"
 CMD_CONFIRM = "perfpilot.confirmInProgram"
 CMD_CANCEL_PROFILE = "perfpilot.cancelProfile"
+CMD_DRAFT_SPEC = "perfpilot.draftBenchSpec"
 NOTIFY_SECRET = "perfpilot/setSecret"
 NOTIFY_JOB = "perfpilot/jobStatus"
 
@@ -58,6 +60,17 @@ class PositionArgument:
     character: int = attrs.field(default=0, validator=_uinteger)
     version: int | None = None
     open: bool = False
+
+
+@attrs.frozen
+class DraftSpecArgument:
+    """draftBenchSpec: the function by qualified name (``function``, as the code action sends
+    it) or the function at a position (``line``, ``character``: a palette command)."""
+
+    uri: str
+    function: str | None = None
+    line: int = attrs.field(default=0, validator=_uinteger)
+    character: int = attrs.field(default=0, validator=_uinteger)
 
 
 @attrs.frozen

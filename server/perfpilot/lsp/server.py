@@ -4,12 +4,13 @@ Handlers translate and return quickly; jobs run as asyncio tasks owned by the en
 Nothing blocks the event loop: compilers, timing and models run as subprocesses or workers.
 Features live by concern: ``lifecycle`` (initialize, settings, secrets, document sync),
 ``jobs`` (progress, job status, delivering results), ``commands`` (code actions and
-executeCommand), ``views`` (hover, lenses, inlay hints, diagnostics) and ``profile_view``.
+executeCommand), ``spec_drafts`` (drafting a bench spec for a function the harness cannot
+feed), ``views`` (hover, lenses, inlay hints, diagnostics) and ``profile_view``.
 """
 
 from __future__ import annotations
 
-from perfpilot.lsp import commands, jobs, lifecycle, views
+from perfpilot.lsp import commands, jobs, lifecycle, spec_drafts, views
 from perfpilot.lsp.language_server import PerfPilotServer
 from perfpilot.lsp.profile_view import register_profile_commands
 
@@ -22,6 +23,7 @@ def create_server() -> PerfPilotServer:
     lifecycle.register(server)
     jobs.register(server)
     commands.register(server)
+    spec_drafts.register(server)
     views.register(server)
     register_profile_commands(server)
     return server

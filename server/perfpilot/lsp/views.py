@@ -59,7 +59,7 @@ def publish_diagnostics(ls: PerfPilotServer, uri: str) -> None:
             diags.append(lsp.Diagnostic(
                 range=rng, severity=_PROBLEM_VERDICTS[v.verdict], source="perfpilot",
                 code=v.verdict, message=message, related_information=related,
-                data={"uri": uri, "function": name}))
+                data={"uri": uri, "function": name, "needsSpec": v.needs_spec}))
             break
     ls.text_document_publish_diagnostics(
         lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version))

@@ -12,7 +12,7 @@ from perfpilot.code.locate import LocateError, function_by_name
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
-from perfpilot.progress import JobContext
+from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner import verdicts
 from perfpilot.runner.admission import Origin, policy_verdict, sandbox_verdict
 from perfpilot.runner.build import (
@@ -142,7 +142,8 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     except (EntryError, HarnessUnsupported) as exc:
         msg = (f"Cannot benchmark '{original.name}' automatically: {exc}. Write a bench spec "
                f"(.perfpilot/{original.name}.bench.cpp; see docs/bench-spec.md).")
-        return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc))
+        return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc),
+                       needs_spec=True)
 
     async with work_directory() as workdir:
         units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
@@ -171,6 +172,7 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     if job.settings.callgrind:
         # Counting instructions is deterministic: it may share the cores with builds.
         job.ctx.report("counting", "counting instructions with callgrind", 80)
+        await gate_for_tests("counting", job.ctx)
         async with job.gate.building():
             ratio, note = await _count(job, calib, measurement.threads, prepared.timing_case)
         if note:
@@ -243,6 +245,7 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
     """Build A, B and the driver, then compare outputs; a failure is the final verdict."""
     ctx, tc, settings = job.ctx, job.tc, job.settings
     ctx.report("building", "compiling original and candidate", 5)
+    await gate_for_tests("building", ctx)
     install_headers(job.workdir)
     for side in ("a", "b"):
         (job.workdir / side).mkdir(exist_ok=True)
@@ -303,6 +306,7 @@ async def _time_both(job: Job, base: Verdict, case: Case) -> _Timed | Verdict:
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
+    await gate_for_tests("timing", ctx)
     timing = await _time_gated(job, threads, case)
     if isinstance(timing, Failure):
         return timing.apply(replace(base, psi=psi))

@@ -210,6 +210,9 @@ class Verdict:
     added_flags: tuple[str, ...] = ()
     without_added_speedup: float | None = None
     without_added_ci95: tuple[float, float] | None = None
+    # The generated harness cannot feed the function: a bench spec is needed (and can be
+    # drafted), rather than a fix to the candidate.
+    needs_spec: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON-able dict (the shape the CLI prints and the editor receives)."""
@@ -241,4 +244,5 @@ class Verdict:
             "without_added_speedup": self.without_added_speedup,
             "without_added_ci95": (list(self.without_added_ci95)
                                    if self.without_added_ci95 is not None else None),
+            "needs_spec": self.needs_spec,
         }

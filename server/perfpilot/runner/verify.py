@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.code.mutants import LEVELS, Mutant, schemata
+from perfpilot.progress import gate_for_tests
 from perfpilot.runner import verdicts
 from perfpilot.runner.build import BuildCache, Compiled, cache_folder, compile_shared
 from perfpilot.runner.driver_run import LIB_A, LIB_B, DriverRun, run_driver
@@ -209,6 +210,7 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
     runs = _Runs(job, sanitized)
     job.ctx.report("validating", "checking that the generated inputs are valid for the original",
                    12)
+    await gate_for_tests("validating", job.ctx)
     first = base_cases(job)
     extra = [Case(c.profile, c.seed + 1000 + k) for c in first[::job.tuning.seeds_per_profile]
              for k in range(job.tuning.search_seeds)] if job.tuning.mutants else []
@@ -425,6 +427,7 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
     for t in threads:
         job.ctx.report("validating", f"comparing outputs on {len(analysis.valid)} input cases"
                        + (f" at {t} threads" if t > 1 else ""), 25)
+        await gate_for_tests("validating", job.ctx)
         run = await runs.check(analysis.valid, sides="AB", threads=t,
                                case_ms=_case_ms(job, 10000))
         failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t)
