@@ -8,15 +8,18 @@ from dataclasses import replace
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.histogram import HistogramLoop, histograms
 from perfpilot.code.loop_shape import Balance, loop_balance
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import node_text, statements, walk_all
+from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import Param
-from perfpilot.code.syntax import Node, declarator_name
+from perfpilot.code.syntax import Node, declarator_name, identifiers_of
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_types
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.openmp_patterns.histogram import describe, histogram_change
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
@@ -81,6 +84,13 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
         forest.append(analyze_loop(loop.node, 0, 0, types, own))
     covered: list[LoopFacts] = []
     for lp in all_loops(tuple(forest)):
+        if not lp.independent and lp.counted and lp.depth == 0 and \
+                not facts.site.has_openmp and not _pragma_before(facts, lp.start_byte):
+            own_loop = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+            pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
+            if pattern is not None and not overlaps(facts.site.params, types, lp)[0]:
+                yield _pattern_finding(facts, lp, pattern)
+            continue
         if not (lp.independent and lp.counted):
             continue
         if any(o.start_byte <= lp.start_byte and lp.end_byte <= o.end_byte for o in covered):
@@ -103,6 +113,43 @@ def _ancestors(loop: Loop) -> list[Node]:
         out.append(p)
         p = p.parent
     return out
+
+
+Pattern = HistogramLoop
+
+
+def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
+               unit: Node | None) -> Pattern | None:
+    """The parallel pattern a counted loop the plain analysis finds dependent follows: a
+    histogram (see ``code/histogram.py``); None when it follows none."""
+    body = node.child_by_field_name("body")
+    cond = node.child_by_field_name("condition")
+    if body is None or lp.induction is None:
+        return None
+    bound_vars = identifiers_of(cond) - {lp.induction} if cond is not None else set()
+    hl = histograms(node, body, lp.induction, dict(types), bound_vars,
+                    lambda name: pure_helper(name, node, unit))
+    return hl if isinstance(hl, HistogramLoop) else None
+
+
+def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> Finding:
+    own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+    schedule, _uneven = schedule_clause(loop_balance(own.node, lp.induction or "")
+                                        if own is not None else "rectangular")
+    what = describe(pattern)
+    text = (f"the `for` loop on line {lp.line} (over `{lp.induction}`, {lp.lower} to "
+            f"{lp.upper}) is {what}: run it on all cores with `#pragma omp parallel` around a "
+            f"`#pragma omp for` (build with `-fopenmp`).")
+    names = [h.array for h in pattern.histograms]
+    return make_finding(
+        "openmp-reduction", text, [lp.line],
+        loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
+        names=[lp.induction or "?", *names],
+        data={"pragma": "#pragma omp parallel", "var": lp.induction or "",
+              "reductions": ",".join(f"+:{n}[]" for n in names),
+              "private": ",".join(pattern.private_vars), "schedule": schedule,
+              "pattern": "histogram"},
+        bonus=_weight(facts, lp))
 
 
 def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
@@ -243,6 +290,16 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
+        elif lp.kind == "for" and lp.depth == 0 and lp.counted and node is not None and \
+                statement_slot_ok(node) and not _overlaps(inp, lp)[0] and \
+                (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
+            if inp.language != "cpp":
+                notes.append(f"openmp: the loop at line {lp.line} is a histogram, but per-thread "
+                             "copies are written for C++ only")
+                return
+            schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
+            changes.append(histogram_change(inp, lp, node, pattern, schedule))
+            return
         elif lp.kind == "for" and lp.depth == 0 and lp.reason:
             notes.append(f"openmp: the loop at line {lp.line} stays serial: {lp.reason}")
         for child in lp.children:
@@ -443,5 +500,15 @@ long total(const int *a, int n) {
     return s;
 }
 """, "total"),
+        Example("cpp", """
+#include <vector>
+std::vector<long> histogram(const int *a, int n) {
+    std::vector<long> h(256);
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 255];
+    }
+    return h;
+}
+""", "histogram"),
     ),
 )

@@ -1,0 +1,205 @@
+"""Parallel patterns the OpenMP rule rewrites beyond independent loops: histograms and
+first-match searches. Negative cases must stay serial; generated variants (types, names, sizes
+0 and 1, negative numbers, ties) are built with g++ -fopenmp beside the originals and run at
+four threads, and their output must agree exactly."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from differential_support import Variant, rewrite_all
+from perfpilot.code.locate import function_by_name
+from perfpilot.optimizing.builtin import rewrite
+
+HEADERS = "#include <cstddef>\n#include <cstdio>\n#include <vector>\n"
+
+
+def _rewrite(name: str, code: str):  # type: ignore[no-untyped-def]
+    return rewrite(function_by_name(HEADERS + code, "cpp", name))
+
+
+NEGATIVE: dict[str, str] = {
+    # Floating counts: the order of the additions changes the sums.
+    "float_hist": """
+void float_hist(const int* a, const double* w, double* out, int n) {
+    double h[8] = {0};
+    for (int i = 0; i < n; ++i) {
+        h[a[i] & 7] += w[i];
+    }
+    for (int k = 0; k < 8; ++k) out[k] = h[k];
+}""",
+    # The histogram is read in the loop: iterations see each other's counts.
+    "read_back": """
+void read_back(const int* a, int* out, int n) {
+    int h[8] = {0};
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 7];
+        out[i] = h[a[i] & 7];
+    }
+}""",
+    # Counting into a caller's array: it may alias what the loop reads.
+    "param_hist": """
+void param_hist(const int* a, int* h, int n) {
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 7];
+    }
+}""",
+    # The value added is the old count of another bin.
+    "chained": """
+void chained(const int* a, int* out, int n) {
+    int h[8] = {0};
+    for (int i = 0; i < n; ++i) {
+        h[a[i] & 7] += h[(a[i] + 1) & 7];
+    }
+    for (int k = 0; k < 8; ++k) out[k] = h[k];
+}""",
+    # Assigned, not added.
+    "assigned": """
+void assigned(const int* a, int* out, int n) {
+    int h[8] = {0};
+    for (int i = 0; i < n; ++i) {
+        h[a[i] & 7] = i;
+    }
+    for (int k = 0; k < 8; ++k) out[k] = h[k];
+}""",
+    # Something else in the body depends on earlier iterations.
+    "carried": """
+void carried(const int* a, int* out, int n) {
+    int h[8] = {0};
+    int last = 0;
+    for (int i = 0; i < n; ++i) {
+        ++h[(a[i] + last) & 7];
+        last = a[i];
+    }
+    for (int k = 0; k < 8; ++k) out[k] = h[k];
+}""",
+    # The count's value is used.
+    "value_used": """
+void value_used(const int* a, int* out, int n) {
+    int h[8] = {0};
+    for (int i = 0; i < n; ++i) {
+        out[i] = ++h[a[i] & 7];
+    }
+}""",
+    # A two-dimensional table.
+    "two_dim": """
+void two_dim(const int* a, int* out, int n) {
+    int h[4][4] = {};
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 3][(a[i] >> 2) & 3];
+    }
+    for (int k = 0; k < 16; ++k) out[k] = h[k / 4][k % 4];
+}""",
+    # The table grows in the loop.
+    "grows": """
+void grows(const int* a, std::vector<int>& out, int n) {
+    std::vector<int> h(8);
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 7];
+        h.push_back(0);
+    }
+    out = h;
+}""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_left_serial(name: str) -> None:
+    res = _rewrite(name, NEGATIVE[name])
+    assert "#pragma omp" not in res.code, res.code
+
+
+def test_histogram_shape() -> None:
+    code = """
+void shape(const int* a, long* out, int n) {
+    long h[16] = {0};
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 15];
+    }
+    for (int k = 0; k < 16; ++k) out[k] = h[k];
+}"""
+    res = _rewrite("shape", code)
+    assert "openmp-reduction" in res.rules
+    assert "#pragma omp for nowait" in res.code and "#pragma omp critical" in res.code
+    assert "++h_local[a[i] & 15]" in res.code, res.code
+    assert any("histogram" in a.explanation for a in res.applied)
+
+
+# ---------------------------------------------------------------------------------------------
+# differential
+
+
+SIZES = (0, 1, 2, 3, 7, 64, 1000, 4099)
+
+
+def _inputs(tag: str) -> str:
+    """Driver lines filling ``a_<tag>`` (ints with negatives, many ties or all equal)."""
+    return (f"for (int n : {{{', '.join(map(str, SIZES))}}}) for (int v = 0; v < 3; ++v) {{ "
+            f"std::vector<int> a_{tag}(n + 1); unsigned s = 977u * (unsigned)(n + 3 * v); "
+            f"for (int i = 0; i <= n; ++i) {{ s = s * 1103515245u + 12345u; "
+            f"int r = (int)((s >> 8) % 2001u) - 1000; if (v == 1) r %= 4; if (v == 2) r = 3; "
+            f"a_{tag}[i] = r; }} std::printf(\"n=%d v=%d\\n\", n, v); ")
+
+
+def _histogram_variants() -> list[Variant]:
+    out = []
+    elems = ("int", "long", "unsigned", "long long", "std::size_t", "short")
+    updates = ("++{h}[{k}];", "{h}[{k}]++;", "{h}[{k}] += {a}[{i}];", "{h}[{k}] -= 3;",
+               "{h}[{k}] += 2; --{h}[({k} + 1) % {K}];")
+    for n, (elem, update) in enumerate((e, u) for e in elems for u in updates):
+        K = (1, 2, 16, 1000)[n % 4]
+        h, a, i = f"bins{n}", f"xs{n}", ("i", "j", "idx")[n % 3]
+        key = f"(({a}[{i}] % {K}) + {K}) % {K}"
+        body = update.format(h=h, k=key, a=a, i=i, K=K)
+        vec = n % 2 == 1
+        decl = (f"std::vector<{elem}> {h}({K});" if vec else f"{elem} {h}[{K}] = {{}};")
+        extra = f"    long tot{n} = 0;\n" if n % 3 == 0 else ""
+        extra_body = f"        tot{n} += {a}[{i}] * 2;\n" if n % 3 == 0 else ""
+        ret_extra = f"    out[0] += (long long)tot{n};\n" if n % 3 == 0 else ""
+        name = f"hist{n}"
+        code = (f"void {name}(const int* {a}, int cnt, long long* out) {{\n    {decl}\n{extra}"
+                f"    for (int {i} = 0; {i} < cnt; ++{i}) {{\n        {body}\n{extra_body}"
+                f"    }}\n    for (int q = 0; q < {K}; ++q) out[q] = (long long){h}[q];\n"
+                f"{ret_extra}}}\n")
+        driver = (_inputs(name) + f"std::vector<long long> o({K} + 1); "
+                  f"{name}(a_{name}.data(), n, o.data()); "
+                  f"for (long long x : o) std::printf(\"%lld \", x); std::printf(\"\\n\"); }}")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+def _build_and_run(unit: str, drivers: str, folder: Path, tag: str) -> str:
+    src = folder / f"{tag}.cpp"
+    src.write_text(unit + "\nint main() {\n" + drivers + "\n    return 0;\n}\n")
+    exe = folder / tag
+    comp = subprocess.run(["g++", "-std=c++17", "-O1", "-fopenmp", "-o", str(exe), str(src)],
+                          capture_output=True, text=True, timeout=300)
+    assert comp.returncode == 0, comp.stderr[:4000] + "\n" + src.read_text()[:8000]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "OMP_NUM_THREADS": "4"})
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def _differential(variants: list[Variant], tmp_path: Path) -> None:
+    unit, new_unit, results = rewrite_all(variants, frozenset({"openmp-for",
+                                                               "openmp-reduction"}))
+    missed = [k for k, r in results.items() if "openmp-reduction" not in r.rules]
+    assert not missed, (missed, results[missed[0]].notes if missed else None)
+    drivers = "\n".join(f"    {{ std::printf(\"== {v.name}\\n\"); {v.driver} }}"
+                        for v in variants)
+    before = _build_and_run(unit, drivers, tmp_path, "orig").splitlines()
+    after = _build_and_run(new_unit, drivers, tmp_path, "opt").splitlines()
+    assert len(before) == len(after)
+    bad = [(x, y) for x, y in zip(before, after, strict=True) if x != y]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_histograms_agree_at_four_threads(tmp_path: Path) -> None:
+    _differential(_histogram_variants(), tmp_path)
