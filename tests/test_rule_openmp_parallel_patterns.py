@@ -16,7 +16,8 @@ from differential_support import Variant, rewrite_all
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 
-HEADERS = "#include <cstddef>\n#include <cstdio>\n#include <vector>\n"
+HEADERS = ("#include <algorithm>\n#include <cstddef>\n#include <cstdio>\n#include <list>\n"
+           "#include <numeric>\n#include <vector>\n")
 
 
 def _rewrite(name: str, code: str):  # type: ignore[no-untyped-def]
@@ -105,8 +106,67 @@ void grows(const int* a, std::vector<int>& out, int n) {
     }
     out = h;
 }""",
+    # Standard algorithms: floating sums, impure or printing functions, custom operations,
+    # mismatched ranges, lists, calls inside loops or inside larger expressions.
+    "float_sum": """
+double float_sum(const std::vector<double>& v) {
+    double s = std::accumulate(v.begin(), v.end(), 0.0);
+    return s;
+}""",
+    "int_init_float_elems": """
+long int_init_float_elems(const std::vector<double>& v) {
+    long s = std::accumulate(v.begin(), v.end(), 0L);
+    return s;
+}""",
+    "float_init": """
+double float_init(const std::vector<int>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.5);
+}""",
+    "custom_op": """
+long custom_op(const std::vector<int>& v) {
+    long s = std::accumulate(v.begin(), v.end(), 0L, [](long a, int b) { return a ^ b; });
+    return s;
+}""",
+    "impure_transform": """
+void impure_transform(const std::vector<int>& v, std::vector<int>& out) {
+    int calls = 0;
+    std::transform(v.begin(), v.end(), out.begin(), [&calls](int x) { ++calls; return x + calls; });
+}""",
+    "printing_pred": """
+long printing_pred(const std::vector<int>& v) {
+    auto c = std::count_if(v.begin(), v.end(), [](int x) { std::printf("%d", x); return x > 0; });
+    return c;
+}""",
+    "mixed_range": """
+long mixed_range(const std::vector<int>& v, const std::vector<int>& w) {
+    long s = std::accumulate(v.begin(), w.end(), 0L);
+    return s;
+}""",
+    "list_sum": """
+long list_sum(const std::list<int>& v) {
+    long s = std::accumulate(v.begin(), v.end(), 0L);
+    return s;
+}""",
+    "in_loop": """
+long in_loop(const std::vector<int>& v, int reps) {
+    long s = 0;
+    for (int r = 0; r < reps; ++r) {
+        s = std::accumulate(v.begin(), v.end(), s);
+    }
+    return s;
+}""",
+    "in_expression": """
+long in_expression(std::vector<int>& v, int (*bump)(std::vector<int>&)) {
+    long s = bump(v) + std::accumulate(v.begin(), v.end(), 0L);
+    return s;
+}""",
+    "helper_writes_global": """
+int seen = 0;
+static int note(int x) { seen = x; return x; }
+void helper_writes_global(const std::vector<int>& v, std::vector<int>& out) {
+    std::transform(v.begin(), v.end(), out.begin(), note);
+}""",
 }
-
 
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_left_serial(name: str) -> None:
@@ -203,3 +263,45 @@ def _differential(variants: list[Variant], tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_histograms_agree_at_four_threads(tmp_path: Path) -> None:
     _differential(_histogram_variants(), tmp_path)
+
+
+def _algorithm_variants() -> list[Variant]:
+    out = []
+    elems = ("int", "long", "unsigned", "short", "long long")
+    for n, elem in enumerate(elems * 2):
+        name, xs, ys = f"alg{n}", f"vals{n}", f"res{n}"
+        init = ("0", "0L", "-3", "7u", "base")[n % 5]
+        lam = f"lam{n}"
+        helper = f"static long long twice{n}(long long x) {{ return 2 * x - {n}; }}\n"
+        fn = (f"[](long long x) {{ return x * x - {n}; }}", lam, f"twice{n}")[n % 3]
+        pred = ("[lim](long long x) { return x > lim; }",
+                "[](auto x) { return x % 3 == 0; }")[n % 2]
+        code = (helper + f"long long {name}(std::vector<{elem}>& {xs}, long long* o, int lim) {{\n"
+                f"    long base = lim;\n"
+                f"    auto {lam} = [](long long x) {{ return x - 1; }};\n"
+                f"    std::vector<long long> {ys}({xs}.size());\n"
+                f"    std::transform({xs}.begin(), {xs}.end(), {ys}.begin(), {fn});\n"
+                f"    auto s = std::accumulate({xs}.begin(), {xs}.end(), {init});\n"
+                f"    long long r = std::reduce({ys}.begin(), {ys}.end());\n"
+                f"    std::ptrdiff_t c;\n"
+                f"    c = std::count_if({xs}.cbegin(), {xs}.cend(), {pred});\n"
+                f"    o[0] = (long long)s; o[1] = r; o[2] = c;\n"
+                f"    o[3] = std::count({xs}.begin(), {xs}.end(), lim);\n"
+                f"    std::transform({xs}.begin(), {xs}.end(), {xs}.begin(), {lam});\n"
+                f"    return std::accumulate({xs}.begin(), {xs}.end(), 0LL);\n}}\n")
+        driver = (_inputs(name) + f"std::vector<{elem}> x(a_{name}.begin(), a_{name}.begin() + n); "
+                  f"long long o[4]; long long z = {name}(x, o, {n % 3} - 1); "
+                  f"std::printf(\"%lld %lld %lld %lld %lld\\n\", o[0], o[1], o[2], o[3], z); }}")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_algorithms_agree_at_four_threads(tmp_path: Path) -> None:
+    variants = _algorithm_variants()
+    _differential(variants, tmp_path)
+    _unit, new_unit, _results = rewrite_all(variants, frozenset({"openmp-for",
+                                                                "openmp-reduction"}))
+    # every call became a loop
+    assert "std::transform(" not in new_unit and "std::count_if(" not in new_unit
+    assert "std::accumulate(" not in new_unit and "std::reduce(" not in new_unit

@@ -14,16 +14,19 @@ from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import Param
+from perfpilot.code.std_calls import algorithm_calls
 from perfpilot.code.syntax import Node, declarator_name, identifiers_of
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_types
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.openmp_patterns import algorithms
 from perfpilot.rules.openmp_patterns.histogram import describe, histogram_change
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
     RuleOutput,
+    identifiers,
     insertion_before,
     loop_node,
     newline_of,
@@ -55,9 +58,16 @@ def _pragma_before(facts: FunctionFacts, start: int) -> bool:
 
 def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     """The outermost loops whose iterations provably do not interfere."""
+    types = loop_types(facts)
+    if facts.site.language == "cpp" and not facts.site.has_openmp:
+        for call in algorithm_calls(facts.fn, types, None):
+            yield make_finding(algorithms.rule_of(call), algorithms.describe(call), [call.line],
+                               node_range=call.call, names=[call.source],
+                               data={"pragma": "#pragma omp parallel for", "var": "",
+                                     "reductions": "", "private": "", "schedule": "",
+                                     "pattern": f"std::{call.kind}"})
     if not facts.loops:
         return
-    types = loop_types(facts)
     # The function's own names (parameters and locals), for the loop analysis.
     own = frozenset({p.name for p in facts.site.params}
                     | {v.name for d in facts.nodes("declaration") for v in facts.local_vars(d)}
@@ -305,6 +315,14 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
         for child in lp.children:
             visit(child)
 
+    if inp.language == "cpp":
+        named = inp
+        for call in algorithm_calls(inp.function, inp.types, inp.unit):
+            change = algorithms.algorithm_change(named, call)
+            changes.append(change)
+            # the next call's names must differ from those this one introduced
+            named = replace(named, taken=named.taken | identifiers(
+                " ".join(e.text for e in change.edits)))
     for top in inp.loops:
         visit(top)
     return changes, notes
@@ -510,5 +528,13 @@ std::vector<long> histogram(const int *a, int n) {
     return h;
 }
 """, "histogram"),
+        Example("cpp", """
+#include <numeric>
+#include <vector>
+long long sum_all(const std::vector<int>& v) {
+    long long s = std::accumulate(v.begin(), v.end(), 0LL);
+    return s;
+}
+""", "sum_all"),
     ),
 )
