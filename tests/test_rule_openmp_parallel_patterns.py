@@ -166,7 +166,80 @@ static int note(int x) { seen = x; return x; }
 void helper_writes_global(const std::vector<int>& v, std::vector<int>& out) {
     std::transform(v.begin(), v.end(), out.begin(), note);
 }""",
+    # Searches: a predicate with effects, more than the test in the body, an else branch, a
+    # branch that does not leave, an index read after the loop, a step of two, '.at()'.
+    "counting_search": """
+int counting_search(const int* a, int n, int* tests) {
+    for (int i = 0; i < n; ++i) {
+        if (++*tests > 0 && a[i] == 7) return i;
+    }
+    return -1;
+}""",
+    "impure_pred": """
+int probes = 0;
+static bool probe(int v) { ++probes; return v == 7; }
+int impure_pred(const int* a, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (probe(a[i])) return i;
+    }
+    return -1;
+}""",
+    "work_before": """
+int work_before(const int* a, int* out, int n) {
+    for (int i = 0; i < n; ++i) {
+        out[i] = a[i] * 2;
+        if (a[i] == 7) return i;
+    }
+    return -1;
+}""",
+    "else_branch": """
+int else_branch(const int* a, int n) {
+    int s = 0;
+    for (int i = 0; i < n; ++i) {
+        if (a[i] == 7) { break; } else { s += a[i]; }
+    }
+    return s;
+}""",
+    "no_exit": """
+int no_exit(const int* a, int n) {
+    int last = -1;
+    for (int i = 0; i < n; ++i) {
+        if (a[i] == 7) { last = i; }
+    }
+    return last;
+}""",
+    "index_after": """
+int index_after(const int* a, int n) {
+    int i;
+    for (i = 0; i < n; ++i) {
+        if (a[i] == 7) break;
+    }
+    return i;
+}""",
+    "step_two": """
+int step_two(const int* a, int n) {
+    for (int i = 0; i < n; i += 2) {
+        if (a[i] == 7) return i;
+    }
+    return -1;
+}""",
+    "at_call": """
+int at_call(const std::vector<int>& a, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (a.at(i) == 7) return i;
+    }
+    return -1;
+}""",
+    "continue_in_branch": """
+int continue_in_branch(const int* a, int n) {
+    int r = -1;
+    for (int i = 0; i < n; ++i) {
+        if (a[i] == 7) { if (i == 3) continue; r = i; break; }
+    }
+    return r;
+}""",
 }
+
 
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_left_serial(name: str) -> None:
@@ -305,3 +378,40 @@ def test_algorithms_agree_at_four_threads(tmp_path: Path) -> None:
     # every call became a loop
     assert "std::transform(" not in new_unit and "std::count_if(" not in new_unit
     assert "std::accumulate(" not in new_unit and "std::reduce(" not in new_unit
+
+
+def _search_variants() -> list[Variant]:
+    out = []
+    types = ("int", "long", "std::size_t", "unsigned", "long long", "short")
+    for n, t in enumerate(types * 2):
+        name, xs = f"search{n}", f"arr{n}"
+        down = n % 3 == 2 and t not in ("std::size_t", "unsigned")
+        i = ("i", "pos", "k")[n % 3]
+        pred = (f"{xs}[{i}] == want", f"{xs}[{i}] < want && {xs}[{i}] % 2 == 0",
+                f"{xs}[{i}] * {xs}[{i}] > want * 40")[n % 3]
+        if down:
+            header = f"for ({t} {i} = cnt - 1; {i} >= 0; --{i})"
+        else:
+            signed = t not in ("std::size_t", "unsigned")
+            header = (f"for ({t} {i} = 1; {i} <= ({t})cnt - 1; {i}++)" if n % 2 and signed
+                      else f"for ({t} {i} = 0; {i} < ({t})cnt; ++{i})")
+        if n % 4 < 2:
+            body = f"        if ({pred}) return (long long){i} * 3 - 1;\n"
+            tail = "    return -7;\n"
+            pre = ""
+        else:
+            pre = "    long long got = -5, val = 0;\n"
+            body = (f"        if ({pred}) {{\n            got = (long long){i};\n"
+                    f"            val = {xs}[{i}];\n            break;\n        }}\n")
+            tail = "    return got * 100000 + val;\n"
+        code = (f"long long {name}(const std::vector<int>& {xs}, int cnt, int want) {{\n{pre}"
+                f"    {header} {{\n{body}    }}\n{tail}}}\n")
+        driver = (_inputs(name) + "for (int w : {-1000, -3, 0, 1, 3, 999, 5000}) "
+                  f"std::printf(\"%lld \", {name}(a_{name}, n, w)); std::printf(\"\\n\"); }}")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_searches_agree_at_four_threads(tmp_path: Path) -> None:
+    _differential(_search_variants(), tmp_path)

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.first_match import FirstMatch, first_match
 from perfpilot.code.histogram import HistogramLoop, histograms
 from perfpilot.code.loop_shape import Balance, loop_balance
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
@@ -20,8 +21,7 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_types
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.openmp_patterns import algorithms
-from perfpilot.rules.openmp_patterns.histogram import describe, histogram_change
+from perfpilot.rules.openmp_patterns import algorithms, histogram, search
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
@@ -125,40 +125,50 @@ def _ancestors(loop: Loop) -> list[Node]:
     return out
 
 
-Pattern = HistogramLoop
+Pattern = HistogramLoop | FirstMatch
 
 
 def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
                unit: Node | None) -> Pattern | None:
     """The parallel pattern a counted loop the plain analysis finds dependent follows: a
-    histogram (see ``code/histogram.py``); None when it follows none."""
+    histogram (``code/histogram.py``) or a first-match search (``code/first_match.py``);
+    None when it follows none."""
     body = node.child_by_field_name("body")
     cond = node.child_by_field_name("condition")
     if body is None or lp.induction is None:
         return None
     bound_vars = identifiers_of(cond) - {lp.induction} if cond is not None else set()
-    hl = histograms(node, body, lp.induction, dict(types), bound_vars,
-                    lambda name: pure_helper(name, node, unit))
-    return hl if isinstance(hl, HistogramLoop) else None
+    def pure(name: str) -> bool:
+        return pure_helper(name, node, unit)
+
+    hl = histograms(node, body, lp.induction, dict(types), bound_vars, pure)
+    if isinstance(hl, HistogramLoop):
+        return hl
+    fm = first_match(node, lp.induction, lp.step, lp.cond_op, lp.induction_declared, types,
+                     pure)
+    return fm if isinstance(fm, FirstMatch) else None
 
 
 def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> Finding:
     own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
     schedule, _uneven = schedule_clause(loop_balance(own.node, lp.induction or "")
                                         if own is not None else "rectangular")
-    what = describe(pattern)
+    what = (histogram.describe(pattern) if isinstance(pattern, HistogramLoop)
+            else search.describe(pattern))
     text = (f"the `for` loop on line {lp.line} (over `{lp.induction}`, {lp.lower} to "
             f"{lp.upper}) is {what}: run it on all cores with `#pragma omp parallel` around a "
             f"`#pragma omp for` (build with `-fopenmp`).")
-    names = [h.array for h in pattern.histograms]
+    names = ([h.array for h in pattern.histograms] if isinstance(pattern, HistogramLoop)
+             else [])
+    kind = "histogram" if isinstance(pattern, HistogramLoop) else "first-match search"
+    private = ",".join(pattern.private_vars) if isinstance(pattern, HistogramLoop) else ""
     return make_finding(
         "openmp-reduction", text, [lp.line],
         loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
         names=[lp.induction or "?", *names],
         data={"pragma": "#pragma omp parallel", "var": lp.induction or "",
               "reductions": ",".join(f"+:{n}[]" for n in names),
-              "private": ",".join(pattern.private_vars), "schedule": schedule,
-              "pattern": "histogram"},
+              "private": private, "schedule": schedule, "pattern": kind},
         bonus=_weight(facts, lp))
 
 
@@ -304,11 +314,14 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 statement_slot_ok(node) and not _overlaps(inp, lp)[0] and \
                 (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
             if inp.language != "cpp":
-                notes.append(f"openmp: the loop at line {lp.line} is a histogram, but per-thread "
-                             "copies are written for C++ only")
+                notes.append(f"openmp: the loop at line {lp.line} is a parallel pattern, but "
+                             "its rewrite is written for C++ only")
+                return
+            if isinstance(pattern, FirstMatch):
+                changes.append(search.search_change(inp, lp, node, pattern))
                 return
             schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
-            changes.append(histogram_change(inp, lp, node, pattern, schedule))
+            changes.append(histogram.histogram_change(inp, lp, node, pattern, schedule))
             return
         elif lp.kind == "for" and lp.depth == 0 and lp.reason:
             notes.append(f"openmp: the loop at line {lp.line} stays serial: {lp.reason}")
@@ -536,5 +549,13 @@ long long sum_all(const std::vector<int>& v) {
     return s;
 }
 """, "sum_all"),
+        Example("cpp", """
+int first_negative(const int *a, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (a[i] < 0) return i;
+    }
+    return -1;
+}
+""", "first_negative"),
     ),
 )
