@@ -238,6 +238,65 @@ int continue_in_branch(const int* a, int n) {
     }
     return r;
 }""",
+    # Scans: floating sums, another index of the output read, an exclusive in-place scan,
+    # the sum used otherwise, a step of two, a call in the added value, a bound on the sum.
+    "float_scan": """
+void float_scan(const double* __restrict a, double* __restrict out, int n) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += a[i];
+        out[i] = s;
+    }
+}""",
+    "reads_previous": """
+void reads_previous(long* __restrict out, const long* __restrict a, int n) {
+    long s = 0;
+    for (int i = 1; i < n; ++i) {
+        s += a[i] + out[i - 1];
+        out[i] = s;
+    }
+}""",
+    "exclusive_in_place": """
+void exclusive_in_place(std::vector<long>& v) {
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        v[i] = s;
+        s += v[i];
+    }
+}""",
+    "scan_step_two": """
+void scan_step_two(const int* __restrict a, long* __restrict out, int n) {
+    long s = 0;
+    for (int i = 0; i < n; i += 2) {
+        s += a[i];
+        out[i] = s;
+    }
+}""",
+    "scan_call": """
+static int noisy(int v) { std::printf("%d", v); return v; }
+void scan_call(const int* __restrict a, long* __restrict out, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += noisy(a[i]);
+        out[i] = s;
+    }
+}""",
+    "scan_bound": """
+void scan_bound(const int* __restrict a, long* __restrict out, long n) {
+    long s = 0;
+    for (long i = 0; i < n - s; ++i) {
+        s += a[i];
+        out[i] = s;
+    }
+}""",
+    "scan_alias": """
+void scan_alias(const long* a, long* out, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += a[i];
+        out[i] = s;
+    }
+}""",
 }
 
 
@@ -415,3 +474,37 @@ def _search_variants() -> list[Variant]:
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_searches_agree_at_four_threads(tmp_path: Path) -> None:
     _differential(_search_variants(), tmp_path)
+
+
+def _scan_variants() -> list[Variant]:
+    out = []
+    accs = ("long", "int", "unsigned", "long long", "short", "std::size_t")
+    for n, acc in enumerate(accs * 2):
+        name, xs, ys = f"scan{n}", f"src{n}", f"dst{n}"
+        i = ("i", "j", "p")[n % 3]
+        t = ("int", "long", "std::size_t")[n % 3]
+        term = (f"{xs}[{i}]", f"{xs}[{i}] * 3 - 1", f"({xs}[{i}] & 255) + (long){i}")[n % 3]
+        start = ("0", "-17", "cnt")[n % 3]
+        in_place = n % 4 == 3
+        exclusive = n % 4 == 1
+        target = xs if in_place else ys
+        store, add = f"{target}[{i}] = run{n};", f"run{n} += {term};"
+        body = f"        {store}\n        {add}\n" if exclusive else \
+            f"        {add}\n        {store}\n"
+        header = (f"for ({t} {i} = 0; {i} < ({t})cnt; ++{i})" if n % 2 == 0 else
+                  f"for ({t} {i} = 1; {i} <= ({t})cnt - 1; {i}++)") if t != "std::size_t" else \
+            f"for ({t} {i} = 0; {i} < {xs}.size(); ++{i})"
+        code = (f"long long {name}(std::vector<long>& {xs}, std::vector<long long>& {ys}, "
+                f"long cnt) {{\n    {acc} run{n} = {start};\n    {header} {{\n{body}    }}\n"
+                f"    return (long long)run{n};\n}}\n")
+        driver = (_inputs(name) + f"std::vector<long> x(a_{name}.begin(), a_{name}.begin() + n); "
+                  f"std::vector<long long> y(n + 1, -9); long long r = {name}(x, y, n); "
+                  "std::printf(\"%lld |\", r); for (long v : x) std::printf(\" %ld\", v); "
+                  "for (long long v : y) std::printf(\" %lld\", v); std::printf(\"\\n\"); }")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_scans_agree_at_four_threads(tmp_path: Path) -> None:
+    _differential(_scan_variants(), tmp_path)

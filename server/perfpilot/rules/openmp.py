@@ -14,6 +14,7 @@ from perfpilot.code.loop_shape import Balance, loop_balance
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.purity import pure_helper
+from perfpilot.code.scan import Scan, scan
 from perfpilot.code.site import Param
 from perfpilot.code.std_calls import algorithm_calls
 from perfpilot.code.syntax import Node, declarator_name, identifiers_of
@@ -22,6 +23,7 @@ from perfpilot.rules.detect.common import loop_types
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.openmp_patterns import algorithms, histogram, search
+from perfpilot.rules.openmp_patterns import scan as scan_rewrite
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
@@ -98,7 +100,9 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
                 not facts.site.has_openmp and not _pragma_before(facts, lp.start_byte):
             own_loop = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
             pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
-            if pattern is not None and not overlaps(facts.site.params, types, lp)[0]:
+            shared = overlaps(facts.site.params, types, lp)
+            if pattern is not None and not shared[0] and \
+                    not (isinstance(pattern, Scan) and shared[1]):
                 yield _pattern_finding(facts, lp, pattern)
             continue
         if not (lp.independent and lp.counted):
@@ -125,14 +129,14 @@ def _ancestors(loop: Loop) -> list[Node]:
     return out
 
 
-Pattern = HistogramLoop | FirstMatch
+Pattern = HistogramLoop | FirstMatch | Scan
 
 
 def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
                unit: Node | None) -> Pattern | None:
     """The parallel pattern a counted loop the plain analysis finds dependent follows: a
-    histogram (``code/histogram.py``) or a first-match search (``code/first_match.py``);
-    None when it follows none."""
+    histogram (``code/histogram.py``), a first-match search (``code/first_match.py``) or an
+    integer prefix sum (``code/scan.py``); None when it follows none."""
     body = node.child_by_field_name("body")
     cond = node.child_by_field_name("condition")
     if body is None or lp.induction is None:
@@ -146,7 +150,11 @@ def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
         return hl
     fm = first_match(node, lp.induction, lp.step, lp.cond_op, lp.induction_declared, types,
                      pure)
-    return fm if isinstance(fm, FirstMatch) else None
+    if isinstance(fm, FirstMatch):
+        return fm
+    sc = scan(node, lp.induction, lp.step, lp.cond_op, lp.lower, lp.upper,
+              lp.induction_declared, types)
+    return sc if isinstance(sc, Scan) else None
 
 
 def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> Finding:
@@ -154,13 +162,15 @@ def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> F
     schedule, _uneven = schedule_clause(loop_balance(own.node, lp.induction or "")
                                         if own is not None else "rectangular")
     what = (histogram.describe(pattern) if isinstance(pattern, HistogramLoop)
-            else search.describe(pattern))
+            else search.describe(pattern) if isinstance(pattern, FirstMatch)
+            else scan_rewrite.describe(pattern))
     text = (f"the `for` loop on line {lp.line} (over `{lp.induction}`, {lp.lower} to "
             f"{lp.upper}) is {what}: run it on all cores with `#pragma omp parallel` around a "
             f"`#pragma omp for` (build with `-fopenmp`).")
     names = ([h.array for h in pattern.histograms] if isinstance(pattern, HistogramLoop)
              else [])
-    kind = "histogram" if isinstance(pattern, HistogramLoop) else "first-match search"
+    kind = ("histogram" if isinstance(pattern, HistogramLoop) else
+            "first-match search" if isinstance(pattern, FirstMatch) else "scan")
     private = ",".join(pattern.private_vars) if isinstance(pattern, HistogramLoop) else ""
     return make_finding(
         "openmp-reduction", text, [lp.line],
@@ -319,6 +329,13 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 return
             if isinstance(pattern, FirstMatch):
                 changes.append(search.search_change(inp, lp, node, pattern))
+                return
+            if isinstance(pattern, Scan):
+                if _overlaps(inp, lp)[1]:
+                    notes.append(f"openmp: the scan at line {lp.line} stays serial: its arrays "
+                                 "may be one object read at other indices")
+                else:
+                    changes.append(scan_rewrite.scan_change(inp, lp, node, pattern))
                 return
             schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
             changes.append(histogram.histogram_change(inp, lp, node, pattern, schedule))
@@ -557,5 +574,15 @@ int first_negative(const int *a, int n) {
     return -1;
 }
 """, "first_negative"),
+        Example("cpp", """
+long running_total(const int *__restrict a, long *__restrict out, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += a[i];
+        out[i] = s;
+    }
+    return s;
+}
+""", "running_total"),
     ),
 )
