@@ -297,6 +297,23 @@ void scan_alias(const long* a, long* out, int n) {
         out[i] = s;
     }
 }""",
+    # Inner loops under a carried loop: a bound that calls a function (the cost model cannot
+    # write the trip count), a step of two.
+    "inner_call_bound": """
+static int limit(int n) { return n - 1; }
+void inner_call_bound(double* __restrict u, double* __restrict t, int n, int steps) {
+    for (int s = 0; s < steps; ++s) {
+        for (int i = 1; i < limit(n); ++i) t[i] = 0.5 * (u[i - 1] + u[i + 1]);
+        for (int i = 1; i < limit(n); ++i) u[i] = t[i];
+    }
+}""",
+    "inner_step_two": """
+void inner_step_two(double* __restrict u, double* __restrict t, int n, int steps) {
+    for (int s = 0; s < steps; ++s) {
+        for (int i = 1; i < n - 1; i += 2) t[i] = 0.5 * (u[i - 1] + u[i + 1]);
+        for (int i = 1; i < n - 1; i += 2) u[i] = t[i];
+    }
+}""",
 }
 
 
@@ -508,3 +525,55 @@ def _scan_variants() -> list[Variant]:
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_scans_agree_at_four_threads(tmp_path: Path) -> None:
     _differential(_scan_variants(), tmp_path)
+
+
+def test_inner_loop_gets_a_cost_gate() -> None:
+    code = """
+void gate(long* __restrict u, long* __restrict t, int n, int steps) {
+    for (int s = 0; s < steps; ++s) {
+        for (int i = 1; i < n - 1; ++i) t[i] = u[i - 1] + u[i + 1];
+        for (int i = 1; i < n - 1; ++i) u[i] = t[i];
+    }
+}"""
+    res = _rewrite("gate", code)
+    assert res.code.count("#pragma omp parallel for if((long long)(n - 1) - (long long)(1) > ") \
+        == 2, res.code
+    assert any("cost" in a.explanation or "pay" in a.explanation for a in res.applied)
+
+
+def _inner_variants() -> list[Variant]:
+    out = []
+    for n, t in enumerate(("long", "int", "long long", "unsigned") * 2):
+        name, u, w = f"inner{n}", f"cur{n}", f"nxt{n}"
+        lo = ("1", "0", "2")[n % 3]
+        hi = ("cnt - 1", "cnt", "cnt - 2")[n % 3]
+        op = ("+", "^", "-")[n % 3]
+        code = (f"long long {name}(std::vector<{t}>& {u}, int cnt, int steps) {{\n"
+                f"    std::vector<{t}> {w}({u}.size());\n    long long chk = 0;\n"
+                f"    for (int s = 0; s < steps; ++s) {{\n"
+                f"        for (int i = {lo}; i < {hi}; ++i) {{\n"
+                f"            {w}[i] = ({u}[i > 0 ? i - 1 : i] {op} {u}[i + 1]) / 2 + s;\n"
+                f"        }}\n"
+                f"        for (int i = {lo}; i < {hi}; ++i) {u}[i] = {w}[i];\n"
+                f"        chk = chk * 31 + (long long){u}[cnt / 2];\n"
+                f"    }}\n    return chk;\n}}\n")
+        driver = (_inputs(name) + f"std::vector<{t}> x(a_{name}.begin(), a_{name}.end()); "
+                  f"long long c = {name}(x, n, 3); std::printf(\"%lld |\", c); "
+                  "for (auto v : x) std::printf(\" %lld\", (long long)v); "
+                  "std::printf(\"\\n\"); }")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_inner_loops_agree_at_four_threads(tmp_path: Path) -> None:
+    variants = _inner_variants()
+    unit, new_unit, results = rewrite_all(variants, frozenset({"openmp-for",
+                                                               "openmp-reduction"}))
+    assert all("openmp-for" in r.rules for r in results.values()), \
+        [r.notes for r in results.values()]
+    drivers = "\n".join(f"    {{ std::printf(\"== {v.name}\\n\"); {v.driver} }}"
+                        for v in variants)
+    before = _build_and_run(unit, drivers, tmp_path, "orig").splitlines()
+    after = _build_and_run(new_unit, drivers, tmp_path, "opt").splitlines()
+    assert before == after

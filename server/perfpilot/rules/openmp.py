@@ -197,6 +197,9 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
     balance = loop_balance(own.node, var) if own is not None else "rectangular"
     schedule, uneven = schedule_clause(balance)
     clauses += [schedule] if schedule else []
+    inner = lp.depth > 1 or (lp.depth == 1 and not lp.children)
+    gate = work_gate(lp, own.node) if own is not None and inner else ""
+    clauses += [f"if({gate})"] if gate else []
     pragma = " ".join(["#pragma omp parallel for", *clauses])
     writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
                     - set(lp.private_vars) - {var})
@@ -218,6 +221,10 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
     private = (f"; `{'`, `'.join(lp.private_vars)}` must be private to each thread"
                if lp.private_vars else "")
     uneven_text = f"; {uneven}, so `{schedule}` shares the work out" if schedule else ""
+    if gate:
+        uneven_text += ("; it is an inner loop under a loop whose iterations depend on each "
+                        "other, so a cost model (trip count times body size) keeps it serial "
+                        "when a parallel region would not pay for itself")
     text = (f"the `for` loop on line {lp.line} (over `{var}`, {lp.lower} to {lp.upper}) — "
             f"{what}{nested}{private}{uneven_text}: run it on all cores with `{pragma}` "
             "(build with `-fopenmp`).")
@@ -298,7 +305,8 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             why_not = ""
             if not lp.children and _small_constant_trip(lp):
                 why_not = "its trip count is a small constant"
-            elif lp.depth > 1 or (lp.depth == 1 and not lp.children):
+            elif (lp.depth > 1 or (lp.depth == 1 and not lp.children)) and \
+                    (not work_gate(lp, node) or lp.arg_reductions):
                 why_not = ("it is an inner loop: a parallel region per outer iteration costs "
                            "more than it saves")
             elif any(c.method == "at" for c in lp.calls):
@@ -316,7 +324,9 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 changes.append(_arg_change(inp, lp, node))
                 return
             if not why_not:
-                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1]))
+                gate = work_gate(lp, node) if lp.depth > 1 or (
+                    lp.depth == 1 and not lp.children) else ""
+                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1], gate))
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
@@ -432,8 +442,32 @@ def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
     return Change(rule, tuple(edits), explanation, (lp.line,))
 
 
+# A parallel region costs a few microseconds (waking the team, the barrier at its end). An inner
+# loop under a carried outer loop pays that on every outer iteration, so it runs in parallel only
+# when its own work, its trip count times its body's size in syntax nodes, is well above it.
+MIN_REGION_WORK = 40_000
+
+
+def work_gate(lp: LoopFacts, node: Node) -> str:
+    """The condition of an ``if`` clause that keeps an inner loop serial when its estimated
+    work (trip count x body size) is below ``MIN_REGION_WORK``; "" when the trip count cannot
+    be written (a step other than one, or bounds that call functions other than ``size()``)."""
+    if lp.step not in (1, -1) or lp.lower is None or lp.upper is None:
+        return ""
+    plain = re.compile(r"^(?:[\w\s+\-*/%.>\[\]]|\.(?:size|length)\(\)|->|\(|\))*$")
+    if not (plain.match(lp.lower) and plain.match(lp.upper)) or \
+            re.search(r"\w\s*\((?!\))", lp.lower + " " + lp.upper):
+        return ""
+    hi, lo = (lp.upper, lp.lower) if lp.step == 1 else (lp.lower, lp.upper)
+    inclusive = " + 1" if lp.cond_op in ("<=", ">=") else ""
+    body = node.child_by_field_name("body")
+    cost = max(1, sum(1 for n in walk_all(body) if n.is_named)) if body is not None else 1
+    trips = -(-MIN_REGION_WORK // cost)
+    return f"(long long)({hi}) - (long long)({lo}){inclusive} > {trips}"
+
+
 def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
-                   shared: list[tuple[str, str]]) -> Change:
+                   shared: list[tuple[str, str]], gate: str = "") -> Change:
     clauses = ""
     by_op: dict[str, list[str]] = {}
     for op, var in lp.reductions:
@@ -448,7 +482,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     if shared:
         # The same container passed twice: the iterations then depend on each other, and the
         # if clause runs them on one thread.
-        clauses += " if(" + " && ".join(f"&{w} != &{r}" for w, r in shared) + ")"
+        clauses += " if(" + " && ".join(
+            [*(f"&{w} != &{r}" for w, r in shared), *([gate] if gate else [])]) + ")"
+    elif gate:
+        clauses += f" if({gate})"
     pragma = f"#pragma omp parallel for{clauses}"
     rule = "openmp-reduction" if lp.reductions else "openmp-for"
     what = f"the loop over '{lp.induction}' ({lp.lower} to {lp.upper})"
@@ -462,6 +499,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
         parts.append(f"with {', '.join(lp.private_vars)} private to each thread")
     if schedule:
         parts.append(f"({uneven}, so '{schedule}' shares the work out evenly)")
+    if gate:
+        parts.append("(an inner loop under a loop whose iterations depend on each other: "
+                     f"'if({gate})' keeps it serial when its work, trip count times body size, "
+                     "would not pay for a parallel region)")
     if shared:
         pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
         parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")
