@@ -160,6 +160,21 @@ long in_expression(std::vector<int>& v, int (*bump)(std::vector<int>&)) {
     long s = bump(v) + std::accumulate(v.begin(), v.end(), 0L);
     return s;
 }""",
+    "find_impure": """
+long find_impure(const std::vector<int>& v) {
+    int probes = 0;
+    auto it = std::find_if(v.begin(), v.end(), [&probes](int x) { ++probes; return x > 0; });
+    return (it - v.begin()) + probes;
+}""",
+    "find_in_loop": """
+long find_in_loop(const std::vector<int>& v, int reps) {
+    long s = 0;
+    for (int r = 0; r < reps; ++r) {
+        auto it = std::find(v.begin(), v.end(), r);
+        s += it - v.begin();
+    }
+    return s;
+}""",
     "helper_writes_global": """
 int seen = 0;
 static int note(int x) { seen = x; return x; }
@@ -441,11 +456,16 @@ def _algorithm_variants() -> list[Variant]:
                 f"    c = std::count_if({xs}.cbegin(), {xs}.cend(), {pred});\n"
                 f"    o[0] = (long long)s; o[1] = r; o[2] = c;\n"
                 f"    o[3] = std::count({xs}.begin(), {xs}.end(), lim);\n"
+                f"    auto it = std::find({xs}.begin(), {xs}.end(), lim);\n"
+                f"    o[4] = it - {xs}.begin();\n"
+                f"    auto jt = std::find_if({xs}.cbegin(), {xs}.cend(), {pred});\n"
+                f"    o[5] = jt == {xs}.cend() ? -1 : *jt;\n"
                 f"    std::transform({xs}.begin(), {xs}.end(), {xs}.begin(), {lam});\n"
                 f"    return std::accumulate({xs}.begin(), {xs}.end(), 0LL);\n}}\n")
         driver = (_inputs(name) + f"std::vector<{elem}> x(a_{name}.begin(), a_{name}.begin() + n); "
-                  f"long long o[4]; long long z = {name}(x, o, {n % 3} - 1); "
-                  f"std::printf(\"%lld %lld %lld %lld %lld\\n\", o[0], o[1], o[2], o[3], z); }}")
+                  f"long long o[6]; long long z = {name}(x, o, {n % 3} - 1); "
+                  f"std::printf(\"%lld %lld %lld %lld %lld %lld %lld\\n\", o[0], o[1], o[2], "
+                  "o[3], o[4], o[5], z); }")
         out.append(Variant(name, code, driver))
     return out
 
@@ -459,6 +479,7 @@ def test_algorithms_agree_at_four_threads(tmp_path: Path) -> None:
     # every call became a loop
     assert "std::transform(" not in new_unit and "std::count_if(" not in new_unit
     assert "std::accumulate(" not in new_unit and "std::reduce(" not in new_unit
+    assert "std::find(" not in new_unit and "std::find_if(" not in new_unit
 
 
 def _search_variants() -> list[Variant]:

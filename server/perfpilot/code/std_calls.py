@@ -23,15 +23,17 @@ Node = tree_sitter.Node
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array)\s*<\s*([^<>,]+?)\s*(?:,[^<>]*)?>$")
 _INT_LITERAL = re.compile(
     r"^[+-]?(?:0[xX][0-9a-fA-F']+|[0-9][0-9']*)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU])$")
-_KINDS = {"transform": 4, "accumulate": 3, "reduce": (2, 3), "count_if": 3, "count": 3}
+_KINDS = {"transform": 4, "accumulate": 3, "reduce": (2, 3), "count_if": 3, "count": 3,
+          "find_if": 3, "find": 3}
 
 
 @dataclass(frozen=True)
 class AlgorithmCall:
     """One whole-container algorithm call: its kind (``transform``, ``accumulate``,
-    ``reduce``, ``count_if``, ``count``), the call's and its statement's byte ranges, the
-    container read, the one written (transform), its element type, the function or predicate
-    text, the initial value (``""`` for ``reduce`` without one) or the value counted."""
+    ``reduce``, ``count_if``, ``count``, ``find_if``, ``find``), the call's and its statement's
+    byte ranges, the container read, the one written (transform), its element type, the
+    function or predicate text, the initial value (``""`` for ``reduce`` without one) or the
+    value counted or searched for, and the text of the first argument (``x.begin()``)."""
 
     kind: str
     call: tuple[int, int]
@@ -42,6 +44,7 @@ class AlgorithmCall:
     functor: str
     init: str
     line: int
+    begin: str = ""
 
 
 def _element(vt: VarType | None) -> str | None:
@@ -169,15 +172,15 @@ def algorithm_calls(fn: Node, types: Mapping[str, VarType | None], unit: Node | 
             init = node_text(args[2]) if len(args) == 3 else ""
             if init and not _integral(init, types):
                 continue
-        elif kind == "count_if":
+        elif kind in ("count_if", "find_if"):
             functor = node_text(args[2])
             if not _pure_functor(args[2], unit):
                 continue
-        else:  # count: the value compared must not change (a literal or a plain variable)
+        else:  # count, find: the value compared must not change (a literal or a variable)
             value = unparen(args[2])
             if value.type not in ("identifier", "number_literal", "char_literal"):
                 continue
             init = node_text(value)
         yield AlgorithmCall(kind, (call.start_byte, call.end_byte),
                             (stmt.start_byte, stmt.end_byte), source, target, element, functor,
-                            init, call.start_point[0] + line_base + 1)
+                            init, call.start_point[0] + line_base + 1, node_text(args[0]))

@@ -20,6 +20,11 @@ def describe(call: AlgorithmCall) -> str:
         how = (f"each element of `{call.target}` is computed from the same element of "
                f"`{call.source}` by a function without side effects, so the elements can be "
                "computed on all cores")
+    elif call.kind in ("find", "find_if"):
+        how = (f"a search for the first matching element of `{call.source}`; the threads "
+               "test their shares in parallel, skip elements past the earliest match known, and "
+               "the earliest match wins (the end iterator when none matches), as in the serial "
+               "search")
     elif call.kind in ("accumulate", "reduce"):
         how = (f"an integer sum of `{call.source}`, which a `reduction(+:...)` computes on all "
                "cores with exactly the serial result (integer addition does not depend on the "
@@ -50,6 +55,25 @@ def algorithm_change(inp: RuleInput, call: AlgorithmCall) -> Change:
                  f"        {call.target}[{k}] = ({call.functor})({x}[{k}]);", "    }", "}"]
         text = f"{nl}{indent}".join(lines)
         edits = (Edit(s_start, s_end, text, rule),)
+    elif call.kind in ("find", "find_if"):
+        found, stop = inp.fresh_name(f"{x}_found"), inp.fresh_name(f"{x}_stop")
+        seen = inp.fresh_name(f"{x}_seen")
+        test = (f"({call.functor})({x}[{k}])" if call.kind == "find_if"
+                else f"{x}[{k}] == {call.init}")
+        lines = [f"std::size_t {found} = {x}.size();", "{",
+                 f"    long long {stop} = 9223372036854775807LL;",
+                 "    #pragma omp parallel for schedule(static)", f"    {head}",
+                 f"        long long {seen};", "        #pragma omp atomic read",
+                 f"        {seen} = {stop};",
+                 f"        if (static_cast<long long>({k}) > {seen}) continue;",
+                 f"        if ({test}) {{", "            #pragma omp critical",
+                 f"            if ({k} < {found}) {{", f"                {found} = {k};",
+                 "                #pragma omp atomic write",
+                 f"                {stop} = static_cast<long long>({k});", "            }",
+                 "        }", "    }", "}"]
+        prelude = "".join(f"{indent}{t}{nl}" for t in lines)
+        edits = (Edit(line_start, line_start, prelude, rule, order=9),
+                 Edit(call.call[0], call.call[1], f"({call.begin}) + {found}", rule))
     else:
         acc = inp.fresh_name(f"{x}_{'sum' if call.kind in ('accumulate', 'reduce') else 'count'}")
         if call.kind in ("accumulate", "reduce"):
