@@ -340,18 +340,67 @@ def test_left_serial(name: str) -> None:
 
 def test_histogram_shape() -> None:
     code = """
-void shape(const int* a, long* out, int n) {
-    long h[16] = {0};
+void shape(const int* a, long* out, int n, int k) {
+    std::vector<long> h(k);
     for (int i = 0; i < n; ++i) {
         ++h[a[i] & 15];
     }
-    for (int k = 0; k < 16; ++k) out[k] = h[k];
+    for (int q = 0; q < k; ++q) out[q] = h[q];
 }"""
     res = _rewrite("shape", code)
     assert "openmp-reduction" in res.rules
     assert "#pragma omp for nowait" in res.code and "#pragma omp critical" in res.code
     assert "++h_local[a[i] & 15]" in res.code, res.code
     assert any("histogram" in a.explanation for a in res.applied)
+
+
+def test_small_c_array_histogram_is_an_array_section() -> None:
+    code = """
+void section(const int* a, long* out, int n) {
+    long h[16] = {0};
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 15];
+    }
+    for (int q = 0; q < 16; ++q) out[q] = h[q];
+}"""
+    res = _rewrite("section", code)
+    assert "#pragma omp parallel for reduction(+:h[:16])" in res.code, res.code
+
+
+C_HIST = """#include <stdio.h>
+void chist(const int* a, int n, unsigned* out) {
+    unsigned h[64] = {0};
+    for (int i = 0; i < n; ++i) {
+        h[(a[i] % 64 + 64) % 64] += 3;
+    }
+    for (int q = 0; q < 64; ++q) out[q] = h[q];
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_c_histogram_agrees_at_four_threads(tmp_path: Path) -> None:
+    res = rewrite(function_by_name(C_HIST, "c", "chist"))
+    assert "reduction(+:h[:64])" in res.code, (res.code, res.notes)
+    new = C_HIST.replace(C_HIST[C_HIST.index("void chist"):], res.code + "\n")
+    main = ("int main(void) { static int a[5000]; unsigned o[64]; unsigned s = 7u;"
+            " for (int n = 0; n <= 5000; n += 1249) { for (int i = 0; i < n; ++i) {"
+            " s = s * 1103515245u + 12345u; a[i] = (int)((s >> 8) % 2001u) - 1000; }"
+            " chist(a, n, o); for (int q = 0; q < 64; ++q) printf(\"%u \", o[q]);"
+            " printf(\"\\n\"); } return 0; }\n")
+    outs = []
+    for tag, unit in (("orig", C_HIST), ("opt", new)):
+        src = tmp_path / f"{tag}.c"
+        src.write_text(unit + main)
+        exe = tmp_path / tag
+        comp = subprocess.run(["gcc", "-O1", "-fopenmp", "-o", str(exe), str(src)],
+                              capture_output=True, text=True, timeout=120)
+        assert comp.returncode == 0, comp.stderr + src.read_text()
+        run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "OMP_NUM_THREADS": "4"})
+        assert run.returncode == 0, run.stderr
+        outs.append(run.stdout)
+    assert outs[0] == outs[1]
 
 
 # ---------------------------------------------------------------------------------------------

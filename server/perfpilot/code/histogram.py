@@ -44,6 +44,7 @@ class Histogram:
     element: str
     c_array: bool
     uses: tuple[tuple[int, int], ...]
+    length: int | None = None  # a C array's declared length, when it is a literal
 
 
 def element_type(vt: VarType | None) -> tuple[str, bool] | None:
@@ -64,6 +65,22 @@ def element_type(vt: VarType | None) -> tuple[str, bool] | None:
     if not VarType(base=elem).is_integral or elem in ("char", "signed char"):
         return None
     return elem, c_array
+
+
+def declared_length(loop: Node, name: str) -> int | None:
+    """The literal length of the C array ``name`` declared in the function around ``loop``."""
+    fn = loop.parent
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    lengths = set()
+    for n in walk_all(fn if fn is not None else loop):
+        if n.type != "array_declarator":
+            continue
+        inner, size = n.child_by_field_name("declarator"), n.child_by_field_name("size")
+        if inner is not None and inner.type == "identifier" and node_text(inner) == name:
+            text = node_text(size) if size is not None else ""
+            lengths.add(int(text) if text.isdigit() else -1)
+    return lengths.pop() if len(lengths) == 1 and -1 not in lengths else None
 
 
 def _update_of(name_node: Node) -> Node | None:
@@ -112,7 +129,8 @@ def histograms(loop: Node, body: Node, var: str, types: dict[str, VarType | None
         if not occ or any(_update_of(o) is None for o in occ):
             return f"'{name}' is also read or used otherwise in the loop"
         found.append(Histogram(name, elem, c_array,
-                               tuple((o.start_byte, o.end_byte) for o in occ)))
+                               tuple((o.start_byte, o.end_byte) for o in occ),
+                               declared_length(loop, name) if c_array else None))
     ok, reason, reductions, private, _locals = check_independent(
         loop, body, (var,), types, bound_vars, frozenset(), frozenset(), pure,
         frozenset(h.array for h in found))

@@ -333,6 +333,10 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
         elif lp.kind == "for" and lp.depth == 0 and lp.counted and node is not None and \
                 statement_slot_ok(node) and not _overlaps(inp, lp)[0] and \
                 (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
+            if isinstance(pattern, HistogramLoop) and histogram.by_section(pattern):
+                schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
+                changes.append(histogram.section_change(inp, lp, node, pattern, schedule))
+                return
             if inp.language != "cpp":
                 notes.append(f"openmp: the loop at line {lp.line} is a parallel pattern, but "
                              "its rewrite is written for C++ only")

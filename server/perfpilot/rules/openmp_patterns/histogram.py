@@ -8,9 +8,31 @@ from dataclasses import replace
 from perfpilot.code.histogram import HistogramLoop
 from perfpilot.code.loops import LoopFacts
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.rewrite_input import Change, Node, RuleInput, newline_of
+from perfpilot.rules.rewrite_input import Change, Node, RuleInput, insertion_before, newline_of
 
 RULE = "openmp-reduction"
+
+# A C array of at most this many elements is reduced with an OpenMP 4.5 array section
+# (``reduction(+:h[:K])``), whose per-thread copies live on each thread's stack.
+MAX_SECTION_LENGTH = 4096
+
+
+def by_section(hl: HistogramLoop) -> bool:
+    """Whether every histogram is a small C array of literal length (an array section)."""
+    return all(h.c_array and h.length is not None and 0 < h.length <= MAX_SECTION_LENGTH
+               for h in hl.histograms)
+
+
+def section_change(inp: RuleInput, lp: LoopFacts, node: Node, hl: HistogramLoop,
+                   schedule: str) -> Change:
+    """``#pragma omp parallel for reduction(+:h[:K])`` above the loop."""
+    sections = ",".join(f"{h.array}[:{h.length}]" for h in hl.histograms)
+    pragma = f"#pragma omp parallel for reduction(+:{sections}){clauses(hl, schedule)}"
+    explanation = (f"The loop over '{lp.induction}' at line {lp.line} is "
+                   f"{describe(hl).replace('`', chr(39))}; '{pragma}' keeps the copies (an "
+                   "OpenMP 4.5 array section).")
+    return Change(RULE, (insertion_before(inp, node, pragma, RULE, order=9),), explanation,
+                  (lp.line,))
 
 
 def describe(hl: HistogramLoop) -> str:
