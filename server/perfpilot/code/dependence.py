@@ -245,6 +245,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                       size_vars: frozenset[str] = frozenset(),
                       exempt: frozenset[str] = frozenset(),
                       pure: Callable[[str], bool] | None = None,
+                      exempt_elements: frozenset[str] = frozenset(),
                       ) -> tuple[bool, str, tuple[tuple[str, str], ...], tuple[str, ...],
                                  tuple[str, ...]]:
     """Decide whether the iterations over ``required`` induction variables are independent.
@@ -255,7 +256,8 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     the loop bound; ``size_vars`` those of them used there only as ``x.size()``/``x.length()``.
     ``exempt`` are scalars the caller handles itself (the variables of an arg-min update, which
     each thread keeps apart and combines after the loop). ``pure`` answers whether a callee
-    outside the standard table is a pure helper (see ``purity``).
+    outside the standard table is a pure helper (see ``purity``). ``exempt_elements`` are
+    arrays the caller handles itself (a histogram each thread counts into its own copy of).
     """
     f = collect_body(loop, body)
     locals_ = tuple(sorted(f.locals))
@@ -317,7 +319,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     nodes_of: dict[str, list[Node]] = {}
     for acc, base_node in f.element:
         root = root_name_of(base_node)
-        if root in f.locals and root not in f.local_refs:
+        if (root in f.locals and root not in f.local_refs) or acc.base in exempt_elements:
             continue
         by_base.setdefault(acc.base, []).append(acc)
         nodes_of.setdefault(acc.base, []).append(base_node)

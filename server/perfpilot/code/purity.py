@@ -86,6 +86,22 @@ def pure_helper(name: str, at: Node, unit: Node | None = None, depth: int = 0,
     if found is None:
         return False
     params, body = found
+    return _pure_body(params, body, unit, depth, seen | {name})
+
+
+def pure_lambda(lam: Node, unit: Node | None = None) -> bool:
+    """Whether calling the lambda expression ``lam`` has no side effect at all (its body as
+    a same-file helper's; a by-reference capture may be read, never written)."""
+    if lam.type != "lambda_expression":
+        return False
+    body = lam.child_by_field_name("body")
+    decl = lam.child_by_field_name("declarator")
+    params = decl.child_by_field_name("parameters") if decl is not None else None
+    return body is not None and _pure_body(params, body, unit, 0, frozenset())
+
+
+def _pure_body(params: Node | None, body: Node, unit: Node | None, depth: int,
+               seen: frozenset[str]) -> bool:
     f = collect_body(body, body)
     own = f.locals | _value_params(params)
     if f.has_io or f.static_locals or f.other or f.escapes - own:
@@ -111,7 +127,6 @@ def pure_helper(name: str, at: Node, unit: Node | None = None, depth: int = 0,
             if call.method in PARALLEL_SAFE_METHODS or obj in f.locals:
                 continue
             return False
-        if not pure_helper(plain_callee(call.callee), body, unit, depth + 1,
-                           seen | {name}):
+        if not pure_helper(plain_callee(call.callee), body, unit, depth + 1, seen):
             return False
     return True

@@ -89,7 +89,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "strlen-condition": "call, var",
     "accumulator-chain": "var, op",
     "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "
-                   "schedule (the schedule clause, empty for the default)"),
+                   "schedule (the schedule clause, empty for the default), pattern (only for "
+                   "the parallel patterns: histogram|first-match search|scan|std::<algorithm>)"),
     "openmp-reduction": "as openmp-for",
     "loop-interchange": "outer_var, inner_var, arrays (a,b), perfect (yes|no), "
                         "inner_loop (start:end bytes)",

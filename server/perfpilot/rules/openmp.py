@@ -8,19 +8,27 @@ from dataclasses import replace
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.first_match import FirstMatch, first_match
+from perfpilot.code.histogram import HistogramLoop, histograms
 from perfpilot.code.loop_shape import Balance, loop_balance
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import node_text, statements, walk_all
+from perfpilot.code.purity import pure_helper
+from perfpilot.code.scan import Scan, scan
 from perfpilot.code.site import Param
-from perfpilot.code.syntax import Node, declarator_name
+from perfpilot.code.std_calls import algorithm_calls
+from perfpilot.code.syntax import Node, declarator_name, identifiers_of
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_types
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.openmp_patterns import algorithms, histogram, search
+from perfpilot.rules.openmp_patterns import scan as scan_rewrite
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
     RuleOutput,
+    identifiers,
     insertion_before,
     loop_node,
     newline_of,
@@ -52,9 +60,16 @@ def _pragma_before(facts: FunctionFacts, start: int) -> bool:
 
 def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     """The outermost loops whose iterations provably do not interfere."""
+    types = loop_types(facts)
+    if facts.site.language == "cpp" and not facts.site.has_openmp:
+        for call in algorithm_calls(facts.fn, types, None):
+            yield make_finding(algorithms.rule_of(call), algorithms.describe(call), [call.line],
+                               node_range=call.call, names=[call.source],
+                               data={"pragma": "#pragma omp parallel for", "var": "",
+                                     "reductions": "", "private": "", "schedule": "",
+                                     "pattern": f"std::{call.kind}"})
     if not facts.loops:
         return
-    types = loop_types(facts)
     # The function's own names (parameters and locals), for the loop analysis.
     own = frozenset({p.name for p in facts.site.params}
                     | {v.name for d in facts.nodes("declaration") for v in facts.local_vars(d)}
@@ -81,6 +96,15 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
         forest.append(analyze_loop(loop.node, 0, 0, types, own))
     covered: list[LoopFacts] = []
     for lp in all_loops(tuple(forest)):
+        if not lp.independent and lp.counted and lp.depth == 0 and \
+                not facts.site.has_openmp and not _pragma_before(facts, lp.start_byte):
+            own_loop = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+            pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
+            shared = overlaps(facts.site.params, types, lp)
+            if pattern is not None and not shared[0] and \
+                    not (isinstance(pattern, Scan) and shared[1]):
+                yield _pattern_finding(facts, lp, pattern)
+            continue
         if not (lp.independent and lp.counted):
             continue
         if any(o.start_byte <= lp.start_byte and lp.end_byte <= o.end_byte for o in covered):
@@ -105,6 +129,59 @@ def _ancestors(loop: Loop) -> list[Node]:
     return out
 
 
+Pattern = HistogramLoop | FirstMatch | Scan
+
+
+def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
+               unit: Node | None) -> Pattern | None:
+    """The parallel pattern a counted loop the plain analysis finds dependent follows: a
+    histogram (``code/histogram.py``), a first-match search (``code/first_match.py``) or an
+    integer prefix sum (``code/scan.py``); None when it follows none."""
+    body = node.child_by_field_name("body")
+    cond = node.child_by_field_name("condition")
+    if body is None or lp.induction is None:
+        return None
+    bound_vars = identifiers_of(cond) - {lp.induction} if cond is not None else set()
+    def pure(name: str) -> bool:
+        return pure_helper(name, node, unit)
+
+    hl = histograms(node, body, lp.induction, dict(types), bound_vars, pure)
+    if isinstance(hl, HistogramLoop):
+        return hl
+    fm = first_match(node, lp.induction, lp.step, lp.cond_op, lp.induction_declared, types,
+                     pure)
+    if isinstance(fm, FirstMatch):
+        return fm
+    sc = scan(node, lp.induction, lp.step, lp.cond_op, lp.lower, lp.upper,
+              lp.induction_declared, types)
+    return sc if isinstance(sc, Scan) else None
+
+
+def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> Finding:
+    own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+    schedule, _uneven = schedule_clause(loop_balance(own.node, lp.induction or "")
+                                        if own is not None else "rectangular")
+    what = (histogram.describe(pattern) if isinstance(pattern, HistogramLoop)
+            else search.describe(pattern) if isinstance(pattern, FirstMatch)
+            else scan_rewrite.describe(pattern))
+    text = (f"the `for` loop on line {lp.line} (over `{lp.induction}`, {lp.lower} to "
+            f"{lp.upper}) is {what}: run it on all cores with `#pragma omp parallel` around a "
+            f"`#pragma omp for` (build with `-fopenmp`).")
+    names = ([h.array for h in pattern.histograms] if isinstance(pattern, HistogramLoop)
+             else [])
+    kind = ("histogram" if isinstance(pattern, HistogramLoop) else
+            "first-match search" if isinstance(pattern, FirstMatch) else "scan")
+    private = ",".join(pattern.private_vars) if isinstance(pattern, HistogramLoop) else ""
+    return make_finding(
+        "openmp-reduction", text, [lp.line],
+        loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
+        names=[lp.induction or "?", *names],
+        data={"pragma": "#pragma omp parallel", "var": lp.induction or "",
+              "reductions": ",".join(f"+:{n}[]" for n in names),
+              "private": private, "schedule": schedule, "pattern": kind},
+        bonus=_weight(facts, lp))
+
+
 def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
     var = lp.induction or "?"
     clauses: list[str] = []
@@ -120,6 +197,9 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
     balance = loop_balance(own.node, var) if own is not None else "rectangular"
     schedule, uneven = schedule_clause(balance)
     clauses += [schedule] if schedule else []
+    inner = lp.depth > 1 or (lp.depth == 1 and not lp.children)
+    gate = work_gate(lp, own.node) if own is not None and inner else ""
+    clauses += [f"if({gate})"] if gate else []
     pragma = " ".join(["#pragma omp parallel for", *clauses])
     writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
                     - set(lp.private_vars) - {var})
@@ -141,6 +221,10 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
     private = (f"; `{'`, `'.join(lp.private_vars)}` must be private to each thread"
                if lp.private_vars else "")
     uneven_text = f"; {uneven}, so `{schedule}` shares the work out" if schedule else ""
+    if gate:
+        uneven_text += ("; it is an inner loop under a loop whose iterations depend on each "
+                        "other, so a cost model (trip count times body size) keeps it serial "
+                        "when a parallel region would not pay for itself")
     text = (f"the `for` loop on line {lp.line} (over `{var}`, {lp.lower} to {lp.upper}) — "
             f"{what}{nested}{private}{uneven_text}: run it on all cores with `{pragma}` "
             "(build with `-fopenmp`).")
@@ -221,7 +305,8 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             why_not = ""
             if not lp.children and _small_constant_trip(lp):
                 why_not = "its trip count is a small constant"
-            elif lp.depth > 1 or (lp.depth == 1 and not lp.children):
+            elif (lp.depth > 1 or (lp.depth == 1 and not lp.children)) and \
+                    (not work_gate(lp, node) or lp.arg_reductions):
                 why_not = ("it is an inner loop: a parallel region per outer iteration costs "
                            "more than it saves")
             elif any(c.method == "at" for c in lp.calls):
@@ -239,15 +324,49 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 changes.append(_arg_change(inp, lp, node))
                 return
             if not why_not:
-                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1]))
+                gate = work_gate(lp, node) if lp.depth > 1 or (
+                    lp.depth == 1 and not lp.children) else ""
+                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1], gate))
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
+        elif lp.kind == "for" and lp.depth == 0 and lp.counted and node is not None and \
+                statement_slot_ok(node) and not _overlaps(inp, lp)[0] and \
+                (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
+            if isinstance(pattern, HistogramLoop) and histogram.by_section(pattern):
+                schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
+                changes.append(histogram.section_change(inp, lp, node, pattern, schedule))
+                return
+            if inp.language != "cpp":
+                notes.append(f"openmp: the loop at line {lp.line} is a parallel pattern, but "
+                             "its rewrite is written for C++ only")
+                return
+            if isinstance(pattern, FirstMatch):
+                changes.append(search.search_change(inp, lp, node, pattern))
+                return
+            if isinstance(pattern, Scan):
+                if _overlaps(inp, lp)[1]:
+                    notes.append(f"openmp: the scan at line {lp.line} stays serial: its arrays "
+                                 "may be one object read at other indices")
+                else:
+                    changes.append(scan_rewrite.scan_change(inp, lp, node, pattern))
+                return
+            schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
+            changes.append(histogram.histogram_change(inp, lp, node, pattern, schedule))
+            return
         elif lp.kind == "for" and lp.depth == 0 and lp.reason:
             notes.append(f"openmp: the loop at line {lp.line} stays serial: {lp.reason}")
         for child in lp.children:
             visit(child)
 
+    if inp.language == "cpp":
+        named = inp
+        for call in algorithm_calls(inp.function, inp.types, inp.unit):
+            change = algorithms.algorithm_change(named, call)
+            changes.append(change)
+            # the next call's names must differ from those this one introduced
+            named = replace(named, taken=named.taken | identifiers(
+                " ".join(e.text for e in change.edits)))
     for top in inp.loops:
         visit(top)
     return changes, notes
@@ -327,8 +446,32 @@ def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
     return Change(rule, tuple(edits), explanation, (lp.line,))
 
 
+# A parallel region costs a few microseconds (waking the team, the barrier at its end). An inner
+# loop under a carried outer loop pays that on every outer iteration, so it runs in parallel only
+# when its own work, its trip count times its body's size in syntax nodes, is well above it.
+MIN_REGION_WORK = 40_000
+
+
+def work_gate(lp: LoopFacts, node: Node) -> str:
+    """The condition of an ``if`` clause that keeps an inner loop serial when its estimated
+    work (trip count x body size) is below ``MIN_REGION_WORK``; "" when the trip count cannot
+    be written (a step other than one, or bounds that call functions other than ``size()``)."""
+    if lp.step not in (1, -1) or lp.lower is None or lp.upper is None:
+        return ""
+    plain = re.compile(r"^(?:[\w\s+\-*/%.>\[\]]|\.(?:size|length)\(\)|->|\(|\))*$")
+    if not (plain.match(lp.lower) and plain.match(lp.upper)) or \
+            re.search(r"\w\s*\((?!\))", lp.lower + " " + lp.upper):
+        return ""
+    hi, lo = (lp.upper, lp.lower) if lp.step == 1 else (lp.lower, lp.upper)
+    inclusive = " + 1" if lp.cond_op in ("<=", ">=") else ""
+    body = node.child_by_field_name("body")
+    cost = max(1, sum(1 for n in walk_all(body) if n.is_named)) if body is not None else 1
+    trips = -(-MIN_REGION_WORK // cost)
+    return f"(long long)({hi}) - (long long)({lo}){inclusive} > {trips}"
+
+
 def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
-                   shared: list[tuple[str, str]]) -> Change:
+                   shared: list[tuple[str, str]], gate: str = "") -> Change:
     clauses = ""
     by_op: dict[str, list[str]] = {}
     for op, var in lp.reductions:
@@ -343,7 +486,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     if shared:
         # The same container passed twice: the iterations then depend on each other, and the
         # if clause runs them on one thread.
-        clauses += " if(" + " && ".join(f"&{w} != &{r}" for w, r in shared) + ")"
+        clauses += " if(" + " && ".join(
+            [*(f"&{w} != &{r}" for w, r in shared), *([gate] if gate else [])]) + ")"
+    elif gate:
+        clauses += f" if({gate})"
     pragma = f"#pragma omp parallel for{clauses}"
     rule = "openmp-reduction" if lp.reductions else "openmp-for"
     what = f"the loop over '{lp.induction}' ({lp.lower} to {lp.upper})"
@@ -357,6 +503,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
         parts.append(f"with {', '.join(lp.private_vars)} private to each thread")
     if schedule:
         parts.append(f"({uneven}, so '{schedule}' shares the work out evenly)")
+    if gate:
+        parts.append("(an inner loop under a loop whose iterations depend on each other: "
+                     f"'if({gate})' keeps it serial when its work, trip count times body size, "
+                     "would not pay for a parallel region)")
     if shared:
         pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
         parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")
@@ -443,5 +593,41 @@ long total(const int *a, int n) {
     return s;
 }
 """, "total"),
+        Example("cpp", """
+#include <vector>
+std::vector<long> histogram(const int *a, int n) {
+    std::vector<long> h(256);
+    for (int i = 0; i < n; ++i) {
+        ++h[a[i] & 255];
+    }
+    return h;
+}
+""", "histogram"),
+        Example("cpp", """
+#include <numeric>
+#include <vector>
+long long sum_all(const std::vector<int>& v) {
+    long long s = std::accumulate(v.begin(), v.end(), 0LL);
+    return s;
+}
+""", "sum_all"),
+        Example("cpp", """
+int first_negative(const int *a, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (a[i] < 0) return i;
+    }
+    return -1;
+}
+""", "first_negative"),
+        Example("cpp", """
+long running_total(const int *__restrict a, long *__restrict out, int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        s += a[i];
+        out[i] = s;
+    }
+    return s;
+}
+""", "running_total"),
     ),
 )
