@@ -282,7 +282,8 @@ class Engine:
             members = [(j, c.variant) for j, c in enumerate(cands)
                        if cand.family and c.family == cand.family]
             if len(members) > 1:
-                ctx.report("timing", f"racing {len(members)} variants ({cand.family})")
+                # Each variant is built and checked first: the race starts with building.
+                ctx.report("building", f"racing {len(members)} variants ({cand.family})")
                 done = await race(cand.family, members, measure_one, self.settings.runner.pairs)
                 races.append(done)
                 trials += [Trial(cands[e.index], e.last) for e in done.finalists]
