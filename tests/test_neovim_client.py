@@ -201,7 +201,7 @@ def test_docs_snippet_starts_and_configures_the_server(tmp_path: Path) -> None:
                    PERFPILOT_NVIM_INSIDE=INSIDE,
                    PATH=f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}")
     proc = run_nvim(["--headless", "--clean", "-u", str(init), "-c",
-                     f"luafile {SNIPPET_CHECK}", str(source)], env, sub, 60)
+                     f"luafile {SNIPPET_CHECK}", str(source)], env, sub, 150)
     data = read_result(result_path, proc)
     assert "error" not in data, f"{data['error']}\nnvim output:\n{proc.stdout}"
     assert data["filetype"] == "cpp"

@@ -25,7 +25,7 @@ end
 local function run()
   local bufnr = vim.api.nvim_get_current_buf()
   local client
-  assert(vim.wait(30000, function()
+  assert(vim.wait(90000, function()
     for _, c in ipairs(attached_clients(bufnr)) do
       if c.name == 'perfpilot' and c.initialized then
         client = c
@@ -33,7 +33,7 @@ local function run()
       end
     end
     return false
-  end, 50), 'no initialized perfpilot client attached to the buffer within 30 s')
+  end, 50), 'no initialized perfpilot client attached to the buffer within 90 s')
   result.client_name = client.name
   result.root_dir = client.config.root_dir
 
