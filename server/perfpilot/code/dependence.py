@@ -4,7 +4,7 @@ and the legality of swapping two nested loops."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import tree_sitter
 
@@ -436,3 +436,21 @@ def interchange_blocker(outer: Node, types: dict[str, VarType | None], *,
     if reductions and not allow_reductions:
         return "it accumulates into a scalar, whose order the swap would change"
     return ""
+
+
+def counter_type(loop: Node, var: str, declared: bool,
+                 types: Mapping[str, VarType | None]) -> tuple[str, str]:
+    """The type of a counted loop's counter ``var`` and why the loop cannot hand it to
+    threads ('' when it can): declared in the header, or a plain integer not used after."""
+    init = loop.child_by_field_name("initializer")
+    if declared and init is not None and init.type == "declaration":
+        type_node = init.child_by_field_name("type")
+        var_type = node_text(type_node) if type_node is not None else ""
+    else:
+        vt = types.get(var)
+        var_type = vt.base if vt is not None else ""
+        if used_after(loop, var):
+            return var_type, f"'{var}' is used after the loop"
+    if not VarType(base=var_type).is_integral:
+        return var_type, f"'{var}' is not of a plain integer type"
+    return var_type, ""

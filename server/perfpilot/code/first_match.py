@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.dependence import used_after
+from perfpilot.code.dependence import counter_type
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import collect_body
-from perfpilot.code.parse import node_text, statements, unwrap, walk_all
+from perfpilot.code.parse import statements, unwrap, walk_all
 from perfpilot.code.syntax import nearest_target, plain_callee
 
 Node = tree_sitter.Node
@@ -76,17 +76,9 @@ def first_match(loop: Node, var: str, step: int | None, cond_op: str | None,
     if len(stmts) != 1 or stmts[0].type != "if_statement" or \
             stmts[0].child_by_field_name("alternative") is not None:
         return "the body is not a single 'if' without 'else'"
-    init = loop.child_by_field_name("initializer")
-    if declared and init is not None and init.type == "declaration":
-        type_node = init.child_by_field_name("type")
-        var_type = node_text(type_node) if type_node is not None else ""
-    else:
-        vt = types.get(var)
-        var_type = vt.base if vt is not None else ""
-        if used_after(loop, var):
-            return f"'{var}' is used after the loop"
-    if not VarType(base=var_type).is_integral:
-        return f"'{var}' is not of a plain integer type"
+    var_type, why = counter_type(loop, var, declared, types)
+    if why:
+        return why
     stmt = stmts[0]
     cond = unwrap(stmt.child_by_field_name("condition"))
     cons = stmt.child_by_field_name("consequence")

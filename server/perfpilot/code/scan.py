@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.dependence import used_after
+from perfpilot.code.dependence import counter_type
 from perfpilot.code.parse import node_text, statements, unparen, walk_all
 
 Node = tree_sitter.Node
@@ -144,17 +144,9 @@ def scan(loop: Node, var: str, step: int | None, cond_op: str | None, lower: str
                         f"{node_text(cond) if cond is not None else ''} {lower}")
     if {acc, out} & set(re.findall(r"\w+", bound_text)):
         return "the bounds depend on the sum"
-    init = loop.child_by_field_name("initializer")
-    if declared and init is not None and init.type == "declaration":
-        type_node = init.child_by_field_name("type")
-        var_type = node_text(type_node) if type_node is not None else ""
-    else:
-        vt = types.get(var)
-        var_type = vt.base if vt is not None else ""
-        if used_after(loop, var):
-            return f"'{var}' is used after the loop"
-    if not VarType(base=var_type).is_integral:
-        return f"'{var}' is not of a plain integer type"
+    var_type, why = counter_type(loop, var, declared, types)
+    if why:
+        return why
     uses = tuple((n.start_byte, n.end_byte) for n in walk_all(body)
                  if n.type == "identifier" and node_text(n) == acc)
     return Scan(acc, acc_vt.base, var, var_type, out, (term.start_byte, term.end_byte), uses,
