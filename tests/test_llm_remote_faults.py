@@ -352,7 +352,7 @@ def test_urls_and_key_resolution() -> None:
     with pytest.raises(EndpointError, match="not an http"):
         chat_completions_url("localhost:8000")
     role = remote_role("http://h/v1")
-    assert resolve_api_key(role, {"apiKey": "a"}, {"PERFPILOT_TEST_KEY": "b"}) == "a"
+    assert resolve_api_key(role, {"api_key": "a"}, {"PERFPILOT_TEST_KEY": "b"}) == "a"
     assert resolve_api_key(role, {"api_key": "d"}, {"PERFPILOT_TEST_KEY": "b"}) == "d"
     assert resolve_api_key(role, {"PERFPILOT_TEST_KEY": "c"}, {}) == "c"
     assert resolve_api_key(role, {}, {"PERFPILOT_TEST_KEY": "b"}) == "b"
@@ -369,7 +369,7 @@ async def test_a_rotated_key_takes_effect_without_a_restart() -> None:
         engine = Engine(Settings(optimizer=remote_role(ep.url, api_key_env="")))
         try:
             for key in ("sk-first-key-111", "sk-second-key-222"):
-                engine.set_secret("apiKey", key, role="optimizer")
+                engine.set_secret("api_key", key, role="optimizer")
                 client = engine.optimizer().client  # type: ignore[attr-defined]
                 await generate(client)
             held = " ".join([*engine._clients.by_key, *engine._backends])
@@ -446,3 +446,16 @@ async def test_every_sample_failing_is_an_optimizer_error() -> None:
         finally:
             await client.close()
     assert err.value.kind == "timeout" and err.value.role == "optimizer"
+
+
+def test_a_key_for_one_role_or_both() -> None:
+    from perfpilot.engine.engine import Engine
+    from perfpilot.settings import API_KEY_SECRET, Settings
+
+    engine = Engine(Settings())
+    engine.set_secret(API_KEY_SECRET, "sk-both")
+    engine.set_secret(API_KEY_SECRET, "sk-planner", role="planner")
+    assert engine.api_key("planner") == "sk-planner"
+    assert engine.api_key("optimizer") == "sk-both"
+    engine.set_secret(API_KEY_SECRET, "")  # an empty value clears it
+    assert engine.api_key("optimizer") is None

@@ -75,3 +75,11 @@ def test_the_settings_docs_name_every_key() -> None:
 
 def test_one_version_for_server_and_extension() -> None:
     assert PACKAGE["version"] == perfpilot.__version__
+
+
+def test_one_secret_name_on_the_wire() -> None:
+    from perfpilot.lsp.protocol import SECRET_API_KEY
+
+    protocol_ts = (ROOT / "client-vscode" / "src" / "protocol.ts").read_text(encoding="utf-8")
+    declared = re.search(r"interface SetSecretParams \{\s*name: '([^']+)'", protocol_ts)
+    assert declared is not None and declared.group(1) == SECRET_API_KEY

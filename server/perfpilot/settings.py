@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Backend = Literal["builtin", "local", "remote"]
+# The name an API key the editor hands over is held under, in the engine's secrets (with a
+# role prefix, ``optimizer.api_key``, when it is for one role only); never in settings.
+API_KEY_SECRET = "api_key"
 ApplyMode = Literal["verified", "preview", "ask"]
 ParallelPolicy = Literal["prefer-serial", "balanced", "max-threads"]
 

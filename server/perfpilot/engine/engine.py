@@ -28,7 +28,7 @@ from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.gate import MeasureGate
-from perfpilot.settings import RoleSettings, Settings, settings_to_dict
+from perfpilot.settings import API_KEY_SECRET, RoleSettings, Settings, settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 
 if TYPE_CHECKING:
@@ -118,6 +118,10 @@ class Engine:
                 s.optimizer, secrets, self._clients, flags=flags, compiler=s.runner.compiler)
         optimizer: Optimizer = self._backends[key]
         return optimizer
+
+    def api_key(self, role: str) -> str | None:
+        """The API key the editor handed over for ``role`` (or for both roles), if any."""
+        return self._role_secrets(role).get(API_KEY_SECRET)
 
     def _role_secrets(self, role: str) -> dict[str, str]:
         out = {k: v for k, v in self.secrets.items() if "." not in k}

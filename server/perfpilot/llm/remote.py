@@ -25,7 +25,7 @@ from perfpilot.llm.errors import EndpointError
 from perfpilot.llm.redact import redact_text, redact_url
 from perfpilot.llm.stopping import repeating, tail_window
 from perfpilot.progress import Cancelled, JobContext
-from perfpilot.settings import RoleSettings
+from perfpilot.settings import API_KEY_SECRET, RoleSettings
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +66,10 @@ def resolve_api_key(role: RoleSettings, secrets: Mapping[str, str],
                     environ: Mapping[str, str]) -> str | None:
     """The API key for a remote role, or None.
 
-    In order: ``secrets["api_key"]`` or ``secrets["apiKey"]`` (handed over by the editor for
-    this role), ``secrets[role.api_key_env]``, then the environment variable
-    ``role.api_key_env``.
+    In order: ``secrets[API_KEY_SECRET]`` (handed over by the editor for this role),
+    ``secrets[role.api_key_env]``, then the environment variable ``role.api_key_env``.
     """
-    for value in (secrets.get("api_key"), secrets.get("apiKey"),
+    for value in (secrets.get(API_KEY_SECRET),
                   secrets.get(role.api_key_env) if role.api_key_env else None,
                   environ.get(role.api_key_env) if role.api_key_env else None):
         if value:

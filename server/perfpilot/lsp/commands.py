@@ -204,6 +204,6 @@ def register(server: PerfPilotServer) -> None:
                                            "no endpoint to test"}
         from perfpilot.llm.check import check_endpoint
 
-        key = ls.engine.secrets.get(f"{role_name}.api_key") or ls.engine.secrets.get("api_key")
+        key = ls.engine.api_key(role_name)
         ok, message = await check_endpoint(role, key)
         return {"ok": ok, "message": message}

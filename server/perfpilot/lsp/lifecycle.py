@@ -10,7 +10,8 @@ from lsprotocol import types as lsp
 from perfpilot.engine.session import path_of_uri
 from perfpilot.engine.watch import WorkspaceWatcher
 from perfpilot.lsp.language_server import PerfPilotServer
-from perfpilot.lsp.protocol import NOTIFY_SECRET, SetSecretParams
+from perfpilot.lsp.protocol import NOTIFY_SECRET, SECRET_API_KEY, SetSecretParams
+from perfpilot.settings import API_KEY_SECRET
 
 
 def register(server: PerfPilotServer) -> None:
@@ -64,8 +65,8 @@ def register(server: PerfPilotServer) -> None:
 
     @server.feature(NOTIFY_SECRET)
     def set_secret(ls: PerfPilotServer, params: SetSecretParams) -> None:
-        name = params.name or "apiKey"
-        ls.engine.set_secret("api_key" if name == "apiKey" else name, params.value,
+        name = params.name or SECRET_API_KEY
+        ls.engine.set_secret(API_KEY_SECRET if name == SECRET_API_KEY else name, params.value,
                              params.role)
         ls.log_info(f"secret {name} {'set' if params.value else 'cleared'}")  # never the value
 

@@ -36,6 +36,8 @@ CMD_CONFIRM = "perfpilot.confirmInProgram"
 CMD_CANCEL_PROFILE = "perfpilot.cancelProfile"
 CMD_DRAFT_SPEC = "perfpilot.draftBenchSpec"
 NOTIFY_SECRET = "perfpilot/setSecret"
+# The one secret name the editor sends (``SetSecretParams.name``), as protocol.ts declares it.
+SECRET_API_KEY = "apiKey"
 NOTIFY_JOB = "perfpilot/jobStatus"
 
 MAX_UINTEGER = 2**31 - 1  # LSP positions are uintegers
@@ -116,7 +118,7 @@ class JobStatus:
 class SetSecretParams:
     """Params of ``perfpilot/setSecret`` (client → server); an empty value clears the key."""
 
-    name: str = "apiKey"
+    name: str = SECRET_API_KEY
     value: str = ""
     role: str | None = None
 
