@@ -30,6 +30,7 @@ from perfpilot.rules.rewrite_input import (
     RuleOutput,
     identifiers,
     insertion_before,
+    line_indent,
     loop_node,
     newline_of,
     statement_slot_ok,
@@ -378,10 +379,7 @@ def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
     time: the better value wins and, among equal values, the first position in iteration order
     for a strict comparison (``<``), the last for ``<=``, as in the serial loop."""
     data, nl = inp.data, newline_of(inp.text)
-    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-    indent = data[line_start:node.start_byte].decode("utf-8")
-    if indent.strip():
-        indent = ""
+    line_start, indent = line_indent(data, node)
     rule = "openmp-reduction"
     var = lp.induction or ""
     earlier = "<" if (lp.step or 1) > 0 else ">"

@@ -102,6 +102,14 @@ def loop_node(inp: RuleInput, lp: LoopFacts) -> Node | None:
     return inp.node_at(lp.start_byte, lp.end_byte, LOOP_TYPES)
 
 
+def line_indent(data: bytes, node: Node) -> tuple[int, str]:
+    """Where the line holding ``node`` starts, and its indentation ('' when code precedes
+    ``node`` on that line)."""
+    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+    prefix = data[line_start:node.start_byte]
+    return line_start, prefix.decode("utf-8") if prefix.strip() == b"" else ""
+
+
 def insertion_before(inp: RuleInput, node: Node, line_text: str, rule: str,
                      order: int) -> Edit:
     """An edit putting ``line_text`` on its own line just above ``node``, at its indentation."""

@@ -8,7 +8,14 @@ from dataclasses import replace
 from perfpilot.code.histogram import HistogramLoop
 from perfpilot.code.loops import LoopFacts
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.rewrite_input import Change, Node, RuleInput, insertion_before, newline_of
+from perfpilot.rules.rewrite_input import (
+    Change,
+    Node,
+    RuleInput,
+    insertion_before,
+    line_indent,
+    newline_of,
+)
 
 RULE = "openmp-reduction"
 
@@ -60,10 +67,7 @@ def histogram_change(inp: RuleInput, lp: LoopFacts, node: Node, hl: HistogramLoo
                      schedule: str) -> Change:
     """Wrap the loop in a parallel region with per-thread copies of each histogram."""
     data, nl = inp.data, newline_of(inp.text)
-    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-    indent = data[line_start:node.start_byte].decode("utf-8")
-    if indent.strip():
-        indent = ""
+    line_start, indent = line_indent(data, node)
     head = ["{"]
     inner = ["#pragma omp parallel", "{"]
     merge = ["#pragma omp critical", "{"]

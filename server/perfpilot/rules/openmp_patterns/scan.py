@@ -9,7 +9,7 @@ from dataclasses import replace
 from perfpilot.code.loops import LoopFacts
 from perfpilot.code.scan import Scan
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.rewrite_input import Change, Node, RuleInput, newline_of
+from perfpilot.rules.rewrite_input import Change, Node, RuleInput, line_indent, newline_of
 
 RULE = "openmp-reduction"
 
@@ -29,10 +29,7 @@ def describe(sc: Scan) -> str:
 def scan_change(inp: RuleInput, lp: LoopFacts, node: Node, sc: Scan) -> Change:
     """The loop replaced by a two-pass blocked scan."""
     data, nl = inp.data, newline_of(inp.text)
-    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-    indent = data[line_start:node.start_byte].decode("utf-8")
-    if indent.strip():
-        indent = ""
+    _, indent = line_indent(data, node)
     keys = ("first", "last", "count", "part", "run", "block", "from", "to", "sum", "k")
     names = {k: inp.fresh_name(f"{sc.acc}_{k}") for k in keys}
     inp = replace(inp, taken=inp.taken | set(names.values()))

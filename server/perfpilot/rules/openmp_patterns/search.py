@@ -9,7 +9,7 @@ from dataclasses import replace
 from perfpilot.code.first_match import FirstMatch
 from perfpilot.code.loops import LoopFacts
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.rewrite_input import Change, Node, RuleInput, newline_of
+from perfpilot.rules.rewrite_input import Change, Node, RuleInput, line_indent, newline_of
 
 RULE = "openmp-reduction"
 
@@ -28,10 +28,7 @@ def describe(fm: FirstMatch) -> str:
 def search_change(inp: RuleInput, lp: LoopFacts, node: Node, fm: FirstMatch) -> Change:
     """The loop replaced by a parallel search and the exit branch run for its result."""
     data, nl = inp.data, newline_of(inp.text)
-    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-    indent = data[line_start:node.start_byte].decode("utf-8")
-    if indent.strip():
-        indent = ""
+    _, indent = line_indent(data, node)
     names = {k: inp.fresh_name(f"{fm.var}_{k}") for k in ("hit", "at", "stop", "seen")}
     inp = replace(inp, taken=inp.taken | set(names.values()))
     hit, at, stop, seen = names["hit"], names["at"], names["stop"], names["seen"]
