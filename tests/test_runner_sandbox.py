@@ -463,3 +463,14 @@ async def test_a_compile_as_root_still_enters_a_folder_handed_to_nobody() -> Non
                                       unprivileged=unprivileged)
             assert res.returncode == 0, res.stderr
         assert not workdir.stat().st_mode & 0o007  # nothing for other users
+
+
+def test_a_read_only_bind_never_covers_the_private_folders(tmp_path: Path) -> None:
+    from perfpilot.runner.sandbox import bwrap_args
+
+    args = bwrap_args(tmp_path, ["/tmp", "/var", str(tmp_path)])
+    binds = [args[i + 1] for i, a in enumerate(args) if a == "--ro-bind"]
+    # /tmp (a source file saved there) and /var would hide the private /tmp, /var/tmp and the
+    # work folder mounted inside them; a folder below them is bound as asked.
+    assert "/tmp" not in binds and "/var" not in binds
+    assert str(tmp_path) in binds

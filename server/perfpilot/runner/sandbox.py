@@ -192,6 +192,11 @@ def bwrap_args(workdir: Path, ro_binds: Sequence[str] = ()) -> list[str]:
         if not os.path.exists(path) or any(path == c or path.startswith(c + "/")
                                            for c in covered):
             continue
+        # A folder holding a private mount (a source file directly in /tmp) would cover it, the
+        # work folder included: it stays hidden; the unit itself is copied into the work folder.
+        if any(path == p or p.startswith(path.rstrip("/") + "/")
+               for p in (*PRIVATE_TMP, "/run", INNER_DIR)):
+            continue
         # Create each folder above the bind point searchable by everyone: bubblewrap would
         # make them 0700 as root, which the unprivileged compile cannot pass.
         for parent in _parents(path):
