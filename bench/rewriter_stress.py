@@ -17,12 +17,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
+from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
 from perfpilot.settings import RunnerSettings
-from perfpilot.strategy.values import Plan
 from perfpilot.training.corpus import generate
 
 
@@ -34,7 +34,8 @@ async def run(per_family: int) -> dict[str, Counter[str]]:
     out: dict[str, Counter[str]] = defaultdict(Counter)
     for task in generate(per_family):
         site = task.site()
-        result = await BuiltinOptimizer().optimize(site, Plan((), "none"), JobContext())
+        plan = await BuiltinPlanner(limit=64).plan(site, JobContext())
+        result = await BuiltinOptimizer().optimize(site, plan, JobContext())
         if not result.candidates:
             out[task.family]["no-rewrite"] += 1
             continue

@@ -244,3 +244,26 @@ def test_a_local_constructed_from_variables_is_a_variable_not_a_function() -> No
     q = types.get("q")
     assert q is not None and q.base == "std::vector<int>"
     assert "g" not in types  # Widget is no variable: a function declaration, as C++ reads it
+
+
+def test_the_fact_model_answers_loop_analysis_for_any_loop_of_a_nest() -> None:
+    # One fact model: the detections' loops and the dependence analysis come from one object.
+    from perfpilot.code.facts import FunctionFacts
+    from perfpilot.code.parse import parse
+
+    site = function_by_name(UNIT, "cpp", "cols")
+    root = parse(site.unit_text, "cpp").root_node
+    fn = root.descendant_for_byte_range(site.start_byte, site.start_byte)
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    assert fn is not None
+    facts = FunctionFacts(site, fn, root)
+    outer, inner = facts.loops
+    assert facts.loop_at(inner.node.start_byte) == inner
+    assert facts.loop_at(inner.node.start_byte + 1) is None
+    nest, nested = facts.loop_facts(outer), facts.loop_facts(inner)
+    assert (nest.depth, nested.depth) == (0, 1)
+    assert nest.children == (nested,) and nested.induction == "j"
+    assert nest.independent and nest.line == outer.line
+    assert facts.loop_facts(outer) is nest  # analysed once per nest
+    assert facts.loop_types["a"] is not None and "i" in facts.own_names

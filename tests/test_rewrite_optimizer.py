@@ -7,9 +7,11 @@ import shutil
 import pytest
 
 from perfpilot.code.locate import function_by_name
+from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.optimizing.builtin import BuiltinOptimizer, rewrite
 from perfpilot.optimizing.syntax_check import syntax_check
+from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.strategy.categories import category_by_id
 from perfpilot.strategy.values import Plan, Strategy
@@ -42,11 +44,21 @@ int plain(int a, int b) { return a + b; }
 """
 
 EMPTY = Plan((), "builtin")
+# A plan naming both rewrites, for functions whose own plan leaves one out.
+BOTH = Plan((Strategy(category_by_id(10), "Take v by const reference.", (), 1.0,
+                      rule="const-ref-param"),
+             Strategy(category_by_id(12), "Square by multiplying.", (), 1.0,
+                      rule="pow-strength")), "remote")
+
+
+async def planned(site: FunctionSite) -> Plan:
+    """The built-in planner's plan: what the built-in optimizer carries out."""
+    return await BuiltinPlanner().plan(site, JobContext())
 
 
 async def test_openmp_candidate_and_serial_variant() -> None:
     site = function_by_name(UNIT, "cpp", "norm2")
-    result = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    result = await BuiltinOptimizer().optimize(site, await planned(site), JobContext())
     assert result.rejected == ()
     assert [c.sample for c in result.candidates] == [0, 1]
     par, ser = result.candidates
@@ -70,16 +82,39 @@ async def test_plan_strategy_is_reused_for_the_same_rule() -> None:
     other = Strategy(category_by_id(1), "Use a better algorithm.", (), 0.5, rule="")
     result = await BuiltinOptimizer().optimize(site, Plan((planned, other), "builtin"),
                                                JobContext())
-    strategies = result.candidates[0].strategies
-    assert planned in strategies
-    assert other not in strategies
-    made = [s for s in strategies if s.rule == "pow-strength"]
-    assert made and "x * x" in made[0].explanation and made[0].lines == (8,)
+    assert [c.strategies for c in result.candidates] == [(planned,)]
+    assert "pow(" in result.candidates[0].code  # pow-strength was not planned: not applied
+
+
+async def test_a_plan_naming_only_a_category_licenses_its_rewrites() -> None:
+    # A model's plan names categories, not builtin findings.
+    site = function_by_name(UNIT, "cpp", "norm2")
+    numeric = Strategy(category_by_id(12), "Avoid the library call for a square.", (), 1.0)
+    result = await BuiltinOptimizer().optimize(site, Plan((numeric,), "remote"), JobContext())
+    (cand,) = result.candidates
+    assert "x[i] * x[i]" in cand.code and "#pragma" not in cand.code
+    (made,) = cand.strategies
+    assert made.rule == "pow-strength" and "x * x" in made.explanation and made.lines == (8,)
+
+
+async def test_only_the_planned_findings_are_rewritten() -> None:
+    site = function_by_name(UNIT, "cpp", "norm2")
+    plan = await planned(site)
+    assert {"openmp-reduction", "pow-strength", "hoist-invariant-call"} <= \
+        {s.rule for s in plan.strategies}
+    kept = Plan(tuple(s for s in plan.strategies if s.rule == "hoist-invariant-call"), "builtin")
+    (cand,) = (await BuiltinOptimizer().optimize(site, kept, JobContext())).candidates
+    assert [s.rule for s in cand.strategies] == ["hoist-invariant-call"]
+    assert "pow(" in cand.code and "#pragma" not in cand.code
+    empty = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    assert empty.candidates == ()
+    assert "the plan names no strategy" in empty.rejected[0].reason
 
 
 async def test_nothing_applies_gives_no_candidate() -> None:
     site = function_by_name(UNIT, "cpp", "plain")
-    result = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    numeric = Strategy(category_by_id(12), "Cheaper arithmetic.", (), 1.0)
+    result = await BuiltinOptimizer().optimize(site, Plan((numeric,), "remote"), JobContext())
     assert result.candidates == ()
     assert len(result.rejected) == 1 and "no builtin rule applies" in result.rejected[0].reason
 
@@ -89,7 +124,7 @@ async def test_rule_the_compiler_rejects_is_dropped_and_the_rest_kept() -> None:
     # into modify(), the compile check catches it
     site = function_by_name(UNIT, "cpp", "grown")
     assert {"const-ref-param", "pow-strength"} <= rewrite(site).rules
-    result = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    result = await BuiltinOptimizer().optimize(site, BOTH, JobContext())
     assert len(result.candidates) == 1
     cand = result.candidates[0]
     assert "(y * y)" in cand.code and "std::vector<int> v," in cand.code
@@ -100,7 +135,7 @@ async def test_rule_the_compiler_rejects_is_dropped_and_the_rest_kept() -> None:
 async def test_candidate_that_does_not_compile_is_rejected_with_the_error() -> None:
     site = function_by_name(UNIT, "cpp", "only_grown")
     assert rewrite(site).rules == {"const-ref-param"}
-    result = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    result = await BuiltinOptimizer().optimize(site, BOTH, JobContext())
     assert result.candidates == ()
     (rej,) = result.rejected
     assert rej.reason.startswith("does not compile") and "modify" in rej.reason
@@ -110,17 +145,18 @@ async def test_candidate_that_does_not_compile_is_rejected_with_the_error() -> N
 async def test_unit_flags_are_used() -> None:
     unit = "#ifdef BROKEN\n#error the build says no\n#endif\n" + UNIT
     site = function_by_name(unit, "cpp", "norm2")
-    result = await BuiltinOptimizer(flags=("-DBROKEN",)).optimize(site, EMPTY, JobContext())
+    plan = await planned(site)
+    result = await BuiltinOptimizer(flags=("-DBROKEN",)).optimize(site, plan, JobContext())
     assert result.candidates == ()
     assert "the build says no" in result.rejected[0].reason
-    ok = await BuiltinOptimizer(flags=("-DOTHER", "-O2")).optimize(site, EMPTY, JobContext())
+    ok = await BuiltinOptimizer(flags=("-DOTHER", "-O2")).optimize(site, plan, JobContext())
     assert ok.candidates
 
 
 async def test_missing_compiler_is_reported() -> None:
     site = function_by_name(UNIT, "cpp", "norm2")
     result = await BuiltinOptimizer(compiler="no-such-compiler-xyz").optimize(
-        site, EMPTY, JobContext())
+        site, await planned(site), JobContext())
     assert result.candidates == ()
     assert "no-such-compiler-xyz" in result.rejected[0].reason
     assert "not found" in result.rejected[0].reason
@@ -131,10 +167,10 @@ async def test_cancelled_job_raises_and_progress_is_reported() -> None:
     ctx = JobContext()
     ctx.cancel()
     with pytest.raises(Cancelled):
-        await BuiltinOptimizer().optimize(site, EMPTY, ctx)
+        await BuiltinOptimizer().optimize(site, await planned(site), ctx)
     stages: list[str] = []
     ctx2 = JobContext(on_report=lambda stage, msg, pct: stages.append(stage))
-    await BuiltinOptimizer().optimize(site, EMPTY, ctx2)
+    await BuiltinOptimizer().optimize(site, await planned(site), ctx2)
     assert stages and set(stages) == {"generating"}
 
 
@@ -142,7 +178,7 @@ async def test_c_unit_is_checked_as_c() -> None:
     unit = "#include <string.h>\nint count_a(const char *s) {\n  int k = 0;\n" \
            "  for (size_t i = 0; i < strlen(s); i++) k += s[i] == 'a';\n  return k;\n}\n"
     site = function_by_name(unit, "c", "count_a")
-    result = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    result = await BuiltinOptimizer().optimize(site, await planned(site), JobContext())
     assert result.candidates, result.rejected
     assert "const size_t s_len = strlen(s);" in result.candidates[0].code
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from perfpilot.optimizing.builtin.strategies import planned_rules
 from perfpilot.runner.values import Tuning, Verdict, Verification
 from perfpilot.settings import RunnerSettings
 from perfpilot.strategy.plan_format import parse_plan
 from perfpilot.training.corpus import generate
 from perfpilot.training.launch import accelerate_config, choose, trainer_args
-from perfpilot.training.runtime_reward import PENALTY, RuntimeReward, reward_of, rules_for
+from perfpilot.training.runtime_reward import PENALTY, RuntimeReward, reward_of
 
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 7), budget_s=10.0, noisy_retries=2,
               max_pairs_factor=6, profiles=(0, 1), seeds_per_profile=1, mutants=False,
@@ -41,8 +42,8 @@ def test_rewards_come_only_from_strong_timed_verdicts() -> None:
 
 def test_the_frozen_optimizer_may_use_only_planned_categories() -> None:
     plan = parse_plan(PLAN, "p")
-    assert rules_for(plan) == {"const-ref-param"}
-    assert rules_for(parse_plan("[SUGG/]\n[/SUGG]", "p")) == frozenset()
+    assert planned_rules(plan) == {"const-ref-param"}
+    assert planned_rules(parse_plan("[SUGG/]\n[/SUGG]", "p")) == frozenset()
 
 
 def test_device_dtype_and_launch_configs() -> None:

@@ -1,8 +1,13 @@
-"""What the detectors know about one function: its loops, variables, and who writes what.
+"""What the rules know about one function: its loops, variables, and who writes what.
 
-Nodes of interest are collected once with a tree-sitter query (the walk runs in C), kept sorted by
-position, and looked up per region by bisection, so that questions such as "which variables does
-this loop modify" stay cheap even in a function of thousands of lines.
+This is the one fact model of a function. Its loops are ``Loop`` values (kind, header,
+nesting); the dependence analysis of a loop (what it reads and writes, whether its iterations
+are independent, its reductions: ``code.loops.LoopFacts``) is asked of the same object with
+``loop_facts`` and computed once per loop nest.
+
+Nodes of interest are collected once with a tree-sitter query (the walk runs in C), kept sorted
+by position, and looked up per region by bisection, so that questions such as "which variables
+does this loop modify" stay cheap even in a function of thousands of lines.
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ import bisect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import tree_sitter
 
 from perfpilot.code.declarations import VarType, declared_vars
 from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS, READS_ITS_RANGES_ONLY
+from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import LOOP_TYPES, grammar, unwrap
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.code.syntax import (
@@ -148,6 +154,7 @@ class FunctionFacts:
         self.loops: list[Loop] = self._collect_loops()
         self._loop_starts = [lp.node.start_byte for lp in self.loops]
         self._user_types: frozenset[str] | None = None
+        self._nests: dict[int, LoopFacts] = {}
 
     def _capture(self, kinds: tuple[str, ...]) -> None:
         found: dict[str, list[Node]] = {k: [] for k in kinds}
@@ -232,6 +239,59 @@ class FunctionFacts:
     def children_of(self, loop: Loop) -> list[Loop]:
         """Loops directly nested in ``loop``."""
         return [lp for lp in self.loops if lp.parent == loop.index]
+
+    def loop_at(self, start_byte: int) -> Loop | None:
+        """The loop whose statement starts at ``start_byte``."""
+        i = bisect.bisect_left(self._loop_starts, start_byte)
+        return self.loops[i] if i < len(self.loops) and \
+            self._loop_starts[i] == start_byte else None
+
+    # --- dependence analysis ------------------------------------------------------------------
+    @cached_property
+    def loop_types(self) -> dict[str, VarType | None]:
+        """Declared types as the loop analysis takes them: globals, then parameters, then
+        locals; a name declared again with another type maps to None (unknown)."""
+        out: dict[str, VarType | None] = {}
+
+        def put(name: str, vt: VarType | None, scope: str) -> None:
+            if scope != "global" and name in out and out[name] != vt:
+                out[name] = None
+            else:
+                out[name] = vt
+
+        for v in self.global_vars.values():
+            put(v.name, v, "global")
+        for p in self.site.params:
+            put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const, name=p.name,
+                                type_text=p.type_text, scope="param"), "param")
+        for d in self.nodes("declaration"):
+            for v in self.local_vars(d):
+                put(v.name, v, "local")
+        for r in self.nodes("for_range_loop"):
+            name = declarator_name(r.child_by_field_name("declarator"))
+            if name:
+                out[name] = None
+        return out
+
+    @cached_property
+    def own_names(self) -> frozenset[str]:
+        """The names the function itself declares: parameters, locals, range-for variables."""
+        return frozenset({p.name for p in self.site.params}
+                         | {v.name for d in self.nodes("declaration") for v in self.local_vars(d)}
+                         | {declarator_name(r.child_by_field_name("declarator")) or ""
+                            for r in self.nodes("for_range_loop")}) - {""}
+
+    def loop_facts(self, loop: Loop) -> LoopFacts:
+        """The dependence analysis of ``loop`` with the loops nested in it. ``depth`` counts from
+        the outermost loop of its nest (0); the whole nest is analysed once."""
+        top = loop
+        while top.parent is not None:
+            top = self.loops[top.parent]
+        nest = self._nests.get(top.index)
+        if nest is None:
+            nest = self._nests[top.index] = analyze_loop(top.node, 0, 0, self.loop_types,
+                                                         self.own_names)
+        return next(lf for lf in all_loops((nest,)) if lf.start_byte == loop.node.start_byte)
 
     # --- data flow (syntactic, conservative) -------------------------------------------------
     def declared_in(self, region: Node) -> frozenset[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
@@ -21,7 +20,7 @@ from perfpilot.code.syntax import (
     text,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.common import code, loop_phrase, loop_types, rng
+from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
@@ -38,7 +37,6 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
     """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
     the dependence test the rewriter applies allows the swap (a perfect nest, iterations
     independent): an imperfect nest with carried dependences is never offered one."""
-    types: dict[str, VarType | None] | None = None
     for inner in facts.loops:
         if inner.parent is None or not inner.counted or inner.var is None:
             continue
@@ -48,9 +46,7 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
         column, row, examples = _access_order(facts, inner, outer.var, inner.var)
         if column == 0 or column < row:
             continue
-        if types is None:
-            types = loop_types(facts)
-        if interchange_blocker(outer.node, types, allow_reductions=True):
+        if interchange_blocker(outer.node, facts.loop_types, allow_reductions=True):
             continue
         arrays = sorted({root_name(e) or "" for e in examples} - {""})
         perfect = len(statements(outer.body)) == 1

@@ -11,15 +11,14 @@ from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.first_match import FirstMatch, first_match
 from perfpilot.code.histogram import HistogramLoop, histograms
 from perfpilot.code.loop_shape import Balance, loop_balance
-from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
+from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.scan import Scan, scan
 from perfpilot.code.site import Param
 from perfpilot.code.std_calls import algorithm_calls
-from perfpilot.code.syntax import Node, declarator_name, identifiers_of
+from perfpilot.code.syntax import Node, identifiers_of
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.common import loop_types
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.openmp_patterns import algorithms, histogram, search
@@ -61,7 +60,7 @@ def _pragma_before(facts: FunctionFacts, start: int) -> bool:
 
 def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     """The outermost loops whose iterations provably do not interfere."""
-    types = loop_types(facts)
+    types = facts.loop_types
     if facts.site.language == "cpp" and not facts.site.has_openmp:
         for call in algorithm_calls(facts.fn, types, None):
             yield make_finding(algorithms.rule_of(call), algorithms.describe(call), [call.line],
@@ -71,11 +70,6 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
                                      "pattern": f"std::{call.kind}"})
     if not facts.loops:
         return
-    # The function's own names (parameters and locals), for the loop analysis.
-    own = frozenset({p.name for p in facts.site.params}
-                    | {v.name for d in facts.nodes("declaration") for v in facts.local_vars(d)}
-                    | {declarator_name(r.child_by_field_name("declarator")) or ""
-                       for r in facts.nodes("for_range_loop")})
     forest: list[LoopFacts] = []
     analysed = 0
     analysed_bytes = 0
@@ -94,12 +88,12 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             break
         analysed += size
         analysed_bytes += nbytes
-        forest.append(analyze_loop(loop.node, 0, 0, types, own))
+        forest.append(facts.loop_facts(loop))
     covered: list[LoopFacts] = []
     for lp in all_loops(tuple(forest)):
         if not lp.independent and lp.counted and lp.depth == 0 and \
                 not facts.site.has_openmp and not _pragma_before(facts, lp.start_byte):
-            own_loop = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+            own_loop = facts.loop_at(lp.start_byte)
             pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
             shared = overlaps(facts.site.params, types, lp)
             if pattern is not None and not shared[0] and \
@@ -159,7 +153,7 @@ def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
 
 
 def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> Finding:
-    own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+    own = facts.loop_at(lp.start_byte)
     schedule, _uneven = schedule_clause(loop_balance(own.node, lp.induction or "")
                                         if own is not None else "rectangular")
     what = (histogram.describe(pattern) if isinstance(pattern, HistogramLoop)
@@ -194,7 +188,7 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
         clauses += [f"reduction({op}:{','.join(vs)})" for op, vs in by_op.items()]
     if lp.private_vars:
         clauses.append(f"private({','.join(lp.private_vars)})")
-    own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+    own = facts.loop_at(lp.start_byte)
     balance = loop_balance(own.node, var) if own is not None else "rectangular"
     schedule, uneven = schedule_clause(balance)
     clauses += [schedule] if schedule else []
@@ -246,7 +240,7 @@ def _weight(facts: FunctionFacts, lp: LoopFacts) -> float:
     if lp.children:
         bonus = 0.05
     else:
-        own = next((x for x in facts.loops if x.node.start_byte == lp.start_byte), None)
+        own = facts.loop_at(lp.start_byte)
         trivial = own is not None and len(statements(own.body)) <= 1 and \
             not facts.nodes("call_expression", own.node)
         bonus = -0.2 if trivial else 0.0

@@ -120,7 +120,7 @@ def ordered_map_rule(inp: RuleInput) -> RuleOutput:
     notes: list[str] = []
     if inp.language != "cpp":
         return changes, notes
-    facts = FunctionFacts(inp.site, inp.function, inp.tree.root_node)
+    facts = inp.facts
     for v in local_containers(facts, _ORDERED):
         m = _ORDERED.match(v.base)
         if m is None:

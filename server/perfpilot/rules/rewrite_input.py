@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
+from functools import cached_property
 
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loops import LoopFacts
 from perfpilot.code.parse import LOOP_TYPES, node_text
 from perfpilot.code.site import FunctionSite, Language
@@ -41,6 +43,14 @@ class RuleInput:
     taken: frozenset[str]
     unit: Node  # the root of the parsed translation unit (the original, unchanged)
     unit_globals: Mapping[str, VarType | None]  # its top-level variables
+
+    @cached_property
+    def facts(self) -> FunctionFacts:
+        """The fact model of the current text (the one detections use), built when asked.
+
+        Lines it reports count from the function's first line; use ``line_of`` for unit lines.
+        """
+        return FunctionFacts(self.site, self.function, self.tree.root_node)
 
     @property
     def language(self) -> Language:

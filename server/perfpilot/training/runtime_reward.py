@@ -19,24 +19,16 @@ from typing import Any
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
-from perfpilot.optimizing.builtin.rewrite import ALL_RULES
-from perfpilot.optimizing.builtin.strategies import category_of
+from perfpilot.optimizing.builtin.strategies import planned_rules
 from perfpilot.progress import JobContext
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning, Verdict
 from perfpilot.settings import RunnerSettings
 from perfpilot.strategy.plan_format import parse_plan
-from perfpilot.strategy.values import Plan
 
 PENALTY = -1.0  # incorrect, build-failed, timeout: a fixed figure, not a measurement
 PENALISED = ("incorrect", "build-failed", "timeout")
-
-
-def rules_for(plan: Plan) -> frozenset[str]:
-    """The builtin rules whose category the plan names (the frozen optimizer's licence)."""
-    wanted = {s.category.id for s in plan.strategies}
-    return frozenset(r for r in ALL_RULES if category_of(r).id in wanted)
 
 
 def reward_of(verdict: Verdict) -> float | None:
@@ -82,14 +74,14 @@ class RuntimeReward:
         """The reward of one completion for the function ``name`` in ``unit``."""
         site = function_by_name(unit, "cpp", name)
         plan = parse_plan(text, "planner")
-        rules = rules_for(plan)
+        rules = planned_rules(plan)
         entry: dict[str, Any] = {"name": name, "categories": [s.category.name
                                                               for s in plan.strategies]}
         if not rules:
             entry["outcome"] = "no-rule"
             self.log.append(entry)
             return 0.0  # nothing the optimizer may do: the original is kept
-        result = await BuiltinOptimizer(rules=sorted(rules)).optimize(site, plan, JobContext())
+        result = await BuiltinOptimizer().optimize(site, plan, JobContext())
         if not result.candidates:
             entry["outcome"] = "no-candidate"
             self.log.append(entry)

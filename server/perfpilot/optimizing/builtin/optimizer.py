@@ -15,7 +15,7 @@ from perfpilot.optimizing.builtin.rewrite import (
     RewriteResult,
     rewrite,
 )
-from perfpilot.optimizing.builtin.strategies import strategies_for
+from perfpilot.optimizing.builtin.strategies import planned_rules, strategies_for
 from perfpilot.optimizing.builtin.variants import candidate_variants
 from perfpilot.optimizing.syntax_check import syntax_check
 from perfpilot.progress import JobContext
@@ -38,13 +38,16 @@ def _source_dir(uri: str) -> str | None:
 class BuiltinOptimizer:
     """Applies the mechanical rewrites the loop and pattern analysis proves safe.
 
-    Candidate 0 carries every safe rewrite; when it adds OpenMP, candidate 1 is the same
-    without the OpenMP rules, so the runner can keep the better one. Each candidate must pass
-    ``-fsyntax-only`` with the unit's flags (rules the compiler rejects are dropped one by one
-    before the whole candidate is given up). An OpenMP candidate whose rule chose a schedule
-    for uneven work comes with its schedule variants (``variants.py``), one family the engine
-    races; ``variants=False`` leaves them out. Variants differ from the checked candidate only
-    in a clause and are not checked again: the runner builds each.
+    It carries out the plan: only the rewrites of the findings (or, for a model's plan, the
+    categories) the plan names run, so a strategy left out of the plan is never applied;
+    ``rules`` narrows that further. Candidate 0 carries every planned safe rewrite; when it
+    adds OpenMP, candidate 1 is the same without the OpenMP rules, so the runner can keep the
+    better one. Each candidate must pass ``-fsyntax-only`` with the unit's flags (rules the
+    compiler rejects are dropped one by one before the whole candidate is given up). An OpenMP
+    candidate whose rule chose a schedule for uneven work comes with its schedule variants
+    (``variants.py``), one family the engine races; ``variants=False`` leaves them out.
+    Variants differ from the checked candidate only in a clause and are not checked again: the
+    runner builds each.
     """
 
     name = BACKEND
@@ -65,7 +68,14 @@ class BuiltinOptimizer:
         # A rewrite that may change a floating result in its last bit runs only when the plan
         # names it (its explanation says so); never by default.
         last_bit = any(s.rule in LAST_BIT for s in plan.strategies)
-        rules = self.rules | LAST_BIT if last_bit else self.rules
+        rules = self.rules & planned_rules(plan)
+        if last_bit:
+            rules |= LAST_BIT
+        if not rules:
+            return OptimizeResult((), (Rejected(
+                BACKEND, "the plan names no strategy the built-in rewriter carries out"
+                + (f" ({', '.join(s.category.name for s in plan.strategies)})"
+                   if plan.strategies else "")),))
         extra: tuple[Phase, ...] = last_bit_phases() if last_bit else ()
         full = await asyncio.to_thread(rewrite, site, rules, extra)
         ctx.check()

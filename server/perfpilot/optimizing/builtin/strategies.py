@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from perfpilot.optimizing.builtin.rewrite import RewriteResult
+from perfpilot.optimizing.builtin.rewrite import ALL_RULES, RewriteResult
 from perfpilot.rules.finding import RULES
-from perfpilot.rules.registry import RULE_SPECS
+from perfpilot.rules.registry import RULE_SPECS, rule_spec
 from perfpilot.strategy.categories import Category, category_by_id
 from perfpilot.strategy.values import Plan, Strategy
 
@@ -13,6 +13,23 @@ def category_of(rule: str) -> Category:
     """The strategy category a builtin rule belongs to."""
     known = RULES.get(rule)
     return category_by_id(known.category_id if known is not None else 4)
+
+
+def planned_rules(plan: Plan) -> frozenset[str]:
+    """The rewrites that carry out ``plan``: the built-in optimizer applies these and no others.
+
+    A strategy that names a builtin finding licenses the rewrites its rule module pairs with it
+    (none when the idiom has no mechanical rewrite); one that names only a category (a model's
+    plan) licenses every rewrite of that category.
+    """
+    out: set[str] = set()
+    for s in plan.strategies:
+        spec = rule_spec(s.rule) if s.rule else None
+        if spec is not None:
+            out |= spec.rewrites_as
+        else:
+            out |= {r for r in ALL_RULES if category_of(r).id == s.category.id}
+    return frozenset(out)
 
 
 def _planned(rule: str, planned: dict[str, Strategy]) -> Strategy | None:

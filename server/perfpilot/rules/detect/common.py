@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import unwrap
-from perfpilot.code.syntax import Node, declarator_name, text
+from perfpilot.code.syntax import Node, text
 
 HEAVY_TYPE = re.compile(
     r"^(?:std::)?(?:vector|basic_string|string|wstring|map|multimap|set|multiset|unordered_map|"
@@ -78,34 +77,6 @@ def lines_phrase(lines: list[int] | tuple[int, ...], limit: int = 6) -> str:
 def cpp(facts: FunctionFacts) -> bool:
     """Whether the unit is C++."""
     return facts.language == "cpp"
-
-
-def loop_types(facts: FunctionFacts) -> dict[str, VarType | None]:
-    """Declared types in the form the loop analysis takes (a conflicting redeclaration: None).
-
-    Built from the facts already collected instead of another walk over the function.
-    """
-    out: dict[str, VarType | None] = {}
-
-    def put(name: str, vt: VarType | None, scope: str) -> None:
-        if scope != "global" and name in out and out[name] != vt:
-            out[name] = None
-        else:
-            out[name] = vt
-
-    for v in facts.global_vars.values():
-        put(v.name, v, "global")
-    for p in facts.site.params:
-        put(p.name, VarType(p.base, p.pointer, p.array, p.reference, p.const, name=p.name,
-                            type_text=p.type_text, scope="param"), "param")
-    for d in facts.nodes("declaration"):
-        for v in facts.local_vars(d):
-            put(v.name, v, "local")
-    for r in facts.nodes("for_range_loop"):
-        name = declarator_name(r.child_by_field_name("declarator"))
-        if name:
-            out[name] = None
-    return out
 
 
 def operand_text(node: Node) -> str:
