@@ -611,9 +611,13 @@ void gate(long* __restrict u, long* __restrict t, int n, int steps) {
     }
 }"""
     res = _rewrite("gate", code)
-    assert res.code.count("#pragma omp parallel for if((long long)(n - 1) - (long long)(1) > ") \
-        == 2, res.code
-    assert any("cost" in a.explanation or "pay" in a.explanation for a in res.applied)
+    # A branch, not an if clause: a false if clause still enters the OpenMP runtime on every
+    # outer iteration, which costs more than a short inner loop.
+    assert res.code.count("if ((long long)(n - 1) - (long long)(1) > ") == 2, res.code
+    assert res.code.count("#pragma omp parallel for\n") == 2, res.code
+    assert res.code.count("} else {") == 2 and " if(" not in res.code, res.code
+    assert res.code.count("t[i] = u[i - 1] + u[i + 1];") == 2, res.code
+    assert any("pays for a parallel region" in a.explanation for a in res.applied)
 
 
 def _inner_variants() -> list[Variant]:

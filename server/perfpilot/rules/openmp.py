@@ -478,10 +478,7 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     if shared:
         # The same container passed twice: the iterations then depend on each other, and the
         # if clause runs them on one thread.
-        clauses += " if(" + " && ".join(
-            [*(f"&{w} != &{r}" for w, r in shared), *([gate] if gate else [])]) + ")"
-    elif gate:
-        clauses += f" if({gate})"
+        clauses += " if(" + " && ".join(f"&{w} != &{r}" for w, r in shared) + ")"
     pragma = f"#pragma omp parallel for{clauses}"
     rule = "openmp-reduction" if lp.reductions else "openmp-for"
     what = f"the loop over '{lp.induction}' ({lp.lower} to {lp.upper})"
@@ -496,9 +493,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     if schedule:
         parts.append(f"({uneven}, so '{schedule}' shares the work out evenly)")
     if gate:
-        parts.append("(an inner loop under a loop whose iterations depend on each other: "
-                     f"'if({gate})' keeps it serial when its work, trip count times body size, "
-                     "would not pay for a parallel region)")
+        parts.append("(an inner loop under a loop whose iterations depend on each other: it "
+                     f"runs in parallel only when {gate}, that is when its work, trip count "
+                     "times body size, pays for a parallel region; otherwise a serial copy "
+                     "runs, which never enters the OpenMP runtime)")
     if shared:
         pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
         parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")
@@ -507,8 +505,30 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
         parts.append(f"(assuming {', '.join(overlap)} do not overlap in memory; the benchmark "
                      "validation checks the result)")
     explanation = (" ".join(parts) + f"; '{pragma}' runs the iterations on all cores.")
-    edit = insertion_before(inp, node, pragma, rule, order=9)
+    edit = gated_loop(inp, node, pragma, gate, rule) if gate else \
+        insertion_before(inp, node, pragma, rule, order=9)
     return Change(rule, (edit,), explanation[0].upper() + explanation[1:], (lp.line,))
+
+
+def gated_loop(inp: RuleInput, node: Node, pragma: str, gate: str, rule: str) -> Edit:
+    """``node`` (a loop) replaced by ``if (gate) { pragma loop } else { loop }``.
+
+    An ``if`` clause on the pragma would not do: a region whose clause is false still enters
+    the OpenMP runtime (about a microsecond), which an inner loop of a few iterations pays on
+    every outer iteration. The branch keeps small trips entirely serial.
+    """
+    data = inp.data
+    nl = newline_of(inp.text)
+    _start, indent = line_indent(data, node)
+    if not indent:
+        line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+        lead = data[line_start:node.start_byte]
+        indent = lead[:len(lead) - len(lead.lstrip())].decode("utf-8")
+    inner = indent + "    "
+    loop = data[node.start_byte:node.end_byte].decode("utf-8").replace(nl, nl + "    ")
+    text = (f"if ({gate}) {{{nl}{inner}{pragma}{nl}{inner}{loop}{nl}"
+            f"{indent}}} else {{{nl}{inner}{loop}{nl}{indent}}}")
+    return Edit(node.start_byte, node.end_byte, text, rule)
 
 
 def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
