@@ -92,6 +92,29 @@ def test_reward_model_ranks_the_faster_plan_first(tiny: Path, tmp_path: Path) ->
     assert all(math.isfinite(s) for s in scores)
 
 
+def test_a_reward_model_on_candidates_ranks_the_faster_code_first(tiny: Path,
+                                                                   tmp_path: Path) -> None:
+    # What the engine's ranker (ranker.model) is trained on: measured candidates' code.
+    fast = FN.replace("for (std::size_t i = 0; i < v.size(); ++i) s += v[i];",
+                      "for (long x : v) s += x;")
+    par = FN.replace("  for", "  #pragma omp parallel for reduction(+:s)\n  for")
+
+    def rec(code: str, verdict: str, speedup: float) -> Record:
+        return Record(source="eval", function=FN, name="total", candidate=code,
+                      verdict=verdict, speedup=speedup, ci95=(speedup * 0.9, speedup * 1.1),
+                      validation="passed")
+
+    rows = preference_rows([rec(fast, "faster", 1.6), rec(par, "slower", 0.5),
+                            rec(FN, "no-change", 1.0)], on="candidates")
+    assert {r["chosen"][0]["content"] for r in rows} == {fast.strip()}  # type: ignore[index]
+    assert preference_rows([rec(fast, "faster", 1.6)], on="candidates") == []
+    out = tmp_path / "rm"
+    reward_model(RunSpec(base=tiny, out=out, steps=30, batch=2, learning_rate=1e-3,
+                         lora=False, max_length=1024, device="cpu"), rows)
+    scores = score(out, rows[0]["prompt"], [fast.strip(), par.strip()])  # type: ignore[arg-type]
+    assert scores[0] > scores[1], scores
+
+
 def test_prompt_is_the_planner_prompt() -> None:
     task = generate(1, families=("pow-square",))[0]
     msgs = prompt(task.site())

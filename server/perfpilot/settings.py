@@ -80,6 +80,15 @@ class ProfileSettings:
 
 
 @dataclass(frozen=True)
+class RankerSettings:
+    """A trained reward model that ranks candidates before the runner measures them."""
+
+    model: str = ""  # a directory ``perfpilot train reward --on candidates`` wrote; empty: off
+    # Measure only this many best-scored candidates (the variants of one rewrite count once).
+    measure_top: int = 2
+
+
+@dataclass(frozen=True)
 class Settings:
     """All PerfPilot settings."""
 
@@ -87,6 +96,7 @@ class Settings:
     optimizer: RoleSettings = field(default_factory=RoleSettings)
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     profile: ProfileSettings = field(default_factory=ProfileSettings)
+    ranker: RankerSettings = field(default_factory=RankerSettings)
     apply_mode: ApplyMode = "verified"
     # How a parallel candidate is weighed against one that is faster on one thread (see
     # engine.choose and docs/protocol.md).

@@ -23,6 +23,7 @@ from perfpilot.engine.limits import check_analysable
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.racing import Race, race, race_phrase
+from perfpilot.engine.ranking import Ranked, rank
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext, gate_for_tests
@@ -32,6 +33,7 @@ from perfpilot.settings import API_KEY_SECRET, RoleSettings, Settings, settings_
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
 
 if TYPE_CHECKING:
+    from perfpilot.llm.reward_scorer import RewardScorer
     from perfpilot.runner.values import Tuning, Verdict
 
 
@@ -61,6 +63,7 @@ class Engine:
         self.secrets: dict[str, str] = dict(secrets or {})
         self._clients = ModelClients()
         self._backends: LRUCache[str, Any] = LRUCache(maxsize=16)
+        self._scorers: LRUCache[Path, RewardScorer] = LRUCache(maxsize=2)
         self._plans: LRUCache[str, Plan] = LRUCache(maxsize=256)
         self._candidates: LRUCache[str, OptimizeResult] = LRUCache(maxsize=256)
         self._verdicts: LRUCache[str, Verdict] = LRUCache(maxsize=512)
@@ -272,6 +275,10 @@ class Engine:
             return Outcome(site, plan, screened, result.rejected, first,
                            "unmeasured", f"{len(cands)} candidate(s), not measured")
 
+        ranked = await self._ranked(site, cands, ctx)
+        cands = ranked.kept
+        rejected = result.rejected + ranked.left
+
         async def measure_one(index: int, pairs: int | None = None) -> Verdict:
             cand = cands[index]
             await gate_for_tests("building", ctx)
@@ -294,9 +301,40 @@ class Engine:
                 continue
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
             trials.append(Trial(cand, await measure_one(i)))
-        outcome = choose(site, plan, tuple(trials), result.rejected,
+        outcome = choose(site, plan, tuple(trials), rejected,
                          policy=self.settings.parallel_policy)
         return with_races(outcome, tuple(races))
+
+    async def _ranked(self, site: FunctionSite, cands: tuple[Candidate, ...],
+                      ctx: JobContext) -> Ranked:
+        """The candidates worth measuring: all of them, or with a reward model set
+        (``ranker.model``), the ``ranker.measure_top`` it scores best. A ranker that cannot
+        load or score leaves every candidate to be measured, and says why."""
+        setting = self.settings.ranker
+        if not setting.model:
+            return Ranked(cands, ())
+        from perfpilot.llm.errors import LocalModelError
+        from perfpilot.llm.reward_scorer import RewardScorer
+        from perfpilot.prompting.context import unit_context
+        from perfpilot.prompting.prompts import planner_messages
+
+        folder = Path(setting.model).expanduser()
+        if not folder.is_absolute() and self.workspace is not None:
+            folder = self.workspace / folder
+        scorer = self._scorers.get(folder)
+        if scorer is None:
+            scorer = self._scorers[folder] = RewardScorer(folder)
+        prompt = [dict(m) for m in planner_messages(site, unit_context(site))]
+        ctx.report("generating", "ranking candidates with the reward model")
+        try:
+            return await asyncio.to_thread(
+                rank, cands, lambda codes: scorer.score(prompt, codes), setting.measure_top)
+        except (LocalModelError, OSError, ValueError, RuntimeError) as e:
+            self._scorers.pop(folder, None)
+            ctx.report("generating", f"the reward model could not rank ({e}); "
+                       "measuring every candidate")
+            log.warning("ranker %s: %s", folder, e)
+            return Ranked(cands, ())
 
 
 def _first_of_family(cands: tuple[Candidate, ...], index: int) -> bool:

@@ -29,7 +29,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 SENSITIVE_KEYS = frozenset({
     *(f"{role}.{key}" for role in ("planner", "optimizer")
       for key in ("endpoint", "api_key_env", "model")),
-    "runner.compiler", "runner.flags", "runner.sandbox", "runner.enabled",
+    "runner.compiler", "runner.flags", "runner.sandbox", "runner.enabled", "ranker.model",
 })
 
 

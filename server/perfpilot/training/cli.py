@@ -55,6 +55,9 @@ def add_train_parser(sub: Any) -> None:
                            help="completions carry the fast code in [OPT/] after the plan")
         if name in ("dpo", "reward"):
             t.add_argument("--data", type=Path, required=True, help="a collected dataset")
+        if name == "reward":
+            t.add_argument("--on", choices=("plans", "candidates"), default="plans",
+                           help="score plans, or candidates' code (the engine's ranker)")
         if name == "grpo":
             t.add_argument("--generations", type=int, default=4)
             t.add_argument("--vllm", action="store_true", help="generate with trl's vLLM")
@@ -121,13 +124,14 @@ def _train(args: argparse.Namespace) -> int:
     elif args.train_command in ("dpo", "reward"):
         from perfpilot.training.examples import preference_rows
 
-        pairs = preference_rows(list(read_jsonl(args.data)))
+        on = getattr(args, "on", "plans")
+        pairs = preference_rows(list(read_jsonl(args.data)), on=on)
         if not pairs:
             _say(f"{args.data}: no preference pairs (strongly verified, measured records of "
-                 "one function with different plans are needed)")
+                 f"one function with different {on} are needed)")
             return 2
         run = trainers.dpo if args.train_command == "dpo" else trainers.reward_model
-        card = run(spec, pairs, extra={"data": str(args.data)})
+        card = run(spec, pairs, extra={"data": str(args.data), "on": on})
     else:
         from perfpilot.training.runtime_reward import RuntimeReward, grpo_rows
 

@@ -73,16 +73,26 @@ def _plan_text(record: Record) -> str:
     return render_plan(Plan(tuple(strategies), "record"))
 
 
-def preference_rows(records: list[Record], min_gap: float = 0.05) -> list[Row]:
-    """Chosen/rejected plan pairs from measured records of the same function.
+def preference_rows(records: list[Record], min_gap: float = 0.05,
+                    on: str = "plans") -> list[Row]:
+    """Chosen/rejected pairs from measured records of the same function.
 
-    Only strong records take part (see ``records.strong``). A pair joins a faster candidate
-    with a slower, no-change or incorrect one of the same function and a different plan;
-    ``weight`` is the log-speedup gap (the DPA scale), ``margin`` the same for reward models.
+    ``on="plans"``: the completions are the records' plans (for DPO and a plan reward model);
+    ``on="candidates"``: the candidates' code (a reward model that ranks candidates before
+    they are measured). Only strong records take part (see ``records.strong``). A pair joins a
+    faster record with a slower, no-change or incorrect one of the same function and a
+    different completion; ``weight`` is the log-speedup gap (the DPA scale), ``margin`` the
+    same for reward models.
     """
+    if on not in ("plans", "candidates"):
+        raise ValueError(f"preference pairs are on plans or candidates, not {on!r}")
+
+    def completion(r: Record) -> str:
+        return _plan_text(r) if on == "plans" else r.candidate.strip()
+
     groups: dict[str, list[Record]] = defaultdict(list)
     for rec in records:
-        if strong(rec) and rec.function and rec.plan:
+        if strong(rec) and rec.function and (rec.plan if on == "plans" else rec.candidate):
             groups[rec.function].append(rec)
     rows: list[Row] = []
     for group in groups.values():
@@ -100,10 +110,10 @@ def preference_rows(records: list[Record], min_gap: float = 0.05) -> list[Row]:
                 continue
             for lo in ranked:
                 gap = score(hi) - score(lo)
-                if gap < min_gap or _plan_text(hi) == _plan_text(lo):
+                if gap < min_gap or completion(hi) == completion(lo):
                     continue
                 rows.append({"prompt": msgs,
-                             "chosen": [{"role": "assistant", "content": _plan_text(hi)}],
-                             "rejected": [{"role": "assistant", "content": _plan_text(lo)}],
+                             "chosen": [{"role": "assistant", "content": completion(hi)}],
+                             "rejected": [{"role": "assistant", "content": completion(lo)}],
                              "weight": gap, "margin": gap})
     return rows

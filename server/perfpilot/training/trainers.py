@@ -136,20 +136,9 @@ def reward_model(spec: RunSpec, rows: Sequence[Row], extra: dict[str, Any] | Non
 def score(model_dir: Path, prompt: list[dict[str, str]], completions: Sequence[str]
           ) -> list[float]:
     """Reward-model scores of candidate completions for one prompt (higher is better)."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from perfpilot.llm.reward_scorer import RewardScorer
 
-    tok = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    model = AutoModelForSequenceClassification.from_pretrained(model_dir, local_files_only=True)
-    model.eval()
-    out: list[float] = []
-    with torch.no_grad():
-        for text in completions:
-            msgs = [*prompt, {"role": "assistant", "content": text}]
-            ids: Any = tok.apply_chat_template(msgs, tokenize=True, return_tensors="pt",
-                                               return_dict=True)
-            out.append(float(model(**ids).logits[0, 0]))
-    return out
+    return RewardScorer(model_dir).score(prompt, completions)
 
 
 RewardFn = Callable[..., list[float | None]]
