@@ -17,12 +17,14 @@ from perfpilot.planning.builtin import analyze_site, select
 from perfpilot.progress import JobContext
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.finding import RULES
-from perfpilot.rules.registry import RULE_SPECS, rewrite_phases
+from perfpilot.rules.registry import LAST_BIT, RULE_SPECS, last_bit_phases, rewrite_phases
 from perfpilot.strategy.values import Plan
 
 EXAMPLES = [pytest.param(spec, n, ex, id=f"{spec.id}-{n}")
             for spec in RULE_SPECS for n, ex in enumerate(spec.examples)]
 REWRITING = [p for p in EXAMPLES if p.values[0].rewrite is not None]  # type: ignore[union-attr]
+# Rewrites that may change a floating result in its last bit run only when a plan names them.
+LAST_BIT_EXAMPLES = [p for p in EXAMPLES if p.values[0].id in LAST_BIT]  # type: ignore[union-attr]
 
 
 def site_of(ex: Example) -> FunctionSite:
@@ -78,3 +80,24 @@ def test_a_finding_with_a_rewrite_becomes_a_candidate(spec: RuleSpec, n: int,
     # the candidate says it carries out the plan's own strategy for this finding
     carried = {s.rule for s in out.candidates[0].strategies if s in plan.strategies}
     assert carried & spec.finding_ids, out.candidates[0].strategies
+
+
+def test_every_last_bit_rule_has_a_rewrite_and_examples() -> None:
+    assert {s.id for s in RULE_SPECS} >= LAST_BIT
+    ids = {i for phase in last_bit_phases() for ids, _fn in phase for i in ids}
+    assert ids == LAST_BIT
+    assert {p.values[0].id for p in LAST_BIT_EXAMPLES} == LAST_BIT  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("spec", "n", "example"), LAST_BIT_EXAMPLES)
+def test_a_planned_last_bit_finding_becomes_a_candidate(spec: RuleSpec, n: int,
+                                                        example: Example) -> None:
+    site = site_of(example)
+    plan = Plan(select(analyze_site(site).findings, limit=64), "builtin")
+    assert spec.id in {s.rule for s in plan.strategies}, f"{spec.id} is not planned"
+    if shutil.which("g++") is None or shutil.which("gcc") is None:
+        pytest.skip("needs gcc and g++ to check the candidate compiles")
+    out = asyncio.run(BuiltinOptimizer(variants=False).optimize(site, plan, JobContext()))
+    made = [c for c in out.candidates if spec.id in {s.rule for s in c.strategies}]
+    assert made, (out.candidates, out.rejected)
+    assert "last bit" in next(s for s in plan.strategies if s.rule == spec.id).explanation

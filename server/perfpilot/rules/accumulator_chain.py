@@ -1,16 +1,35 @@
-"""The accumulator-chain rule: one floating-point accumulator in an innermost loop: a serial chain
-of dependent adds.
+"""The accumulator-chain rule: one floating-point accumulator in an innermost loop, a serial
+chain of dependent adds; rewritten into four partial sums where the plan accepts that the
+result may change in its last bits (floating-point addition is not associative).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.loops import LoopFacts, all_loops
+from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.syntax import callee, receiver
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
-from perfpilot.rules.detect.floating import fp_accumulator
+from perfpilot.rules.detect.floating import MATH_CALLS, fp_accumulator
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    Node,
+    RuleInput,
+    RuleOutput,
+    line_indent,
+    newline_of,
+)
+
+RULE_ID = "accumulator-chain"
+LANES = 4  # partial sums: enough to cover an add's latency on current cores
+# A bound may call size() or length(); any other call could change between iterations.
+_OTHER_CALL = re.compile(r"\b(?!size\b|length\b)\w+\s*\(")
 
 
 def accumulator_chain(facts: FunctionFacts) -> Iterator[Finding]:
@@ -21,11 +40,13 @@ def accumulator_chain(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         var, op = acc
         yield make_finding(
-            "accumulator-chain",
+            RULE_ID,
             f"Every iteration of {loop_phrase(loop)} adds into the single accumulator `{var}`, "
             f"so each addition waits for the previous one (a dependency chain of 3-4 cycles per "
             f"element): keep 4 independent partial sums (`{var}0`..`{var}3`, unrolling by 4) "
-            f"and combine them after the loop, so the additions overlap in the pipeline.",
+            f"and combine them after the loop, so the additions overlap in the pipeline. "
+            f"Floating-point addition is not associative, so the sum may change in its last "
+            f"bits: it is rewritten only when the plan accepts that.",
             [loop.line],
             loop_range=loop.byte_range, node_range=loop.byte_range, names=[var],
             data={"var": var, "op": op},
@@ -33,8 +54,128 @@ def accumulator_chain(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
+def _single_update(body: Node) -> Node | None:
+    """The ``acc += e;`` / ``acc -= e;`` a loop body consists of, or None."""
+    stmt = body
+    if body.type == "compound_statement":
+        inner = [c for c in body.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            return None
+        stmt = inner[0]
+    if stmt.type != "expression_statement" or stmt.named_child_count != 1:
+        return None
+    expr = stmt.named_children[0]
+    op = expr.child_by_field_name("operator")
+    left = expr.child_by_field_name("left")
+    if expr.type != "assignment_expression" or op is None or left is None or \
+            node_text(op) not in ("+=", "-=") or left.type != "identifier":
+        return None
+    return expr
+
+
+def _pure_term(term: Node, acc: str) -> bool:
+    """Whether ``term`` reads values only: no assignment, no increment, no call other than the
+    pure math functions, and not the accumulator itself."""
+    for n in walk_all(term):
+        if n.type in ("assignment_expression", "update_expression", "comma_expression",
+                      "new_expression", "delete_expression", "lambda_expression"):
+            return False
+        if n.type == "call_expression" and (callee(n) not in MATH_CALLS
+                                            or receiver(n) is not None):
+            return False
+        if n.type == "identifier" and node_text(n) == acc:
+            return False
+    return True
+
+
+def _shifted(term: Node, var: str, k: int) -> str:
+    """``term``'s text with the induction variable ``var`` read as ``(var + k)``."""
+    data = term.text or b""
+    base = term.start_byte
+    out = data
+    for n in sorted((n for n in walk_all(term)
+                     if n.type == "identifier" and node_text(n) == var),
+                    key=lambda n: n.start_byte, reverse=True):
+        s, e = n.start_byte - base, n.end_byte - base
+        parent = n.parent
+        bare = parent is not None and (parent.type == "subscript_argument_list" or (
+            parent.type == "subscript_expression" and parent.child_by_field_name("index") == n))
+        out = out[:s] + (f"{var} + {k}" if bare else f"({var} + {k})").encode() + out[e:]
+    return " ".join(out.decode("utf-8").split())
+
+
+def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
+    node = inp.node_at(lp.start_byte, lp.end_byte, {"for_statement"})
+    if node is None or lp.children or not lp.counted or lp.step != 1 or \
+            lp.cond_op != "<" or not lp.induction_declared or lp.upper is None:
+        return None
+    prev = node.prev_sibling
+    if prev is not None and prev.type.startswith("preproc"):
+        return None  # a pragma binds to this loop (an OpenMP rewrite made it parallel)
+    body = node.child_by_field_name("body")
+    init = node.child_by_field_name("initializer")
+    update = _single_update(body) if body is not None else None
+    if update is None or init is None or init.type != "declaration":
+        return None
+    acc_node = update.child_by_field_name("left")
+    term = update.child_by_field_name("right")
+    assert acc_node is not None
+    acc = node_text(acc_node)
+    vt = inp.facts.var(acc)
+    if term is None or vt is None or vt.scope == "global" or not vt.is_floating or \
+            vt.reference or "volatile" in vt.type_text:
+        return None
+    if not _pure_term(term, acc) or lp.writes - {acc} or \
+            _OTHER_CALL.search(lp.upper) or \
+            any(re.search(rf"\b{re.escape(w)}\b", lp.upper) for w in lp.writes):
+        return None
+    type_node = init.child_by_field_name("type")
+    if type_node is None:
+        return None
+    index_type = node_text(type_node)
+    i, hi, lo = lp.induction, lp.upper, lp.lower
+    rest = hi if re.fullmatch(r"[\w.]+(?:\(\))?", hi) else f"({hi})"
+    assert i is not None and lo is not None
+    elem = vt.base.replace("const", "").strip()
+    parts = [inp.fresh_name(f"{acc}{k}") for k in range(LANES)]
+    if len(set(parts)) < LANES:
+        return None
+    op = node_text(update.child_by_field_name("operator") or acc_node)
+    nl = newline_of(inp.text)
+    _start, ind = line_indent(inp.data, node)
+    terms = [_shifted(term, i, k) if k else " ".join(node_text(term).split())
+             for k in range(LANES)]
+    step = "".join(f"{ind}        {p} += {t};{nl}" for p, t in zip(parts, terms, strict=True))
+    text = (f"{{{nl}"
+            f"{ind}    {elem} {', '.join(f'{p} = 0' for p in parts)};{nl}"
+            f"{ind}    {index_type} {i} = {lo};{nl}"
+            f"{ind}    for (; {i} < {hi} && {rest} - {i} > {LANES - 1}; {i} += {LANES}) {{{nl}"
+            f"{step}"
+            f"{ind}    }}{nl}"
+            f"{ind}    for (; {i} < {hi}; ++{i}) {parts[0]} += {terms[0]};{nl}"
+            f"{ind}    {acc} {op} ({parts[0]} + {parts[1]}) + ({parts[2]} + {parts[3]});{nl}"
+            f"{ind}}}")
+    return Change(
+        RULE_ID, (Edit(node.start_byte, node.end_byte, text, RULE_ID),),
+        f"The loop over '{i}' at line {lp.line} added every term into '{acc}', each addition "
+        f"waiting for the one before: it now keeps {LANES} partial sums "
+        f"({', '.join(parts)}) that advance together, four terms per iteration, and adds them "
+        f"into '{acc}' after the loop. This changes results: floating-point addition is not "
+        "associative, so the sum may differ in its last bits; it was made because the plan "
+        "accepts last-bit changes.",
+        (lp.line,))
+
+
+def split_rewrite(inp: RuleInput) -> RuleOutput:
+    """Innermost counted loops whose whole body is ``acc += term`` (a floating accumulator,
+    a pure term) become four partial sums. Runs only where the plan accepts last-bit changes,
+    after the OpenMP phase (a loop an OpenMP pragma took is left as it is)."""
+    changes = [c for lp in all_loops(inp.loops) if (c := _split(inp, lp)) is not None]
+    return changes, []
+
+
 RULE = RuleSpec(
-    id="accumulator-chain",
+    id=RULE_ID,
     detect=accumulator_chain,
     examples=(
         Example("c", """

@@ -70,12 +70,9 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
-# rewrite (only where the plan accepts a last-bit change: see ``LAST_BIT``)
+# rewrite (only where the plan accepts a last-bit change: see ``registry.LAST_BIT``)
 
-# The rule ids whose rewrites may change a floating result in its last bit: the default
-# rewrite never runs them; ``perfpilot.rules.registry.last_bit_phases`` offers them to a
-# caller whose plan says such a change is acceptable.
-LAST_BIT = frozenset({"div-by-invariant"})
+RULE_ID = "div-by-invariant"
 
 
 def _written(fn: Node, name: str) -> list[Node]:

@@ -75,11 +75,17 @@ def rewrite_phases() -> tuple[Phase, ...]:
     return tuple(tuple(phases[p]) for p in sorted(phases))
 
 
+# Rules whose rewrites may change a floating result in its last bit (a division turned into a
+# multiplication by a reciprocal, a sum split into partial sums): they run only for a plan
+# that names them, whose explanation says so; never by default.
+LAST_BIT: frozenset[str] = frozenset({div_by_invariant.RULE_ID, accumulator_chain.RULE_ID})
+
+
 def last_bit_phases() -> tuple[Phase, ...]:
-    """Rewrites that may change a floating result in its last bit (a division turned into a
-    multiplication by a reciprocal), as extra phases for the rewriter. The default rewrite never
-    runs them: pass them only for a plan that says results may change in the last bit."""
-    return (((div_by_invariant.LAST_BIT, div_by_invariant.reciprocal_rewrite),),)
+    """The last-bit rewrites (``LAST_BIT``), as extra phases for the rewriter, each enabled
+    only by its own rule id. The reciprocal comes first: the sum split then sees its product."""
+    return (((frozenset({div_by_invariant.RULE_ID}), div_by_invariant.reciprocal_rewrite),),
+            ((frozenset({accumulator_chain.RULE_ID}), accumulator_chain.split_rewrite),))
 
 
 def rule_spec(rule_id: str) -> RuleSpec | None:

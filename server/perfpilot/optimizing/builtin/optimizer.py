@@ -19,8 +19,7 @@ from perfpilot.optimizing.builtin.strategies import planned_rules, strategies_fo
 from perfpilot.optimizing.builtin.variants import candidate_variants
 from perfpilot.optimizing.syntax_check import syntax_check
 from perfpilot.progress import JobContext
-from perfpilot.rules.div_by_invariant import LAST_BIT
-from perfpilot.rules.registry import Phase, last_bit_phases
+from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 BACKEND = "builtin"
@@ -67,10 +66,8 @@ class BuiltinOptimizer:
         ctx.report("generating", "applying builtin rewrite rules")
         # A rewrite that may change a floating result in its last bit runs only when the plan
         # names it (its explanation says so); never by default.
-        last_bit = any(s.rule in LAST_BIT for s in plan.strategies)
-        rules = self.rules & planned_rules(plan)
-        if last_bit:
-            rules |= LAST_BIT
+        last_bit = frozenset(s.rule for s in plan.strategies) & LAST_BIT
+        rules = self.rules & planned_rules(plan) | last_bit
         if not rules:
             return OptimizeResult((), (Rejected(
                 BACKEND, "the plan names no strategy the built-in rewriter carries out"
@@ -100,7 +97,7 @@ class BuiltinOptimizer:
         for sample, variant in enumerate(variants):
             ctx.check()
             ctx.report("generating", f"checking builtin candidate {sample + 1} compiles")
-            checked, dropped_notes, error = await self._compiling(site, variant)
+            checked, dropped_notes, error = await self._compiling(site, variant, extra)
             ctx.check()
             if checked is None:
                 rejected.append(Rejected(BACKEND, f"does not compile: {error}", sample,
@@ -118,6 +115,7 @@ class BuiltinOptimizer:
         return OptimizeResult(tuple(candidates), tuple(rejected))
 
     async def _compiling(self, site: FunctionSite, variant: RewriteResult,
+                         extra: tuple[Phase, ...] = (),
                          ) -> tuple[RewriteResult | None, list[str], str]:
         """The variant if it compiles, else the largest subset of its rules that does."""
         error = await self.check(site, variant)
@@ -126,14 +124,14 @@ class BuiltinOptimizer:
         passing: list[str] = []
         dropped: list[str] = []
         for rule in sorted(variant.rules):
-            single = await asyncio.to_thread(rewrite, site, {rule})
+            single = await asyncio.to_thread(rewrite, site, {rule}, extra)
             if single.changed and await self.check(site, single) is None:
                 passing.append(rule)
             else:
                 dropped.append(f"{rule}: dropped, the compiler rejected it")
         if not passing:
             return None, dropped, error
-        subset = await asyncio.to_thread(rewrite, site, set(passing))
+        subset = await asyncio.to_thread(rewrite, site, set(passing), extra)
         if subset.changed and await self.check(site, subset) is None:
             return subset, dropped, ""
         return None, dropped, error
