@@ -1,6 +1,6 @@
 /* y[i] = sum over t of w[t] * x[i + t - 15], treating x as zero outside [0, n). The taps are a
- * triangle, 1 at the ends rising to 16 in the middle, over 256. */
-void fir31(const float *x, float *y, int n)
+ * triangle, 1 at the ends rising to 16 in the middle, over 256. x and y do not overlap. */
+void fir31(const float *restrict x, float *restrict y, int n)
 {
     int i, t;
     for (i = 0; i < n; ++i) {

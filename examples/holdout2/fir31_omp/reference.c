@@ -1,6 +1,6 @@
 /* Outputs are independent: split them across threads. Each keeps the original tap order, so
  * every sum is the same. */
-void fir31(const float *x, float *y, int n)
+void fir31(const float *restrict x, float *restrict y, int n)
 {
     int i;
     #pragma omp parallel for schedule(static)
