@@ -57,6 +57,8 @@ eval: setup
 eval-holdout: setup
 	$(PERFPILOT) eval examples/holdout --out bench/out/eval-holdout \
 	    --report-md docs/eval-holdout.md --chart docs/images/eval-holdout.png
+	$(PERFPILOT) eval examples/holdout2 --out bench/out/eval-holdout2 \
+	    --report-md docs/eval-holdout2.md --chart docs/images/eval-holdout2.png
 
 # Train a planner on this CPU from the bundled-offline SmolLM2-135M GGUF; figures in docs/training.md.
 train-demo: setup

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfpilot.engine.engine import Engine
-from perfpilot.evaluation.cli import add_eval_parser
+from perfpilot.evaluation.cli import _command_line, add_eval_parser
 from perfpilot.evaluation.evaluate import EvalOptions, Evaluator
 from perfpilot.evaluation.results import TASK_VERDICTS, SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
@@ -150,6 +150,26 @@ def test_add_eval_parser_wires_the_subcommand() -> None:
     assert args.report_md is None and args.chart is None and args.optimizer is None
     with pytest.raises(SystemExit):
         parser.parse_args(["eval", "x", "--planner", "magic"])
+
+
+@pytest.mark.parametrize(("flags", "stated"), [
+    ([], ""),
+    (["--no-reference"], "--no-reference"),
+    (["--pairs", "12"], "--pairs 12"),
+    (["--threads", "2", "--compiler", "clang++"], "--threads 2 --compiler clang++"),
+    (["--callgrind", "--retries", "0"], "--callgrind --retries 0"),
+])
+def test_the_stated_command_keeps_the_flags_that_change_figures(flags: list[str],
+                                                                stated: str) -> None:
+    # A report whose command hides --no-reference reads as if references failed to measure.
+    parser = argparse.ArgumentParser()
+    add_eval_parser(parser.add_subparsers(dest="cmd"))
+    args = parser.parse_args(["eval", "tasks", "--out", "o", *flags])
+    line = _command_line(args)
+    assert line.startswith("perfpilot eval tasks --out o")
+    assert line.endswith(stated)
+    for flag in ("--no-reference", "--pairs", "--threads", "--callgrind", "--retries"):
+        assert (flag in line) == (flag in flags)
 
 
 def test_interrupted_run_resumes(tmp_path: Path) -> None:

@@ -38,6 +38,13 @@ def test_markdown_report_has_scores_rows_and_escapes() -> None:
     assert "```\nperfpilot eval tasks\n```" in text
 
 
+def test_a_run_without_references_says_so() -> None:
+    fast = SampleResult("faster", 2.0, (1.9, 2.1))
+    bare = compute_metrics([TaskResult("a", False, (), (), (fast,), 0)], 1)
+    assert "No reference version was measured" in markdown_report(bare)
+    assert "No reference version was measured" not in markdown_report(_metrics())
+
+
 def test_chart_is_a_png(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     path = write_chart(_metrics(), tmp_path / "img" / "eval.png")

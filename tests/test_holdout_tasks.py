@@ -22,21 +22,37 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-HOLDOUT = ROOT / "examples" / "holdout"
 BENCH_INCLUDE = ROOT / "server" / "perfpilot" / "runner" / "include"
-TASK_DIRS = sorted(p.parent for p in HOLDOUT.glob("*/task.toml"))
+# Each set with the fewest tasks it must hold.
+SETS = {ROOT / "examples" / "holdout": 30, ROOT / "examples" / "holdout2": 24}
+TASK_DIRS = sorted(p.parent for root in SETS for p in root.glob("*/task.toml"))
 CANONICAL = {c.name for c in CATEGORIES}
 
 
-def test_the_set_is_large_and_varied() -> None:
-    tasks = load_tasks(HOLDOUT)
-    assert len(tasks) >= 30
+def _task_id(directory: Path) -> str:
+    return f"{directory.parent.name}/{directory.name}"
+
+
+@pytest.mark.parametrize("root", sorted(SETS), ids=lambda p: p.name)
+def test_the_set_is_large_and_varied(root: Path) -> None:
+    tasks = load_tasks(root)
+    assert len(tasks) >= SETS[root]
     assert {t.input_mode for t in tasks} == {"harness", "spec", "stdin"}
     assert any(t.openmp for t in tasks) and any(not t.openmp for t in tasks)
     assert {t.language for t in tasks} == {"c", "cpp"}
+    # Every category is some task's label, so recall is measured for each.
+    assert {label for t in tasks for label in t.labels} == CANONICAL
 
 
-@pytest.mark.parametrize("directory", TASK_DIRS, ids=lambda d: d.name)
+def test_the_second_set_has_new_names() -> None:
+    # A task of the second set is a new function, not a renamed copy of the first set's.
+    first, second = (load_tasks(root) for root in sorted(SETS))
+    assert not {t.name for t in first} & {t.name for t in second}
+    assert not {(t.function, t.source.read_text(encoding="utf-8")) for t in first} & \
+        {(t.function, t.source.read_text(encoding="utf-8")) for t in second}
+
+
+@pytest.mark.parametrize("directory", TASK_DIRS, ids=_task_id)
 def test_task_loads_with_canonical_labels(directory: Path) -> None:
     raw = tomllib.loads((directory / "task.toml").read_text(encoding="utf-8"))
     task = load_task(directory)
@@ -47,7 +63,7 @@ def test_task_loads_with_canonical_labels(directory: Path) -> None:
     assert task.description
 
 
-@pytest.mark.parametrize("directory", TASK_DIRS, ids=lambda d: d.name)
+@pytest.mark.parametrize("directory", TASK_DIRS, ids=_task_id)
 def test_source_and_reference_define_the_function(directory: Path) -> None:
     task = load_task(directory)
     assert task.reference is not None
@@ -58,7 +74,7 @@ def test_source_and_reference_define_the_function(directory: Path) -> None:
         assert site.name == task.function.split("::")[-1]
 
 
-@pytest.mark.parametrize("directory", TASK_DIRS, ids=lambda d: d.name)
+@pytest.mark.parametrize("directory", TASK_DIRS, ids=_task_id)
 def test_reference_passes_the_candidate_policy(directory: Path) -> None:
     # Evaluation times the reference as a candidate: a refused one would give no headroom.
     task = load_task(directory)
@@ -82,7 +98,7 @@ def _syntax_check(task: Task, path: Path, include: Path | None = None) -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("directory", TASK_DIRS, ids=lambda d: d.name)
+@pytest.mark.parametrize("directory", TASK_DIRS, ids=_task_id)
 def test_original_reference_and_spec_compile(directory: Path) -> None:
     task = load_task(directory)
     assert task.reference is not None

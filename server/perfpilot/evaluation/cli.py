@@ -30,6 +30,8 @@ from perfpilot.progress import JobContext
 from perfpilot.settings import Settings, merge_settings
 
 DEFAULT_OUT = "eval-out"
+DEFAULT_PAIRS = 20
+DEFAULT_RETRIES = 1
 
 
 def add_eval_parser(subparsers: Any) -> None:
@@ -55,15 +57,17 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=2, help="tasks planned at once (default 2)")
     p.add_argument("--no-reference", action="store_true",
                    help="do not measure the tasks' reference versions")
-    p.add_argument("--retries", type=int, default=1,
-                   help="times to re-measure noisy results at the end (default 1)")
+    p.add_argument("--retries", type=int, default=DEFAULT_RETRIES,
+                   help=f"times to re-measure noisy results at the end (default "
+                        f"{DEFAULT_RETRIES})")
     p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
     p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
     p.add_argument("--code-key", default="",
                    help="label of the code version for reusing stored results (default: a "
                         "hash of PerfPilot's code, so results of other code are not reused)")
-    p.add_argument("--pairs", type=int, default=20,
-                   help="timed pairs per measurement (default 20; the editor uses 30)")
+    p.add_argument("--pairs", type=int, default=DEFAULT_PAIRS,
+                   help=f"timed pairs per measurement (default {DEFAULT_PAIRS}; the editor "
+                        "uses 30)")
     p.add_argument("--callgrind", action="store_true",
                    help="also count instructions with callgrind (slower)")
 
@@ -100,6 +104,24 @@ def _command_line(args: argparse.Namespace) -> str:
         parts += ["--report-md", args.report_md]
     if args.chart:
         parts += ["--chart", args.chart]
+    # Every flag that changes the figures is part of the stated command: a report made with
+    # --no-reference or fewer pairs must say so, or its empty Reference column reads as a fault.
+    if args.no_reference:
+        parts.append("--no-reference")
+    if args.pairs != DEFAULT_PAIRS:
+        parts += ["--pairs", str(args.pairs)]
+    if args.threads is not None:
+        parts += ["--threads", str(args.threads)]
+    if args.compiler:
+        parts += ["--compiler", args.compiler]
+    if args.callgrind:
+        parts.append("--callgrind")
+    if args.retries != DEFAULT_RETRIES:
+        parts += ["--retries", str(args.retries)]
+    if args.fresh:
+        parts.append("--fresh")
+    if args.code_key:
+        parts += ["--code-key", args.code_key]
     return shlex.join(parts)
 
 

@@ -66,6 +66,10 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         f"{metrics['seconds_per_task'] or 0:.1f} s ({metrics['seconds_total'] or 0:.0f} s "
         "in all).", "",
     ]
+    if not ref.get("tasks"):
+        # Say why the column is empty: a run with --no-reference, or tasks without one.
+        lines += ["No reference version was measured in this run (`--no-reference`, or no "
+                  "task names a `reference`), so the Reference column is empty.", ""]
     verdicts = metrics.get("verdicts") or {}
     if verdicts:
         lines += ["Task verdicts: " + ", ".join(f"{w} {n}" for w, n in verdicts.items())
