@@ -320,3 +320,33 @@ def test_ctrl_c_stops_the_profiled_program(tmp_path: Path) -> None:
     if survived:
         os.kill(pid, signal.SIGKILL)
     assert not survived
+
+
+def test_lens_candidates_rank_own_functions_with_their_library_callees() -> None:
+    """The shape measured on examples/profiled: libm's pow internals lead by self share, the
+    loop calling pow has almost no self time but 80% with callees, main has the whole run.
+    The lenses go to the project's functions, the pow loop first; libm and main get none."""
+    from perfpilot.engine.hotspots import lens_candidates
+    from perfpilot.profiling.values import FunctionCost, Profile, SourceStamp
+
+    src = "/p/src/stats.cpp"
+    libm = "./math/../sysdeps/ieee754/dbl-64/e_pow.c"
+
+    def cost(name: str, self_share: float, incl: float, file: str) -> FunctionCost:
+        return FunctionCost(name, self_share * 100, incl * 100, self_share, incl, file, 1, 2)
+
+    profile = Profile("perf", "cpu-clock", 100.0, (
+        cost("exp_inline", 0.34, 0.35, libm),
+        cost("count_equal_pairs(std::vector<int> const&)", 0.15, 0.15, src),
+        cost("__ieee754_pow_fma", 0.13, 0.66, libm),
+        cost("third_moment(std::vector<double> const&, double)", 0.005, 0.80, src),
+        cost("make_readings(unsigned long, unsigned int)", 0.005, 0.037, src),
+        cost("mean(std::vector<double> const&)", 0.004, 0.004, src),
+        cost("main", 0.0, 1.0, "/p/src/main.cpp"),
+    ), sources=(SourceStamp(src, "x"), SourceStamp("/p/src/main.cpp", "y")))
+    names = [f.name.split("(")[0] for f in lens_candidates(profile, 5, 0.01)]
+    assert names == ["third_moment", "count_equal_pairs"]
+    assert [f.name.split("(")[0] for f in lens_candidates(profile, 1, 0.01)] == ["third_moment"]
+    # A lower bar admits the smaller ones, by self share or with callees; never main or libm.
+    assert [f.name.split("(")[0] for f in lens_candidates(profile, 9, 0.003)] == [
+        "third_moment", "count_equal_pairs", "make_readings", "mean"]

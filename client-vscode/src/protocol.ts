@@ -16,6 +16,7 @@ export const SERVER_COMMANDS = {
   confirmInProgram: 'perfpilot.confirmInProgram',
   cancelProfile: 'perfpilot.cancelProfile',
   draftBenchSpec: 'perfpilot.draftBenchSpec',
+  showFlagPlace: 'perfpilot.showFlagPlace',
 } as const;
 
 /** The custom notifications' methods. */

@@ -4,6 +4,38 @@
 /** Reads one key of the `perfpilot` configuration section (dotted, e.g. `planner.backend`). */
 export interface ConfigReader {
   get<T>(key: string): T | undefined;
+  /** Where the value comes from (VS Code's WorkspaceConfiguration.inspect). */
+  inspect?<T>(key: string): ConfigSources<T> | undefined;
+}
+
+/** The values a setting has at each level; `defaultValue` is package.json's. */
+export interface ConfigSources<T> {
+  defaultValue?: T;
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+  defaultLanguageValue?: T;
+  globalLanguageValue?: T;
+  workspaceLanguageValue?: T;
+  workspaceFolderLanguageValue?: T;
+}
+
+/** Whether the user set the key at some level (VS Code's `get` answers package.json's default
+ * for an unset key, which would hide the workspace's .perfpilot.toml from the server). */
+function isSet(cfg: ConfigReader, key: string): boolean {
+  const sources = cfg.inspect?.<unknown>(key);
+  if (!sources) {
+    return true; // a reader that cannot tell: its `get` answers only set keys
+  }
+  const levels = [
+    sources.globalValue,
+    sources.workspaceValue,
+    sources.workspaceFolderValue,
+    sources.globalLanguageValue,
+    sources.workspaceLanguageValue,
+    sources.workspaceFolderLanguageValue,
+  ];
+  return levels.some((v) => v !== undefined && v !== null);
 }
 
 import packageJson from '../package.json';
@@ -39,7 +71,7 @@ export function readServerSettings(cfg: ConfigReader): ServerSettings {
   for (const key of SERVER_KEYS) {
     const value = cfg.get<unknown>(key);
     // Unset keys are left out so that the server's defaults and config files apply.
-    if (value === undefined || value === null) {
+    if (value === undefined || value === null || !isSet(cfg, key)) {
       continue;
     }
     const parts = key.split('.');

@@ -4,7 +4,11 @@
 // window.codeAutomationExit. The suite asks for screenshots by logging a marker line.
 //
 // Environment: CODE_SERVER_HOME (code-server install prefix), PERFPILOT_PYTHON (the Python with the
-// perfpilot server), CHROMIUM (default /usr/bin/chromium), PERFPILOT_E2E_TIMEOUT_S (default 420).
+// perfpilot server), CHROMIUM (default /usr/bin/chromium), PERFPILOT_E2E_TIMEOUT_S (default 420; 900 for
+// the profile suite),
+// PERFPILOT_E2E_SUITE: `extension` (default: the fixture workspace, test-artifacts/) or `profile`
+// (a copy of examples/profiled, a CMake project profiled with the real profiler;
+// test-artifacts-profile/).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -27,7 +31,6 @@ const codeServerHome = process.env.CODE_SERVER_HOME ?? fail('CODE_SERVER_HOME is
 const codeServer = path.join(codeServerHome, 'node_modules', '.bin', 'code-server');
 const python = process.env.PERFPILOT_PYTHON ?? fail('PERFPILOT_PYTHON is not set');
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const timeoutS = Number(process.env.PERFPILOT_E2E_TIMEOUT_S ?? 420);
 for (const [what, p] of [['code-server', codeServer], ['Chromium', chromiumPath], ['PERFPILOT_PYTHON', python]]) {
   if (!fs.existsSync(p)) {
     fail(`${what} not found at ${p} (run scripts/install-test-deps.sh)`);
@@ -38,7 +41,17 @@ if (!fs.existsSync(suite) || !fs.existsSync(path.join(root, 'dist', 'extension.j
   fail('the extension is not built (make build)');
 }
 
-const artifacts = path.join(root, 'test-artifacts');
+const suiteName = process.env.PERFPILOT_E2E_SUITE ?? 'extension';
+const workspaces = {
+  extension: path.join(root, 'test', 'fixtures', 'workspace'),
+  profile: path.join(root, '..', 'examples', 'profiled'),
+};
+if (!(suiteName in workspaces)) {
+  fail(`PERFPILOT_E2E_SUITE=${suiteName}: expected one of ${Object.keys(workspaces).join(', ')}`);
+}
+// The profile suite builds the CMake project three times and times whole runs.
+const timeoutS = Number(process.env.PERFPILOT_E2E_TIMEOUT_S ?? (suiteName === 'profile' ? 900 : 420));
+const artifacts = path.join(root, suiteName === 'extension' ? 'test-artifacts' : `test-artifacts-${suiteName}`);
 fs.rmSync(artifacts, { recursive: true, force: true });
 fs.mkdirSync(artifacts, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'perfpilot-e2e-'));
@@ -47,8 +60,12 @@ for (const d of Object.values(dirs)) {
   fs.mkdirSync(d, { recursive: true });
 }
 
-// The workspace: the fixture sources, settings that make the extension start the real server.
-fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), dirs.ws, { recursive: true });
+// The workspace: the suite's sources (never a build folder or kept results of a local run),
+// settings that make the extension start the real server.
+fs.cpSync(workspaces[suiteName], dirs.ws, {
+  recursive: true,
+  filter: (src) => !['build', '.perfpilot'].includes(path.basename(src)),
+});
 fs.mkdirSync(path.join(dirs.ws, '.vscode'), { recursive: true });
 fs.writeFileSync(
   path.join(dirs.ws, '.vscode', 'settings.json'),
@@ -58,7 +75,7 @@ fs.writeFileSync(
       'perfpilot.runner.pairs': 10,
       'perfpilot.runner.callgrind': false,
       'perfpilot.trace.server': 'messages',
-      'files.exclude': { '.vscode': true, '.perfpilot-e2e.json': true, '.perfpilot': true },
+      'files.exclude': { '.vscode': true, '.perfpilot-e2e.json': true, '.perfpilot': true, build: true },
     },
     null,
     2,
@@ -68,7 +85,7 @@ fs.writeFileSync(
 // install: PERFPILOT_E2E_INSTALL=1 also runs "Install PerfPilot server" (pip needs the package index).
 fs.writeFileSync(
   path.join(dirs.ws, '.perfpilot-e2e.json'),
-  JSON.stringify({ artifacts, python, install: process.env.PERFPILOT_E2E_INSTALL === '1' }),
+  JSON.stringify({ artifacts, python, suite: suiteName, install: process.env.PERFPILOT_E2E_INSTALL === '1' }),
 );
 
 fs.mkdirSync(path.join(dirs.ud, 'User'), { recursive: true });

@@ -37,6 +37,18 @@ test('unset settings produce empty role objects so server defaults apply', () =>
   assert.deepEqual(settings, { planner: {}, optimizer: {}, runner: {} });
 });
 
+test("keys the user did not set are left out though VS Code's get answers package.json's default", () => {
+  // VS Code answers `get` with the default of an unset key; the workspace's .perfpilot.toml
+  // (read by the server) must not be overridden by it.
+  const defaults: Record<string, unknown> = { 'profile.runCommand': '', 'profile.confirmPairs': 10, 'runner.pairs': 30 };
+  const set: Record<string, unknown> = { 'runner.pairs': 12 };
+  const cfg = {
+    get: <T>(key: string): T | undefined => (key in set ? set[key] : defaults[key]) as T | undefined,
+    inspect: <T>(key: string) => ({ key: `perfpilot.${key}`, defaultValue: defaults[key] as T, workspaceValue: set[key] as T | undefined }),
+  };
+  assert.deepEqual(readServerSettings(cfg), { planner: {}, optimizer: {}, runner: { pairs: 12 } });
+});
+
 test('every server key declared in package.json is read, and nothing else', () => {
   // Compiled to out/test/unit/: the package manifest is three levels up.
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {

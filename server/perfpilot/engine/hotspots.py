@@ -92,6 +92,31 @@ def _same_file(a: str, b: Path) -> bool:
         return False
 
 
+# A function with this much of the run under it is the program's entry (main, a driver):
+# "100% with callees" points at nothing to rewrite.
+_WHOLE_RUN = 0.95
+# Callees take this much more than the function itself: it is hot through them.
+_THROUGH_CALLEES = 0.05
+
+
+def lens_candidates(profile: Profile, count: int, min_share: float) -> tuple[FunctionCost, ...]:
+    """The ``count`` functions of the program's own sources (files on this machine, which
+    the profile stamped) that deserve a lens, hottest first: by self share (at least
+    ``min_share``), or by share with callees for a function hot through its callees (a loop
+    calling ``pow`` spends its time in libm, whose code is not the user's). Library code and
+    the program's entry (nearly the whole run under it) are left out."""
+    own = {s.path for s in profile.sources}
+
+    def lead(f: FunctionCost) -> float:
+        through = f.inclusive_share - f.self_share >= _THROUGH_CALLEES \
+            and f.inclusive_share < _WHOLE_RUN
+        return max(f.self_share, f.inclusive_share if through else 0.0)
+
+    picked = [f for f in profile.functions if f.file in own and lead(f) >= min_share]
+    picked.sort(key=lambda f: (-lead(f), -f.self_share, f.name))
+    return tuple(picked[:count])
+
+
 def hot_spots(profile: Profile, path: Path, text: str, outline: Sequence[FunctionSite],
               count: int, min_share: float) -> list[HotSpot]:
     """The program's ``count`` hottest functions (self share at least ``min_share``) that are
@@ -101,7 +126,7 @@ def hot_spots(profile: Profile, path: Path, text: str, outline: Sequence[Functio
     name; when the document changed since the profile, lines may have moved, so the name alone
     (in the same file) decides and the spot is marked stale.
     """
-    hottest = profile.hottest(count, min_share)
+    hottest = lens_candidates(profile, count, min_share)
     stamps = {s.path: s.sha256 for s in profile.sources}
     spots: list[HotSpot] = []
     for rank, cost in enumerate(hottest, 1):

@@ -16,6 +16,7 @@ from perfpilot.code.locate import LocateError
 from perfpilot.code.parse import language_for
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.present import report_markdown
+from perfpilot.lsp.build_flags import flag_actions
 from perfpilot.lsp.convert import StaleSiteError, function_edit
 from perfpilot.lsp.language_server import PerfPilotServer
 from perfpilot.lsp.protocol import (
@@ -27,6 +28,7 @@ from perfpilot.lsp.protocol import (
     CMD_REVERT,
     CMD_STATUS,
     CMD_TEST,
+    KIND_BUILD_FLAGS,
     KIND_DRAFT_SPEC,
     KIND_EXPLAIN,
     KIND_FASTER,
@@ -75,7 +77,8 @@ def register(server: PerfPilotServer) -> None:
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
-        lsp.CodeActionOptions(code_action_kinds=[KIND_FASTER, KIND_EXPLAIN, KIND_DRAFT_SPEC],
+        lsp.CodeActionOptions(code_action_kinds=[KIND_FASTER, KIND_EXPLAIN, KIND_DRAFT_SPEC,
+                                                 KIND_BUILD_FLAGS],
                               resolve_provider=False),
     )
     async def code_action(ls: PerfPilotServer, params: lsp.CodeActionParams
@@ -87,7 +90,7 @@ def register(server: PerfPilotServer) -> None:
         if language_for(uri, doc.language_id) is None:
             return None
         site = ls.site_at(doc, params.range.start)
-        drafts = draft_actions(ls, params, doc, site)
+        drafts = draft_actions(ls, params, doc, site) + flag_actions(ls, params, site)
         if not wanted(KIND_FASTER, params.context.only) or site is None:
             return drafts or None
         arg = {"uri": uri, "line": params.range.start.line,

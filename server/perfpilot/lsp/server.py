@@ -10,7 +10,7 @@ feed), ``views`` (hover, lenses, inlay hints, diagnostics) and ``profile_view``.
 
 from __future__ import annotations
 
-from perfpilot.lsp import commands, jobs, lifecycle, spec_drafts, views
+from perfpilot.lsp import build_flags, commands, jobs, lifecycle, spec_drafts, views
 from perfpilot.lsp.language_server import PerfPilotServer
 from perfpilot.lsp.profile_view import register_profile_commands
 
@@ -24,6 +24,7 @@ def create_server() -> PerfPilotServer:
     jobs.register(server)
     commands.register(server)
     spec_drafts.register(server)
+    build_flags.register(server)
     views.register(server)
     register_profile_commands(server)
     return server

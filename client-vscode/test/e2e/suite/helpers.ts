@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 export interface E2EConfig {
   artifacts: string;
   python: string;
+  /** Which suite runs: `extension` (the fixture workspace) or `profile` (examples/profiled). */
+  suite?: string;
   install: boolean;
 }
 

@@ -15,7 +15,8 @@ interface TestResult {
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', timeout: 240_000, color: false, reporter: Mocha.reporters.Base });
-  mocha.addFile(path.join(__dirname, 'extension.test.js'));
+  // One suite per workspace: the driver opened the workspace the suite is written for.
+  mocha.addFile(path.join(__dirname, `${e2eConfig().suite ?? 'extension'}.test.js`));
   const results: TestResult[] = [];
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
