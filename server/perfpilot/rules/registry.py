@@ -27,6 +27,7 @@ from perfpilot.rules import (
     pow2_divmod,
     pow_strength,
     prefix_sum,
+    qsort_to_sort,
     reserve,
     restrict_alias,
     simd_elementwise,
@@ -47,7 +48,7 @@ RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     branchless_select, ordered_map_unneeded, list_to_vector, vector_front_op, reserve,
     string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop, pow_strength,
     div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop, restrict_alias,
-    simd_loop, simd_elementwise, accumulator_chain, std_algorithm,
+    simd_loop, simd_elementwise, accumulator_chain, std_algorithm, qsort_to_sort,
 ))
 
 Phase = tuple[tuple[frozenset[str], RewriteFn], ...]
