@@ -76,6 +76,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("call-in-hot-loop", 10, 0.25),
     Rule("std-algorithm", 15, 0.20),
     Rule("qsort-to-sort", 15, 0.45),
+    Rule("char-set-table", 11, 0.28),
     Rule("pow2-divmod", 9, 0.15),
 )})
 
@@ -88,6 +89,7 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "manual-sort": "var, replacement",
     "prefix-sum": "array, acc",
     "qsort-to-sort": "replacement (the std::sort call)",
+    "char-set-table": "subject (the character tested)",
     "strlen-condition": "call, var",
     "accumulator-chain": "var, op",
     "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "

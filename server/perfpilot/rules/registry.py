@@ -7,6 +7,7 @@ from perfpilot.rules import (
     alloc_in_loop,
     branchless_select,
     call_in_hot_loop,
+    char_set_table,
     const_ref_param,
     div_by_invariant,
     endl,
@@ -49,6 +50,7 @@ RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop, pow_strength,
     div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop, restrict_alias,
     simd_loop, simd_elementwise, accumulator_chain, std_algorithm, qsort_to_sort,
+    char_set_table,
 ))
 
 Phase = tuple[tuple[frozenset[str], RewriteFn], ...]
