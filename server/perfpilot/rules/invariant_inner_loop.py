@@ -11,6 +11,7 @@ variables are written nowhere else in the outer loop and used nowhere outside it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ _OUTPUT = frozenset({"printf", "fprintf", "puts", "putchar"})
 _VALUE_METHODS = frozenset({"size", "length", "empty"})
 _STORAGE = frozenset({"static", "extern", "thread_local", "register", "volatile"})
 _FLOAT_CASTS = ("double", "float")
+_RESTRICT = re.compile(r"\b(?:restrict|__restrict|__restrict__)\b")
 
 
 @dataclass(frozen=True)
@@ -351,11 +353,19 @@ def _block_ok(facts: FunctionFacts, outer: Loop, stmts: list[Node], block: list[
     def indirect(name: str) -> bool:
         v = facts.var(name)
         return v is None or bool(v.pointer or v.reference or v.array) or v.scope == "global"
-    outer_writes = facts.modified_in(outer.node) - facts.declared_in(outer.node)
+    # a restrict pointer parameter's objects are reached through no other name
+    outer_writes = {w for w in facts.modified_in(outer.node) - facts.declared_in(outer.node)
+                    if not _restrict_param(facts, w)}
     if any(indirect(w) for w in outer_writes) and any(indirect(r) for r in reads):
         return False
     return not (any((v := facts.var(r)) is not None and v.scope == "global" for r in reads)
                 and facts.calls_unknown(outer))
+
+
+def _restrict_param(facts: FunctionFacts, name: str) -> bool:
+    v = facts.var(name)
+    return v is not None and v.scope == "param" and v.pointer == 1 and \
+        _RESTRICT.search(v.type_text.split("*", 1)[-1]) is not None
 
 
 def _span_text(site: _Site) -> str:
