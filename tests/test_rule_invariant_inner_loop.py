@@ -4,6 +4,7 @@ names, reductions, loop forms); inner loops that read what the outer loop change
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
-from perfpilot.planning.builtin import analyze
+from perfpilot.planning.builtin import BuiltinPlanner, analyze
+from perfpilot.progress import JobContext
 
 RULES = frozenset({"invariant-inner-loop"})
 
@@ -211,6 +213,9 @@ def test_centroid_block_is_planned_first_and_named() -> None:
     assert "`mean`" in found[0].explanation and "mean /= v.size()" in found[0].explanation
     # the sum over the whole of `v` is not a range query
     assert "prefix-sum" not in {f.rule for f in found}
+    plan = asyncio.run(BuiltinPlanner().plan(_site(code), JobContext()))
+    assert plan.strategies[0].rule == "invariant-inner-loop"
+    assert "mean /= v.size()" in plan.strategies[0].explanation
     res = rewrite(_site(code), RULES)
     assert res.code.index("mean /= v.size();") < res.code.index("for (std::size_t i")
 
