@@ -6,14 +6,21 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.declarations import declared_types
-from perfpilot.code.effects import PARALLEL_SAFE_METHODS
+from perfpilot.code.effects import (
+    NEVER_WRITES_MEMORY,
+    PARALLEL_SAFE_METHODS,
+    READS_ITS_RANGES_ONLY,
+)
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.syntax import (
     Node,
+    arguments,
     callee,
     declarator_name,
     line,
+    plain_callee,
+    receiver,
     text,
 )
 from perfpilot.rules.base import Example, RuleSpec
@@ -90,6 +97,7 @@ _BIG_TYPES = re.compile(
     r"unordered_set|unordered_multimap|unordered_multiset|deque|list|valarray)\b")
 
 
+_ELEMENT_ACCESS = frozenset({"data", "begin", "end", "rbegin", "rend"})
 _CONST_OK_METHODS = PARALLEL_SAFE_METHODS | {
     "lower_bound", "upper_bound", "equal_range", "crbegin", "crend", "max_size", "sum", "min",
     "max", "rfind", "find_first_of", "find_last_of", "starts_with", "ends_with", "key_comp",
@@ -214,6 +222,12 @@ def _modified(body: Node, name: str) -> str:
                 args = n.child_by_field_name("arguments")
                 if args is not None and re.search(rf"\b{re.escape(name)}\b", node_text(args)):
                     return f"passes it to '{node_text(fn)}'"
+            elif plain_callee(node_text(fn)) not in READS_ITS_RANGES_ONLY | NEVER_WRITES_MEMORY:
+                # a pointer or iterator to its elements handed to code that may write them
+                for arg in arguments(n):
+                    if arg.type == "call_expression" and callee(arg) in _ELEMENT_ACCESS and \
+                            (r := receiver(arg)) is not None and _root(r) == name:
+                        return f"passes its elements to '{node_text(fn)}'"
     return ""
 
 

@@ -75,6 +75,8 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("div-by-invariant", 12, 0.25),
     Rule("call-in-hot-loop", 10, 0.25),
     Rule("std-algorithm", 15, 0.20),
+    Rule("qsort-to-sort", 15, 0.45),
+    Rule("char-set-table", 11, 0.28),
     Rule("pow2-divmod", 9, 0.15),
 )})
 
@@ -86,6 +88,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "memo-recursion": "function",
     "manual-sort": "var, replacement",
     "prefix-sum": "array, acc",
+    "qsort-to-sort": "replacement (the std::sort call)",
+    "char-set-table": "subject (the character tested)",
     "strlen-condition": "call, var",
     "accumulator-chain": "var, op",
     "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "

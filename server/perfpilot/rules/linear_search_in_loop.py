@@ -322,7 +322,9 @@ def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
         hit = _equality_test(facts, inner, ivar)
         if hit is None:
             continue
-        cmp_node, searched = hit
+        cmp_node, searched, key = hit
+        if not _varies_with(facts, outer, inner, key):
+            continue  # the same search on every outer iteration: a loop-invariant result
         fix = ("insert the elements into a `std::unordered_set`/`std::unordered_map` (or sort "
                "once and binary-search) so each lookup is O(1) or O(log n)" if cpp(facts) else
                "sort once (`qsort`) and binary-search (`bsearch`), or use a hash table")
@@ -347,7 +349,17 @@ def _range_for_var(loop: Loop) -> str | None:
     return next(iter(names)) if len(names) == 1 else None
 
 
-def _equality_test(facts: FunctionFacts, loop: Loop, var: str) -> tuple[Node, str] | None:
+def _varies_with(facts: FunctionFacts, outer: Loop, inner: Loop, key: Node) -> bool:
+    """Whether the searched-for ``key`` may differ between iterations of ``outer``."""
+    changed = (facts.modified_in(outer.node) | facts.declared_in(outer.node)) - \
+        facts.declared_in(inner.node)
+    if outer.var is not None:
+        changed |= {outer.var}
+    return bool(identifiers(key) & changed)
+
+
+def _equality_test(facts: FunctionFacts, loop: Loop, var: str
+                   ) -> tuple[Node, str, Node] | None:
     """An ``if (x[var] == key)`` in the loop's own body (not in a deeper loop)."""
     for stmt in statements(loop.body):
         if stmt.type != "if_statement":
@@ -362,7 +374,7 @@ def _equality_test(facts: FunctionFacts, loop: Loop, var: str) -> tuple[Node, st
             for side, other in ((left, right), (right, left)):
                 searched = _indexed_by(side, var, loop)
                 if searched and other is not None and var not in identifiers(other):
-                    return b, searched
+                    return b, searched, other
     return None
 
 

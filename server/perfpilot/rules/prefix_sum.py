@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
+    identifiers,
     line,
     operator,
     root_name,
@@ -41,6 +42,12 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         outer = facts.loops[inner.parent]
         if array in facts.modified_in(outer.node):
+            continue
+        # bounds the outer loop never changes sum the same range every time: that is a
+        # loop-invariant computation (invariant-inner-loop), not a range query
+        changed = facts.modified_in(outer.node) | facts.declared_in(outer.node)
+        header = identifiers(inner.init) | identifiers(inner.condition)
+        if not (header - {inner.var}) & (changed | {outer.var} if outer.var else changed):
             continue
         acc = text(e.child_by_field_name("left"))
         yield make_finding(

@@ -7,6 +7,7 @@ from perfpilot.rules import (
     alloc_in_loop,
     branchless_select,
     call_in_hot_loop,
+    char_set_table,
     const_ref_param,
     div_by_invariant,
     endl,
@@ -27,6 +28,7 @@ from perfpilot.rules import (
     pow2_divmod,
     pow_strength,
     prefix_sum,
+    qsort_to_sort,
     reserve,
     restrict_alias,
     simd_elementwise,
@@ -47,7 +49,8 @@ RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     branchless_select, ordered_map_unneeded, list_to_vector, vector_front_op, reserve,
     string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop, pow_strength,
     div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop, restrict_alias,
-    simd_loop, simd_elementwise, accumulator_chain, std_algorithm,
+    simd_loop, simd_elementwise, accumulator_chain, std_algorithm, qsort_to_sort,
+    char_set_table,
 ))
 
 Phase = tuple[tuple[frozenset[str], RewriteFn], ...]

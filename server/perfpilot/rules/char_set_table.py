@@ -1,0 +1,253 @@
+"""The char-set-table rule: one character tested against four or more constants in a loop.
+
+``c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'`` compares and branches once per
+constant on every iteration; a 256-entry table of the set answers with one load,
+``tbl[(unsigned char)c] != 0``. The rewrite needs: every operand of the ``||`` chain is
+``E == K`` (or every operand of an ``&&`` chain ``E != K``, the complement) with one and the
+same ``E``, an expression of a character type (``char``, ``signed char``, ``unsigned char``:
+a variable, an element of a string, character array or pointer, or ``*p``) that has no side
+effects and calls nothing; and every ``K`` a constant from 0 to 127. For such constants
+``E == K`` holds exactly when ``(unsigned char)E == K`` whatever the signedness of ``char``, and
+``E``, having no effects, may be read once instead of up to once per test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import int_literal, statements
+from perfpilot.code.syntax import Node, line, operator, root_name, text
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, insertion_before
+
+RULE_ID = "char-set-table"
+MIN_TESTS = 4
+_CHAR_TYPES = frozenset({"char", "signed char", "unsigned char"})
+_STRINGS = frozenset({"std::string", "string", "std::string_view", "string_view"})
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8,
+            "f": 12, "v": 11, "?": 63}
+_PURE_PARTS = frozenset({"identifier", "number_literal", "char_literal", "subscript_expression",
+                         "subscript_argument_list", "pointer_expression", "binary_expression",
+                         "parenthesized_expression", "field_expression", "field_identifier"})
+
+
+@dataclass(frozen=True)
+class _Chain:
+    node: Node  # the whole || (or &&) expression
+    subject: Node  # E
+    values: frozenset[int]
+    negated: bool  # an && chain of != : true outside the set
+
+    def lookup(self, table: str) -> str:
+        test = f"{table}[(unsigned char)({text(self.subject)})] {'==' if self.negated else '!='} 0"
+        wrapped = self.node.parent is not None and \
+            self.node.parent.type in ("parenthesized_expression", "condition_clause")
+        return test if wrapped else f"({test})"
+
+
+def char_value(lit: Node) -> int | None:
+    """The value of a plain character or integer literal, or None."""
+    if lit.type == "number_literal":
+        return int_literal(lit)
+    if lit.type != "char_literal":
+        return None
+    body = text(lit)
+    if not (body.startswith("'") and body.endswith("'")) or len(body) < 3:
+        return None  # prefixed (u8'a', L'a') or odd
+    inner = body[1:-1]
+    if len(inner) == 1:
+        return ord(inner) if ord(inner) < 128 else None
+    if inner[0] != "\\":
+        return None
+    esc = inner[1:]
+    if esc in _ESCAPES:
+        return _ESCAPES[esc]
+    try:
+        if esc[0] == "x" and len(esc) > 1:
+            return int(esc[1:], 16)
+        if esc.isdigit() and len(esc) <= 3:
+            return int(esc, 8)
+    except ValueError:
+        return None
+    return None
+
+
+def _operands(n: Node, op: str) -> list[Node]:
+    while n.type == "parenthesized_expression" and n.named_children:
+        n = n.named_children[0]
+    if n.type == "binary_expression" and operator(n) == op:
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if left is None or right is None:
+            return [n]
+        return _operands(left, op) + _operands(right, op)
+    return [n]
+
+
+def _is_char(v: VarType | None) -> bool:
+    return v is not None and " ".join(v.base.replace("const", "").split()) in _CHAR_TYPES
+
+
+def _char_subject(facts: FunctionFacts, e: Node) -> bool:
+    """``e`` is of a character type, reads memory at most once and has no effect."""
+    if any(n.type not in _PURE_PARTS for n in _walk(e)):
+        return False
+    if any(n.type == "binary_expression" and operator(n) not in ("+", "-", "*")
+           for n in _walk(e)):
+        return False
+    if e.type == "identifier":
+        v = facts.var(text(e))
+        return _is_char(v) and v is not None and not v.pointer and not v.array
+    if e.type == "subscript_expression":
+        base = e.child_by_field_name("argument")
+        v = facts.var(root_name(base)) if base is not None and base.type == "identifier" \
+            else None
+        if v is None:
+            return False
+        if v.pointer == 1 or (v.array and not v.pointer):
+            return _is_char(VarType(v.base))
+        plain = " ".join(v.base.replace("const", "").split())
+        return not v.pointer and (plain in _STRINGS or _is_char(v.element))
+    if e.type == "pointer_expression" and operator(e) == "*":
+        arg = e.child_by_field_name("argument")
+        v = facts.var(text(arg)) if arg is not None and arg.type == "identifier" else None
+        return v is not None and v.pointer == 1 and _is_char(VarType(v.base))
+    return False
+
+
+def _walk(n: Node) -> Iterator[Node]:
+    stack = [n]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(cur.named_children)
+
+
+def _chain(facts: FunctionFacts, n: Node) -> _Chain | None:
+    """The chain rooted at the binary expression ``n``, when it is one."""
+    for joint, test, negated in (("||", "==", False), ("&&", "!=", True)):
+        if operator(n) != joint:
+            continue
+        parts = _operands(n, joint)
+        if len(parts) < MIN_TESTS:
+            return None
+        subject: Node | None = None
+        values: set[int] = set()
+        for p in parts:
+            if p.type != "binary_expression" or operator(p) != test:
+                return None
+            left, right = p.child_by_field_name("left"), p.child_by_field_name("right")
+            if left is None or right is None:
+                return None
+            k, e = (char_value(right), left) if char_value(right) is not None else \
+                (char_value(left), right)
+            if k is None or not 0 <= k <= 127:
+                return None
+            if subject is None:
+                subject = e
+            elif "".join(text(e).split()) != "".join(text(subject).split()):
+                return None
+            values.add(k)
+        if subject is None or not _char_subject(facts, subject):
+            return None
+        return _Chain(n, subject, frozenset(values), negated)
+    return None
+
+
+def _chains(facts: FunctionFacts) -> Iterator[_Chain]:
+    for n in facts.in_loops("binary_expression"):
+        parent = n.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "binary_expression" and \
+                operator(parent) == operator(n):
+            continue  # part of a longer chain
+        found = _chain(facts, n)
+        if found is not None:
+            yield found
+
+
+def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
+    """A character compared with four or more constants, in a loop."""
+    for c in _chains(facts):
+        yield make_finding(
+            RULE_ID,
+            f"`{code(c.node)}` on line {line(c.node)} tests `{text(c.subject)}` against "
+            f"{len(c.values)} characters one after another on every iteration of the loop: a "
+            f"256-entry table of the set, indexed by `(unsigned char){text(c.subject)}`, "
+            "answers with one load and no branch per character.",
+            [line(c.node)], node_range=rng(c.node), names=[text(c.subject)],
+            data={"subject": text(c.subject)},
+        )
+
+
+def _table(name: str, values: frozenset[int], nl: str, indent: str) -> str:
+    top = max(values) + 1
+    rows = []
+    for start in range(0, top, 16):
+        rows.append(",".join("1" if k in values else "0"
+                             for k in range(start, min(top, start + 16))))
+    body = f",{nl}{indent}    ".join(rows)
+    # entries past the last listed one are zero
+    return (f"static const unsigned char {name}[256] = {{{nl}{indent}    {body}{nl}"
+            f"{indent}}};")
+
+
+def char_set_table_rule(inp: RuleInput) -> RuleOutput:
+    """Replace each chain with a lookup in a table declared at the top of the function."""
+    facts = FunctionFacts(inp.site, inp.function, inp.tree.root_node)
+    body = inp.function.child_by_field_name("body")
+    first = statements(body)[0] if statements(body) else None
+    changes: list[Change] = []
+    if first is None:
+        return changes, []
+    taken = set(inp.taken)
+    nl = "\r\n" if "\r\n" in inp.text else "\n"
+    line_start = inp.data.rfind(b"\n", 0, first.start_byte) + 1
+    indent = inp.data[line_start:first.start_byte].decode("utf-8")
+    indent = indent if indent.strip() == "" else ""
+    for c in _chains(facts):
+        name = _fresh(taken, "char_set")
+        taken.add(name)
+        changes.append(Change(
+            RULE_ID,
+            (insertion_before(inp, first, _table(name, c.values, nl, indent), RULE_ID, -30),
+             Edit(c.node.start_byte, c.node.end_byte, c.lookup(name), RULE_ID)),
+            f"The test of '{text(c.subject)}' against {len(c.values)} characters at line "
+            f"{inp.line_of(c.node)} is now one lookup in the table '{name}'.",
+            (inp.line_of(c.node),)))
+    return changes, []
+
+
+def _fresh(taken: set[str], base: str) -> str:
+    candidate, k = base, 2
+    while candidate in taken:
+        candidate, k = f"{base}{k}", k + 1
+    return candidate
+
+
+RULE = RuleSpec(
+    id=RULE_ID,
+    detect=char_set_table,
+    rewrite=char_set_table_rule,
+    rewrites_as=frozenset({RULE_ID}),
+    phase=1,
+    order=10,
+    examples=(
+        Example("cpp", """
+#include <string>
+int vowels(const std::string& s) {
+    int n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (s[i] == 'a' || s[i] == 'e' || s[i] == 'i' || s[i] == 'o' || s[i] == 'u')
+            ++n;
+    return n;
+}
+""", "vowels"),
+    ),
+)

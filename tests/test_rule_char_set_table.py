@@ -1,0 +1,129 @@
+"""char-set-table: a character tested against four or more constants in a loop becomes one
+lookup in a 256-entry table (generated subjects, sets, chain forms, all 256 byte values as
+input, built and run both ways); other shapes stay."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from differential_support import HAVE_GXX, Variant, compare
+from perfpilot.code.locate import function_by_name
+from perfpilot.optimizing.builtin import rewrite
+from perfpilot.planning.builtin import analyze
+from perfpilot.rules.char_set_table import char_value
+
+RULES = frozenset({"char-set-table"})
+_POOL = ("'a'", "'e'", "'i'", "'o'", "'u'", "' '", "'\\n'", "'\\t'", "','", "'.'", "'\\\\'",
+         "'\\''", "'0'", "'9'", "'Z'", "'\\x7f'", "'\\0'", "65", "127", "'\\101'", "';'")
+
+
+def _variants(count: int, seed: int) -> list[Variant]:
+    rnd = random.Random(seed)
+    out: list[Variant] = []
+    for n in range(count):
+        consts = rnd.sample(_POOL, rnd.randrange(4, 9))
+        negated = rnd.random() < 0.3
+        form = rnd.randrange(4)
+        name = f"in_set{n}"
+        if form == 0:
+            subject, params = "s[i]", "const std::string& s"
+            loop, arg = "for (std::size_t i = 0; i < s.size(); ++i)", "str"
+        elif form == 1:
+            subject, params = "c", "const std::string& s"
+            loop, arg = "for (char c : s)", "str"
+        elif form == 2:
+            subject, params = "*p", "const char* p, const char* e"
+            loop, arg = "for (; p != e; ++p)", "str.data(), str.data() + str.size()"
+        else:
+            subject, params = "u[k]", "const unsigned char* u, int m"
+            loop = "for (int k = 0; k < m; ++k)"
+            arg = "(const unsigned char*)str.data(), (int)str.size()"
+        op, joint = ("!=", " && ") if negated else ("==", " || ")
+        tests = [f"{subject} {op} {k}" if rnd.random() < 0.8 else f"{k} {op} {subject}"
+                 for k in consts]
+        cond = joint.join(tests)
+        if rnd.random() < 0.3:
+            cond = f"({joint.join(tests[:2])}){joint}{joint.join(tests[2:])}"
+        use = rnd.choice((f"if ({cond}) h = h * 31 + {'k' if form == 3 else '1'};",
+                          f"h += ({cond}) * 3;", f"bool b = {cond}; h = h * 7 + b;"))
+        code = (f"long {name}({params}) {{\n    long h = 0;\n    {loop} {{\n        {use}\n"
+                "    }\n    return h;\n}\n")
+        driver = ("std::string str; for (int b = 0; b < 256; ++b) str.push_back((char)b); "
+                  "for (int b = 255; b >= 0; b -= 3) str.push_back((char)b); "
+                  f"std::printf(\"%ld\\n\", {name}({arg}));")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_generated_variants_keep_results(tmp_path: Path) -> None:
+    variants = _variants(40, seed=9)
+    results = compare(variants, RULES, tmp_path)
+    for v in variants:
+        res = results[v.name]
+        assert res.rules >= RULES, (v.code, res.notes)
+        assert "static const unsigned char char_set[256]" in res.code, res.code
+
+
+def test_character_literals_decode() -> None:
+    from perfpilot.code.parse import parse
+    lits = {"'a'": 97, "'\\n'": 10, "'\\\\'": 92, "'\\''": 39, "'\\x41'": 65, "'\\101'": 65,
+            "'\\0'": 0, "L'a'": None, "u8'a'": None}
+    for lit, want in lits.items():
+        tree = parse(f"int x = {lit};", "cpp")
+        node = next(n for n in _nodes(tree.root_node) if n.type == "char_literal")
+        assert char_value(node) == want, lit
+
+
+def _nodes(n):  # type: ignore[no-untyped-def]
+    yield n
+    for c in n.children:
+        yield from _nodes(c)
+
+
+def _site(code: str, lang: str = "cpp"):  # type: ignore[no-untyped-def]
+    return function_by_name("#include <string>\n" + code, lang, "f")
+
+
+def test_c_gets_the_table_too() -> None:
+    code = ("int f(const char* s, int n) { int k = 0; for (int i = 0; i < n; ++i) if (s[i] == "
+            "' ' || s[i] == '\\t' || s[i] == '\\n' || s[i] == '\\r') ++k; return k; }")
+    res = rewrite(function_by_name(code, "c", "f"), RULES)
+    assert "static const unsigned char char_set[256]" in res.code
+    assert "char_set[(unsigned char)(s[i])] != 0" in res.code
+
+
+@pytest.mark.parametrize("code", [
+    # three tests only
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (c == 'a' || c == 'b' || "
+    "c == 'c') ++n; return n; }",
+    # two different subjects
+    "int f(const std::string& s, char d) { int n = 0; for (char c : s) if (c == 'a' || "
+    "c == 'b' || d == 'c' || c == 'd') ++n; return n; }",
+    # an int subject (EOF and values past 255)
+    "int f(const int* v, int m) { int n = 0; for (int i = 0; i < m; ++i) if (v[i] == 'a' || "
+    "v[i] == 'b' || v[i] == 'c' || v[i] == 'd') ++n; return n; }",
+    # a constant past 127 (its meaning depends on the signedness of char)
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (c == 'a' || c == 'b' || "
+    "c == 'c' || c == 200) ++n; return n; }",
+    # a subject with an effect, or a call
+    "int f(const char* p, const char* e) { int n = 0; while (p != e) if (*p++ == 'a' || "
+    "*p == 'b' || *p == 'c' || *p == 'd') ++n; return n; }",
+    "int f(const std::string& s) { int n = 0; for (std::size_t i = 0; i < s.size(); ++i) if "
+    "(s.at(i) == 'a' || s.at(i) == 'b' || s.at(i) == 'c' || s.at(i) == 'd') ++n; return n; }",
+    # something else in the chain
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (c == 'a' || c == 'b' || "
+    "c == 'c' || c == 'd' || c > 'x') ++n; return n; }",
+    # mixed joints
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (c != 'a' || c != 'b' || "
+    "c != 'c' || c != 'd') ++n; return n; }",
+    # not in a loop
+    "bool f(char c) { return c == 'a' || c == 'b' || c == 'c' || c == 'd'; }",
+])
+def test_left_alone(code: str) -> None:
+    res = rewrite(_site(code), RULES)
+    assert not res.changed, res.code
+    assert "char-set-table" not in {f.rule for f in analyze(_site(code))}
