@@ -287,3 +287,38 @@ def test_a_restrict_output_does_not_alias_what_the_block_reads() -> None:
         res.code
     # without restrict, out may point into x: left alone (see test_left_alone)
     assert not rewrite(_site(code.replace("__restrict ", "")), RULES).changed
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_hoisted_loops_run_only_when_the_outer_loop_would(tmp_path: Path) -> None:
+    # Called with n = 0 the original never reads w (a null pointer here); the hoisted loop
+    # must not either: it is guarded by the outer loop's entry condition.
+    code = ("double g0(const double* v, int n, const double* w, int m) {\n"
+            "    double t = 0;\n"
+            "    for (int i = 0; i < n; ++i) {\n"
+            "        double mean = 0;\n"
+            "        for (int j = 0; j < m; ++j) mean += w[j];\n"
+            "        mean /= m;\n"
+            "        t += (v[i] - mean) * (v[i] - mean);\n"
+            "    }\n    return t;\n}\n")
+    driver = ("double w[] = {1, 2, 3, 4, 5}; double v[] = {2, 4}; "
+              "std::printf(\"%.17g %.17g\\n\", g0(v, 2, w, 5), g0(nullptr, 0, nullptr, 5));")
+    results = compare([Variant("g0", code, driver)], frozenset({"invariant-inner-loop"}),
+                      tmp_path)
+    res = results["g0"]
+    assert "invariant-inner-loop" in res.rules, res.notes
+    assert "if (0 < n) for (int j = 0; j < m; ++j)" in res.code, res.code
+    assert "'if (0 < n)'" in res.applied[0].explanation
+
+
+def test_no_entry_condition_no_hoist() -> None:
+    # A while loop's condition could change what it reads: nothing is hoisted out of it.
+    code = ("double f(const double* v, int n, const double* w, int m) {\n"
+            "    double t = 0; int i = 0;\n"
+            "    while (i < n) {\n"
+            "        double s = 0;\n"
+            "        for (int j = 0; j < m; ++j) s += w[j];\n"
+            "        t += v[i] * s; ++i;\n"
+            "    }\n    return t;\n}\n")
+    res = rewrite(_site(code), {"invariant-inner-loop"})
+    assert "invariant-inner-loop" not in res.rules, res.code

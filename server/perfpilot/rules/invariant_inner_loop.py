@@ -408,11 +408,43 @@ def _dedent(moved: str, old: str, new: str, nl: str) -> str:
                                  for ln in lines[1:]])
 
 
+_SIMPLE = re.compile(r"^[\w\s+\-*/%().]*$")
+_CALL = re.compile(r"\b(?!size\b|length\b)\w+\s*\(")
+
+
+def entry_guard(outer: Loop) -> str | None:
+    """The condition under which ``outer`` runs its body at least once, to guard the hoisted
+    loops (which read memory the caller may not have when the outer loop runs zero times):
+    ``do`` loops need none (""); a counted ``for`` gives its condition at the first value
+    (``0 < n``); None when it cannot be written without evaluating something twice."""
+    if outer.kind == "do":
+        return ""
+    if outer.kind != "for" or outer.init is None or outer.bound is None or \
+            outer.compare not in ("<", "<=", ">", ">=", "!="):
+        return None
+    first, bound = text(outer.init), text(outer.bound)
+    if not all(_SIMPLE.match(t) and not _CALL.search(t) for t in (first, bound)):
+        return None
+    def wrap(t: str) -> str:
+        return t if re.fullmatch(r"[\w.]+(?:\(\))?", t) else f"({t})"
+
+    return f"{wrap(first)} {outer.compare} {wrap(bound)}"
+
+
+def _guarded(data: bytes, base: int, end: int, loops: list[Node], guard: str) -> str:
+    """The text ``data[base:end]`` with each of ``loops`` prefixed by ``if (guard)``."""
+    out = data[base:end]
+    for lp in sorted(loops, key=lambda n: n.start_byte, reverse=True):
+        at = lp.start_byte - base
+        out = out[:at] + f"if ({guard}) ".encode() + out[at:]
+    return out.decode("utf-8")
+
+
 def invariant_inner_loop_rule(inp: RuleInput) -> RuleOutput:
     """Move the block above the outer loop."""
     changes: list[Change] = []
     notes: list[str] = []
-    facts = FunctionFacts(inp.site, inp.function, inp.tree.root_node)
+    facts = inp.facts
     data = inp.data
     nl = newline_of(inp.text)
     done: list[tuple[int, int]] = []
@@ -432,7 +464,13 @@ def invariant_inner_loop_rule(inp: RuleInput) -> RuleOutput:
         after = data.find(b"\n", end)
         if after != -1 and data[end:after].strip() == b"":
             end = after + 1
-        moved = data[first.start_byte:last.end_byte].decode("utf-8")
+        guard = entry_guard(s.outer)
+        if guard is None:
+            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(outer)} has no entry "
+                         "condition that can be checked once; the inner loop is left in place")
+            continue
+        moved = _guarded(data, first.start_byte, last.end_byte, s.loops, guard) if guard \
+            else data[first.start_byte:last.end_byte].decode("utf-8")
         block_indent = data[start:first.start_byte].decode("utf-8")
         line_start = data.rfind(b"\n", 0, outer.start_byte) + 1
         indent = data[line_start:outer.start_byte].decode("utf-8")
@@ -452,7 +490,8 @@ def invariant_inner_loop_rule(inp: RuleInput) -> RuleOutput:
             f"{inp.line_of(last.end_byte)}) computes {names} from values the loop at line "
             f"{inp.line_of(outer)} never changes; it now runs once before that loop, so the "
             "work goes from O(outer x inner) to O(outer + inner) (O(n^2) to O(n) when both "
-            "run over n).",
+            "run over n)" + (f"; 'if ({guard})' keeps it from running when the outer loop "
+                             "would not" if guard else "") + ".",
             (inp.line_of(s.loops[0]), inp.line_of(outer))))
         done.append(s.outer.byte_range)
     return changes, notes
