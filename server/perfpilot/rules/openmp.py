@@ -23,6 +23,7 @@ from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.openmp_patterns import algorithms, histogram, search
 from perfpilot.rules.openmp_patterns import scan as scan_rewrite
+from perfpilot.rules.openmp_patterns.alias_check import no_overlap_condition
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
@@ -107,12 +108,15 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
         if _pragma_before(facts, lp.start_byte) or facts.site.has_openmp:
             continue
         covered.append(lp)
-        if overlaps(facts.site.params, types, lp)[0]:
-            # Pointers a caller may pass overlapping: parallel iterations could then compute
-            # something else (the restrict-alias finding says what would allow it). The loops
-            # inside stay serial too: a parallel region per outer iteration costs more.
+        pointers = overlaps(facts.site.params, types, lp)[0]
+        alias = no_overlap_condition(lp, pointers) if pointers else ""
+        if alias is None:
+            # Pointers a caller may pass overlapping, at offsets no run-time test here can
+            # bound: parallel iterations could then compute something else (the restrict-alias
+            # finding says what would allow it). The loops inside stay serial too: a parallel
+            # region per outer iteration costs more.
             continue
-        yield _finding(facts, lp)
+        yield _finding(facts, lp, pointers if alias else [])
 
 
 def _ancestors(loop: Loop) -> list[Node]:
@@ -177,7 +181,7 @@ def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> F
         bonus=_weight(facts, lp))
 
 
-def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
+def _finding(facts: FunctionFacts, lp: LoopFacts, checked: Sequence[str] = ()) -> Finding:
     var = lp.induction or "?"
     clauses: list[str] = []
     red = ", ".join(f"`{v}` ({op})" for op, v in lp.reductions)
@@ -220,6 +224,10 @@ def _finding(facts: FunctionFacts, lp: LoopFacts) -> Finding:
         uneven_text += ("; it is an inner loop under a loop whose iterations depend on each "
                         "other, so a cost model (trip count times body size) keeps it serial "
                         "when a parallel region would not pay for itself")
+    if checked:
+        uneven_text += ("; a caller may pass " + ", ".join(f"`{p}`" for p in checked)
+                        + " overlapping, so a run-time test that the elements the loop touches "
+                        "do not overlap decides (the loop runs serially when they do)")
     text = (f"the `for` loop on line {lp.line} (over `{var}`, {lp.lower} to {lp.upper}) — "
             f"{what}{nested}{private}{uneven_text}: run it on all cores with `{pragma}` "
             "(build with `-fopenmp`).")
@@ -308,11 +316,12 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 why_not = "'.at()' may throw, and an exception must not leave a parallel loop"
             elif not statement_slot_ok(node):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
-            elif _overlaps(inp, lp)[0]:
+            elif _overlaps(inp, lp)[0] and (
+                    lp.arg_reductions or no_overlap_condition(lp, _overlaps(inp, lp)[0]) is None):
                 names = ", ".join(f"'{n}'" for n in _overlaps(inp, lp)[0])
                 why_not = (f"it writes and reads through {names}, which a caller may pass "
-                           "overlapping, and nothing in the code rules that out (declare the "
-                           "pointers restrict if callers never do)")
+                           "overlapping, and no run-time test here can bound where (declare "
+                           "the pointers restrict if callers never pass them overlapping)")
             if not why_not and lp.arg_reductions and _overlaps(inp, lp)[1]:
                 why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
             if not why_not and lp.arg_reductions:
@@ -321,7 +330,10 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             if not why_not:
                 gate = work_gate(lp, node) if lp.depth > 1 or (
                     lp.depth == 1 and not lp.children) else ""
-                changes.append(_pragma_change(inp, lp, node, _overlaps(inp, lp)[1], gate))
+                pointers, shared = _overlaps(inp, lp)
+                alias = no_overlap_condition(lp, pointers) if pointers else None
+                changes.append(_pragma_change(inp, lp, node, shared, gate, alias or "",
+                                              pointers))
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
@@ -463,7 +475,8 @@ def work_gate(lp: LoopFacts, node: Node) -> str:
 
 
 def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
-                   shared: list[tuple[str, str]], gate: str = "") -> Change:
+                   shared: list[tuple[str, str]], gate: str = "", alias: str = "",
+                   pointers: Sequence[str] = ()) -> Change:
     clauses = ""
     by_op: dict[str, list[str]] = {}
     for op, var in lp.reductions:
@@ -475,10 +488,17 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     schedule, uneven = schedule_clause(loop_balance(node, lp.induction or ""))
     if schedule:
         clauses += f" {schedule}"
-    if shared:
-        # The same container passed twice: the iterations then depend on each other, and the
-        # if clause runs them on one thread.
-        clauses += " if(" + " && ".join(f"&{w} != &{r}" for w, r in shared) + ")"
+    conditions = [f"&{w} != &{r}" for w, r in shared]
+    edits: list[Edit] = []
+    if alias:
+        # Pointers that may overlap: a run-time test, computed once before the loop, decides.
+        apart = inp.fresh_name("apart")
+        conditions.append(apart)
+        edits.append(insertion_before(inp, node, f"const int {apart} = {alias};", "", 8))
+    if conditions:
+        # The same container passed twice, or overlapping arrays: the iterations then depend
+        # on each other, and the if clause runs them on one thread.
+        clauses += " if(" + " && ".join(conditions) + ")"
     pragma = f"#pragma omp parallel for{clauses}"
     rule = "openmp-reduction" if lp.reductions else "openmp-for"
     what = f"the loop over '{lp.induction}' ({lp.lower} to {lp.upper})"
@@ -500,6 +520,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     if shared:
         pairs = ", ".join(f"'{w}' and '{r}'" for w, r in shared)
         parts.append(f"(serial when {pairs} are the same object, which a caller may pass)")
+    if alias:
+        parts.append("(serial when the elements it touches through "
+                     + ", ".join(f"'{p}'" for p in pointers)
+                     + " overlap, which a caller may pass: a run-time test decides)")
     overlap = _unproven_overlap(inp, lp)
     if overlap:
         parts.append(f"(assuming {', '.join(overlap)} do not overlap in memory; the benchmark "
@@ -507,7 +531,8 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     explanation = (" ".join(parts) + f"; '{pragma}' runs the iterations on all cores.")
     edit = gated_loop(inp, node, pragma, gate, rule) if gate else \
         insertion_before(inp, node, pragma, rule, order=9)
-    return Change(rule, (edit,), explanation[0].upper() + explanation[1:], (lp.line,))
+    edits = [replace(e, rule=rule) for e in edits]
+    return Change(rule, (*edits, edit), explanation[0].upper() + explanation[1:], (lp.line,))
 
 
 def gated_loop(inp: RuleInput, node: Node, pragma: str, gate: str, rule: str) -> Edit:

@@ -7,7 +7,7 @@ categories that were the label (micro-averaged over tasks).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,8 @@ def builtin_scores(tasks: Sequence[CorpusTask], limit: int = 3) -> Scores:
                                for t in tasks])
 
 
-def model_plans(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: int = 160,
-                gguf: str | None = None) -> list[list[int]]:
+def model_plan_texts(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: int = 160,
+                     gguf: str | None = None) -> list[str]:
     """Greedy plan-only generations of a causal LM for each task's planner prompt."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -58,16 +58,23 @@ def model_plans(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: in
     tok: Any = AutoTokenizer.from_pretrained(model_dir, **kwargs)
     model: Any = AutoModelForCausalLM.from_pretrained(model_dir, **kwargs)
     model.train(False)
-    out: list[list[int]] = []
+    out: list[str] = []
     for task in tasks:
         ids: Any = tok.apply_chat_template(prompt(task.site()), add_generation_prompt=True,
                                            return_tensors="pt", return_dict=True)
         with torch.no_grad():
             gen = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False,
                                  stop_strings=[SUGG_CLOSE], tokenizer=tok)
-        text: str = tok.decode(gen[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
-        out.append([s.category.id for s in parse_plan(text, "model").strategies])
+        out.append(tok.decode(gen[0, ids["input_ids"].shape[1]:], skip_special_tokens=True))
     return out
 
 
-PlanFn = Callable[[Sequence[CorpusTask]], list[list[int]]]
+def plan_categories(texts: Sequence[str]) -> list[list[int]]:
+    """The category ids each plan text names (none for a text that is not a plan)."""
+    return [[s.category.id for s in parse_plan(t, "model").strategies] for t in texts]
+
+
+def model_plans(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: int = 160,
+                gguf: str | None = None) -> list[list[int]]:
+    """The categories of a causal LM's greedy plans for each task."""
+    return plan_categories(model_plan_texts(model_dir, tasks, max_new_tokens, gguf))
