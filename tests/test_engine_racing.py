@@ -22,15 +22,16 @@ from perfpilot.runner.values import Measurement, Tuning, Verdict
 from perfpilot.settings import RunnerSettings, Settings
 
 # The inner loop grows with the outer index: the OpenMP rule picks a schedule for uneven work,
-# and the builtin optimizer adds the other schedules as variants.
+# and the builtin optimizer adds the other schedules as variants. Integers: a floating inner
+# sum would also be planned as partial sums, a serial candidate beside the raced family.
 UNIT = """\
 #include <vector>
 
-double pair_sum(const std::vector<double>& a) {
-  double total = 0.0;
+long pair_sum(const std::vector<long>& a) {
+  long total = 0;
   long n = (long)a.size();
   for (long i = 0; i < n; ++i) {
-    double s = 0.0;
+    long s = 0;
     for (long j = 0; j < i; ++j) s += a[j] * a[i - j];
     total += s;
   }
