@@ -17,6 +17,7 @@ from perfpilot.code.locate import function_by_name
 from perfpilot.code.splice import splice
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.optimizing.builtin.rewrite import RewriteResult
+from perfpilot.rules.registry import Phase
 
 HEADERS = """#include <algorithm>
 #include <cmath>
@@ -41,15 +42,17 @@ class Variant:
     rel: float = 0.0  # this variant's own relative tolerance (float arithmetic), when larger
 
 
-def rewrite_all(variants: Sequence[Variant], rules: frozenset[str]
+def rewrite_all(variants: Sequence[Variant], rules: frozenset[str],
+                extra_phases: tuple[Phase, ...] = (),
                 ) -> tuple[str, str, dict[str, RewriteResult]]:
-    """The original unit, the unit with every variant rewritten under ``rules``, and results."""
+    """The original unit, the unit with every variant rewritten under ``rules`` (with
+    ``extra_phases``, such as the last-bit rewrites a plan may allow), and the results."""
     unit = HEADERS + "\n".join(v.code for v in variants) + "\n"
     results: dict[str, RewriteResult] = {}
     sites = []
     for v in variants:
         site = function_by_name(unit, "cpp", v.name)
-        res = rewrite(site, rules)
+        res = rewrite(site, rules, extra_phases)
         results[v.name] = res
         sites.append((site, res.code))
     new_unit = unit
@@ -89,10 +92,10 @@ def _same(a: str, b: str, rel: float) -> bool:
 
 
 def compare(variants: Sequence[Variant], rules: frozenset[str], folder: Path,
-            rel: float = 0.0) -> dict[str, RewriteResult]:
+            rel: float = 0.0, extra_phases: tuple[Phase, ...] = ()) -> dict[str, RewriteResult]:
     """Rewrite, build and run every variant both ways; assert each printed line agrees
     (exactly, or within ``rel`` relative error per number). Returns the rewrite results."""
-    unit, new_unit, results = rewrite_all(variants, rules)
+    unit, new_unit, results = rewrite_all(variants, rules, extra_phases)
     drivers = "\n".join(f"    {{ std::printf(\"== {v.name}\\n\"); {v.driver} }}"
                         for v in variants)
     before = _run(unit, drivers, folder, "orig")
