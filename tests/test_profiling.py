@@ -350,3 +350,10 @@ def test_lens_candidates_rank_own_functions_with_their_library_callees() -> None
     # A lower bar admits the smaller ones, by self share or with callees; never main or libm.
     assert [f.name.split("(")[0] for f in lens_candidates(profile, 9, 0.003)] == [
         "third_moment", "count_equal_pairs", "make_readings", "mean"]
+    # A profile that puts start-up outside main (93% under it) still ranks main by its own
+    # share: the entry is never "hot through its callees".
+    short = Profile("perf", "cpu-clock", 100.0, (
+        cost("main", 0.02, 0.93, "/p/src/main.cpp"),
+        cost("smooth(int) const", 0.88, 0.88, src),
+    ), sources=profile.sources)
+    assert [f.name.split("(")[0] for f in lens_candidates(short, 2, 0.01)] == ["smooth", "main"]

@@ -108,8 +108,10 @@ def lens_candidates(profile: Profile, count: int, min_share: float) -> tuple[Fun
     own = {s.path for s in profile.sources}
 
     def lead(f: FunctionCost) -> float:
+        # main is the program's entry by definition: its callees are the program, however
+        # much of the run the profiler puts outside it (start-up, the loader, the kernel).
         through = f.inclusive_share - f.self_share >= _THROUGH_CALLEES \
-            and f.inclusive_share < _WHOLE_RUN
+            and f.inclusive_share < _WHOLE_RUN and _plain_name(f.name) != "main"
         return max(f.self_share, f.inclusive_share if through else 0.0)
 
     picked = [f for f in profile.functions if f.file in own and lead(f) >= min_share]
