@@ -20,28 +20,13 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_support import SERVER_COMMAND, Recorder, finished_job, vscode_capabilities
 from test_llm_remote_faults import FaultyEndpoint, Stream
+from test_runner_measure import PREFIX_SQ, PREFIX_SQ_OMP
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 
-SOURCE = """\
-#include <cstddef>
-#include <vector>
-
-long prefix_sq(const std::vector<int>& v) {
-  long s = 0;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    for (std::size_t j = 0; j <= i; ++j)
-      if (j == i) s += (long)v[j] * v[j];
-  return s;
-}
-"""
-# Linear and parallel: faster on one thread too, so the verdict does not hang on the cores.
-REWRITE = """long prefix_sq(const std::vector<int>& v) {
-  long s = 0;
-  #pragma omp parallel for reduction(+:s)
-  for (std::size_t i = 0; i < v.size(); ++i) s += (long)v[i] * v[i];
-  return s;
-}"""
+# A quadratic sum and its linear, parallel rewrite: faster on one thread too, so the verdict
+# does not hang on the cores.
+SOURCE, REWRITE = PREFIX_SQ, PREFIX_SQ_OMP
 ANSWER = f"[OPT/]\n```cpp\n{REWRITE}\n```\n[/OPT]"
 
 CMAKELISTS = """\
