@@ -179,8 +179,21 @@ def main() -> None:
     report["heldout"]["grpo"] = asdict(score_plans(held, plan_categories(grpo_texts)))
     report["measured"]["grpo"] = _measured(reward, measured, grpo_texts[:len(measured)])
     report["load_after"] = os.getloadavg()[0]
+    report["chart"] = _chart(args.out)
     save()
     print(json.dumps(report, indent=2))
+
+
+def _chart(out: Path) -> str:
+    """SFT's loss and GRPO's loss and reward in one picture, ``out/train-demo.png``."""
+    from perfpilot.training.chart import read_run, series, write_chart
+
+    curves = [c for run in ("sft", "grpo") for c in series(*read_run(out / run))]
+    try:
+        write_chart(curves, out / "train-demo.png", "make train-demo: SFT then GRPO")
+    except ImportError:
+        return "none: matplotlib is not installed"
+    return "train-demo.png"
 
 
 if __name__ == "__main__":

@@ -58,6 +58,13 @@ def test_lora_sft_loss_falls_and_exports_merged(tiny: Path, tmp_path: Path,
     assert json.loads((out / "perfpilot-training.json").read_text())["steps"] == 6
     assert "PerfPilot planner" in (out / "README.md").read_text()
     assert (out / "checkpoints").is_dir()
+    # The log written while training has one entry per step, the same losses as the card.
+    lines = [json.loads(x) for x in (out / "training-log.jsonl").read_text().splitlines()]
+    stepped = [e for e in lines if "loss" in e]
+    assert [e["step"] for e in stepped] == list(range(1, 7))
+    assert stepped[0]["loss"] == pytest.approx(card["first_loss"])
+    assert card["chart"] == "training.png"
+    assert (out / "training.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def _pairs() -> list[dict[str, object]]:

@@ -1,4 +1,4 @@
-"""``perfpilot train ...``: collect, corpus, sft, dpo, reward, grpo, accelerate-config."""
+"""``perfpilot train ...``: collect, corpus, sft, dpo, reward, grpo, chart, accelerate-config."""
 
 from __future__ import annotations
 
@@ -62,6 +62,12 @@ def add_train_parser(sub: Any) -> None:
             t.add_argument("--generations", type=int, default=4)
             t.add_argument("--vllm", action="store_true", help="generate with trl's vLLM")
 
+    ch = tsub.add_parser("chart", help="draw the loss and reward curves of training runs")
+    ch.add_argument("runs", type=Path, nargs="+",
+                    help="run folders (or their perfpilot-training.json), in training order")
+    ch.add_argument("--out", type=Path, required=True, help="the PNG to write")
+    ch.add_argument("--title", default="Training")
+
     a = tsub.add_parser("accelerate-config", help="write an accelerate launch config")
     a.add_argument("--kind", choices=("cpu", "ddp", "deepspeed"), default="ddp")
     a.add_argument("--processes", type=int, default=1)
@@ -100,6 +106,29 @@ def _corpus(args: argparse.Namespace) -> int:
                                  "name": t.name, "split": t.split, "openmp": t.openmp,
                                  "unit": t.unit, "fast": t.fast}) + "\n")
     _say(f"{len(tasks)} tasks -> {args.out}")
+    return 0
+
+
+def _chart(args: argparse.Namespace) -> int:
+    from perfpilot.training.chart import Curve, read_run, series, write_chart
+
+    curves: list[Curve] = []
+    for run in args.runs:
+        try:
+            label, log = read_run(run)
+        except ValueError as exc:
+            _say(str(exc))
+            return 2
+        curves += series(label, log)
+    try:
+        write_chart(curves, args.out, args.title)
+    except ImportError:
+        _say("drawing needs matplotlib (pip install 'perfpilot[eval]')")
+        return 2
+    except ValueError as exc:
+        _say(str(exc))
+        return 2
+    _say(f"{len(curves)} curves from {len(args.runs)} runs -> {args.out}")
     return 0
 
 
@@ -152,6 +181,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _collect(args)
     if args.train_command == "corpus":
         return _corpus(args)
+    if args.train_command == "chart":
+        return _chart(args)
     if args.train_command == "accelerate-config":
         from perfpilot.training.launch import write_accelerate_config
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from perfpilot.training.launch import Placement, choose, trainer_args
 from perfpilot.training.model_io import load_base, lora_config, save_planner
+from perfpilot.training.run_log import jsonl_callback
 
 Row = dict[str, Any]
 
@@ -66,8 +67,23 @@ def _finish(trainer: Any, kind: str, spec: RunSpec, place: Placement, rows: int,
     trainer.train(resume_from_checkpoint=True if spec.resume else None)
     history = [dict(h) for h in trainer.state.log_history]
     card = _card(kind, spec, place, rows, history, extra)
+    card["chart"] = _chart(kind, spec.out, history)
     save_planner(trainer.model, tokenizer, spec.out, card)
     return card
+
+
+def _chart(kind: str, out: Path, history: list[dict[str, Any]]) -> str:
+    """Draw the run's loss (and reward) curve into ``out/training.png``; the card records the
+    file, or why there is none."""
+    from perfpilot.training.chart import series, write_chart
+
+    try:
+        write_chart(series(kind, history), out / "training.png", f"perfpilot train {kind}")
+    except ImportError:
+        return "none: matplotlib is not installed (pip install 'perfpilot[eval]')"
+    except ValueError as exc:
+        return f"none: {exc}"
+    return "training.png"
 
 
 def sft(spec: RunSpec, rows: Sequence[Row], extra: dict[str, Any] | None = None
@@ -80,7 +96,7 @@ def sft(spec: RunSpec, rows: Sequence[Row], extra: dict[str, Any] | None = None
     args = SFTConfig(**_common(spec, place), max_length=spec.max_length,
                      completion_only_loss=True)
     trainer = SFTTrainer(model=model, args=args, train_dataset=_dataset(rows),
-                         processing_class=tok,
+                         processing_class=tok, callbacks=[jsonl_callback(spec.out, spec.resume)],
                          peft_config=lora_config(spec.lora_rank) if spec.lora else None)
     return _finish(trainer, "sft", spec, place, len(rows), tok, extra)
 
@@ -110,7 +126,7 @@ def dpo(spec: RunSpec, rows: Sequence[Row], beta: float = 0.1,
     data = weighted(rows)
     args = DPOConfig(**_common(spec, place), max_length=spec.max_length, beta=beta)
     trainer = DPOTrainer(model=model, args=args, train_dataset=_dataset(data),
-                         processing_class=tok,
+                         processing_class=tok, callbacks=[jsonl_callback(spec.out, spec.resume)],
                          peft_config=lora_config(spec.lora_rank) if spec.lora else None)
     return _finish(trainer, "dpo", spec, place, len(data), tok, extra)
 
@@ -127,7 +143,7 @@ def reward_model(spec: RunSpec, rows: Sequence[Row], extra: dict[str, Any] | Non
                        for r in rows]
     args = RewardConfig(**_common(spec, place), max_length=spec.max_length)
     trainer = RewardTrainer(model=model, args=args, train_dataset=_dataset(data),
-                            processing_class=tok,
+                            processing_class=tok, callbacks=[jsonl_callback(spec.out, spec.resume)],
                             peft_config=lora_config(spec.lora_rank, "SEQ_CLS")
                             if spec.lora else None)
     return _finish(trainer, "reward", spec, place, len(data), tok, extra)
@@ -161,5 +177,6 @@ def grpo(spec: RunSpec, rows: Sequence[Row], reward: RewardFn, generations: int 
                       temperature=temperature, log_completions=False)
     trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args,
                           train_dataset=_dataset(rows), processing_class=tok,
+                          callbacks=[jsonl_callback(spec.out, spec.resume)],
                           peft_config=lora_config(spec.lora_rank) if spec.lora else None)
     return _finish(trainer, "grpo", spec, place, len(rows), tok, extra)
