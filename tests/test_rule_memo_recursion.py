@@ -1,7 +1,8 @@
 """memo-recursion: pure recursions over one or two integers, calling themselves on smaller
 arguments, become a rolling-window loop or a memo table with the same results, over generated
 variants (base cases, windows, result types, constants); functions with effects, recursion over
-pointers and single-call recursion are left alone."""
+pointers and single-call recursion are left alone. (Unsigned and three-integer recursions, and
+those over read-only data, get a per-call memo: test_rule_memo_recursion_data.py.)"""
 
 from __future__ import annotations
 
@@ -170,20 +171,10 @@ int fib(const int &n) {
     if (n < 2) return n;
     return fib(n - 1) + fib(n - 2);
 }""",
-    "unsigned": """
-unsigned fib(unsigned n) {
-    if (n < 2) return n;
-    return fib(n - 1) + fib(n - 2);
-}""",
     "single-call": """
 long long fib(int n) {
     if (n <= 1) return 1;
     return n * fib(n - 1);
-}""",
-    "three-params": """
-int fib(int a, int b, int c) {
-    if (a < 2) return b + c;
-    return fib(a - 1, b, c) + fib(a - 2, c, b);
 }""",
     "void": """
 void fib(int n) {

@@ -1,5 +1,5 @@
 """The memo-recursion rule: a value-returning function calling itself 2+ times on overlapping
-smaller arguments.
+arguments (smaller or larger by small steps).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from perfpilot.code.effects import DOES_IO
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import int_literal, node_text, statements, unwrap, walk_all
-from perfpilot.code.self_recursion import SelfRecursion, self_recursion
+from perfpilot.code.self_recursion import SelfRecursion, self_recursion, value_type
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -40,7 +40,7 @@ def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
              and len(arguments(c)) == len(site.params) and site.params]
     if len(calls) < 2:
         return
-    if not all(_shrinks(c, params) for c in calls):
+    if not all(_shrinks(c, params) or _shrinks(c, params, "+") for c in calls):
         return
     if _has_memo(facts) or _has_effects(facts):
         return
@@ -62,8 +62,9 @@ def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
     )
 
 
-def _shrinks(call: Node, params: set[str]) -> bool:
-    """Every argument is a parameter or ``param - something``; at least one is decreased."""
+def _shrinks(call: Node, params: set[str], op: str = "-") -> bool:
+    """Every argument is a parameter or ``param - something``; at least one is decreased (with
+    ``op`` "+": ``param + something``, increased)."""
     decreased = False
     for arg in arguments(call):
         a = unwrap(arg)
@@ -71,7 +72,7 @@ def _shrinks(call: Node, params: set[str]) -> bool:
             return False
         if a.type == "identifier" and text(a) in params:
             continue
-        if a.type == "binary_expression" and operator(a) == "-":
+        if a.type == "binary_expression" and operator(a) == op:
             left = a.child_by_field_name("left")
             if left is not None and left.type == "identifier" and text(left) in params:
                 decreased = True
@@ -124,10 +125,13 @@ _MAX_WINDOW = 8
 
 
 def memo_rewrite(inp: RuleInput) -> RuleOutput:
-    """A pure recursion over one or two integers, calling itself 2+ times on smaller
+    """A pure recursion over one or two signed integers, calling itself 2+ times on smaller
     arguments, becomes a bottom-up loop over a rolling window (one argument, calls at
     ``n - 1 .. n - K``, base cases as leading ``if (...) return ...;``), else, in C++, a
-    recursion through a local memo table. Both compute exactly the values the original does."""
+    recursion through a local memo table. Other pure recursions (up to three integer keys,
+    read-only data passed on unchanged) whose calls step their keys by offsets become, in
+    C++, a recursion through a memo that each top-level call creates, keyed on the key
+    arguments. All compute exactly the values the original does."""
     site = inp.site
     body = inp.function.child_by_field_name("body")
     if body is None or site.is_method or site.is_template or \
@@ -135,19 +139,30 @@ def memo_rewrite(inp: RuleInput) -> RuleOutput:
         return [], []
     rec = self_recursion(inp.function, site.name, dict(inp.unit_globals), site.unit_text)
     if rec is None:
-        return [], [f"memo-recursion: '{site.name}' is left: it is not proved pure (one or two "
-                    "signed integer parameters, an arithmetic result, no globals, pointers, "
-                    "I/O or calls other than itself and pure math)"]
-    names = {p for p, _ in rec.params}
-    if not any(_shrinks(c, names) for c in rec.calls):
-        return [], [f"memo-recursion: '{site.name}' is left: its calls do not shrink an argument"]
-    window = _window(inp, rec, body)
+        return [], [f"memo-recursion: '{site.name}' is left: it is not proved pure (one to three "
+                    "integer parameters by value, other parameters read-only data passed on "
+                    "unchanged, an arithmetic result, no globals, pointers, I/O or calls other "
+                    "than itself and pure math)"]
+    # one or two signed integers shrinking: the rolling window or the dense table
+    small = rec.small and any(_shrinks(c, {p for p, _ in rec.params}) for c in rec.calls)
+    includes: tuple[str, ...] = ()
+    window = _window(inp, rec, body) if small else None
     if window is not None:
         new_body, how = window, "a bottom-up loop over a rolling window of the last values"
-        includes: tuple[str, ...] = ()
-    elif inp.language == "cpp":
+    elif small and inp.language == "cpp":
         new_body, how = _table(inp, rec, body), "a local memo table (std::vector)"
         includes = ("<vector>",)
+    elif not all(_steps(c, rec) for c in rec.calls):
+        return [], [f"memo-recursion: '{site.name}' is left: its calls do not step their integer "
+                    "arguments by offsets (as `i - 1` or `w - wt[i]`), so they may not overlap"]
+    elif inp.language == "cpp":
+        new_body = _keyed(inp, rec, body)
+        keys = ", ".join(p for p, _ in rec.key_params)
+        data = ", ".join(sorted(rec.invariant))
+        how = (f"a memo keyed on ({keys}) that each top-level call creates for itself"
+               + (f" (the read-only {data} are the same in every recursive call)" if data
+                  else ""))
+        includes = ("<map>", "<tuple>") if len(rec.keys) > 1 else ("<map>",)
     else:
         return [], [f"memo-recursion: '{site.name}' is left: its recursion is not a fixed "
                     "window over one argument, and C has no local helper for a memo table"]
@@ -284,6 +299,120 @@ def _table(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
         f"        if ({hit} && {have}[{slot}]) return {vals}[{slot}];\n"
         f"        const {ret} {res} = [&]() -> {ret} {body_text}();\n"
         f"        if ({hit}) {{ {vals}[{slot}] = {res}; {have}[{slot}] = 1; }}\n"
+        f"        return {res};\n"
+        "    };\n"
+        f"    return {go}({go}, {names});\n"
+        "}")
+
+
+
+def _offset(node: Node | None, rec: SelfRecursion) -> bool:
+    """An amount a call steps a key argument by that names no key parameter or local except
+    as an index into the read-only data: a literal, an invariant scalar or constant, an
+    element or size of the data, or sums and products of those (``wt[i]``, ``2``, ``k``)."""
+    n = unwrap(node)
+    if n is None:
+        return False
+    if n.type in ("number_literal", "char_literal"):
+        return True
+    if n.type == "identifier":
+        word = text(n)
+        keys = {p for p, _ in rec.key_params}
+        return word not in keys and word not in rec.locals
+    if n.type == "subscript_expression":
+        while n is not None and n.type == "subscript_expression":
+            n = n.child_by_field_name("argument")
+        return n is not None and n.type == "identifier" and text(n) in rec.invariant
+    if n.type == "call_expression":
+        obj = receiver(n)
+        while obj is not None and obj.type == "subscript_expression":
+            obj = obj.child_by_field_name("argument")
+        return obj is not None and obj.type == "identifier" and text(obj) in rec.invariant
+    if n.type == "cast_expression":
+        return _offset(n.child_by_field_name("value"), rec)
+    if n.type == "binary_expression" and operator(n) in ("+", "-", "*"):
+        return _offset(n.child_by_field_name("left"), rec) and \
+            _offset(n.child_by_field_name("right"), rec)
+    return False
+
+
+def _steps(call: Node, rec: SelfRecursion) -> bool:
+    """Every key argument is a key parameter, a literal, or a key parameter plus or minus an
+    offset, and one differs from the call's own: calls that step by small amounts reach the
+    same arguments by many paths (halving, as divide and conquer does, never overlaps)."""
+    args = arguments(call)
+    keys = {p for p, _ in rec.key_params}
+    moved = False
+    for i in rec.keys:
+        a = unwrap(args[i])
+        own = rec.params[i][0]
+        if a is None:
+            return False
+        if a.type == "identifier" and text(a) in keys:
+            moved = moved or text(a) != own
+            continue
+        if a.type == "number_literal":
+            moved = True
+            continue
+        if a.type != "binary_expression" or operator(a) not in ("+", "-"):
+            return False
+        left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+        if left is not None and left.type == "identifier" and text(left) in keys and \
+                _offset(right, rec):
+            moved = True
+            continue
+        if operator(a) == "+" and right is not None and right.type == "identifier" and \
+                text(right) in keys and _offset(left, rec):
+            moved = True
+            continue
+        return False
+    return moved
+
+
+def _render(data: bytes, start: int, end: int, calls: list[Node], rec: SelfRecursion,
+            me: str) -> str:
+    """The text of ``[start, end)`` with each self-call in it calling ``me(me, keys...)``
+    (invariant arguments dropped: the helper sees them from the enclosing call)."""
+    out: list[str] = []
+    at = start
+    for c in calls:
+        if c.start_byte < at or c.end_byte > end:
+            continue  # outside, or inside a call already rendered
+        args = arguments(c)
+        keys = ", ".join(_render(data, args[i].start_byte, args[i].end_byte, calls, rec, me)
+                         for i in rec.keys)
+        out.append(data[at:c.start_byte].decode())
+        out.append(f"{me}({me}, {keys})")
+        at = c.end_byte
+    out.append(data[at:end].decode())
+    return "".join(out)
+
+
+def _keyed(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
+    """The memo body (C++): a memo local to the call, keyed on the key arguments (a tuple in
+    a ``std::map``: no packing to overflow), and the original body in a helper lambda that
+    reads the read-only parameters from the enclosing call."""
+    ret = value_type(rec.return_type)
+    memo, go, me, key, found, res = (inp.fresh_name(x) for x in (
+        "memo", "memo_go", "memo_self", "memo_key", "memo_found", "memo_result"))
+    keys = rec.key_params
+    types = [value_type(t) for _, t in keys]
+    key_type = types[0] if len(keys) == 1 else f"std::tuple<{', '.join(types)}>"
+    names = ", ".join(p for p, _ in keys)
+    calls = sorted(rec.calls, key=lambda c: c.start_byte)
+    inner = _render(inp.data, body.start_byte, body.end_byte, calls, rec, me)
+    body_text = inner.replace("\n", "\n        ")
+    params = ", ".join(f"{t} {p}" for p, t in keys)
+    return (
+        "{\n"
+        f"    /* one memo per call: each ({names}) is computed once */\n"
+        f"    std::map<{key_type}, {ret}> {memo};\n"
+        f"    auto {go} = [&](auto &{me}, {params}) -> {ret} {{\n"
+        f"        const {key_type} {key}({names});\n"
+        f"        const auto {found} = {memo}.find({key});\n"
+        f"        if ({found} != {memo}.end()) return {found}->second;\n"
+        f"        const {ret} {res} = [&]() -> {ret} {body_text}();\n"
+        f"        {memo}.emplace({key}, {res});\n"
         f"        return {res};\n"
         "    };\n"
         f"    return {go}({go}, {names});\n"
