@@ -5,18 +5,14 @@ insertion.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from perfpilot.code.declarations import declared_vars
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, unwrap, walk_all
-from perfpilot.code.syntax import (
-    Node,
-    arguments,
-    callee,
-    operator,
-    text,
-)
+from perfpilot.code.order_free import order_free_fold
+from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.small_key_map import small_key_maps
+from perfpilot.code.syntax import Node, operator, text
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import cpp, lines_phrase
 from perfpilot.rules.detect.containers import container_uses, local_containers
@@ -44,9 +40,10 @@ def ordered_map_unneeded(facts: FunctionFacts) -> Iterator[Finding]:
     """A local ``std::map``/``std::set`` used only for lookup and insertion."""
     if not cpp(facts):
         return
+    tables = {m.name for m in small_key_maps(facts)[0]}  # small-key-table makes them arrays
     for v in local_containers(facts, _ORDERED):
         m = _ORDERED.match(v.base)
-        if m is None:
+        if m is None or v.name in tables:
             continue
         kind = m.group(1)
         key = _first_template_arg(m.group(2))
@@ -110,6 +107,7 @@ def _first_template_arg(args: str) -> str | None:
 def ordered_map_rule(inp: RuleInput) -> RuleOutput:
     """A local ordered map or set whose order nothing can observe becomes its unordered twin.
 
+    A map that small-key-table proves an array can replace (a one-byte key) is left to it.
     Beyond the detection (local, hashable key, no ordered operation, never passed, returned
     or assigned whole), every loop over it must fold into integer accumulators with
     commutative operations (``+=``, ``++``, ``max``, ``if (e > m) m = e``), so that the
@@ -121,9 +119,10 @@ def ordered_map_rule(inp: RuleInput) -> RuleOutput:
     if inp.language != "cpp":
         return changes, notes
     facts = inp.facts
+    tables = {m.name for m in small_key_maps(facts, inp.types)[0]}
     for v in local_containers(facts, _ORDERED):
         m = _ORDERED.match(v.base)
-        if m is None:
+        if m is None or v.name in tables:
             continue
         key = _first_template_arg(m.group(2))
         if key is None or not _HASHABLE.match(key.strip()):
@@ -132,7 +131,7 @@ def ordered_map_rule(inp: RuleInput) -> RuleOutput:
         if use.escapes or use.methods & _ORDERED_OPS or not use.lines:
             continue
         loops = _iterations(facts, v.name)
-        unordered = [lp for lp in loops if not _order_free_fold(inp, lp, v.name)]
+        unordered = [lp for lp in loops if not order_free_fold(lp, v.name, inp.types)]
         if unordered:
             notes.append(f"ordered-map-unneeded: '{v.name}' is kept ordered: the loop at line "
                          f"{inp.line_of(unordered[0])} may depend on the order it visits keys "
@@ -162,102 +161,6 @@ def _declaration(inp: RuleInput, name: str) -> Node | None:
     found = [d for d in walk_all(inp.function) if d.type == "declaration" and any(
         v.name == name for v in declared_vars(d, "local"))]
     return found[0] if len(found) == 1 else None
-
-
-_FOLD_OPS = frozenset({"+=", "-=", "|=", "&=", "^="})
-
-
-def _order_free_fold(inp: RuleInput, loop: Node, container: str) -> bool:
-    """Every statement of the loop folds integer values into integer accumulators with a
-    commutative operation, reading no accumulator otherwise: any visiting order gives the
-    same results."""
-    body = loop.child_by_field_name("body")
-    if body is None:
-        return False
-    accs: set[str] = set()
-    for n in walk_all(body):
-        if n.type in ("assignment_expression", "compound_assignment_expression"):
-            left = n.child_by_field_name("left")
-            accs.add(node_text(left) if left is not None else "")
-        elif n.type == "update_expression":
-            arg = n.child_by_field_name("argument")
-            accs.add(node_text(arg) if arg is not None else "")
-    kinds: dict[str, set[str]] = {}
-    for n in walk_all(body):
-        if n.type in ("assignment_expression", "compound_assignment_expression"):
-            op = operator(n)
-            right = n.child_by_field_name("right")
-            if op == "=" and right is not None and right.type == "call_expression":
-                op = callee(right)
-            elif op == "=" and n.parent is not None:
-                op = "extremum"
-            kinds.setdefault(node_text(n.child_by_field_name("left") or n), set()).add(op)
-        elif n.type == "update_expression":
-            kinds.setdefault(node_text(n.child_by_field_name("argument") or n), set()).add(
-                "++" if "++" in node_text(n) else "--")
-    if any(len(k - {"++", "+=", "--", "-="}) > 0 and len(k) > 1 for k in kinds.values()):
-        return False  # one accumulator folded two ways (a sum then a max) depends on order
-    for a in accs:
-        vt = inp.types.get(a)
-        if vt is None or not vt.is_integral or vt.reference:
-            return False
-
-    def pure(e: Node | None) -> bool:  # reads no accumulator and changes nothing
-        return e is not None and not any(
-            (n.type == "identifier" and node_text(n) in (*accs, container)) or n.type in (
-                "assignment_expression", "compound_assignment_expression",
-                "update_expression") or (n.type == "call_expression" and
-                                         callee(n) not in ("max", "min"))
-            for n in walk_all(e))
-
-    def fold(st: Node) -> bool:
-        if st.type == "compound_statement":
-            return all(fold(c) for c in st.named_children if c.type != "comment")
-        if st.type == "if_statement":
-            cond = unwrap(st.child_by_field_name("condition"))
-            then = st.child_by_field_name("consequence")
-            if st.child_by_field_name("alternative") is not None or cond is None or \
-                    then is None:
-                return False
-            return (pure(cond) and fold(then)) or _extremum(cond, then, pure)
-        if st.type != "expression_statement" or st.named_child_count != 1:
-            return False
-        e = st.named_children[0]
-        if e.type == "update_expression":
-            return True
-        if e.type in ("assignment_expression", "compound_assignment_expression") and \
-                operator(e) != "=":
-            return operator(e) in _FOLD_OPS and pure(e.child_by_field_name("right"))
-        if e.type == "assignment_expression":
-            left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
-            if left is None or right is None or right.type != "call_expression" or \
-                    callee(right) not in ("max", "min"):
-                return False
-            args = arguments(right)
-            return len(args) == 2 and sorted(
-                [node_text(args[0]) == node_text(left), node_text(args[1]) == node_text(left)]
-            ) == [False, True] and all(pure(a) for a in args if node_text(a) != node_text(left))
-        return False
-
-    return fold(body)
-
-
-def _extremum(cond: Node, then: Node, pure: Callable[[Node | None], bool]) -> bool:
-    """``if (e > m) m = e;`` (or ``<``, either side): a max or min of values, tie-free."""
-    if then.type == "compound_statement":
-        kids = [c for c in then.named_children if c.type != "comment"]
-        if len(kids) != 1:
-            return False
-        then = kids[0]
-    if then.type != "expression_statement" or then.named_child_count != 1:
-        return False
-    a = then.named_children[0]
-    if a.type != "assignment_expression" or operator(a) != "=" or \
-            cond.type != "binary_expression" or operator(cond) not in ("<", ">", "<=", ">="):
-        return False
-    acc, val = text(a.child_by_field_name("left")), a.child_by_field_name("right")
-    sides = {text(cond.child_by_field_name("left")), text(cond.child_by_field_name("right"))}
-    return val is not None and sides == {acc, text(val)} and pure(val)
 
 
 RULE = RuleSpec(

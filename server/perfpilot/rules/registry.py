@@ -33,6 +33,7 @@ from perfpilot.rules import (
     restrict_alias,
     simd_elementwise,
     simd_loop,
+    small_key_table,
     std_algorithm,
     stdio_loop,
     string_concat_loop,
@@ -46,11 +47,11 @@ RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, linear_search_in_loop, memo_recursion, manual_sort, prefix_sum,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, invariant_expression, invariant_branch,
-    branchless_select, ordered_map_unneeded, list_to_vector, vector_front_op, reserve,
-    string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop, pow_strength,
-    div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop, restrict_alias,
-    simd_loop, simd_elementwise, accumulator_chain, std_algorithm, qsort_to_sort,
-    char_set_table,
+    branchless_select, small_key_table, ordered_map_unneeded, list_to_vector, vector_front_op,
+    reserve, string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop,
+    pow_strength, div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop,
+    restrict_alias, simd_loop, simd_elementwise, accumulator_chain, std_algorithm,
+    qsort_to_sort, char_set_table,
 ))
 
 Phase = tuple[tuple[frozenset[str], RewriteFn], ...]
