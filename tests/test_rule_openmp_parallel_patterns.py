@@ -447,7 +447,7 @@ def _histogram_variants() -> list[Variant]:
 
 
 def _build_and_run(unit: str, drivers: str, folder: Path, tag: str,
-                   openmp: bool = True) -> str:
+                   openmp: bool = True, threads: int = 4) -> str:
     src = folder / f"{tag}.cpp"
     src.write_text(unit + "\nint main() {\n" + drivers + "\n    return 0;\n}\n")
     exe = folder / tag
@@ -456,7 +456,7 @@ def _build_and_run(unit: str, drivers: str, folder: Path, tag: str,
                           capture_output=True, text=True, timeout=300)
     assert comp.returncode == 0, comp.stderr[:4000] + "\n" + src.read_text()[:8000]
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "OMP_NUM_THREADS": "4"})
+                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
     assert run.returncode == 0, run.stderr
     return run.stdout
 

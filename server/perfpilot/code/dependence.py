@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 import tree_sitter
 
-from perfpilot.code.declarations import VarType, declared_types
+from perfpilot.code.declarations import VarType, declared_types, walk_declarator
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import (
     ElementAccess,
@@ -23,6 +23,7 @@ from perfpilot.code.parse import (
     unparen,
     walk_all,
 )
+from perfpilot.code.row_ownership import rows_apart
 from perfpilot.code.syntax import (
     callee_parts,
     enclosing_function,
@@ -240,6 +241,20 @@ def _row_major_position(index: str, var: str, invariant_ok: set[str],
     return None
 
 
+def _reference_initializers(body: Node, refs: set[str]) -> list[tuple[str, Node]]:
+    """The locals of ``refs`` (pointers, references, arrays declared in ``body``) with the
+    initializer each is declared with."""
+    out: list[tuple[str, Node]] = []
+    for n in walk_all(body):
+        if n.type != "init_declarator":
+            continue
+        d = walk_declarator(n)
+        value = n.child_by_field_name("value")
+        if d.name in refs and value is not None:
+            out.append((d.name, value))
+    return out
+
+
 def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                       types: dict[str, VarType | None], bound_vars: set[str],
                       size_vars: frozenset[str] = frozenset(),
@@ -269,6 +284,9 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
 
     if f.jumps:
         return fail(f"the body contains '{f.jumps[0]}', which leaves the loop early")
+    hidden = sorted(set(required) & f.locals)
+    if hidden:
+        return fail(f"the body declares another '{hidden[0]}', which hides the loop's own")
     if f.has_io:
         return fail("the body does input/output, whose order matters")
     if f.static_locals:
@@ -309,6 +327,14 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                 re.match(rf"\*?\(?\s*{re.escape(name)}\b", d) for d in f.deref_writes) or any(
                 re.match(rf"{re.escape(name)}\b", m) for m in f.member_writes):
             return fail(f"the body writes through the local reference or pointer '{name}'")
+    # a local pointer or reference into an array the loop writes may see another
+    # iteration's elements (``double* r = a + (i + 1) * n;``): nothing bounds where it reads
+    written_roots = {root_name_of(b) for a, b in f.element if a.write}
+    for name, value in _reference_initializers(body, f.local_refs):
+        hit = sorted(n for n in identifiers_of(value) & written_roots if n)
+        if hit:
+            return fail(f"the local pointer or reference '{name}' points into '{hit[0]}', "
+                        "which the loop writes")
     # a container whose bound use is only ``.size()`` may have its elements written
     bound_hit = {v for v in bound_vars if v in written_scalars or
                  (v in written_all and v not in size_vars)}
@@ -332,6 +358,11 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         if root_type is None or not root_type.is_indexable:
             return fail(f"cannot tell that '{base}' has distinct elements for distinct indices")
         shapes = {a.indices for a in accs}
+        # A row each iteration owns (a row update under a carried loop): its own proof.
+        if len(required) == 1 and rows_apart(
+                loop, required[0], list(zip(accs, nodes_of[base], strict=True)),
+                frozenset(changing), frozenset(set(f.scalar_writes) | f.locals), types):
+            continue
         if len(shapes) != 1:
             texts = sorted("][".join(s) for s in shapes)
             return fail(f"'{base}' is accessed at different indices ([{texts[0]}] and "

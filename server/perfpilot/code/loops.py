@@ -11,8 +11,9 @@ auto-parallelizers with ``restrict`` and the usual C++ parallel idioms assume); 
 runner still validates every rewrite against the original.
 
 The parts live by idea: ``loop_header`` (counted headers), ``loop_body`` (what a body reads,
-writes and calls), ``dependence`` (independence, reductions, interchange legality),
-``invariants`` (condition calls the body cannot change), ``syntax`` (small node helpers); this
+writes and calls), ``dependence`` (independence, reductions, interchange legality;
+``row_ownership`` for rows an iteration owns, over ``index_algebra``), ``invariants``
+(condition calls the body cannot change), ``syntax`` (small node helpers); this
 module puts them together into ``LoopFacts``.
 
 All byte offsets and rows are those of the tree the nodes come from; ``line`` values are 1-based

@@ -24,6 +24,13 @@ from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.openmp_patterns import algorithms, histogram, search
 from perfpilot.rules.openmp_patterns import scan as scan_rewrite
 from perfpilot.rules.openmp_patterns.alias_check import no_overlap_condition
+from perfpilot.rules.openmp_patterns.work import (
+    braced_loop,
+    gate_of,
+    gated_loop,
+    gated_slot_ok,
+    needs_gate,
+)
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
@@ -196,8 +203,7 @@ def _finding(facts: FunctionFacts, lp: LoopFacts, checked: Sequence[str] = ()) -
     balance = loop_balance(own.node, var) if own is not None else "rectangular"
     schedule, uneven = schedule_clause(balance)
     clauses += [schedule] if schedule else []
-    inner = lp.depth > 1 or (lp.depth == 1 and not lp.children)
-    gate = work_gate(lp, own.node) if own is not None and inner else ""
+    gate = gate_of(lp, own.node, facts.loop_types) if own is not None else ""
     clauses += [f"if({gate})"] if gate else []
     pragma = " ".join(["#pragma omp parallel for", *clauses])
     writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
@@ -222,8 +228,9 @@ def _finding(facts: FunctionFacts, lp: LoopFacts, checked: Sequence[str] = ()) -
     uneven_text = f"; {uneven}, so `{schedule}` shares the work out" if schedule else ""
     if gate:
         uneven_text += ("; it is an inner loop under a loop whose iterations depend on each "
-                        "other, so a cost model (trip count times body size) keeps it serial "
-                        "when a parallel region would not pay for itself")
+                        "other, so a cost model (trip count times the work of an iteration, "
+                        "the trip counts of the loops inside included) keeps it serial when a "
+                        "parallel region would not pay for itself")
     if checked:
         uneven_text += ("; a caller may pass " + ", ".join(f"`{p}`" for p in checked)
                         + " overlapping, so a run-time test that the elements the loop touches "
@@ -306,15 +313,16 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
         node = loop_node(inp, lp)
         if lp.independent and node is not None:
             why_not = ""
+            gate = gate_of(lp, node, inp.types)
             if not lp.children and _small_constant_trip(lp):
                 why_not = "its trip count is a small constant"
-            elif (lp.depth > 1 or (lp.depth == 1 and not lp.children)) and \
-                    (not work_gate(lp, node) or lp.arg_reductions):
+            elif needs_gate(lp) and (not gate or lp.arg_reductions):
                 why_not = ("it is an inner loop: a parallel region per outer iteration costs "
                            "more than it saves")
             elif any(c.method == "at" for c in lp.calls):
                 why_not = "'.at()' may throw, and an exception must not leave a parallel loop"
-            elif not statement_slot_ok(node):
+            elif not (statement_slot_ok(node) or (
+                    gated_slot_ok(node) and not lp.arg_reductions and not _overlaps(inp, lp)[0])):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
             elif _overlaps(inp, lp)[0] and (
                     lp.arg_reductions or no_overlap_condition(lp, _overlaps(inp, lp)[0]) is None):
@@ -328,8 +336,6 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 changes.append(_arg_change(inp, lp, node))
                 return
             if not why_not:
-                gate = work_gate(lp, node) if lp.depth > 1 or (
-                    lp.depth == 1 and not lp.children) else ""
                 pointers, shared = _overlaps(inp, lp)
                 alias = no_overlap_condition(lp, pointers) if pointers else None
                 changes.append(_pragma_change(inp, lp, node, shared, gate, alias or "",
@@ -450,30 +456,6 @@ def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
     return Change(rule, tuple(edits), explanation, (lp.line,))
 
 
-# A parallel region costs a few microseconds (waking the team, the barrier at its end). An inner
-# loop under a carried outer loop pays that on every outer iteration, so it runs in parallel only
-# when its own work, its trip count times its body's size in syntax nodes, is well above it.
-MIN_REGION_WORK = 40_000
-
-
-def work_gate(lp: LoopFacts, node: Node) -> str:
-    """The condition of an ``if`` clause that keeps an inner loop serial when its estimated
-    work (trip count x body size) is below ``MIN_REGION_WORK``; "" when the trip count cannot
-    be written (a step other than one, or bounds that call functions other than ``size()``)."""
-    if lp.step not in (1, -1) or lp.lower is None or lp.upper is None:
-        return ""
-    plain = re.compile(r"^(?:[\w\s+\-*/%.>\[\]]|\.(?:size|length)\(\)|->|\(|\))*$")
-    if not (plain.match(lp.lower) and plain.match(lp.upper)) or \
-            re.search(r"\w\s*\((?!\))", lp.lower + " " + lp.upper):
-        return ""
-    hi, lo = (lp.upper, lp.lower) if lp.step == 1 else (lp.lower, lp.upper)
-    inclusive = " + 1" if lp.cond_op in ("<=", ">=") else ""
-    body = node.child_by_field_name("body")
-    cost = max(1, sum(1 for n in walk_all(body) if n.is_named)) if body is not None else 1
-    trips = -(-MIN_REGION_WORK // cost)
-    return f"(long long)({hi}) - (long long)({lo}){inclusive} > {trips}"
-
-
 def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
                    shared: list[tuple[str, str]], gate: str = "", alias: str = "",
                    pointers: Sequence[str] = ()) -> Change:
@@ -530,30 +512,10 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
                      "validation checks the result)")
     explanation = (" ".join(parts) + f"; '{pragma}' runs the iterations on all cores.")
     edit = gated_loop(inp, node, pragma, gate, rule) if gate else \
-        insertion_before(inp, node, pragma, rule, order=9)
+        insertion_before(inp, node, pragma, rule, order=9) if statement_slot_ok(node) else \
+        braced_loop(inp, node, pragma, rule)
     edits = [replace(e, rule=rule) for e in edits]
     return Change(rule, (*edits, edit), explanation[0].upper() + explanation[1:], (lp.line,))
-
-
-def gated_loop(inp: RuleInput, node: Node, pragma: str, gate: str, rule: str) -> Edit:
-    """``node`` (a loop) replaced by ``if (gate) { pragma loop } else { loop }``.
-
-    An ``if`` clause on the pragma would not do: a region whose clause is false still enters
-    the OpenMP runtime (about a microsecond), which an inner loop of a few iterations pays on
-    every outer iteration. The branch keeps small trips entirely serial.
-    """
-    data = inp.data
-    nl = newline_of(inp.text)
-    _start, indent = line_indent(data, node)
-    if not indent:
-        line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-        lead = data[line_start:node.start_byte]
-        indent = lead[:len(lead) - len(lead.lstrip())].decode("utf-8")
-    inner = indent + "    "
-    loop = data[node.start_byte:node.end_byte].decode("utf-8").replace(nl, nl + "    ")
-    text = (f"if ({gate}) {{{nl}{inner}{pragma}{nl}{inner}{loop}{nl}"
-            f"{indent}}} else {{{nl}{inner}{loop}{nl}{indent}}}")
-    return Edit(node.start_byte, node.end_byte, text, rule)
 
 
 def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
