@@ -10,15 +10,20 @@ import random
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import perfpilot.runner.measure as runner_measure
 from perfpilot.code.declarations import VarType
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest
 from perfpilot.code.parse import parse, walk_all
 from perfpilot.code.site import FunctionSite
+from perfpilot.engine.engine import Engine
+from perfpilot.engine.present import lens_title, report_markdown
 from perfpilot.optimizing.builtin import BuiltinOptimizer
 from perfpilot.optimizing.builtin.optimizer import BACKEND
 from perfpilot.optimizing.builtin.rewrite import rule_input
@@ -35,6 +40,8 @@ from perfpilot.optimizing.builtin.variants import (
 from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
 from perfpilot.runner.toolchain import needs_openmp
+from perfpilot.runner.values import Measurement, Verdict
+from perfpilot.settings import RunnerSettings, Settings
 from perfpilot.strategy.values import Candidate
 
 HAVE_GXX = shutil.which("g++") is not None
@@ -421,6 +428,34 @@ async def test_the_optimizer_races_the_source_order_against_an_interchange() -> 
     assert headers_of(source.code) == ["i", "j"] and "b[j][i] * b[j][i]" in source.code
     assert "loop-interchange" not in {st.rule for st in source.strategies}
     assert "loop-interchange" in {st.rule for st in serial[0].strategies}
+
+
+async def test_the_outcome_names_the_chosen_order_and_the_runner_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    s = site(MATMUL, "mm")
+    engine = Engine(Settings(runner=RunnerSettings(threads=2, callgrind=False, pairs=30)))
+    plan = await engine.plan(s, JobContext())
+    cands = (await engine.candidates(s, plan, JobContext())).candidates
+    figures = {"order i-j-k": 1.3, "order i-k-j": 2.6}
+    by_code = {c.code: figures[c.variant] for c in cands}
+    assert set(by_code.values()) == set(figures.values())
+
+    async def measure(_site: FunctionSite, code: str, settings: RunnerSettings,
+                      *_args: Any, **_kwargs: Any) -> Verdict:
+        x, w = by_code[code], 0.1
+        m = Measurement(x, x - w, x + w, settings.pairs, 0, 2, 1.0, 1.0 / x)
+        return Verdict("faster", "measured", speedup=x, ci95=(x - w, x + w), threads=2,
+                       serial_speedup=1.0, serial_ci95=(0.99, 1.01), pairs=settings.pairs,
+                       measurement=m, serial_measurement=replace(m, threads=1),
+                       flags=("-fopenmp",), validation_status="passed")
+
+    monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+    outcome = await engine.optimize(s, JobContext())
+    assert outcome.chosen is not None and outcome.chosen.candidate.variant == "order i-k-j"
+    assert "runner-up order i-j-k: 1.30×" in outcome.message
+    assert "order i-k-j, best of 2 variants (runner-up order i-j-k 1.30×)" in \
+        lens_title(outcome)
+    assert "| order i\\-j\\-k |" in report_markdown(outcome)  # escaped Markdown
 
 
 # -- differential: every variant prints what the candidate prints --------------------------
