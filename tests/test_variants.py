@@ -39,6 +39,7 @@ from perfpilot.optimizing.builtin.variants import (
 )
 from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
+from perfpilot.runner.admission import policy_verdict
 from perfpilot.runner.toolchain import needs_openmp
 from perfpilot.runner.values import Measurement, Verdict
 from perfpilot.settings import RunnerSettings, Settings
@@ -269,6 +270,7 @@ def test_unroll_leaves_other_loops_alone(code: str, name: str) -> None:
 
 def test_unroll_is_offered_only_to_compilers_that_read_the_pragma() -> None:
     assert build_of((), "/usr/bin/g++-12").unroll and build_of((), "clang++").unroll
+    assert build_of((), "/usr/bin/x86_64-linux-gnu-gcc-12").unroll
     assert build_of((), None).unroll
     assert not build_of((), "/opt/tools/xlc").unroll
     assert family(SCALE, "scale", parallel=False, build=Build(unroll=False)).variants == ()
@@ -458,6 +460,25 @@ async def test_the_outcome_names_the_chosen_order_and_the_runner_up(
     assert "| order i\\-j\\-k |" in report_markdown(outcome)  # escaped Markdown
 
 
+@pytest.mark.skipif(not HAVE_GXX or shutil.which("gcc") is None, reason="needs gcc and g++")
+async def test_the_optimizer_offers_serial_simd_only_under_the_projects_simd_flags() -> None:
+    s = site(ISUM, "isum")
+    plan = await BuiltinPlanner().plan(s, JobContext())
+
+    def serial(result: list[Candidate]) -> list[str]:
+        return [c.variant for c in result if c.family == f"{BACKEND}-1"]
+
+    plain = (await BuiltinOptimizer().optimize(s, plan, JobContext())).candidates
+    simd = (await BuiltinOptimizer(flags=("-O2", "-fopenmp-simd")).optimize(
+        s, plan, JobContext())).candidates
+    assert "simd" not in serial(list(plain)) and "unroll 4" in serial(list(plain))
+    assert serial(list(simd))[:2] == ["as rewritten", "simd"]
+    # The parallel candidate races its simd form whatever the flags.
+    assert [c.variant for c in plain if c.family == f"{BACKEND}-0"] == ["as rewritten", "simd"]
+    none = (await BuiltinOptimizer(variants=False).optimize(s, plan, JobContext())).candidates
+    assert all(not c.family and not c.variant for c in none)
+
+
 # -- differential: every variant prints what the candidate prints --------------------------
 
 MM_TEMPLATE = """
@@ -542,6 +563,8 @@ def test_every_variant_computes_what_its_candidate_computes(tmp_path: Path) -> N
         f = family_of(s.text, s, parallel, SIMD)
         assert f.variants, name
         raced |= {v.label.split(" ")[0] for v in f.variants}
+        # The capability policy admits every pragma a variant adds.
+        assert all(policy_verdict(s, v.code, origin="builtin") is None for v in f.variants)
         versions = [s.text, *(v.code for v in f.variants)]
         for n, text in enumerate(versions):
             fn = f"{name}_v{n}"

@@ -41,7 +41,7 @@ MAX_FAMILY = 6
 SOURCE_ORDER = "original loop order"
 _SIMD_FLAGS = ("-fopenmp", "-fopenmp-simd", "-qopenmp", "-qopenmp-simd")
 # Compilers that read ``#pragma GCC unroll`` (GCC 8 and later, Clang, and their drivers).
-_UNROLL_COMPILERS = re.compile(r"(gcc|g\+\+|clang|clang\+\+|cc|c\+\+)(-[\d.]+)?")
+_UNROLL_COMPILERS = re.compile(r"(?:[\w.]+-)*(gcc|g\+\+|clang|clang\+\+|cc|c\+\+)(-[\d.]+)?")
 
 
 @dataclass(frozen=True)
