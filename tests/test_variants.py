@@ -33,6 +33,7 @@ from perfpilot.optimizing.builtin.variants import (
     SOURCE_ORDER,
     Build,
     Family,
+    Variant,
     build_of,
     candidate_variants,
     family_of,
@@ -405,6 +406,22 @@ def test_candidate_variants_label_each_by_what_differs_and_share_a_family() -> N
     plain = Candidate("int f(int a) { return a + 1; }", (), "builtin")
     assert candidate_variants(plain, "fam", site("int f(int a) { return a + 1; }\n", "f")) \
         == (plain,)
+
+
+def test_a_family_keeps_at_most_max_family_candidates_earlier_parameters_first() -> None:
+    code = ("void tr(std::vector<std::vector<std::vector<double>>>& C,\n"
+            "        const std::vector<std::vector<std::vector<float>>>& A, int n) {\n"
+            "    for (int i = 0; i < n; ++i)\n        for (int j = 0; j < n; ++j)\n"
+            "            for (int k = 0; k < n; ++k)\n"
+            "                C[i][j][k] = A[k][j][i] * 2.0;\n}\n")
+    s = site(code, "tr")
+    source = Variant(SOURCE_ORDER, s.text.replace("* 2.0", "* 2.0 + 0.0"))
+    f = family_of(s.text, s, False, SIMD, source)
+    assert len(f.variants) == MAX_FAMILY - 1
+    assert [v.label.split(" ")[0] for v in f.variants] == ["order", "order", "original",
+                                                           "simd", "unroll"]
+    assert f.variants[-1].label == "unroll 4"  # unroll 8 did not fit
+    assert f.own == "order i-j-k, loops interchanged"
 
 
 def test_simd_pragmas_alone_need_no_openmp_runtime_under_fopenmp_simd() -> None:

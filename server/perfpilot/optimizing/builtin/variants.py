@@ -90,34 +90,32 @@ def family_of(code: str, site: FunctionSite, parallel: bool, build: Build = DEFA
     """The variants of the candidate ``code`` of ``site`` (``parallel``: it uses OpenMP), at
     most ``MAX_FAMILY - 1``; ``source_order``, when given, is the same rewrite with the
     source's loop order (the optimizer makes it)."""
-    own: list[str] = []
-    found: list[Variant] = []
+    # Per parameter: the candidate's own value ("" where it has none to name) and the others.
+    axes: list[tuple[str, list[Variant]]] = []
     schedules = schedule_variants(code) if parallel else ()
     if schedules:
-        own.append(schedules[0].label)
-        found += [Variant(s.label, s.code) for s in schedules[1:]]
+        axes.append((schedules[0].label, [Variant(s.label, s.code) for s in schedules[1:]]))
     inp = rule_input(site_with_text(site, code), code)
     if inp is not None:
         order_label, orders = order_variants(inp)
-        if orders:
-            own.append(order_label)
-            found += [Variant(o.label, o.code) for o in orders]
-    if source_order is not None and source_order.code != code:
-        own.append("loops interchanged")
-        found.append(source_order)
+        axes.append((order_label, [Variant(o.label, o.code) for o in orders]))
+    if source_order is not None:
+        axes.append(("loops interchanged", [source_order]))
     if inp is not None:
         simd = parallel_simd(inp) if parallel else serial_simd(inp) if build.simd else None
-        if simd is not None:
-            found.append(Variant("simd", simd))
+        axes.append(("", [Variant("simd", simd)] if simd is not None else []))
         if not parallel and build.unroll:
-            found += [Variant(f"unroll {k}", u) for k in UNROLLS
-                      if (u := unrolled(inp, k)) is not None]
+            axes.append(("", [Variant(f"unroll {k}", u) for k in UNROLLS
+                              if (u := unrolled(inp, k)) is not None]))
     seen = {code}
+    own: list[str] = []
     kept: list[Variant] = []
-    for v in found:
-        if v.code not in seen and len(kept) < MAX_FAMILY - 1:
-            seen.add(v.code)
-            kept.append(v)
+    for label, variants in axes:
+        fresh = [v for v in variants if v.code not in seen][:MAX_FAMILY - 1 - len(kept)]
+        seen |= {v.code for v in fresh}
+        kept += fresh
+        if fresh and label:
+            own.append(label)
     return Family(", ".join(own) or "as rewritten", tuple(kept))
 
 
