@@ -54,8 +54,10 @@ def engine(pairs: int = 30, tuning: Tuning | None = None) -> Engine:
     return Engine(settings, tuning=tuning)
 
 
-# Constructed figures per schedule: dynamic clearly best, guided and static overlapping.
-FIGURES = {"schedule(dynamic, 16)": 1.9, "schedule(guided)": 1.5, "schedule(static)": 1.45}
+# Constructed figures per schedule: dynamic with chunks of 16 clearly best, the others behind
+# it and overlapping each other.
+FIGURES = {"schedule(dynamic, 16)": 1.9, "schedule(guided)": 1.5, "schedule(static)": 1.45,
+           "schedule(dynamic, 1)": 1.2, "schedule(dynamic, 64)": 1.4}
 
 
 class FakeRunner:
@@ -85,11 +87,12 @@ async def test_variants_are_raced_and_only_the_winner_is_measured_in_full(
     outcome = await Engine(settings).optimize(site(), JobContext())
     (race,) = outcome.races
     assert {e.label for e in race.entrants} == set(FIGURES)
-    # Round 1 for all three at a fifth of the pairs, without instruction counts; then the
+    # Round 1 for all five at a fifth of the pairs, without instruction counts; then the
     # clearly best one in full, with the configured settings.
     first = round_pairs(30, 1)
-    assert sorted(fake.calls[:3]) == sorted((label, first, False) for label in FIGURES)
-    assert fake.calls[3:] == [("schedule(dynamic, 16)", 30, True)]
+    k = len(FIGURES)
+    assert sorted(fake.calls[:k]) == sorted((label, first, False) for label in FIGURES)
+    assert fake.calls[k:] == [("schedule(dynamic, 16)", 30, True)]
     assert outcome.status == "improved"
     chosen = outcome.chosen
     assert chosen is not None and chosen.candidate.variant == "schedule(dynamic, 16)"
@@ -98,13 +101,13 @@ async def test_variants_are_raced_and_only_the_winner_is_measured_in_full(
     assert "schedule(dynamic, 16): 1.90×" in outcome.message
     assert "runner-up schedule(guided): 1.50×" in outcome.message
     assert race.pairs_spent < race.full_cost
-    assert "best of 3 variants (runner-up schedule(guided) 1.50×)" in lens_title(outcome)
+    assert "best of 5 variants (runner-up schedule(guided) 1.50×)" in lens_title(outcome)
     assert "**Variants raced:**" in hover_markdown(outcome)
     report = report_markdown(outcome)
     assert "## Variants raced" in report and "round 1: clearly slower" in report
     assert "measured in full" in report
     data = race_json(race)
-    assert data["pairs_spent"] == race.pairs_spent and len(data["variants"]) == 3
+    assert data["pairs_spent"] == race.pairs_spent and len(data["variants"]) == len(FIGURES)
     assert [lap["round"] for v in data["variants"] if not v["dropped"] for lap in v["laps"]] \
         == [1, 0]
 

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from perfpilot.code.locate import function_by_name
 from perfpilot.engine.racing import (
     Race,
     eliminate,
@@ -16,13 +17,13 @@ from perfpilot.engine.racing import (
     runner_up,
     worth_racing,
 )
-from perfpilot.optimizing.builtin.variants import (
+from perfpilot.optimizing.builtin.variant_schedule import (
     SCHEDULES,
-    candidate_variants,
     schedule_variants,
     schedules_of,
     with_schedule,
 )
+from perfpilot.optimizing.builtin.variants import candidate_variants
 from perfpilot.runner.values import Measurement, Verdict
 from perfpilot.strategy.values import Candidate
 
@@ -171,8 +172,9 @@ void g(int* a, int n) {
 
 def test_each_other_schedule_is_a_variant_of_the_rules_choice() -> None:
     variants = schedule_variants(UNEVEN)
-    assert [v.label for v in variants] == ["schedule(guided)", "schedule(static)",
-                                          "schedule(dynamic, 16)"]
+    assert [v.label for v in variants] == [
+        "schedule(guided)", "schedule(static)", "schedule(dynamic, 1)",
+        "schedule(dynamic, 16)", "schedule(dynamic, 64)"]
     assert variants[0].code == UNEVEN
     for v in variants[1:]:
         assert schedules_of(v.code) == (v.label,)
@@ -195,16 +197,14 @@ def test_a_for_inside_a_parallel_region_gets_variants_and_the_region_is_left_alo
     "int h(int* a, int n) {\n  for (int i = 0; i < n; ++i) a[i]++;\n}",
     "int h(int* a, int n) {\n  #pragma omp simd\n  for (int i = 0; i < n; ++i) a[i]++;\n}",
 ])
-def test_even_or_unparallel_loops_get_no_variants(code: str) -> None:
+def test_even_or_unparallel_loops_get_no_schedule_variants(code: str) -> None:
     assert schedule_variants(code) == ()
-    cand = Candidate(code, (), "builtin")
-    assert candidate_variants(cand, "fam") == (cand,)
 
 
 def test_candidate_variants_share_a_family_and_keep_the_rest_of_the_candidate() -> None:
     cand = Candidate(UNEVEN, (), "builtin", sample=0, notes=("n",), needs_openmp=True,
                      includes=("<vector>",))
-    out = candidate_variants(cand, "fam")
+    out = candidate_variants(cand, "fam", function_by_name(UNEVEN, "cpp", "f"))
     assert len(out) == len(SCHEDULES)
     assert {c.family for c in out} == {"fam"}
     assert out[0].code == UNEVEN and out[0].notes == ("n",)

@@ -1,4 +1,5 @@
-"""BuiltinOptimizer and syntax_check with the real compiler."""
+"""BuiltinOptimizer and syntax_check with the real compiler (the candidates themselves: their
+variants are left out here and tested in ``test_variants.py``)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ BOTH = Plan((Strategy(category_by_id(10), "Take v by const reference.", (), 1.0,
                       rule="pow-strength")), "remote")
 
 
+def plain() -> BuiltinOptimizer:
+    """The optimizer without variants: the candidates the rules make, one per sample."""
+    return BuiltinOptimizer(variants=False)
+
+
 async def planned(site: FunctionSite) -> Plan:
     """The built-in planner's plan: what the built-in optimizer carries out."""
     return await BuiltinPlanner().plan(site, JobContext())
@@ -58,7 +64,7 @@ async def planned(site: FunctionSite) -> Plan:
 
 async def test_openmp_candidate_and_serial_variant() -> None:
     site = function_by_name(UNIT, "cpp", "norm2")
-    result = await BuiltinOptimizer().optimize(site, await planned(site), JobContext())
+    result = await plain().optimize(site, await planned(site), JobContext())
     assert result.rejected == ()
     assert [c.sample for c in result.candidates] == [0, 1]
     par, ser = result.candidates
@@ -80,7 +86,7 @@ async def test_plan_strategy_is_reused_for_the_same_rule() -> None:
     planned = Strategy(category_by_id(6), "Sum the squares of x in parallel.", (8,), 1.0,
                        rule="openmp-reduction")
     other = Strategy(category_by_id(1), "Use a better algorithm.", (), 0.5, rule="")
-    result = await BuiltinOptimizer().optimize(site, Plan((planned, other), "builtin"),
+    result = await plain().optimize(site, Plan((planned, other), "builtin"),
                                                JobContext())
     assert [c.strategies for c in result.candidates] == [(planned,)]
     assert "pow(" in result.candidates[0].code  # pow-strength was not planned: not applied
@@ -90,7 +96,7 @@ async def test_a_plan_naming_only_a_category_licenses_its_rewrites() -> None:
     # A model's plan names categories, not builtin findings.
     site = function_by_name(UNIT, "cpp", "norm2")
     numeric = Strategy(category_by_id(12), "Avoid the library call for a square.", (), 1.0)
-    result = await BuiltinOptimizer().optimize(site, Plan((numeric,), "remote"), JobContext())
+    result = await plain().optimize(site, Plan((numeric,), "remote"), JobContext())
     (cand,) = result.candidates
     assert "x[i] * x[i]" in cand.code and "#pragma" not in cand.code
     (made,) = cand.strategies
@@ -103,10 +109,10 @@ async def test_only_the_planned_findings_are_rewritten() -> None:
     assert {"openmp-reduction", "pow-strength", "hoist-invariant-call"} <= \
         {s.rule for s in plan.strategies}
     kept = Plan(tuple(s for s in plan.strategies if s.rule == "hoist-invariant-call"), "builtin")
-    (cand,) = (await BuiltinOptimizer().optimize(site, kept, JobContext())).candidates
+    (cand,) = (await plain().optimize(site, kept, JobContext())).candidates
     assert [s.rule for s in cand.strategies] == ["hoist-invariant-call"]
     assert "pow(" in cand.code and "#pragma" not in cand.code
-    empty = await BuiltinOptimizer().optimize(site, EMPTY, JobContext())
+    empty = await plain().optimize(site, EMPTY, JobContext())
     assert empty.candidates == ()
     assert "the plan names no strategy" in empty.rejected[0].reason
 
@@ -114,7 +120,7 @@ async def test_only_the_planned_findings_are_rewritten() -> None:
 async def test_nothing_applies_gives_no_candidate() -> None:
     site = function_by_name(UNIT, "cpp", "plain")
     numeric = Strategy(category_by_id(12), "Cheaper arithmetic.", (), 1.0)
-    result = await BuiltinOptimizer().optimize(site, Plan((numeric,), "remote"), JobContext())
+    result = await plain().optimize(site, Plan((numeric,), "remote"), JobContext())
     assert result.candidates == ()
     assert len(result.rejected) == 1 and "no builtin rule applies" in result.rejected[0].reason
 
@@ -124,7 +130,7 @@ async def test_rule_the_compiler_rejects_is_dropped_and_the_rest_kept() -> None:
     # into modify(), the compile check catches it
     site = function_by_name(UNIT, "cpp", "grown")
     assert {"const-ref-param", "pow-strength"} <= rewrite(site).rules
-    result = await BuiltinOptimizer().optimize(site, BOTH, JobContext())
+    result = await plain().optimize(site, BOTH, JobContext())
     assert len(result.candidates) == 1
     cand = result.candidates[0]
     assert "(y * y)" in cand.code and "std::vector<int> v," in cand.code
@@ -135,7 +141,7 @@ async def test_rule_the_compiler_rejects_is_dropped_and_the_rest_kept() -> None:
 async def test_candidate_that_does_not_compile_is_rejected_with_the_error() -> None:
     site = function_by_name(UNIT, "cpp", "only_grown")
     assert rewrite(site).rules == {"const-ref-param"}
-    result = await BuiltinOptimizer().optimize(site, BOTH, JobContext())
+    result = await plain().optimize(site, BOTH, JobContext())
     assert result.candidates == ()
     (rej,) = result.rejected
     assert rej.reason.startswith("does not compile") and "modify" in rej.reason
@@ -167,10 +173,10 @@ async def test_cancelled_job_raises_and_progress_is_reported() -> None:
     ctx = JobContext()
     ctx.cancel()
     with pytest.raises(Cancelled):
-        await BuiltinOptimizer().optimize(site, await planned(site), ctx)
+        await plain().optimize(site, await planned(site), ctx)
     stages: list[str] = []
     ctx2 = JobContext(on_report=lambda stage, msg, pct: stages.append(stage))
-    await BuiltinOptimizer().optimize(site, await planned(site), ctx2)
+    await plain().optimize(site, await planned(site), ctx2)
     assert stages and set(stages) == {"generating"}
 
 
@@ -178,7 +184,7 @@ async def test_c_unit_is_checked_as_c() -> None:
     unit = "#include <string.h>\nint count_a(const char *s) {\n  int k = 0;\n" \
            "  for (size_t i = 0; i < strlen(s); i++) k += s[i] == 'a';\n  return k;\n}\n"
     site = function_by_name(unit, "c", "count_a")
-    result = await BuiltinOptimizer().optimize(site, await planned(site), JobContext())
+    result = await plain().optimize(site, await planned(site), JobContext())
     assert result.candidates, result.rejected
     assert "const size_t s_len = strlen(s);" in result.candidates[0].code
 

@@ -182,7 +182,7 @@ def used_after(loop: Node, var: str) -> bool:
     return any(n.start_byte >= loop.end_byte for n in occurrences(fn, var))
 
 
-def _affine_position(index: str, var: str, invariant_ok: set[str]) -> bool:
+def affine_position(index: str, var: str, invariant_ok: set[str]) -> bool:
     """``index`` is ``var`` or ``var ± e`` / ``e + var`` with ``e`` using no written variable."""
     if index == var:
         return True
@@ -369,7 +369,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                         f"[{texts[1]}]) in one iteration")
         (shape,) = shapes
         for var in required:
-            if any(_affine_position(ix, var, changing) for ix in shape):
+            if any(affine_position(ix, var, changing) for ix in shape):
                 continue
             # A flattened matrix, a[i * n + j]: rows of distinct i are disjoint when j stays
             # in [0, n), which holds inside the inner loop that counts j up to n.

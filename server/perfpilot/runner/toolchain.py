@@ -15,6 +15,9 @@ from perfpilot.settings import RunnerSettings
 _C_OF = {"g++": "gcc", "clang++": "clang", "c++": "cc"}
 _CXX_OF = {v: k for k, v in _C_OF.items()}
 _OMP = re.compile(r"#\s*pragma\s+omp\b")
+# An OpenMP pragma that needs the runtime: anything but ``simd`` and ``declare simd``, which
+# ``-fopenmp-simd`` honours without it.
+_OMP_RUNTIME = re.compile(r"#\s*pragma\s+omp\s+(?!simd\b|declare\s+simd\b)")
 # Flags that only make sense for one translation unit's own build, never for ours.
 _DROP_FOR_SO = ("-fPIE", "-fpie", "-pie", "-static", "-fno-pic", "-fno-PIC")
 
@@ -62,6 +65,15 @@ def _which(name: str) -> str | None:
 def uses_openmp(*texts: str) -> bool:
     """Whether any text contains an OpenMP pragma."""
     return any(_OMP.search(t) for t in texts)
+
+
+def needs_openmp(flags: tuple[str, ...], *texts: str) -> bool:
+    """Whether building ``texts`` with ``flags`` needs ``-fopenmp``: some text has an OpenMP
+    pragma, unless every such pragma is a ``simd`` one and ``-fopenmp-simd`` already makes the
+    compiler honour it (a serial simd variant then measures the project's own build)."""
+    if "-fopenmp-simd" in flags:
+        return any(_OMP_RUNTIME.search(t) for t in texts)
+    return uses_openmp(*texts)
 
 
 def choose_compilers(settings: RunnerSettings, language: Language) -> tuple[str, str, str]:
@@ -112,7 +124,7 @@ def make_toolchain(settings: RunnerSettings, language: Language, source_path: Pa
     """Compilers and flags for one job."""
     cc, cxx, name = choose_compilers(settings, language)
     flags, origin = unit_flags(settings, language, source_path, workspace)
-    openmp = settings.openmp or uses_openmp(*texts) or "-fopenmp" in flags
+    openmp = settings.openmp or needs_openmp(flags, *texts) or "-fopenmp" in flags
     return Toolchain(cc=cc, cxx=cxx, cc_name=name, language=language, flags=flags,
                      flags_source=origin, openmp=openmp)
 

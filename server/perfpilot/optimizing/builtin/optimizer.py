@@ -16,13 +16,19 @@ from perfpilot.optimizing.builtin.rewrite import (
     rewrite,
 )
 from perfpilot.optimizing.builtin.strategies import planned_rules, strategies_for
-from perfpilot.optimizing.builtin.variants import candidate_variants
+from perfpilot.optimizing.builtin.variants import (
+    SOURCE_ORDER,
+    Variant,
+    build_of,
+    candidate_variants,
+)
 from perfpilot.optimizing.syntax_check import syntax_check
 from perfpilot.progress import JobContext
 from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 BACKEND = "builtin"
+INTERCHANGE = "loop-interchange"
 
 
 def _source_dir(uri: str) -> str | None:
@@ -42,11 +48,12 @@ class BuiltinOptimizer:
     ``rules`` narrows that further. Candidate 0 carries every planned safe rewrite; when it
     adds OpenMP, candidate 1 is the same without the OpenMP rules, so the runner can keep the
     better one. Each candidate must pass ``-fsyntax-only`` with the unit's flags (rules the
-    compiler rejects are dropped one by one before the whole candidate is given up). An OpenMP
-    candidate whose rule chose a schedule for uneven work comes with its schedule variants
-    (``variants.py``), one family the engine races; ``variants=False`` leaves them out.
-    Variants differ from the checked candidate only in a clause and are not checked again: the
-    runner builds each.
+    compiler rejects are dropped one by one before the whole candidate is given up). Each
+    candidate comes with its variants (``variants.py``: schedules and chunk sizes, loop
+    orders, ``simd``, unrolling), one family the engine races; ``variants=False`` leaves them
+    out. Variants differ from the checked candidate in a clause, a pragma or the order of loop
+    headers (or are the same rewrite without the loop interchange) and are not checked again:
+    the runner builds each, and one that fails to build leaves the race.
     """
 
     name = BACKEND
@@ -110,9 +117,25 @@ class BuiltinOptimizer:
                 code=checked.code, strategies=strategies_for(checked, plan), backend=BACKEND,
                 sample=sample, notes=notes, needs_openmp=checked.needs_openmp,
                 includes=includes)
-            candidates.extend(candidate_variants(made, f"{BACKEND}-{sample}")
-                              if self.variants and made.needs_openmp else (made,))
+            if not self.variants:
+                candidates.append(made)
+                continue
+            source_order = await self._source_order(site, checked, extra, plan)
+            candidates.extend(await asyncio.to_thread(
+                candidate_variants, made, f"{BACKEND}-{sample}", site,
+                build_of(self.flags, self.compiler), source_order))
         return OptimizeResult(tuple(candidates), tuple(rejected))
+
+    async def _source_order(self, site: FunctionSite, checked: RewriteResult,
+                            extra: tuple[Phase, ...], plan: Plan) -> Variant | None:
+        """The same rewrite without the loop interchange, when the candidate swapped loops and
+        the rest still changes the function: the other loop order the race measures."""
+        if INTERCHANGE not in checked.rules:
+            return None
+        other = await asyncio.to_thread(rewrite, site, checked.rules - {INTERCHANGE}, extra)
+        if not other.changed or other.needs_openmp != checked.needs_openmp:
+            return None
+        return Variant(SOURCE_ORDER, other.code, strategies_for(other, plan))
 
     async def _compiling(self, site: FunctionSite, variant: RewriteResult,
                          extra: tuple[Phase, ...] = (),

@@ -1,0 +1,197 @@
+"""Loop-order variants of a candidate: a perfect 3-deep nest with its loops in another order.
+
+Which loop runs innermost decides the stride of every access, and so how much of each cache
+line is used; which order is fastest also depends on the sizes and the cache. The orders raced
+are the legal ones (``code/nest_order.py``: they compute exactly what the nest computes) that
+walk memory at least as contiguously in the innermost loop as the candidate's own order,
+ranked by stride: at most two besides the candidate's. A nest under an OpenMP work-sharing
+pragma keeps its parallel loop outermost and permutes the loops inside it.
+
+Parameters a caller may pass as one object twice are handled like the OpenMP rule handles
+them: a reference written and another of the same type read put the new order behind a
+run-time test ``&a != &b`` (the original order runs otherwise); pointers that may overlap
+leave the nest alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from perfpilot.code.declarations import VarType
+from perfpilot.code.loop_body import ElementAccess, collect_body
+from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest, sole_loop
+from perfpilot.code.parse import walk_all
+from perfpilot.code.syntax import Node, text
+from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
+from perfpilot.rules.edits import Edit, apply_edits
+from perfpilot.rules.rewrite_input import RuleInput, newline_of
+
+# Orders raced besides the candidate's own.
+MAX_OTHER_ORDERS = 2
+_RESTRICT = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
+
+
+@dataclass(frozen=True)
+class OrderVariant:
+    """One order of a nest: its label ("order i-k-j") and the function text."""
+
+    label: str
+    code: str
+
+
+def _header_end(loop: Node) -> int:
+    """The byte just past ``for (...)``: where the loop's body begins."""
+    body = loop.child_by_field_name("body")
+    end = loop.start_byte
+    for child in loop.children:
+        if child == body:
+            break
+        end = child.end_byte
+    return end
+
+
+def _stride(accesses: list[ElementAccess], var: str) -> int:
+    """How far from contiguous the accesses are when ``var`` runs innermost: per access, 0
+    when ``var`` is absent or indexes the last dimension directly, more the further out it
+    indexes (a position scaled by a product counts one more)."""
+    cost = 0
+    for acc in accesses:
+        for pos, index in enumerate(acc.indices):
+            if re.search(rf"\b{re.escape(var)}\b", index):
+                outer = len(acc.indices) - 1 - pos
+                scaled = re.search(rf"\b{re.escape(var)}\s*\*|\*\s*{re.escape(var)}\b", index)
+                cost += 2 * outer + (1 if scaled else 0)
+    return cost
+
+
+def _key(accesses: list[ElementAccess], order: tuple[str, ...]) -> tuple[int, ...]:
+    """The stride of each loop from the innermost outwards (smaller is better)."""
+    return tuple(_stride(accesses, v) for v in reversed(order))
+
+
+def _workshare(node: Node) -> Node | None:
+    """The OpenMP work-sharing pragma right before ``node``, if one binds to it."""
+    prev = node.prev_sibling
+    if prev is None or prev.type != "preproc_call":
+        return None
+    return prev if WORKSHARE.fullmatch(text(prev).rstrip("\r\n")) else None
+
+
+def _guard(inp: RuleInput, nest: Nest) -> str | None:
+    """The run-time condition under which the nest's arrays are distinct objects ("" when
+    they are anyway), or None when pointers that may overlap rule a new order out."""
+    body = nest.innermost_body
+    if body is None:
+        return None
+    f = collect_body(nest.loops[-1], body)
+    accesses = [a for a, _ in f.element if a.base not in f.locals]
+
+    def kind(name: str) -> str:
+        vt = inp.types.get(name)
+        return re.sub(r"\bconst\b|\s+", "", vt.base) if vt is not None else name
+
+    params = {p.name: p for p in inp.site.params}
+
+    def pointer(name: str, vt: VarType) -> bool:
+        return bool(vt.pointer) or (vt.array and name in params)
+
+    def restrict(name: str) -> bool:
+        return name in params and bool(_RESTRICT.search(params[name].type_text))
+
+    conditions: list[str] = []
+    for w in sorted({a.base for a in accesses if a.write}):
+        for r in sorted({a.base for a in accesses} - {w}):
+            if kind(r) != kind(w):
+                continue
+            vw, vr = inp.types.get(w), inp.types.get(r)
+            if vw is None or vr is None or not re.fullmatch(r"\w+", w + r):
+                return None
+            if pointer(w, vw) or pointer(r, vr):
+                if not (restrict(w) and restrict(r)):
+                    return None
+                continue
+            if vw.reference or vr.reference:
+                conditions.append(f"&{w} != &{r}")
+    return " && ".join(conditions)
+
+
+def _nests(inp: RuleInput) -> list[tuple[Nest, int, Node | None]]:
+    """Perfect 3-deep nests, each with how many outer loops stay in place (1 under a
+    work-sharing pragma without ``collapse``) and that pragma."""
+    out: list[tuple[Nest, int, Node | None]] = []
+    for n in walk_all(inp.function):
+        if n.type != "for_statement":
+            continue
+        parent = n.parent
+        if parent is not None and parent.type == "compound_statement":
+            parent = parent.parent
+        if parent is not None and parent.type == "for_statement" and sole_loop(parent) == n:
+            continue  # inside a longer perfect nest
+        nest = perfect_nest(n, dict(inp.types))
+        if isinstance(nest, str) or len(nest.loops) != 3:
+            continue
+        pragma = _workshare(n)
+        prev = n.prev_sibling
+        if pragma is None and prev is not None and prev.type.startswith("preproc"):
+            continue  # another pragma binds to the loop: its meaning would move
+        if pragma is not None and re.search(r"\b(collapse|ordered)\b", text(pragma)):
+            continue
+        out.append((nest, 1 if pragma is not None else 0, pragma))
+    return out
+
+
+def _reordered(inp: RuleInput, nest: Nest, order: tuple[str, ...], start: int) -> str:
+    """The text from ``start`` to the nest's end with the loop headers in ``order``."""
+    data = inp.data
+    heads = [(loop.start_byte, _header_end(loop)) for loop in nest.loops]
+    by_var = dict(zip(nest.vars, heads, strict=True))
+    edits = [Edit(s - start, e - start,
+                  data[by_var[v][0]:by_var[v][1]].decode("utf-8"), "order")
+             for (s, e), v in zip(heads, order, strict=True)]
+    return apply_edits(data[start:nest.loops[0].end_byte].decode("utf-8"), edits)
+
+
+def _variant(inp: RuleInput, nest: Nest, order: tuple[str, ...], pragma: Node | None,
+             guard: str) -> str:
+    """The function text with the nest in ``order`` (behind ``guard`` when there is one)."""
+    data = inp.data
+    start = pragma.start_byte if pragma is not None else nest.loops[0].start_byte
+    end = nest.loops[0].end_byte
+    new = _reordered(inp, nest, order, start)
+    if guard:
+        nl = newline_of(inp.text)
+        line_start = data.rfind(b"\n", 0, start) + 1
+        lead = data[line_start:start].decode("utf-8")
+        indent = lead if lead.strip() == "" else ""
+        old = data[start:end].decode("utf-8")
+        new = (f"if ({guard}) {{{nl}{indent}    {new.replace(nl, nl + '    ')}{nl}"
+               f"{indent}}} else {{{nl}{indent}    {old.replace(nl, nl + '    ')}{nl}{indent}}}")
+    return apply_edits(inp.text, [Edit(start, end, new, "order")])
+
+
+def order_variants(inp: RuleInput) -> tuple[str, tuple[OrderVariant, ...]]:
+    """The own order's label and the other orders to race of the first perfect 3-deep nest
+    that has any (see the module docstring); ``("", ())`` when none has."""
+    types = dict(inp.types)
+    for nest, fixed, pragma in _nests(inp):
+        body = nest.innermost_body
+        guard = _guard(inp, nest)
+        if body is None or guard is None:
+            continue
+        f = collect_body(nest.loops[-1], body)
+        accesses = [a for a, _ in f.element]
+        own_key = _key(accesses, nest.vars)
+        orders = [nest.vars[:fixed] + tail
+                  for tail in itertools.permutations(nest.vars[fixed:])]
+        ranked = sorted((_key(accesses, o), o) for o in orders
+                        if o != nest.vars and _key(accesses, o)[0] <= own_key[0]
+                        and not order_blocker(nest, o, types))
+        chosen = [o for _k, o in ranked[:MAX_OTHER_ORDERS]]
+        if chosen:
+            return (f"order {'-'.join(nest.vars)}",
+                    tuple(OrderVariant(f"order {'-'.join(o)}", _variant(inp, nest, o, pragma,
+                                                                         guard))
+                          for o in chosen))
+    return "", ()
