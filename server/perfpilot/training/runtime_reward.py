@@ -81,7 +81,8 @@ class RuntimeReward:
             entry["outcome"] = "no-rule"
             self.log.append(entry)
             return 0.0  # nothing the optimizer may do: the original is kept
-        result = await BuiltinOptimizer().optimize(site, plan, JobContext())
+        # Variants are the engine's race; the reward measures each rewrite once, in full.
+        result = await BuiltinOptimizer(variants=False).optimize(site, plan, JobContext())
         if not result.candidates:
             entry["outcome"] = "no-candidate"
             self.log.append(entry)
