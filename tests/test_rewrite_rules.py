@@ -434,6 +434,8 @@ NEGATIVE = [
     ("loop-interchange", "void rows(std::vector<std::vector<double>>& a, int n) { for (int i = 0; i < n; ++i) for (int j = 0; j < n; ++j) a[i][j] = 1; }", "rows", ""),
     ("loop-interchange", "void dep(std::vector<std::vector<double>>& a, int n) { for (int i = 1; i < n; ++i) for (int j = 1; j < n; ++j) a[j][i] = a[j - 1][i] + 1; }", "dep", "cannot be swapped"),
     ("loop-interchange", "void tri(std::vector<std::vector<double>>& a, int n) { for (int i = 0; i < n; ++i) for (int j = 0; j < i; ++j) a[j][i] = 1; }", "tri", ""),
+    # s[i + j] is updated by many iterations; the swap would reverse their order
+    ("loop-interchange", "void diag(std::vector<long>& s, const std::vector<std::vector<long>>& a, int n, int m) { for (int i = 0; i < n; ++i) for (int j = 0; j < m; ++j) s[i + j] = s[i + j] * 3 + a[j][i]; }", "diag", "cannot tell which iterations write the same element"),
 ]
 
 

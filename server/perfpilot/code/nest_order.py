@@ -107,10 +107,12 @@ def _pinned(position: str, nest: Nest, changing: set[str]) -> set[str] | None:
     return None
 
 
-def order_blocker(nest: Nest, order: tuple[str, ...],
-                  types: dict[str, VarType | None]) -> str:
+def order_blocker(nest: Nest, order: tuple[str, ...], types: dict[str, VarType | None], *,
+                  allow_reductions: bool = False) -> str:
     """Why the loops of ``nest`` may not run in ``order`` (its variables, outermost first),
-    or "" when the order computes exactly what the nest does (see the module docstring)."""
+    or "" when the order computes exactly what the nest does (see the module docstring).
+    ``allow_reductions`` passes accumulations into scalars (a caller that accepts their
+    reordering) and judges the written arrays alone."""
     if sorted(order) != sorted(nest.vars):
         return "the order does not name the nest's loops"
     if order == nest.vars:
@@ -130,7 +132,7 @@ def order_blocker(nest: Nest, order: tuple[str, ...],
         inner, body, (), types, bound_vars)
     if not ok:
         return reason or "an iteration depends on another"
-    if reductions:
+    if reductions and not allow_reductions:
         return (f"it accumulates into '{reductions[0][1]}', whose order of additions another "
                 "loop order would change")
     f = collect_body(inner, body)

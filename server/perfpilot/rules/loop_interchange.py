@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
+from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest
 from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
     Node,
@@ -33,6 +35,18 @@ from perfpilot.rules.rewrite_input import (
 # detection
 
 
+
+def _element_order_blocker(outer: Node, types: dict[str, VarType | None]) -> str:
+    """Why swapping the two loops of the perfect nest at ``outer`` would change the order in
+    which some element is updated (``s[i + j]`` is written by many iterations, whose order the
+    swap reverses), or "". Independent iterations are not enough: the swap runs the same
+    iterations in another order, so every element's updates must keep theirs (``nest_order``).
+    An accumulation into a scalar is left to ``interchange_blocker``'s own rule."""
+    nest = perfect_nest(outer, types)
+    if not isinstance(nest, Nest) or len(nest.vars) != 2:
+        return ""
+    return order_blocker(nest, nest.vars[::-1], types, allow_reductions=True)
+
 def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
     """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
     the dependence test the rewriter applies allows the swap (a perfect nest, iterations
@@ -46,7 +60,8 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
         column, row, examples = _access_order(facts, inner, outer.var, inner.var)
         if column == 0 or column < row:
             continue
-        if interchange_blocker(outer.node, facts.loop_types, allow_reductions=True):
+        if interchange_blocker(outer.node, facts.loop_types, allow_reductions=True) or \
+                _element_order_blocker(outer.node, facts.loop_types):
             continue
         arrays = sorted({root_name(e) or "" for e in examples} - {""})
         perfect = len(statements(outer.body)) == 1
@@ -164,7 +179,9 @@ def interchange_rule(inp: RuleInput) -> RuleOutput:
                     good += 1
         if bad == 0 or good > 0:
             continue
-        blocker = interchange_blocker(outer_node, dict(inp.types))
+        types = dict(inp.types)
+        blocker = interchange_blocker(outer_node, types) or \
+            _element_order_blocker(outer_node, types)
         if blocker:
             notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
                          f"its storage order but cannot be swapped safely: {blocker}")
