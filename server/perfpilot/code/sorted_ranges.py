@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import NEVER_WRITES_MEMORY, NO_SIDE_EFFECTS, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unparen
+from perfpilot.code.parse import tree_shape, unparen
 from perfpilot.code.syntax import Node, arguments, callee, operator, receiver, root_name, text
 
 # What a mention of the container does.
@@ -87,6 +87,17 @@ class Use:
 def flat(node: Node | None) -> str:
     """A node's text without whitespace."""
     return _TIGHT.sub("", text(node))
+
+
+def sorts_anything(facts: FunctionFacts) -> bool:
+    """Whether the function calls a sort at all (the cheap test before any analysis)."""
+    return any(callee(c) in _SORTS for c in facts.nodes("call_expression"))
+
+
+def small(node: Node, limit: int = 64) -> bool:
+    """Whether an expression is small enough to reason about (and to recurse over safely)."""
+    depth, nodes = tree_shape(node, 24, limit)
+    return depth <= 24 and nodes <= limit
 
 
 def unit_functions(unit: Node) -> frozenset[str]:
@@ -320,8 +331,11 @@ def _element_use(e: Node, own: frozenset[str]) -> str:
     """What happens to the element ``e`` (``v[i]``, ``v.front()``, ``*it``): read, written,
     or kept (a reference or address that outlives the expression)."""
     node = e
-    while node.parent is not None and node.parent.type == "parenthesized_expression":
-        node = node.parent
+    while node.parent is not None and (
+            node.parent.type == "parenthesized_expression" or
+            (node.parent.type == "conditional_expression" and
+             node.parent.child_by_field_name("condition") != node)):
+        node = node.parent  # a branch of ``?:`` is the value itself (it may be an lvalue)
     p = node.parent
     if p is None:
         return ESCAPE
@@ -361,9 +375,7 @@ def _element_use(e: Node, own: frozenset[str]) -> str:
     if kind == "return_statement":
         return ESCAPE if _returns_reference(p) else READ
     if kind == "conditional_expression":
-        if p.child_by_field_name("condition") == node:
-            return READ
-        return _element_use(p, own)
+        return READ  # the condition
     if kind == "cast_expression":
         return ESCAPE if any(c in text(p.child_by_field_name("type")) for c in "&*") else READ
     if kind in ("unary_expression", "condition_clause", "expression_statement",

@@ -40,7 +40,9 @@ from perfpilot.code.sorted_ranges import (
     plain_local,
     single_declaration,
     size_alias,
+    small,
     sort_calls,
+    sorts_anything,
     unit_functions,
     uses,
 )
@@ -370,6 +372,8 @@ class _Analysis:
     def _query_problem(self, query: Node, lp: Loop, s: SortCall, loop_names: set[str]) -> str:
         f = self.facts
         changed = f.modified_in(lp.node) | f.declared_in(lp.node) | loop_names
+        if not small(query):
+            return f"the value '{text(query)}' is not a plain value"
         for n in walk(query):
             if n.type not in _QUERY_NODES:
                 return f"the value '{text(query)}' is not a plain value"
@@ -600,7 +604,8 @@ def _test(cond: Node | None, element: Callable[[Node], bool],
 def sorted_scans(facts: FunctionFacts, unit: Node) -> tuple[list[SortedScan], list[Refusal]]:
     """The scans of sorted containers in the function that a binary search can replace, and
     those of the same shape that must stay (with why)."""
-    if facts.body is None or jumps_in(facts) or facts.language != "cpp":
+    if facts.body is None or facts.language != "cpp" or not sorts_anything(facts) or \
+            jumps_in(facts):
         return [], []
     an = _Analysis(facts, unit)
     found: list[SortedScan] = []

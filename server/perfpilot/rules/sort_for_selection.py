@@ -47,7 +47,9 @@ from perfpilot.code.sorted_ranges import (
     plain_local,
     single_declaration,
     size_alias,
+    small,
     sort_calls,
+    sorts_anything,
     unit_functions,
     uses,
 )
@@ -173,7 +175,7 @@ class _Finder:
                 return "(N-1)", f"{v}.size() - 1", None
             args = arguments(access)
             index = args[0] if name == "at" and len(args) == 1 else None
-        if index is None:
+        if index is None or not small(index):
             return None
         got = self._index(index, s)
         if got is None:
@@ -274,7 +276,8 @@ def selections(facts: FunctionFacts, unit: Node) -> tuple[list[Selection],
                                                            list[tuple[SortCall, str]]]:
     """The sorts of the function used only for an order statistic, and those that come close
     but must stay (with why)."""
-    if facts.body is None or jumps_in(facts) or facts.language != "cpp":
+    if facts.body is None or facts.language != "cpp" or not sorts_anything(facts) or \
+            jumps_in(facts):
         return [], []
     return _Finder(facts, unit).selections()
 
