@@ -304,7 +304,7 @@ _COUNT = "int c = 0; for (int x : v) if (x < q) c++; return c; }"
      "return c; }", "change"),
     # a reference parameter a call on the way may reach
     ("void g();\nint f(std::vector<int>& v, int q) { std::sort(v.begin(), v.end()); g(); "
-     + _COUNT, "reference"),
+     + _COUNT, "parameter"),
     # another order
     ("int f(std::vector<int> v, int q) { std::sort(v.begin(), v.end(), [](int a, int b) "
      "{ return a > b; }); " + _COUNT, ""),
@@ -375,3 +375,29 @@ def test_c_is_left_alone() -> None:
         "if (v[i] < q) c++; return c; }"
     site = function_by_name(code, "c", "f")
     assert RULE not in {f.rule for f in analyze(site)}
+
+
+@pytest.mark.parametrize(("code", "changed"), [
+    # a by-value parameter owns its elements unless a caller moved in a buffer it still
+    # points into: writes through pointers and unknown calls on the way refuse
+    ("int f(std::vector<int> v, int q, int* p) { std::sort(v.begin(), v.end()); p[0] = 1; "
+     + _COUNT, False),
+    ("void g();\nint f(std::vector<int> v, int q) { std::sort(v.begin(), v.end()); g(); "
+     + _COUNT, False),
+    # writing another container, or a local, on the way is fine
+    ("int f(std::vector<int> v, const std::vector<int>& qs, std::vector<int>& out) { "
+     "std::sort(v.begin(), v.end()); for (int q : qs) { int c = 0; "
+     "for (int x : v) if (x <= q) c++; out.push_back(c); } return 0; }", True),
+    # ... but not for a reference parameter: the other container may be the same one
+    ("int f(std::vector<int>& v, const std::vector<int>& qs, std::vector<int>& out) { "
+     "std::sort(v.begin(), v.end()); for (int q : qs) { int c = 0; "
+     "for (int x : v) if (x <= q) c++; out.push_back(c); } return 0; }", False),
+    ("int f(std::vector<int>& v, const std::vector<int>& qs) { std::vector<int> out; "
+     "std::sort(v.begin(), v.end()); for (int q : qs) { int c = 0; "
+     "for (int x : v) if (x <= q) c++; out.push_back(c); } return (int)out.size(); }", True),
+])
+def test_parameters_and_what_may_alias_them(code: str, changed: bool) -> None:
+    res = rewrite(_site(code), RULES)
+    assert res.changed == changed, (res.code, res.notes)
+    if not changed:
+        assert any("parameter" in n for n in res.notes), res.notes

@@ -231,6 +231,85 @@ def plain_local(facts: FunctionFacts, name: str | None) -> bool:
         not vt.pointer and not re.search(r"\bstatic\b", vt.type_text)
 
 
+_CONTAINER_TYPE = re.compile(
+    r"^(?:std::)?(?:vector|deque|array|basic_string|string|map|multimap|set|multiset|"
+    r"unordered_map|unordered_set|list)\b")
+
+
+def alias_problem(facts: FunctionFacts, inside: Callable[[Node], bool], strict: bool) -> str:
+    """Why code in a region might change a parameter's elements through another name ('' when
+    it cannot). A by-value container owns its elements, but a caller may have moved a buffer
+    it still points into; a reference parameter may be any of the caller's containers. So:
+    no call of unknown code, and no write through a pointer, iterator or reference to an
+    element; for a reference parameter (``strict``) also no write to another container that
+    is not a local (it may be the same one)."""
+    for c in facts.nodes("call_expression"):
+        if not inside(c):
+            continue
+        rcv = receiver(c)
+        name = callee(c)
+        if rcv is None:
+            if name not in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS:
+                return f"'{name}()' may change it"
+        elif name not in READ_ONLY_METHODS and not _receiver_owned(facts, unparen(rcv), strict):
+            return f"'{text(c.child_by_field_name('function'))}()' may change it"
+    for kind in ("assignment_expression", "update_expression"):
+        for a in facts.nodes(kind):
+            target = a.child_by_field_name("left") or a.child_by_field_name("argument")
+            if inside(a) and target is not None and not _owned(facts, unparen(target), strict):
+                return f"'{text(target)}' may be an alias of it"
+    for b in facts.nodes("binary_expression"):
+        right = b.child_by_field_name("right")
+        if inside(b) and operator(b) == ">>" and right is not None and \
+                not _owned(facts, unparen(right), strict):
+            return f"'{text(b)}' may change it"
+    if any(inside(n) for n in facts.nodes("lambda_expression")):
+        return "a lambda may change it"
+    return ""
+
+
+def _owned(facts: FunctionFacts, target: Node, strict: bool) -> bool:
+    """Whether writing ``target`` (a variable, an element of a container or array variable, a
+    member of a local object, or a call of a method on one) can only change storage that
+    variable owns."""
+    if target.type == "identifier":
+        return plain_local(facts, text(target)) or (
+            not strict and _container_object(facts, text(target)))
+    if target.type == "subscript_expression":
+        base = target.child_by_field_name("argument")
+        if base is None or base.type != "identifier":
+            return False
+        vt = facts.var(text(base))
+        if vt is None or vt.pointer:
+            return False
+        local = plain_local(facts, text(base))
+        if vt.array:
+            return local
+        return _container_object(facts, text(base)) and (local or not strict)
+    if target.type == "field_expression":
+        obj = target.child_by_field_name("argument")
+        vt = facts.var(text(obj)) if obj is not None and obj.type == "identifier" else None
+        return vt is not None and operator(target) == "." and \
+            plain_local(facts, text(obj)) and "auto" not in vt.base.split()
+    return False
+
+
+def _receiver_owned(facts: FunctionFacts, rcv: Node, strict: bool) -> bool:
+    """Whether a method call on ``rcv`` can only change a standard container that is a local
+    (or, unless ``strict``, any container object other than the parameter itself)."""
+    if rcv.type == "identifier":
+        name = text(rcv)
+        return _container_object(facts, name) and (plain_local(facts, name) or not strict)
+    return _owned(facts, rcv, strict)
+
+
+def _container_object(facts: FunctionFacts, name: str) -> bool:
+    """A variable that is a standard container object (not a pointer into one)."""
+    vt = facts.var(name)
+    return vt is not None and not vt.pointer and not vt.array and \
+        bool(_CONTAINER_TYPE.match(vt.base.replace("const", "").strip()))
+
+
 def element_type(vt: VarType) -> str:
     """The element type of a container type, as written (spaces collapsed)."""
     el = vt.element

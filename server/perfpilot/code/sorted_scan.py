@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import used_after
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, NO_SIDE_EFFECTS, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import LOOP_TYPES, statements, unparen, unwrap
 from perfpilot.code.sorted_ranges import (
@@ -31,6 +30,7 @@ from perfpilot.code.sorted_ranges import (
     SIZE,
     SortCall,
     Use,
+    alias_problem,
     container_type,
     element_type,
     flat,
@@ -53,7 +53,6 @@ from perfpilot.code.syntax import (
     declarator_name,
     operator,
     receiver,
-    root_name,
     text,
     walk,
 )
@@ -251,37 +250,10 @@ class _Analysis:
             if inside(u.ident) and u.kind not in (SIZE, READ, ITERATE):
                 return f"'{s.var}' may change between the sort and the loop"
         vt = self.facts.var(s.var)
-        if vt is not None and vt.reference:
-            why = self._aliases_safe(inside)
+        if vt is not None and vt.scope == "param":
+            why = alias_problem(self.facts, inside, strict=bool(vt.reference))
             if why:
-                return f"'{s.var}' is a reference parameter and {why}"
-        return ""
-
-    def _aliases_safe(self, inside: Callable[[Node], bool]) -> str:
-        """For a container the caller owns: nothing on the way calls unknown code or writes
-        through a name that is not a plain local (either might reach the container)."""
-        f = self.facts
-        for c in f.nodes("call_expression"):
-            if not inside(c):
-                continue
-            rcv = receiver(c)
-            name = callee(c)
-            if rcv is not None:
-                if name not in READ_ONLY_METHODS and not self._plain_local(root_name(rcv)):
-                    return f"'{text(c.child_by_field_name('function'))}()' may change it"
-            elif name not in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS:
-                return f"'{name}()' may change it"
-        for kind in ("assignment_expression", "update_expression"):
-            for a in f.nodes(kind):
-                target = a.child_by_field_name("left") or a.child_by_field_name("argument")
-                if inside(a) and not self._plain_local(root_name(target)):
-                    return f"'{text(target)}' may be an alias of it"
-        if any(inside(n) for n in f.nodes("lambda_expression")):
-            return "a lambda may change it"
-        for b in f.nodes("binary_expression"):
-            if inside(b) and operator(b) == ">>" and \
-                    not self._plain_local(root_name(b.child_by_field_name("right"))):
-                return f"'{text(b)}' may change it"
+                return f"'{s.var}' is a parameter and {why}"
         return ""
 
     def _plain_local(self, name: str | None) -> bool:

@@ -38,6 +38,7 @@ from perfpilot.code.sorted_ranges import (
     SIZE,
     SortCall,
     Use,
+    alias_problem,
     container_type,
     element_type,
     flat,
@@ -137,6 +138,11 @@ class _Finder:
             return f"'{v}' may be reached through a pointer, reference, iterator or call"
         if not _scope_ok(f, s, decls[0]):
             return f"a loop around the sort keeps '{v}' from one iteration to the next"
+        if vt.scope == "param":
+            end = s.statement.end_byte
+            why = alias_problem(f, lambda n: n.start_byte >= end, strict=False)
+            if why:
+                return f"'{v}' is a parameter and {why}"
         words = " ".join(element.replace("std::", "").split())
         floating = words in _FLOATING
         if not (VarType(words).is_integral or words == "string" or floating):
