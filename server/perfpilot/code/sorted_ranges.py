@@ -11,6 +11,7 @@ its contents can be proved.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -236,36 +237,37 @@ _CONTAINER_TYPE = re.compile(
     r"unordered_map|unordered_set|list)\b")
 
 
-def alias_problem(facts: FunctionFacts, inside: Callable[[Node], bool], strict: bool) -> str:
-    """Why code in a region might change a parameter's elements through another name ('' when
-    it cannot). A by-value container owns its elements, but a caller may have moved a buffer
-    it still points into; a reference parameter may be any of the caller's containers. So:
-    no call of unknown code, and no write through a pointer, iterator or reference to an
-    element; for a reference parameter (``strict``) also no write to another container that
-    is not a local (it may be the same one)."""
+def alias_events(facts: FunctionFacts, strict: bool) -> list[tuple[int, int, str]]:
+    """``(start, end, why)`` of every place in the function that might change a parameter's
+    elements through another name, sorted by start. A by-value container owns its elements,
+    but a caller may have moved in a buffer it still points into; a reference parameter may be
+    any of the caller's containers. So: a call of unknown code, a write through a pointer,
+    iterator or reference to an element, and for a reference parameter (``strict``) also a
+    write to another container that is not a local (it may be the same one)."""
+    out: list[tuple[int, int, str]] = []
     for c in facts.nodes("call_expression"):
-        if not inside(c):
-            continue
         rcv = receiver(c)
         name = callee(c)
         if rcv is None:
             if name not in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS:
-                return f"'{name}()' may change it"
+                out.append((c.start_byte, c.end_byte, f"'{name}()' may change it"))
         elif name not in READ_ONLY_METHODS and not _receiver_owned(facts, unparen(rcv), strict):
-            return f"'{text(c.child_by_field_name('function'))}()' may change it"
+            out.append((c.start_byte, c.end_byte,
+                        f"'{text(c.child_by_field_name('function'))}()' may change it"))
     for kind in ("assignment_expression", "update_expression"):
         for a in facts.nodes(kind):
             target = a.child_by_field_name("left") or a.child_by_field_name("argument")
-            if inside(a) and target is not None and not _owned(facts, unparen(target), strict):
-                return f"'{text(target)}' may be an alias of it"
+            if target is not None and not _owned(facts, unparen(target), strict):
+                out.append((a.start_byte, a.end_byte, f"'{text(target)}' may be an alias of it"))
     for b in facts.nodes("binary_expression"):
         right = b.child_by_field_name("right")
-        if inside(b) and operator(b) == ">>" and right is not None and \
+        if operator(b) == ">>" and right is not None and \
                 not _owned(facts, unparen(right), strict):
-            return f"'{text(b)}' may change it"
-    if any(inside(n) for n in facts.nodes("lambda_expression")):
-        return "a lambda may change it"
-    return ""
+            out.append((b.start_byte, b.end_byte, f"'{text(b)}' may change it"))
+    out.extend((n.start_byte, n.end_byte, "a lambda may change it")
+               for n in facts.nodes("lambda_expression"))
+    out.sort()
+    return out
 
 
 def _owned(facts: FunctionFacts, target: Node, strict: bool) -> bool:
@@ -321,13 +323,74 @@ def mentions(facts: FunctionFacts, var: str) -> list[Node]:
     return [n for n in facts.nodes("identifier") if text(n) == var]
 
 
-def uses(facts: FunctionFacts, var: str, own: frozenset[str]) -> list[Use]:
-    """Every mention of ``var`` classified (see the module docstring). A declaration such as
-    ``std::vector<int>& r(v);`` parses with ``v`` as a type name: it counts as an escape."""
-    found = [classify(n, own) for n in mentions(facts, var)]
-    found.extend(Use(ESCAPE, n, n) for n in _walk(facts.body)
-                 if n.type == "type_identifier" and text(n) == var)
-    return found
+class Mentions:
+    """The containers of one function: every mention of a name classified, computed once per
+    name, with the questions the rules ask of them."""
+
+    def __init__(self, facts: FunctionFacts, unit: Node) -> None:
+        self.facts = facts
+        self.own = unit_functions(unit)
+        self._uses: dict[str, list[Use]] = {}
+        self._type_names: dict[str, list[Node]] | None = None
+        self._aliases: dict[bool, tuple[list[int], list[tuple[int, int, str]]]] = {}
+
+    def of(self, var: str) -> list[Use]:
+        """Every mention of ``var`` classified (see the module docstring). A declaration such
+        as ``std::vector<int>& r(v);`` parses with ``v`` as a type name: an escape."""
+        hit = self._uses.get(var)
+        if hit is None:
+            if self._type_names is None:
+                self._type_names = {}
+                for n in _walk(self.facts.body):
+                    if n.type == "type_identifier":
+                        self._type_names.setdefault(text(n), []).append(n)
+            hit = [classify(n, self.own) for n in mentions(self.facts, var)]
+            hit.extend(Use(ESCAPE, n, n) for n in self._type_names.get(var, []))
+            self._uses[var] = hit
+        return hit
+
+    def declared_once(self, var: str) -> bool:
+        """Whether the function declares ``var`` exactly once (no shadowing copy of it)."""
+        return sum(1 for u in self.of(var) if u.kind == DECL) == 1
+
+    def size_alias(self, name: str, var: str) -> Node | None:
+        """The declaration of ``name`` when it is ``T name = v.size();`` (possibly cast to an
+        integer type), declared once, never written, and no statement after it changes the
+        size of ``v``: it holds the size wherever it is read."""
+        f = self.facts
+        vt = f.var(name)
+        if vt is None or vt.scope != "local" or not vt.is_integral or vt.reference or \
+                not self.declared_once(name) or f.body is None or \
+                name in f.modified_in(f.body):
+            return None
+        for d in f.nodes("declaration"):
+            for c in d.named_children:
+                if c.type != "init_declarator" or \
+                        text(c.child_by_field_name("declarator")) != name:
+                    continue
+                value = c.child_by_field_name("value")
+                if value is None or not is_size_of(value, var) or any(
+                        u.kind == RESIZE and u.ident.start_byte >= d.start_byte
+                        for u in self.of(var)):
+                    return None
+                return d
+        return None
+
+    def alias_problem(self, spans: list[tuple[int, int]], strict: bool,
+                      exclude: tuple[int, int] | None = None) -> str:
+        """Why code in ``spans`` (outside ``exclude``) might change a parameter's elements
+        through another name ('' when nothing can; see ``alias_events``)."""
+        if strict not in self._aliases:
+            events = alias_events(self.facts, strict)
+            self._aliases[strict] = ([e[0] for e in events], events)
+        starts, events = self._aliases[strict]
+        for a, b in spans:
+            for start, end, why in events[bisect.bisect_left(starts, a):
+                                          bisect.bisect_left(starts, b)]:
+                if end <= b and not (exclude is not None and
+                                     exclude[0] <= start and end <= exclude[1]):
+                    return why
+        return ""
 
 
 def classify(n: Node, own: frozenset[str]) -> Use:
@@ -583,29 +646,6 @@ def jumps_in(facts: FunctionFacts) -> bool:
     """Whether the function has ``goto`` or labels (paths the block structure does not show)."""
     return bool(facts.nodes("goto_statement")) or any(
         n.type == "labeled_statement" for n in _walk(facts.body))
-
-
-def single_declaration(facts: FunctionFacts, var: str, own: frozenset[str]) -> bool:
-    """Whether the function declares ``var`` exactly once (no shadowing copy of the name)."""
-    return sum(1 for u in uses(facts, var, own) if u.kind == DECL) == 1
-
-
-def size_alias(facts: FunctionFacts, name: str, var: str, own: frozenset[str]) -> Node | None:
-    """The declaration of ``name`` when it is ``T name = v.size();`` (possibly cast to an
-    integer type), declared once and never written: it holds ``v``'s size for as long as no
-    later statement changes that size (the caller checks)."""
-    vt = facts.var(name)
-    if vt is None or vt.scope != "local" or not vt.is_integral or vt.reference or \
-            not single_declaration(facts, name, own) or facts.body is None or \
-            name in facts.modified_in(facts.body):
-        return None
-    for d in facts.nodes("declaration"):
-        for c in d.named_children:
-            if c.type != "init_declarator" or text(c.child_by_field_name("declarator")) != name:
-                continue
-            value = c.child_by_field_name("value")
-            return d if value is not None and is_size_of(value, var) else None
-    return None
 
 
 def is_size_of(node: Node, var: str) -> bool:

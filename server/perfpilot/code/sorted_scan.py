@@ -26,11 +26,10 @@ from perfpilot.code.sorted_ranges import (
     ESCAPE,
     ITERATE,
     READ,
-    RESIZE,
     SIZE,
+    Mentions,
     SortCall,
     Use,
-    alias_problem,
     container_type,
     element_type,
     flat,
@@ -38,13 +37,9 @@ from perfpilot.code.sorted_ranges import (
     jumps_in,
     later_in_block,
     plain_local,
-    single_declaration,
-    size_alias,
     small,
     sort_calls,
     sorts_anything,
-    unit_functions,
-    uses,
 )
 from perfpilot.code.syntax import (
     Node,
@@ -149,16 +144,14 @@ class _Analysis:
 
     def __init__(self, facts: FunctionFacts, unit: Node) -> None:
         self.facts = facts
-        self.own = unit_functions(unit)
-        self._uses: dict[str, list[Use]] = {}
+        self.mentions = Mentions(facts, unit)
+        self.own = self.mentions.own
         self._elements: dict[str, str | None] = {}
         self._sorts: list[SortCall] | None = None
+        self._problems: dict[int, str] = {}
 
     def uses(self, var: str) -> list[Use]:
-        hit = self._uses.get(var)
-        if hit is None:
-            hit = self._uses[var] = uses(self.facts, var, self.own)
-        return hit
+        return self.mentions.of(var)
 
     def element_of(self, var: str) -> str | None:
         if var not in self._elements:
@@ -169,12 +162,18 @@ class _Analysis:
     # --- the container -----------------------------------------------------------------
     def container_problem(self, s: SortCall) -> str:
         """Why the sorted container's contents cannot be followed ('' when they can)."""
+        key = s.statement.start_byte
+        if key not in self._problems:
+            self._problems[key] = self._container_problem(s)
+        return self._problems[key]
+
+    def _container_problem(self, s: SortCall) -> str:
         vt = container_type(self.facts, s.var)
         if vt is None or vt.scope not in ("local", "param") or \
                 re.search(r"\bstatic\b", vt.type_text) or \
                 (vt.reference and vt.scope != "param"):
             return f"'{s.var}' is not a local container or a parameter"
-        if not single_declaration(self.facts, s.var, self.own):
+        if not self.mentions.declared_once(s.var):
             return f"the name '{s.var}' is declared more than once"
         el = self.element_of(s.var) or ""
         if not VarType(el).is_integral:
@@ -213,9 +212,7 @@ class _Analysis:
         return None
 
     def size_alias_ok(self, name: str, var: str) -> bool:
-        decl = size_alias(self.facts, name, var, self.own)
-        return decl is not None and not any(
-            u.kind == RESIZE and u.ident.start_byte >= decl.start_byte for u in self.uses(var))
+        return self.mentions.size_alias(name, var) is not None
 
     def sort_before(self, lp: Loop, var: str) -> SortCall | None:
         """The last sort of ``var`` that every path to the loop runs through."""
@@ -241,17 +238,15 @@ class _Analysis:
 
     def zone_problem(self, s: SortCall, lp: Loop) -> str:
         spans = self.zone(s, lp)
-
-        def inside(n: Node) -> bool:
-            return any(a <= n.start_byte and n.end_byte <= b for a, b in spans) and \
-                not (lp.node.start_byte <= n.start_byte and n.end_byte <= lp.node.end_byte)
-
+        own = lp.byte_range
         for u in self.uses(s.var):
-            if inside(u.ident) and u.kind not in (SIZE, READ, ITERATE):
+            at = u.ident.start_byte
+            if u.kind not in (SIZE, READ, ITERATE) and not own[0] <= at < own[1] and \
+                    any(a <= at < b for a, b in spans):
                 return f"'{s.var}' may change between the sort and the loop"
         vt = self.facts.var(s.var)
         if vt is not None and vt.scope == "param":
-            why = alias_problem(self.facts, inside, strict=bool(vt.reference))
+            why = self.mentions.alias_problem(spans, strict=bool(vt.reference), exclude=own)
             if why:
                 return f"'{s.var}' is a parameter and {why}"
         return ""

@@ -34,11 +34,10 @@ from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
     READ,
-    RESIZE,
     SIZE,
+    Mentions,
     SortCall,
     Use,
-    alias_problem,
     container_type,
     element_type,
     flat,
@@ -46,13 +45,9 @@ from perfpilot.code.sorted_ranges import (
     jumps_in,
     later_in_block,
     plain_local,
-    single_declaration,
-    size_alias,
     small,
     sort_calls,
     sorts_anything,
-    unit_functions,
-    uses,
 )
 from perfpilot.code.syntax import Node, arguments, callee, line, operator, text
 from perfpilot.rules.base import Example, RuleSpec
@@ -100,7 +95,8 @@ def _scope_ok(facts: FunctionFacts, s: SortCall, decl: Use) -> bool:
 class _Finder:
     def __init__(self, facts: FunctionFacts, unit: Node) -> None:
         self.facts = facts
-        self.own = unit_functions(unit)
+        self.mentions = Mentions(facts, unit)
+        self.own = self.mentions.own
 
     def selections(self) -> tuple[list[Selection], list[tuple[SortCall, str]]]:
         found: list[Selection] = []
@@ -124,7 +120,7 @@ class _Finder:
         vt = container_type(f, v)
         if vt is None:
             return ""
-        all_uses = uses(f, v, self.own)
+        all_uses = self.mentions.of(v)
         after = [u for u in all_uses if u.ident.start_byte >= s.statement.end_byte]
         reads = [u for u in after if u.kind == READ]
         if not reads or any(u.kind not in (READ, SIZE) for u in after):
@@ -132,15 +128,15 @@ class _Finder:
         if not plain_local(f, v) or vt.const:
             return f"'{v}' belongs to the caller, who sees its order"
         decls = [u for u in all_uses if u.kind == DECL]
-        if len(decls) != 1 or not single_declaration(f, v, self.own):
+        if len(decls) != 1:
             return f"the name '{v}' is declared more than once"
         if any(u.kind == ESCAPE for u in all_uses):
             return f"'{v}' may be reached through a pointer, reference, iterator or call"
         if not _scope_ok(f, s, decls[0]):
             return f"a loop around the sort keeps '{v}' from one iteration to the next"
         if vt.scope == "param":
-            end = s.statement.end_byte
-            why = alias_problem(f, lambda n: n.start_byte >= end, strict=False)
+            why = self.mentions.alias_problem([(s.statement.end_byte, f.fn.end_byte)],
+                                              strict=False)
             if why:
                 return f"'{v}' is a parameter and {why}"
         words = " ".join(element.replace("std::", "").split())
@@ -204,10 +200,7 @@ class _Finder:
             return "N", f"{v}.size()"
         if node.type == "identifier":
             name = text(node)
-            alias = size_alias(self.facts, name, v, self.own)
-            if alias is not None and not any(
-                    u.kind == RESIZE and u.ident.start_byte >= alias.start_byte
-                    for u in uses(self.facts, v, self.own)):
+            if self.mentions.size_alias(name, v) is not None:
                 return "N", f"{v}.size()"
             return (name, name) if self._stable(name, s) else None
         if node.type == "binary_expression" and operator(node) in ("+", "-", "*", "/", ">>",
@@ -226,11 +219,11 @@ class _Finder:
         f = self.facts
         vt = f.var(name)
         if vt is None or not vt.is_integral or not plain_local(f, name) or \
-                not single_declaration(f, name, self.own):
+                not self.mentions.declared_once(name):
             return False
         if vt.scope == "local" and not any(
                 u.kind == DECL and u.ident.start_byte < s.statement.start_byte
-                for u in uses(f, name, self.own)):
+                for u in self.mentions.of(name)):
             return False
         return name not in f.modified_between(s.statement.start_byte, f.fn.end_byte)
 
