@@ -283,6 +283,12 @@ _COUNT = "int c = 0; for (int x : v) if (x < q) c++; return c; }"
      + _COUNT, ""),
     ("int f(std::vector<int> v, int q, bool s) { if (s) { std::sort(v.begin(), v.end()); } "
      + _COUNT, ""),
+    # a path into the loop that skips the sort: a case label, a goto
+    ("int f(std::vector<int> v, int q, int k) { int c = 0; switch (k) { case 1: "
+     "std::sort(v.begin(), v.end()); case 2: for (int x : v) if (x < q) c++; } return c; }",
+     ""),
+    ("int f(std::vector<int> v, int q, int k) { int c = 0; if (k) goto scan; "
+     "std::sort(v.begin(), v.end()); scan: for (int x : v) if (x < q) c++; return c; }", ""),
     # written between the sort and the loop
     ("int f(std::vector<int> v, int q) { std::sort(v.begin(), v.end()); v.push_back(q); "
      + _COUNT, "change"),
