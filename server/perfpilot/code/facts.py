@@ -318,6 +318,16 @@ class FunctionFacts:
             self._mod_events = _Events(self._modification_events())
         return self._mod_events.within(region, self._mod_cache)
 
+    def modified_between(self, start: int, end: int) -> frozenset[str]:
+        """Names that may change at byte positions ``[start, end)`` of the unit (the writes
+        ``modified_in`` counts, by where they are written)."""
+        if self._mod_events is None:
+            self._mod_events = _Events(self._modification_events())
+        events = self._mod_events
+        lo = bisect.bisect_left(events.starts, start)
+        hi = bisect.bisect_left(events.starts, end)
+        return frozenset(events.names[lo:hi])
+
     def _modification_events(self) -> list[tuple[int, str]]:
         """Every write in the function as (byte position, variable), computed once."""
         events: list[tuple[int, str]] = []

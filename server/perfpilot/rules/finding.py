@@ -48,6 +48,8 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("memo-recursion", 1, 0.95, _C),
     Rule("manual-sort", 15, 0.93, _C),
     Rule("prefix-sum", 1, 0.92, _C),
+    Rule("sorted-linear-scan", 1, 0.90, _C),
+    Rule("sort-for-selection", 1, 0.74, _C),
     Rule("strlen-condition", 4, 0.78, _C),
     Rule("accumulator-chain", 9, 0.30),
     Rule("string-concat-loop", 3, 0.80, _C),
@@ -89,6 +91,9 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "memo-recursion": "function",
     "manual-sort": "var, replacement",
     "prefix-sum": "array, acc",
+    "sorted-linear-scan": "container, form (count|first), op (the element's test, element "
+                          "first), search (lower_bound|upper_bound|equal_range)",
+    "sort-for-selection": "container, form (one|pair|extremes), index (the position kept)",
     "qsort-to-sort": "replacement (the std::sort call)",
     "char-set-table": "subject (the character tested)",
     "strlen-condition": "call, var",

@@ -21,6 +21,7 @@ from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
+from perfpilot.code.sorted_scan import sorted_scans
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -312,8 +313,15 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
+    claimed: set[int] | None = None
     for inner in facts.loops:
         if inner.parent is None or inner.kind not in ("for", "range-for"):
+            continue
+        if claimed is None:
+            # a scan of data already sorted is the sorted-linear-scan rule's: a binary search
+            # on it, not a hash set built from it
+            claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]}
+        if inner.node.start_byte in claimed:
             continue
         outer = facts.loops[inner.parent]
         ivar = inner.var or _range_for_var(inner)

@@ -34,6 +34,8 @@ from perfpilot.rules import (
     simd_elementwise,
     simd_loop,
     small_key_table,
+    sort_for_selection,
+    sorted_linear_scan,
     std_algorithm,
     stdio_loop,
     string_concat_loop,
@@ -44,7 +46,8 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
-    invariant_inner_loop, linear_search_in_loop, memo_recursion, manual_sort, prefix_sum,
+    invariant_inner_loop, sorted_linear_scan, linear_search_in_loop, memo_recursion, manual_sort,
+    prefix_sum, sort_for_selection,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, invariant_expression, invariant_branch,
     branchless_select, small_key_table, ordered_map_unneeded, list_to_vector, vector_front_op,
