@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 
 import tree_sitter
 
+from perfpilot.code.aliases import at_reads, storage, touch_blocker
 from perfpilot.code.declarations import VarType, declared_types, walk_declarator
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import (
@@ -335,6 +336,15 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         if hit:
             return fail(f"the local pointer or reference '{name}' points into '{hit[0]}', "
                         "which the loop writes")
+    # any other way to the written storage: an alias declared outside the body, a method,
+    # a dereference, a call; ``a.at(e)`` alone reads a known element, ``a[e]``
+    store = storage(enclosing_function(loop), types)
+    own_values = f.locals - f.local_refs
+    blocker = touch_blocker(body, {r for r in written_roots if r} - own_values, own_values,
+                            store, types)
+    if blocker:
+        return fail(blocker)
+    accesses = [*f.element, *at_reads(body)]
     # a container whose bound use is only ``.size()`` may have its elements written
     bound_hit = {v for v in bound_vars if v in written_scalars or
                  (v in written_all and v not in size_vars)}
@@ -343,7 +353,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     # element accesses
     by_base: dict[str, list[ElementAccess]] = {}
     nodes_of: dict[str, list[Node]] = {}
-    for acc, base_node in f.element:
+    for acc, base_node in accesses:
         root = root_name_of(base_node)
         if (root in f.locals and root not in f.local_refs) or acc.base in exempt_elements:
             continue

@@ -7,8 +7,10 @@ behaviour). A false "independent" would let a rewrite change results, so every c
 analysis does not understand makes a loop dependent, with the reason in words.
 
 Assumption, stated once: distinct pointer parameters are taken not to overlap (as compilers'
-auto-parallelizers with ``restrict`` and the usual C++ parallel idioms assume); the benchmark
-runner still validates every rewrite against the original.
+auto-parallelizers with ``restrict`` and the usual C++ parallel idioms assume; the OpenMP rule
+adds a run-time overlap test or refuses); the benchmark runner still validates every rewrite
+against the original. Local pointers, references and iterators are traced to what they point
+into (``aliases``): one into an array the loop writes makes the loop dependent.
 
 The parts live by idea: ``loop_header`` (counted headers), ``loop_body`` (what a body reads,
 writes and calls), ``dependence`` (independence, reductions, interchange legality;
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from perfpilot.code.aliases import storage
 from perfpilot.code.declarations import VarType, declared_types, unit_types
 from perfpilot.code.dependence import (
     check_independent,
@@ -105,6 +108,10 @@ class LoopFacts:
     # Arg-min/arg-max updates (``if (x < m) { m = x; k = i; }``) that each thread can keep in
     # its own copies and combine after the loop (only on independent loops).
     arg_reductions: tuple[ArgReduction, ...] = ()
+    # Local pointers, references and iterators the body accesses elements through, with the
+    # names each may point into (``aliases.UNKNOWN`` when untraceable): a caller's pointers
+    # reached through a local may overlap as much as the parameters themselves.
+    pointer_origins: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,7 +189,19 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
         else (),
         appends=appends(body), has_io=f.has_io, children=children,
         arg_reductions=args if independent else (),
+        pointer_origins=_pointer_origins(node, types, f.element),
     )
+
+
+def _pointer_origins(node: Node, types: dict[str, VarType | None],
+                     accesses: list[tuple[ElementAccess, Node]]
+                     ) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The aliasing locals among the bases of ``accesses``, with where each may point."""
+    bases = {a.base for a, _ in accesses}
+    if not bases:
+        return ()
+    origins = storage(enclosing_function(node), types).origins
+    return tuple((b, origins[b]) for b in sorted(bases) if b in origins)
 
 
 def _arithmetic(types: dict[str, VarType | None], name: str) -> bool:

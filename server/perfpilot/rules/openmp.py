@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 
+from perfpilot.code.aliases import UNKNOWN
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.first_match import FirstMatch, first_match
@@ -541,26 +542,40 @@ def overlaps(params_seq: Sequence[Param], types: Mapping[str, VarType | None],
     overlap could change what parallel iterations compute: pointers (which may overlap at any
     offset, so only ``restrict`` on both rules it out) and pairs of references to one container
     type (which can only be the same object, so ``&a != &b`` at run time rules it out). A
-    reference read at the very indices it is written is harmless even when shared.
+    reference read at the very indices it is written is harmless even when shared. Local
+    pointers and references traced into a parameter, or not traced at all, count as parameters.
     """
     params = {p.name: p for p in params_seq}
     restrict = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
+    # A local pointer or reference into a parameter (or into memory no one traced) may overlap
+    # what the loop writes as much as a parameter: it takes part like one, never restrict.
+    local = {name: origins for name, origins in lp.pointer_origins
+             if UNKNOWN in origins or origins & set(params)}
 
     def element(name: str) -> str:
         vt = types.get(name)
         return re.sub(r"\bconst\b|\s+", "", vt.base) if vt is not None else name
 
-    writes = [a for a in lp.element_accesses if a.write and a.base in params]
-    reads = [a for a in lp.element_accesses if not a.write and a.base in params]
+    def pointer(name: str) -> bool:
+        if name in params:
+            return bool(params[name].pointer or params[name].array)
+        vt = types.get(name)
+        return vt is None or bool(vt.pointer or vt.array)
+
+    def restricted(name: str) -> bool:
+        return name in params and bool(restrict.search(params[name].type_text))
+
+    shared = set(params) | set(local)
+    writes = [a for a in lp.element_accesses if a.write and a.base in shared]
+    reads = [a for a in lp.element_accesses if not a.write and a.base in shared]
     pointers: set[str] = set()
     references: list[tuple[str, str]] = []
     for w in writes:
         for r in reads:
             if r.base == w.base or element(r.base) != element(w.base):
                 continue
-            pw, pr = params[w.base], params[r.base]
-            if pw.pointer or pr.pointer or pw.array or pr.array:
-                if not (restrict.search(pw.type_text) and restrict.search(pr.type_text)):
+            if pointer(w.base) or pointer(r.base):
+                if not (restricted(w.base) and restricted(r.base)):
                     pointers |= {w.base, r.base}
             elif r.indices != w.indices and (w.base, r.base) not in references:
                 references.append((w.base, r.base))

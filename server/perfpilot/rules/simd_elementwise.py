@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements
+from perfpilot.code.simd_safety import simd_blocker
 from perfpilot.code.syntax import (
     callee,
     receiver,
@@ -46,7 +47,8 @@ def simd_elementwise(facts: FunctionFacts) -> Iterator[Finding]:
                 targets = []
                 break
             targets.append(v.name)
-        if not targets:
+        if not targets or simd_blocker(loop.node, loop.body, loop.var,
+                                       1 if loop.step == "++" else -1, facts.loop_types):
             continue
         yield make_finding(
             "simd-loop",
