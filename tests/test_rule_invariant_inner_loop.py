@@ -322,3 +322,41 @@ def test_no_entry_condition_no_hoist() -> None:
             "    }\n    return t;\n}\n")
     res = rewrite(_site(code), {"invariant-inner-loop"})
     assert "invariant-inner-loop" not in res.rules, res.code
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_range_for_hoist_is_guarded_by_emptiness(tmp_path: Path) -> None:
+    # Over an empty range the original runs nothing: neither the hoisted loop nor the
+    # division that finishes it may run then.
+    code = ("double g1(const std::vector<double>& pts, const std::vector<double>& w) {\n"
+            "    double t = 0;\n"
+            "    for (double p : pts) {\n"
+            "        double mean = 0;\n"
+            "        for (double q : w) mean += q;\n"
+            "        mean /= w.size();\n"
+            "        t += p - mean;\n"
+            "    }\n    return t;\n}\n")
+    driver = ("std::vector<double> a{3, 9, 4}, b{1, 2, 8}, e; "
+              "std::printf(\"%.17g %.17g %.17g\\n\", g1(a, b), g1(e, e), g1(e, b));")
+    results = compare([Variant("g1", code, driver)], frozenset({"invariant-inner-loop"}),
+                      tmp_path)
+    res = results["g1"]
+    assert "invariant-inner-loop" in res.rules, res.notes
+    assert "if (!pts.empty()) for (double q : w)" in res.code, res.code
+    assert "if (!pts.empty()) mean /= w.size();" in res.code, res.code
+
+
+def test_range_for_over_an_unknown_range_keeps_its_loop() -> None:
+    # begin() of a user type could do anything: no entry condition is written for it.
+    code = ("struct R { const long* b; const long* e; const long* begin() const { return b; } "
+            "const long* end() const { return e; } };\n"
+            "long g2(const R& pts, const std::vector<long>& w) {\n"
+            "    long t = 0;\n"
+            "    for (long p : pts) {\n"
+            "        long s = 0;\n"
+            "        for (long q : w) s += q;\n"
+            "        t += p * s;\n"
+            "    }\n    return t;\n}\n")
+    res = rewrite(_site(code, "g2"), {"invariant-inner-loop"})
+    assert "invariant-inner-loop" not in res.rules, res.code
+    assert any("no entry condition" in n for n in res.notes), res.notes

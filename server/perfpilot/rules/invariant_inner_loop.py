@@ -12,9 +12,10 @@ variables are written nowhere else in the outer loop and used nowhere outside it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import walk_all
@@ -412,13 +413,37 @@ _SIMPLE = re.compile(r"^[\w\s+\-*/%().]*$")
 _CALL = re.compile(r"\b(?!size\b|length\b)\w+\s*\(")
 
 
-def entry_guard(outer: Loop) -> str | None:
+# Standard containers whose ``empty()`` says whether a range-for over them runs at all.
+_STD_RANGE = re.compile(r"^(?:const\s+)?(?:std::)?(?:vector|deque|list|forward_list|array|"
+                        r"basic_string|string|wstring|set|multiset|map|multimap|unordered_set|"
+                        r"unordered_multiset|unordered_map|unordered_multimap)\b")
+
+
+def _range_guard(outer: Loop, types: Mapping[str, VarType | None]) -> str | None:
+    """A range-for over a named standard container runs its body iff ``!c.empty()``; over a
+    C array always (""); None for anything else (a call, a user type whose begin() could do
+    something)."""
+    right = outer.node.child_by_field_name("right")
+    if right is None or right.type != "identifier":
+        return None
+    vt = types.get(text(right))
+    if vt is None or vt.pointer:
+        return None
+    if vt.array:
+        return ""
+    return f"!{text(right)}.empty()" if _STD_RANGE.match(" ".join(vt.base.split())) else None
+
+
+def entry_guard(outer: Loop, types: Mapping[str, VarType | None] | None = None) -> str | None:
     """The condition under which ``outer`` runs its body at least once, to guard the hoisted
     loops (which read memory the caller may not have when the outer loop runs zero times):
     ``do`` loops need none (""); a counted ``for`` gives its condition at the first value
-    (``0 < n``); None when it cannot be written without evaluating something twice."""
+    (``0 < n``); a range-for over a named standard container ``!c.empty()``; None when it
+    cannot be written without evaluating something twice."""
     if outer.kind == "do":
         return ""
+    if outer.kind == "range-for":
+        return _range_guard(outer, types or {})
     if outer.kind != "for" or outer.init is None or outer.bound is None or \
             outer.compare not in ("<", "<=", ">", ">=", "!="):
         return None
@@ -432,7 +457,8 @@ def entry_guard(outer: Loop) -> str | None:
 
 
 def _guarded(data: bytes, base: int, end: int, loops: list[Node], guard: str) -> str:
-    """The text ``data[base:end]`` with each of ``loops`` prefixed by ``if (guard)``."""
+    """The text ``data[base:end]`` with each statement of ``loops`` prefixed by
+    ``if (guard)``."""
     out = data[base:end]
     for lp in sorted(loops, key=lambda n: n.start_byte, reverse=True):
         at = lp.start_byte - base
@@ -464,12 +490,15 @@ def invariant_inner_loop_rule(inp: RuleInput) -> RuleOutput:
         after = data.find(b"\n", end)
         if after != -1 and data[end:after].strip() == b"":
             end = after + 1
-        guard = entry_guard(s.outer)
+        guard = entry_guard(s.outer, facts.loop_types)
         if guard is None:
             notes.append(f"{RULE_ID}: the loop at line {inp.line_of(outer)} has no entry "
                          "condition that can be checked once; the inner loop is left in place")
             continue
-        moved = _guarded(data, first.start_byte, last.end_byte, s.loops, guard) if guard \
+        # Every statement but the declarations runs only when the outer loop would: a
+        # finishing `s /= n` after an empty range is a division the original never made.
+        work = [st for st in s.stmts if st.type != "declaration"]
+        moved = _guarded(data, first.start_byte, last.end_byte, work, guard) if guard \
             else data[first.start_byte:last.end_byte].decode("utf-8")
         block_indent = data[start:first.start_byte].decode("utf-8")
         line_start = data.rfind(b"\n", 0, outer.start_byte) + 1
