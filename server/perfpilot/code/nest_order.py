@@ -50,6 +50,27 @@ class Nest:
         return self.loops[-1].child_by_field_name("body")
 
 
+def header_moves(data: bytes, loops: list[Node], order: list[int]
+                 ) -> list[tuple[int, int, str]]:
+    """Replacements ``(start, end, text)`` that put the header ``for (...)`` of
+    ``loops[order[k]]`` where the header of ``loops[k]`` is, bodies untouched: a loop
+    interchange when the loops form a perfect nest."""
+    spans = [(loop.start_byte, _header_end(loop)) for loop in loops]
+    return [(s, e, data[spans[k][0]:spans[k][1]].decode("utf-8"))
+            for (s, e), k in zip(spans, order, strict=True)]
+
+
+def _header_end(loop: Node) -> int:
+    """The byte just past ``for (...)``: where the loop's body begins."""
+    body = loop.child_by_field_name("body")
+    end = loop.start_byte
+    for child in loop.children:
+        if child == body:
+            break
+        end = child.end_byte
+    return end
+
+
 def sole_loop(loop: Node) -> Node | None:
     """The loop that is the whole body of ``loop`` (comments aside), if it is one."""
     stmts = statements(loop.child_by_field_name("body"))

@@ -11,7 +11,7 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
-from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest
+from perfpilot.code.nest_order import Nest, header_moves, order_blocker, perfect_nest
 from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
     Node,
@@ -137,16 +137,6 @@ def _flat_order(idx: Node | None, outer_var: str, inner_var: str) -> str | None:
 # rewrite
 
 
-def _header_end(loop: Node) -> int:
-    body = loop.child_by_field_name("body")
-    end = loop.start_byte
-    for child in loop.children:
-        if child == body:
-            break
-        end = child.end_byte
-    return end
-
-
 def interchange_rule(inp: RuleInput) -> RuleOutput:
     """Swap a perfect 2-loop nest whose body walks ``a[j][i]`` with ``j`` the inner variable."""
     changes: list[Change] = []
@@ -186,13 +176,8 @@ def interchange_rule(inp: RuleInput) -> RuleOutput:
             notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
                          f"its storage order but cannot be swapped safely: {blocker}")
             continue
-        outer_head = (outer_node.start_byte, _header_end(outer_node))
-        inner_head = (inner_node.start_byte, _header_end(inner_node))
-        data = inp.data
-        outer_text = data[outer_head[0]:outer_head[1]].decode("utf-8")
-        inner_text = data[inner_head[0]:inner_head[1]].decode("utf-8")
-        edits = (Edit(outer_head[0], outer_head[1], inner_text, "loop-interchange"),
-                 Edit(inner_head[0], inner_head[1], outer_text, "loop-interchange"))
+        edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved
+                      in header_moves(inp.data, [outer_node, inner_node], [1, 0]))
         example = next(a for a in inner.element_accesses
                        if i in a.indices and j in a.indices)
         changes.append(Change(

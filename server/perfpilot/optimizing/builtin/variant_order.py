@@ -21,7 +21,13 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.loop_body import ElementAccess, collect_body
-from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest, sole_loop
+from perfpilot.code.nest_order import (
+    Nest,
+    header_moves,
+    order_blocker,
+    perfect_nest,
+    sole_loop,
+)
 from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
@@ -39,17 +45,6 @@ class OrderVariant:
 
     label: str
     code: str
-
-
-def _header_end(loop: Node) -> int:
-    """The byte just past ``for (...)``: where the loop's body begins."""
-    body = loop.child_by_field_name("body")
-    end = loop.start_byte
-    for child in loop.children:
-        if child == body:
-            break
-        end = child.end_byte
-    return end
 
 
 def _stride(accesses: list[ElementAccess], var: str) -> int:
@@ -145,11 +140,8 @@ def _nests(inp: RuleInput) -> list[tuple[Nest, int, Node | None]]:
 def _reordered(inp: RuleInput, nest: Nest, order: tuple[str, ...], start: int) -> str:
     """The text from ``start`` to the nest's end with the loop headers in ``order``."""
     data = inp.data
-    heads = [(loop.start_byte, _header_end(loop)) for loop in nest.loops]
-    by_var = dict(zip(nest.vars, heads, strict=True))
-    edits = [Edit(s - start, e - start,
-                  data[by_var[v][0]:by_var[v][1]].decode("utf-8"), "order")
-             for (s, e), v in zip(heads, order, strict=True)]
+    moves = header_moves(data, list(nest.loops), [nest.vars.index(v) for v in order])
+    edits = [Edit(s - start, e - start, moved, "order") for s, e, moved in moves]
     return apply_edits(data[start:nest.loops[0].end_byte].decode("utf-8"), edits)
 
 
