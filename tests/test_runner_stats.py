@@ -217,3 +217,18 @@ def test_a_multi_thread_figure_is_withheld_under_pressure_or_steal() -> None:
     assert "steal time" in gate_parallel(m, before, stolen, T).withheld
     serial = replace(m, threads=1)
     assert gate_parallel(serial, before, busy, T) == serial
+
+
+def test_a_wall_time_gain_ten_times_the_counted_one_is_withheld() -> None:
+    from perfpilot.runner.verdicts import from_measurement, wall_outruns_counts
+
+    m = Measurement(speedup=40.0, ci95_low=38.0, ci95_high=42.0, pairs=30, dropped_pairs=0,
+                    threads=1, median_a_s=4e-2, median_b_s=1e-3)
+    assert wall_outruns_counts(40.0, 1.1)
+    assert not wall_outruns_counts(1.1, 40.0)  # counts may show more gain than the clock
+    assert not wall_outruns_counts(40.0, 5.0) and not wall_outruns_counts(40.0, 0.0)
+    tampered = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 1.1, T)
+    assert tampered.verdict == "noisy"
+    assert "40.00×" in tampered.message and "1.10×" in tampered.message
+    backed = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 12.0, T)
+    assert backed.verdict == "faster", backed.message

@@ -174,7 +174,9 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
         job.ctx.report("counting", "counting instructions with callgrind", 80)
         await gate_for_tests("counting", job.ctx)
         async with job.gate.building():
-            ratio, note = await _count(job, calib, measurement.threads, prepared.timing_case)
+            counted = await _count(job, calib, measurement.threads, prepared.timing_case)
+            ratio, note = await _count_at_timed_size(job, measurement, serial,
+                                                     prepared.timing_case, counted)
         if note:
             notes.append(note)
     verdict = verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
@@ -463,12 +465,40 @@ def _timing_failure(job: Job, run: DriverRun) -> Failure | None:
     return None
 
 
-async def _count(job: Job, calib: Calibration, threads: int,
-                 case: Case) -> tuple[float | None, str]:
-    """Callgrind instruction ratio (original / candidate) on a reduced size, if possible."""
+async def _count_at_timed_size(job: Job, measurement: Measurement, serial: Measurement | None,
+                               case: Case, counted: _Counted) -> tuple[float | None, str]:
+    """The count again at the size the wall-time figure comes from, when the wall time claims
+    more than ten times the gain the count at the reduced size shows: a rewrite that changes
+    the complexity class gains more the larger the input, so only counts at the timed size
+    can confirm (or refute) its wall time. Kept as it was when that count cannot be had."""
+    timed = serial if serial is not None else measurement
+    if counted.ratio is None or counted.size >= timed.size or \
+            not verdicts.wall_outruns_counts(timed.speedup, counted.ratio):
+        return counted.ratio, counted.note
+    again = await _count(job, None, measurement.threads, case, size=timed.size)
+    if again.ratio is None:
+        return counted.ratio, counted.note
+    return again.ratio, (f"{again.note} (at size {counted.size} they said "
+                         f"{counted.ratio:.3g}×: the gain grows with the size)")
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """An instruction ratio (original / candidate), or None with ``note`` saying why, and the
+    size it was counted at (0 when none)."""
+
+    ratio: float | None
+    note: str
+    size: int = 0
+
+
+async def _count(job: Job, calib: Calibration | None, threads: int,
+                 case: Case, size: int | None = None) -> _Counted:
+    """Callgrind instruction ratio (original / candidate) at ``size``, by default a reduced
+    size from the calibration, if possible."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
-        return None, "instruction counts skipped: valgrind not installed"
+        return _Counted(None, "instruction counts skipped: valgrind not installed")
     libs = (LIB_A, LIB_B)
     note = ""
     blocked = counting_blocked(job.tc.flags, cpu_has_avx512())
@@ -482,7 +512,7 @@ async def _count(job: Job, calib: Calibration, threads: int,
                            unprivileged=job.compile_as_nobody)
             for side, unit in (("a", job.units[0]), ("b", job.units[1]))))
         if not (a.ok and b.ok):
-            return None, f"instruction counts skipped: {blocked} and no x86-64-v3 build"
+            return _Counted(None, f"instruction counts skipped: {blocked} and no x86-64-v3 build")
         libs = (a.output, b.output)
         make_writable_for_runs(job.workdir, job.sandbox)
         note = " (x86-64-v3 builds)"
@@ -490,10 +520,11 @@ async def _count(job: Job, calib: Calibration, threads: int,
                              limits=job.limits(1), ctx=job.ctx)
     info = probe.first("probe")
     if not info or not info.get("callgrind"):
-        return None, "instruction counts skipped: valgrind/callgrind.h not available"
-    size = calib.size_for(job.tuning.count_target_s)
+        return _Counted(None, "instruction counts skipped: valgrind/callgrind.h not available")
+    if size is None and calib is not None:
+        size = calib.size_for(job.tuning.count_target_s)
     if size is None:
-        return None, "instruction counts skipped: no calibrated size"
+        return _Counted(None, "instruction counts skipped: no calibrated size")
     env = {"OMP_WAIT_POLICY": "passive", **job.env(threads)}
     timeout = max(job.settings.run_timeout_s, 30.0)
 
@@ -513,9 +544,9 @@ async def _count(job: Job, calib: Calibration, threads: int,
 
     ir_a, ir_b = await asyncio.gather(one("A"), one("B"))
     if not ir_a or not ir_b:
-        return None, "instruction counts skipped: callgrind run failed"
-    return ir_a / ir_b, (f"callgrind at size {size}{note}: {ir_a:,} vs {ir_b:,} "
-                         "instructions")
+        return _Counted(None, "instruction counts skipped: callgrind run failed")
+    return _Counted(ir_a / ir_b, f"callgrind at size {size}{note}: {ir_a:,} vs {ir_b:,} "
+                    "instructions", size)
 
 
 async def bench_files(path: Path, function: str, candidate_path: Path,
