@@ -17,7 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, NO_SIDE_EFFECTS, READ_ONLY_METHODS
+from perfpilot.code.effects import (
+    NEVER_WRITES_MEMORY,
+    NO_SIDE_EFFECTS,
+    READ_ONLY_METHODS,
+    READS_ITS_RANGES_ONLY,
+)
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import tree_shape, unparen
 from perfpilot.code.syntax import Node, arguments, callee, operator, receiver, root_name, text
@@ -62,6 +67,9 @@ _COPYING_METHODS = frozenset({"push_back", "emplace_back", "push_front", "emplac
 _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _TIGHT = re.compile(r"\s+")
 _SORTS = frozenset({"sort", "stable_sort"})
+# Standard algorithms that read their ranges and call nothing but what they are given.
+_READING_ALGOS = READS_ITS_RANGES_ONLY - {"for_each", "copy"}
+_POSITION_CALLS = frozenset({"begin", "end", "cbegin", "cend", "data", "size"})
 
 
 @dataclass(frozen=True)
@@ -145,10 +153,15 @@ def whole_range(first: Node, last: Node) -> str | None:
         if m is None:
             continue
         v = m.group(1)
-        ends = {f"{v}.end()", f"{v}.cend()", f"std::end({v})", f"end({v})", f"std::cend({v})"} \
-            if "data" not in pattern else {f"{v}.data()+{v}.size()"}
+        ends = ends_of(v) if "data" not in pattern else {f"{v}.data()+{v}.size()"}
         return v if b in ends else None
     return None
+
+
+def ends_of(var: str) -> frozenset[str]:
+    """The spellings (without whitespace) of the end iterator of all of ``var``."""
+    return frozenset({f"{var}.end()", f"{var}.cend()", f"std::end({var})", f"end({var})",
+                      f"std::cend({var})", f"cend({var})"})
 
 
 def _comparator(arg: Node, element: str) -> bool | None:
@@ -249,7 +262,8 @@ def alias_events(facts: FunctionFacts, strict: bool) -> list[tuple[int, int, str
         rcv = receiver(c)
         name = callee(c)
         if rcv is None:
-            if name not in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS:
+            if name not in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS and \
+                    not _reading_algorithm(facts, c):
                 out.append((c.start_byte, c.end_byte, f"'{name}()' may change it"))
         elif name not in READ_ONLY_METHODS and not _receiver_owned(facts, unparen(rcv), strict):
             out.append((c.start_byte, c.end_byte,
@@ -265,9 +279,49 @@ def alias_events(facts: FunctionFacts, strict: bool) -> list[tuple[int, int, str
                 not _owned(facts, unparen(right), strict):
             out.append((b.start_byte, b.end_byte, f"'{text(b)}' may change it"))
     out.extend((n.start_byte, n.end_byte, "a lambda may change it")
-               for n in facts.nodes("lambda_expression"))
+               for n in facts.nodes("lambda_expression") if _may_write(n))
     out.sort()
     return out
+
+
+def _reading_algorithm(facts: FunctionFacts, call: Node) -> bool:
+    """A ``std::`` algorithm that only reads its ranges, called with nothing it could call
+    but lambdas (each an event of its own): its other arguments are built from numbers,
+    strings and containers, and positions in them."""
+    fn = call.child_by_field_name("function")
+    return fn is not None and flat(fn).startswith("std::") and \
+        callee(call) in _READING_ALGOS and all(
+            a.type == "lambda_expression" or _plain_argument(facts, a) for a in arguments(call))
+
+
+def _plain_argument(facts: FunctionFacts, arg: Node) -> bool:
+    for n in _walk(arg):
+        if n.type in ("lambda_expression", "new_expression", "delete_expression") or (
+                n.type == "call_expression" and callee(n) not in _POSITION_CALLS):
+            return False
+        if n.type == "identifier" and (n.parent is None or n.parent.type not in (
+                "qualified_identifier", "field_expression") or
+                n.parent.child_by_field_name("argument") == n):
+            vt = facts.var(text(n))
+            if vt is None or not (vt.is_integral or vt.is_floating or
+                                  (_container_object(facts, text(n)))):
+                return False
+    return True
+
+
+def reads_only(facts: FunctionFacts, call: Node) -> bool:
+    """Whether a call is a ``std::`` algorithm that only reads its ranges and values (no
+    function of the program among its arguments, no lambda that could write)."""
+    return _reading_algorithm(facts, call) and not any(
+        _may_write(a) for a in arguments(call) if a.type == "lambda_expression")
+
+
+def _may_write(lam: Node) -> bool:
+    """Whether a lambda's body could write anything: it assigns, steps, extracts or calls."""
+    return any(n.type in ("assignment_expression", "update_expression", "call_expression",
+                          "delete_expression") or
+               (n.type == "binary_expression" and operator(n) == ">>")
+               for n in _walk(lam.child_by_field_name("body")))
 
 
 def _owned(facts: FunctionFacts, target: Node, strict: bool) -> bool:
@@ -665,3 +719,60 @@ def is_size_of(node: Node, var: str) -> bool:
             target = m.group(1) if m else (flat(fn) if fn.type == "primitive_type" else "")
             return bool(target) and VarType(target).is_integral and is_size_of(args[0], var)
     return False
+
+
+def result_read_only(facts: FunctionFacts, call: Node, own: frozenset[str]) -> bool:
+    """Whether the position a search call returns is only returned from the function, or kept
+    in a local iterator that is only compared, subtracted from or to another position, and
+    read through: nothing writes through it, moves it or passes it on."""
+    node = call
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    p = node.parent
+    if p is None:
+        return False
+    if p.type == "return_statement":
+        return True
+    decl = p.child_by_field_name("declarator") if p.type == "init_declarator" else None
+    if decl is None or decl.type != "identifier" or p.child_by_field_name("value") != node:
+        return False
+    name = text(decl)
+    vt = facts.var(name)
+    if vt is None or vt.scope != "local" or vt.reference or vt.pointer or vt.array:
+        return False
+    found = mentions(facts, name)
+    return sum(1 for m in found if _declares(m)) == 1 and all(
+        _declares(m) or _read_through(m, own) for m in found)
+
+
+def _read_through(m: Node, own: frozenset[str]) -> bool:
+    """Whether this mention of an iterator only compares it, measures a distance with it, or
+    reads the element it points at."""
+    if any(a.type == "lambda_expression" for a in _ancestors(m)):
+        return False
+    node = m
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    p = node.parent
+    if p is None:
+        return False
+    if p.type == "binary_expression":
+        if operator(p) in _COMPARE:
+            return True
+        other = p.child_by_field_name("left" if p.child_by_field_name("right") == node
+                                      else "right")
+        # ``it - v.begin()`` is a distance; ``it - 1`` would be another position
+        return operator(p) == "-" and other is not None and bool(_POSITION.fullmatch(flat(other)))
+    if p.type == "pointer_expression" and operator(p) == "*":
+        return _element_use(p, own) == READ
+    if p.type == "field_expression" and operator(p) == "->":
+        call = p.parent
+        return call is not None and call.type == "call_expression" and \
+            call.child_by_field_name("function") == p and \
+            text(p.child_by_field_name("field")) in READ_ONLY_METHODS
+    call = p.parent if p.type == "argument_list" else None
+    return call is not None and call.type == "call_expression" and \
+        receiver(call) is None and callee(call) == "distance"
+
+
+_POSITION = re.compile(r"\w+\.c?(?:begin|end)\(\)|(?:std::)?c?(?:begin|end)\(\w+\)")

@@ -68,7 +68,8 @@ _QUERY_NODES = frozenset({"identifier", "number_literal", "char_literal", "subsc
                           "unary_expression", "cast_expression", "type_descriptor",
                           "primitive_type", "sized_type_specifier", "call_expression",
                           "template_function", "template_argument_list", "escape_sequence",
-                          "character", "type_identifier"})
+                          "character", "type_identifier", "string_literal",
+                          "string_content"})
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,11 @@ class Refusal:
     why: str
 
 
+def is_string(t: str) -> bool:
+    """Whether a type as written is ``std::string`` (qualifiers and references aside)."""
+    return type_words(t) in ("string", "basic_string<char>")
+
+
 def type_words(t: str) -> str:
     """A type without qualifiers, ``std::`` and extra spaces."""
     t = re.sub(r"\b(const|volatile|static|constexpr|register)\b|&|std::", " ", t)
@@ -139,8 +145,9 @@ def _literal_type(node: Node) -> str | None:
     return ("unsigned " if unsigned else "") + ("long " * longs + "int" if longs else "int")
 
 
-class _Analysis:
-    """The scans of one function."""
+class SortedAnalysis:
+    """What one function does with the containers it sorts: the facts a scan of a sorted
+    container (a loop here, a standard algorithm call in ``code/sorted_calls.py``) needs."""
 
     def __init__(self, facts: FunctionFacts, unit: Node) -> None:
         self.facts = facts
@@ -148,7 +155,7 @@ class _Analysis:
         self.own = self.mentions.own
         self._elements: dict[str, str | None] = {}
         self._sorts: list[SortCall] | None = None
-        self._problems: dict[int, str] = {}
+        self._problems: dict[tuple[int, bool], str] = {}
 
     def uses(self, var: str) -> list[Use]:
         return self.mentions.of(var)
@@ -160,14 +167,24 @@ class _Analysis:
         return self._elements[var]
 
     # --- the container -----------------------------------------------------------------
-    def container_problem(self, s: SortCall) -> str:
-        """Why the sorted container's contents cannot be followed ('' when they can)."""
-        key = s.statement.start_byte
+    def container_problem(self, s: SortCall, strings: bool = False,
+                          tolerated: frozenset[int] = frozenset()) -> str:
+        """Why the sorted container's contents cannot be followed ('' when they can).
+        ``strings``: ``std::string`` elements are fine too; ``tolerated``: the start bytes of
+        mentions whose escape the caller has proved harmless."""
+        key = (s.statement.start_byte, strings)
         if key not in self._problems:
-            self._problems[key] = self._container_problem(s)
-        return self._problems[key]
+            self._problems[key] = self._container_problem(s, strings)
+        why = self._problems[key]
+        if why:
+            return why
+        if any(u.kind == ESCAPE and u.ident.start_byte not in tolerated
+               for u in self.uses(s.var)):
+            return (f"'{s.var}' may be reached through a pointer, reference, iterator or call "
+                    "that the analysis does not follow")
+        return ""
 
-    def _container_problem(self, s: SortCall) -> str:
+    def _container_problem(self, s: SortCall, strings: bool) -> str:
         vt = container_type(self.facts, s.var)
         if vt is None or vt.scope not in ("local", "param") or \
                 re.search(r"\bstatic\b", vt.type_text) or \
@@ -176,12 +193,12 @@ class _Analysis:
         if not self.mentions.declared_once(s.var):
             return f"the name '{s.var}' is declared more than once"
         el = self.element_of(s.var) or ""
+        if strings and is_string(el):
+            return ""
         if not VarType(el).is_integral:
-            return (f"the elements of '{s.var}' are not integers (for floating values a NaN "
-                    "is ordered with nothing, so a binary search may answer differently)")
-        if any(u.kind == ESCAPE for u in self.uses(s.var)):
-            return (f"'{s.var}' may be reached through a pointer, reference, iterator or call "
-                    "that the analysis does not follow")
+            return (f"the elements of '{s.var}' are not integers"
+                    f"{' or strings' if strings else ''} (for floating values a NaN is "
+                    "ordered with nothing, so a binary search may answer differently)")
         return ""
 
     # --- which container a loop walks, and the sort that orders it ------------------------
@@ -214,36 +231,38 @@ class _Analysis:
     def size_alias_ok(self, name: str, var: str) -> bool:
         return self.mentions.size_alias(name, var) is not None
 
-    def sort_before(self, lp: Loop, var: str) -> SortCall | None:
-        """The last sort of ``var`` that every path to the loop runs through."""
+    def sort_before(self, node: Node, var: str) -> SortCall | None:
+        """The last sort of ``var`` that every path to ``node`` runs through."""
         if self._sorts is None:
             self._sorts = sort_calls(self.facts, self.own, self.element_of)
         found = [s for s in self._sorts
-                 if s.var == var and later_in_block(s.statement, lp.node)]
+                 if s.var == var and later_in_block(s.statement, node)]
         return max(found, key=lambda s: s.statement.start_byte) if found else None
 
-    # --- the path from the sort to the loop ------------------------------------------------
-    def zone(self, s: SortCall, lp: Loop) -> list[tuple[int, int]]:
-        """Byte spans that may run between the sort and the loop: the straight stretch, and
-        every loop around the scan that the sort is not in (its later statements run again
-        before the scan)."""
-        spans = [(s.statement.end_byte, lp.node.start_byte)]
-        p = lp.parent
-        while p is not None:
-            outer = self.facts.loops[p]
-            if outer.node.start_byte >= s.statement.end_byte:
-                spans.append(outer.byte_range)
-            p = outer.parent
+    # --- the path from the sort to the scan ------------------------------------------------
+    def zone(self, s: SortCall, node: Node, end: int | None = None) -> list[tuple[int, int]]:
+        """Byte spans that may run between the sort and the scan ``node``: the straight
+        stretch (up to ``end`` when code after the scan may run before it, as in one
+        full-expression), and every loop around the scan that the sort is not in (its later
+        statements run again before the scan)."""
+        spans = [(s.statement.end_byte, node.start_byte if end is None else end)]
+        spans.extend(outer.byte_range for outer in self.facts.enclosing_loops(node)
+                     if outer.node.start_byte >= s.statement.end_byte)
         return spans
 
-    def zone_problem(self, s: SortCall, lp: Loop) -> str:
-        spans = self.zone(s, lp)
-        own = lp.byte_range
+    def zone_problem(self, s: SortCall, node: Node, end: int | None = None,
+                     tolerated: frozenset[int] = frozenset()) -> str:
+        """Why the container may change between the sort and the scan ``node`` ('' when it
+        cannot); mentions inside ``node`` are the scan's own, those in ``tolerated`` proved
+        harmless."""
+        spans = self.zone(s, node, end)
+        own = (node.start_byte, node.end_byte)
         for u in self.uses(s.var):
             at = u.ident.start_byte
-            if u.kind not in (SIZE, READ, ITERATE) and not own[0] <= at < own[1] and \
-                    any(a <= at < b for a, b in spans):
-                return f"'{s.var}' may change between the sort and the loop"
+            if u.kind not in (SIZE, READ, ITERATE) and at not in tolerated and \
+                    not own[0] <= at < own[1] and any(a <= at < b for a, b in spans):
+                return f"'{s.var}' may change between the sort and the "\
+                    f"{'loop' if node.type in LOOP_TYPES else 'call'}"
         vt = self.facts.var(s.var)
         if vt is not None and vt.scope == "param":
             why = self.mentions.alias_problem(spans, strict=bool(vt.reference), exclude=own)
@@ -285,12 +304,13 @@ class _Analysis:
         if count is None and first is None:
             return None
         cond = count[2] if count is not None else first[0] if first is not None else None
-        test = _test(cond, element, loop_names)
+        test = match_test(cond, element, loop_names)
         if test is None:
             return None
         op, query = test
         why = self.container_problem(s) or self._element_problem(lp, s) or \
-            self._query_problem(query, lp, s, loop_names)
+            self.query_problem(query, self.facts.modified_in(lp.node) |
+                               self.facts.declared_in(lp.node), s, loop_names)
         if why:
             return why
         if count is not None:
@@ -324,7 +344,7 @@ class _Analysis:
                 return f"the index '{lp.var}' is not of a plain integer type"
             found = replace(found, index=lp.var or "", index_type=index_type,
                             index_declared=self._index_declared(lp))
-        why = self.zone_problem(s, lp)
+        why = self.zone_problem(s, lp.node)
         return why or found
 
     def _element_problem(self, lp: Loop, s: SortCall) -> str:
@@ -336,9 +356,13 @@ class _Analysis:
             return ""
         return f"the loop converts the elements of '{s.var}' to '{declared}'"
 
-    def _query_problem(self, query: Node, lp: Loop, s: SortCall, loop_names: set[str]) -> str:
+    def query_problem(self, query: Node, writes: frozenset[str], s: SortCall,
+                      names: set[str], where: str = "the loop") -> str:
+        """Why ``query`` is not a plain value, unchanged by ``where`` (which may write the
+        names ``writes``, and binds ``names``), and compared as the elements are compared (''
+        when it is). A reference in it may be an alias of what is written, if anything is."""
         f = self.facts
-        changed = f.modified_in(lp.node) | f.declared_in(lp.node) | loop_names
+        changed = writes | names
         if not small(query):
             return f"the value '{text(query)}' is not a plain value"
         for n in walk(query):
@@ -354,11 +378,17 @@ class _Analysis:
                 name = text(n)
                 vt = f.var(name)
                 if name in changed:
-                    return f"the loop changes '{name}'"
-                if vt is not None and vt.scope == "local" and (vt.reference or vt.pointer):
-                    return f"'{name}' may refer to what the loop counts into"
-        qt = self._type_of(query)
+                    return f"{where} changes '{name}'"
+                if vt is not None and vt.scope == "local" and (vt.reference or vt.pointer) \
+                        and writes:
+                    return f"'{name}' may refer to what {where} counts into"
         el = self.element_of(s.var) or ""
+        if is_string(el):
+            return "" if self._is_string_value(query) else \
+                f"the value '{text(query)}' is not known to be a std::string or a literal"
+        if any(n.type in ("string_literal", "string_content") for n in walk(query)):
+            return f"the value '{text(query)}' is not a plain value"
+        qt = self._type_of(query)
         if qt is None:
             return f"the value '{text(query)}' is not known to be an integer"
         el_signed, q_signed = signed_after_promotion(el), signed_after_promotion(qt)
@@ -369,11 +399,43 @@ class _Analysis:
                     "to unsigned, which breaks their order")
         return ""
 
+    def value_var(self, name: str) -> VarType | None:
+        """The declared type of a variable; for ``auto`` declared by the one range-for over a
+        standard container that declares the name, its element type."""
+        vt = self.facts.var(name)
+        if vt is None or type_words(vt.base) != "auto":
+            return vt
+        loops = [r for r in self.facts.nodes("for_range_loop")
+                 if declarator_name(r.child_by_field_name("declarator")) == name]
+        right = loops[0].child_by_field_name("right") if len(loops) == 1 else None
+        if right is None or right.type != "identifier" or \
+                any(declarator_name(c) == name for d in self.facts.nodes("declaration")
+                    for c in d.children_by_field_name("declarator")):
+            return None
+        container = container_type(self.facts, text(right))
+        return container.element if container is not None else None
+
+    def _is_string_value(self, node: Node) -> bool:
+        """A ``std::string`` variable or element, or a plain string literal: ``==`` and ``<``
+        compare it with a ``std::string`` character by character, so they agree."""
+        node = unparen(node)
+        if node.type == "string_literal":
+            return text(node).startswith('"')
+        vt: VarType | None = None
+        if node.type == "identifier":
+            vt = self.value_var(text(node))
+        elif node.type == "subscript_expression":
+            arg = node.child_by_field_name("argument")
+            outer = self.facts.var(text(arg)) if arg is not None and \
+                arg.type == "identifier" else None
+            vt = outer.element if outer is not None else None
+        return vt is not None and not vt.pointer and not vt.array and is_string(vt.base)
+
     def _type_of(self, node: Node) -> str | None:
         node = unparen(node)
         f = self.facts
         if node.type == "identifier":
-            vt = f.var(text(node))
+            vt = self.value_var(text(node))
             return type_words(vt.base) if vt is not None and vt.is_integral else None
         if node.type in ("number_literal", "char_literal"):
             return _literal_type(node)
@@ -551,7 +613,7 @@ def _first_statement(stmt: Node, loop: Node) -> tuple[Node, tuple[Node, ...], st
     return cond, kept, exit_kind
 
 
-def _test(cond: Node | None, element: Callable[[Node], bool],
+def match_test(cond: Node | None, element: Callable[[Node], bool],
           loop_names: set[str]) -> tuple[str, Node] | None:
     """``(op, q)`` when ``cond`` compares the element with a value ``q`` that does not depend
     on it: ``x < q`` gives ``<``, ``q < x`` gives ``>``."""
@@ -574,14 +636,14 @@ def sorted_scans(facts: FunctionFacts, unit: Node) -> tuple[list[SortedScan], li
     if facts.body is None or facts.language != "cpp" or not sorts_anything(facts) or \
             jumps_in(facts):
         return [], []
-    an = _Analysis(facts, unit)
+    an = SortedAnalysis(facts, unit)
     found: list[SortedScan] = []
     refused: list[Refusal] = []
     for lp in facts.loops:
         var = an.scanned(lp)
         if var is None or an.element_of(var) is None:
             continue
-        s = an.sort_before(lp, var)
+        s = an.sort_before(lp.node, var)
         if s is None:
             continue
         got = an.match(lp, s)

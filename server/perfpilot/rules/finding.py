@@ -92,7 +92,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "manual-sort": "var, replacement",
     "prefix-sum": "array, acc",
     "sorted-linear-scan": "container, form (count|first), op (the element's test, element "
-                          "first), search (lower_bound|upper_bound|equal_range)",
+                          "first), search (lower_bound|upper_bound|equal_range|binary_search), "
+                          "call (count|count_if|find|find_if, for a call, absent for a loop)",
     "sort-for-selection": "container, form (one|pair|extremes), index (the position kept)",
     "qsort-to-sort": "replacement (the std::sort call)",
     "char-set-table": "subject (the character tested)",

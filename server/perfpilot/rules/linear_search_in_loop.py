@@ -21,6 +21,7 @@ from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
+from perfpilot.code.sorted_calls import sorted_calls
 from perfpilot.code.sorted_scan import sorted_scans
 from perfpilot.code.syntax import (
     Node,
@@ -277,9 +278,15 @@ def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
+    claimed: set[int] | None = None
     for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in LINEAR_SCANS or receiver(call) is not None:
+            continue
+        if claimed is None:
+            # a call over data already sorted is the sorted-linear-scan rule's
+            claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]}
+        if call.start_byte in claimed:
             continue
         if name != "strstr" and len(arguments(call)) < 2:
             continue

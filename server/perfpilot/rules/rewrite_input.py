@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -100,6 +100,39 @@ def fresh_name(taken: Set[str], base: str) -> str:
 
 
 RuleOutput = tuple[list[Change], list[str]]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A rewrite a rule has proved: its edits, why in words, the nodes whose lines it is
+    about, and the standard headers it needs."""
+
+    edits: tuple[Edit, ...]
+    explanation: str
+    about: tuple[Node, ...]
+    includes: tuple[str, ...] = ("<algorithm>",)
+
+
+@dataclass(frozen=True)
+class Left:
+    """A candidate a rule leaves as it is: what it is in words (``the sort``), the node whose
+    line names it, why, and how it stays (``stays``, ``stays linear``)."""
+
+    what: str
+    node: Node
+    why: str
+    stays: str = "stays"
+
+
+def rule_output(inp: RuleInput, rule_id: str, planned: Iterable[Planned],
+                left: Iterable[Left]) -> RuleOutput:
+    """A rule's changes and notes: one ``Change`` per planned rewrite (its lines those of the
+    nodes it is about) and one note per candidate left alone."""
+    notes = [f"{rule_id}: {x.what} on line {inp.line_of(x.node)} {x.stays}: {x.why}"
+             for x in left]
+    changes = [Change(rule_id, p.edits, p.explanation, tuple(inp.line_of(n) for n in p.about),
+                      p.includes) for p in planned]
+    return changes, notes
 
 
 def identifiers(text: str) -> frozenset[str]:

@@ -54,7 +54,7 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, rule_output
 
 RULE_ID = "sort-for-selection"
 _SAFE = re.compile(r"0|\(N/[1-9]\d*\)|\(N>>\d+\)")  # positions within [0, size] for any size
@@ -356,19 +356,16 @@ def _remove_statement(inp: RuleInput, stmt: Node) -> Edit:
 
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace each sort used only for an order statistic with a selection."""
-    changes: list[Change] = []
-    notes: list[str] = []
     facts = FunctionFacts(inp.site, inp.function, inp.unit)
     found, refused = selections(facts, inp.unit)
-    for s, why in refused:
-        notes.append(f"{RULE_ID}: the sort on line {inp.line_of(s.statement)} stays: {why}")
+    left = [Left("the sort", s.statement, why) for s, why in refused]
+    planned: list[Planned] = []
     for sel in found:
         stmt = sel.sort.statement
-        at = inp.line_of(stmt)
         if sel.floating:
-            notes.append(f"{RULE_ID}: the sort on line {at} stays: its elements are "
-                         "floating-point, and -0.0 and 0.0 compare equal, so a selection may "
-                         "leave the other one at the position read")
+            left.append(Left("the sort", stmt, "its elements are floating-point, and -0.0 and "
+                             "0.0 compare equal, so a selection may leave the other one at the "
+                             "position read"))
             continue
         if sel.form == "extremes":
             edits = [_remove_statement(inp, stmt)]
@@ -379,13 +376,13 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             if sel.form == "pair":
                 how += ", and its neighbour is the extreme of the elements beside it"
         edits += [Edit(a.start_byte, a.end_byte, t, RULE_ID) for a, t in sel.others]
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"'{sel.var}' is sorted at line {at} only to read "
-            f"{', '.join(dict.fromkeys(' '.join(text(r).split()) for r in sel.reads))}: {how}, "
+        reads = ", ".join(dict.fromkeys(" ".join(text(r).split()) for r in sel.reads))
+        planned.append(Planned(
+            tuple(edits),
+            f"'{sel.var}' is sorted at line {inp.line_of(stmt)} only to read {reads}: {how}, "
             "instead of sorting it all.",
-            (at, *(inp.line_of(r) for r in sel.reads)), includes=("<algorithm>",)))
-    return changes, notes
+            (stmt, *sel.reads)))
+    return rule_output(inp, RULE_ID, planned, left)
 
 
 RULE = RuleSpec(

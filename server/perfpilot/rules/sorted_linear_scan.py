@@ -1,7 +1,8 @@
-"""The sorted-linear-scan rule: a loop that counts or finds elements of a container that a sort
-has already put in order.
+"""The sorted-linear-scan rule: a loop, or a standard algorithm call, that counts or finds
+elements of a container that a sort has already put in order.
 
-Rewrite: the loop becomes ``std::lower_bound`` / ``std::upper_bound`` / ``std::equal_range``.
+Rewrite: the loop or call becomes ``std::lower_bound`` / ``std::upper_bound`` /
+``std::equal_range`` / ``std::binary_search``.
 
 After ``std::sort(v.begin(), v.end())``, the elements with ``x < q`` are a prefix of ``v`` and
 those with ``x >= q`` the rest, so a loop counting them (``if (x < q) ++c;``) or stopping at the
@@ -9,6 +10,11 @@ first one (``if (v[i] >= q) { k = i; break; }``) does in O(n) what a binary sear
 O(log n); inside a loop over queries, O(q·n) becomes O(q·log n). ``code/sorted_scan.py`` proves
 the order still holds at the loop, and that the binary search compares exactly what the loop
 compares (integers, the same conversions); the count keeps its type and its ``+=``/``-=``.
+The same holds for ``std::count``/``std::find`` over the whole sorted range, and for
+``std::count_if``/``std::find_if`` with a lambda that only compares its element with a fixed
+value (``code/sorted_calls.py``; integer or ``std::string`` elements): a count becomes the
+width of a run, a find the run's start checked for a match (same iterator type, same first
+match, the end when there is none), and ``find(...) != v.end()`` a ``std::binary_search``.
 """
 
 from __future__ import annotations
@@ -16,13 +22,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.sorted_calls import SortedCall, sorted_calls
 from perfpilot.code.sorted_scan import SortedScan, sorted_scans
 from perfpilot.code.syntax import Node, line, text, walk
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, line_indent, newline_of
+from perfpilot.rules.rewrite_input import (
+    Left,
+    Planned,
+    RuleInput,
+    RuleOutput,
+    line_indent,
+    newline_of,
+    rule_output,
+)
 
 RULE_ID = "sorted-linear-scan"
 
@@ -85,6 +100,33 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
                   "search": _SHAPE[(s.op, s.sort.descending)][1]},
             bonus=depth_bonus(lp.depth),
         )
+    yield from _call_findings(facts)
+
+
+def _call_findings(facts: FunctionFacts) -> Iterator[Finding]:
+    found, _refused = sorted_calls(facts, facts.root)
+    for c in found:
+        lp = facts.loop_of(c.call)
+        sort_line = line(c.sort.statement)
+        doing = (f"counts the elements of `{c.var}` with `{_call_test(c)}`" if c.form == "count"
+                 else f"looks for the first element of `{c.var}` with `{_call_test(c)}`")
+        outer = ""
+        if lp is not None:
+            outer = (f"; it runs on every iteration of the loop on line {lp.line}, so O(q·n) "
+                     "becomes O(q·log n)")
+        search = _call_search(c)
+        yield make_finding(
+            RULE_ID,
+            f"`{code(c.call)}` on line {line(c.call)} {doing}, but `{c.var}` is sorted on line "
+            f"{sort_line} (`{code(c.sort.statement)}`) and nothing changes it before the call: "
+            f"`std::{search}` answers the same in O(log n) instead of O(n){outer}.",
+            [line(c.call), sort_line],
+            loop_range=lp.byte_range if lp is not None else None, node_range=rng(c.call),
+            names=[c.var],
+            data={"container": c.var, "form": c.form, "op": c.op, "search": search,
+                  "call": c.algo},
+            bonus=depth_bonus(lp.depth + 1) if lp is not None else 0.0,
+        )
 
 
 def _uses(nodes: tuple[Node, ...], name: str) -> bool:
@@ -134,15 +176,73 @@ def _first_lines(s: SortedScan, pos: str, branch: list[str]) -> list[str]:
     return [*lines, *body, "    }", "}"]
 
 
+def _tight(node: Node | None) -> str:
+    return " ".join(text(node).split())
+
+
+def _call_test(c: SortedCall) -> str:
+    return f"{c.element or 'x'} {c.op} {_tight(c.query)}"
+
+
+def _call_search(c: SortedCall) -> str:
+    """The search that replaces the call."""
+    shape, kind = _SHAPE[(c.op, c.sort.descending)]
+    if c.form == "count":
+        return kind
+    if shape == "run":
+        return "binary_search" if c.compared is not None or c.declared is None else \
+            "lower_bound"
+    return "lower_bound" if shape == "prefix" else kind
+
+
+def _call_edit(inp: RuleInput, c: SortedCall) -> Edit:
+    """The replacement of the call (or of the comparison or declaration holding it)."""
+    shape, kind = _SHAPE[(c.op, c.sort.descending)]
+    f, last, q = _tight(c.first), _tight(c.last), _tight(c.query)
+    comp = ", std::greater<>()" if c.sort.descending else ""
+
+    def search(k: str) -> str:
+        return f"std::{k}({f}, {last}, {q}{comp})"
+
+    def edit(node: Node, new: str) -> Edit:
+        return Edit(node.start_byte, node.end_byte, new, RULE_ID)
+
+    run = f"{search('upper_bound')} - {search('lower_bound')}"
+    if c.form == "count":
+        return edit(c.call, {"prefix": f"({search(kind)} - {f})",
+                             "suffix": f"({last} - {search(kind)})",
+                             "run": f"({run})",
+                             "outside": f"(({last} - {f}) - ({run}))"}[shape])
+    head = f"({f} != {last} && *{f} {c.op} {q})"  # the first element matches
+    if c.compared is not None and shape != "suffix":
+        found = search("binary_search") if shape == "run" else head
+        return edit(c.compared, found if c.found_when else f"!{found}")
+    if shape == "prefix":
+        return edit(c.call, f"({head[1:-1]} ? {f} : {last})")
+    if shape == "suffix":
+        return edit(c.call, search(kind))
+    if c.declared is None:
+        return edit(c.call, f"({search('binary_search')} ? {search('lower_bound')} : {last})")
+    # ``auto it = std::find(...);``: one search, then the end when it is not a match
+    d, data = c.declared, inp.data
+    it = _tight(d.children_by_field_name("declarator")[0].child_by_field_name("declarator"))
+    decl = (data[d.start_byte:c.call.start_byte].decode("utf-8") + search("lower_bound") +
+            data[c.call.end_byte:d.end_byte].decode("utf-8"))
+    start, indent = line_indent(data, d)
+    own_line = bool(indent) or start == d.start_byte
+    sep = f"{newline_of(inp.text)}{indent}" if own_line else " "
+    return edit(d, f"{decl}{sep}if ({it} != {last} && !(*{it} == {q})) {it} = {last};")
+
+
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace each proved scan of a sorted container with a binary search."""
-    changes: list[Change] = []
-    notes: list[str] = []
     facts = FunctionFacts(inp.site, inp.function, inp.unit)
     found, refused = sorted_scans(facts, inp.unit)
-    for r in refused:
-        notes.append(f"{RULE_ID}: the scan of '{r.var}' on line {inp.line_of(r.loop.node)} "
-                     f"stays linear: {r.why}")
+    calls, refused_calls = sorted_calls(facts, inp.unit)
+    left = [Left(f"the scan of '{r.var}'", r.loop.node, r.why, "stays linear")
+            for r in refused]
+    left += [Left(f"`{_tight(r.call)}`", r.call, r.why, "stays linear") for r in refused_calls]
+    planned: list[Planned] = []
     data, nl = inp.data, newline_of(inp.text)
     for s in found:
         node = s.loop.node
@@ -154,16 +254,29 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             lines = _first_lines(s, pos, branch)
         _, indent = line_indent(data, node)
         replacement = f"{nl}{indent}".join(lines)
-        includes = ("<algorithm>", "<functional>") if s.sort.descending else ("<algorithm>",)
-        lp_line, sort_line = inp.line_of(node), inp.line_of(s.sort.statement)
-        changes.append(Change(
-            RULE_ID, (Edit(node.start_byte, node.end_byte, replacement, RULE_ID),),
-            f"'{s.var}' is sorted at line {sort_line} and unchanged up to the loop at line "
-            f"{lp_line}, so the elements with {_test_text(s)} form one run of it: a binary "
+        planned.append(Planned(
+            (Edit(node.start_byte, node.end_byte, replacement, RULE_ID),),
+            _explained(s.var, s.sort.statement, "the loop", node, _test_text(s), s.form, inp),
+            (node, s.sort.statement), _includes(s.sort.descending)))
+    for c in calls:
+        planned.append(Planned(
+            (_call_edit(inp, c),),
+            _explained(c.var, c.sort.statement, f"`{_tight(c.call)}`", c.call, _call_test(c),
+                       c.form, inp),
+            (c.call, c.sort.statement), _includes(c.sort.descending)))
+    return rule_output(inp, RULE_ID, planned, left)
+
+
+def _includes(descending: bool) -> tuple[str, ...]:
+    return ("<algorithm>", "<functional>") if descending else ("<algorithm>",)
+
+
+def _explained(var: str, sort: Node, what: str, node: Node, test: str, form: str,
+               inp: RuleInput) -> str:
+    return (f"'{var}' is sorted at line {inp.line_of(sort)} and unchanged up to {what} at line "
+            f"{inp.line_of(node)}, so the elements with {test} form one run of it: a binary "
             f"search finds it in logarithmic time, with the same "
-            f"{'count' if s.form == 'count' else 'first match'}.",
-            (lp_line, sort_line), includes=includes))
-    return changes, notes
+            f"{'count' if form == 'count' else 'first match'}.")
 
 
 RULE = RuleSpec(
@@ -204,5 +317,17 @@ int first_at_least(std::vector<long> v, long q) {
     return at;
 }
 """, "first_at_least"),
+        Example("cpp", """
+#include <algorithm>
+#include <string>
+#include <vector>
+long known(std::vector<std::string> names, const std::vector<std::string>& asked) {
+    std::sort(names.begin(), names.end());
+    long hits = 0;
+    for (const std::string& a : asked)
+        if (std::find(names.begin(), names.end(), a) != names.end()) ++hits;
+    return hits;
+}
+""", "known"),
     ),
 )
