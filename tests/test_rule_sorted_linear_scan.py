@@ -106,7 +106,8 @@ def _count_variant(rnd: random.Random, name: str) -> Variant:
     lines.append(f"    {sort}")
     if before and not alias_first:
         lines.append(before.rstrip())
-    lines.append("    long long total = 0;")
+    # Unsigned: the folded total wraps instead of overflowing (undefined for a signed one).
+    lines.append("    unsigned long long total = 0;")
     if into_array:
         lines += [f"    std::vector<{ct}> res(qs.size(), {init});",
                   "    for (std::size_t j = 0; j < qs.size(); ++j) {",
@@ -114,14 +115,14 @@ def _count_variant(rnd: random.Random, name: str) -> Variant:
                   f"        {header}",
                   f"            {body}",
                   "    }",
-                  f"    for ({ct} r : res) total = total * 31 + (long long)r;"]
+                  f"    for ({ct} r : res) total = total * 31 + (unsigned long long)r;"]
     else:
         lines += [f"    for ({qt} q : qs) {{",
                   f"        {ct} cnt = {init};",
                   f"        {header} {body}",
-                  "        total = total * 31 + (long long)cnt;",
+                  "        total = total * 31 + (unsigned long long)cnt;",
                   "    }"]
-    lines += ["    return total;", "}"]
+    lines += ["    return (long long)total;", "}"]
     driver = _driver(name, t, qt, "qs")
     return Variant(name, "\n".join(lines) + "\n", driver)
 
