@@ -396,7 +396,10 @@ def test_substitution_column_is_gated_on_its_length() -> None:
     code, _var = POSITIVE["backward"]
     res = rewrite(function_by_name(HEADERS + code, "cpp", "backward"))
     assert "if ((long long)(j) - (long long)(0) > " in res.code, res.code
-    assert "#pragma omp parallel for\n" in res.code
+    # 'x' may be a row of 'u' (a caller may pass 'backward(m, m[0], n)'): a run-time test that
+    # it is not one of u's elements decides
+    assert "#pragma omp parallel for if(apart)\n" in res.code
+    assert "(const void *)(&x) < " in res.code
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,9 +6,11 @@ conservatively, whether its iterations are independent (so an OpenMP ``parallel 
 behaviour). A false "independent" would let a rewrite change results, so every construct the
 analysis does not understand makes a loop dependent, with the reason in words.
 
-Assumption, stated once: distinct pointer parameters are taken not to overlap (as compilers'
-auto-parallelizers with ``restrict`` and the usual C++ parallel idioms assume; the OpenMP rule
-adds a run-time overlap test or refuses); the benchmark runner still validates every rewrite
+Assumption, stated once: distinct pointer, view and container parameters are taken not to
+overlap (as compilers' auto-parallelizers with ``restrict`` and the usual C++ parallel idioms
+assume); the rewrites that rely on it pair the names a caller may pass overlapping, a pointer
+into a container included (``storage_type``), and add a run-time overlap test or refuse; the
+benchmark runner still validates every rewrite
 against the original. Local pointers, references and iterators are traced to what they point
 into (``aliases``): one into an array the loop writes makes the loop dependent.
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass, replace
 
 from perfpilot.code.aliases import UNKNOWN
 from perfpilot.code.declarations import VarType
@@ -18,6 +18,14 @@ from perfpilot.code.purity import pure_helper
 from perfpilot.code.scan import Scan, scan
 from perfpilot.code.site import Param
 from perfpilot.code.std_calls import algorithm_calls
+from perfpilot.code.storage_type import (
+    Extent,
+    element_test,
+    extent_of,
+    overlap,
+    reachable,
+    restrict_excludes,
+)
 from perfpilot.code.syntax import Node, identifiers_of
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.edits import Edit
@@ -105,8 +113,8 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             own_loop = facts.loop_at(lp.start_byte)
             pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
             shared = overlaps(facts.site.params, types, lp)
-            if pattern is not None and not shared[0] and \
-                    not (isinstance(pattern, Scan) and shared[1]):
+            if pattern is not None and not shared.pointers and \
+                    not (isinstance(pattern, Scan) and shared.references):
                 yield _pattern_finding(facts, lp, pattern)
             continue
         if not (lp.independent and lp.counted):
@@ -116,15 +124,15 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
         if _pragma_before(facts, lp.start_byte) or facts.site.has_openmp:
             continue
         covered.append(lp)
-        pointers = overlaps(facts.site.params, types, lp)[0]
-        alias = no_overlap_condition(lp, pointers) if pointers else ""
+        ov = overlaps(facts.site.params, types, lp)
+        alias = ov.condition(lp)
         if alias is None:
             # Pointers a caller may pass overlapping, at offsets no run-time test here can
             # bound: parallel iterations could then compute something else (the restrict-alias
             # finding says what would allow it). The loops inside stay serial too: a parallel
             # region per outer iteration costs more.
             continue
-        yield _finding(facts, lp, pointers if alias else [])
+        yield _finding(facts, lp, ov.pointers if alias else [])
 
 
 def _ancestors(loop: Loop) -> list[Node]:
@@ -315,6 +323,7 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
         if lp.independent and node is not None:
             why_not = ""
             gate = gate_of(lp, node, inp.types)
+            ov = _overlaps(inp, lp)
             if not lp.children and _small_constant_trip(lp):
                 why_not = "its trip count is a small constant"
             elif needs_gate(lp) and (not gate or lp.arg_reductions):
@@ -323,29 +332,23 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             elif any(c.method == "at" for c in lp.calls):
                 why_not = "'.at()' may throw, and an exception must not leave a parallel loop"
             elif not (statement_slot_ok(node) or (
-                    gated_slot_ok(node) and not lp.arg_reductions and not _overlaps(inp, lp)[0])):
+                    gated_slot_ok(node) and not lp.arg_reductions and not ov.pointers)):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
-            elif _overlaps(inp, lp)[0] and (
-                    lp.arg_reductions or no_overlap_condition(lp, _overlaps(inp, lp)[0]) is None):
-                names = ", ".join(f"'{n}'" for n in _overlaps(inp, lp)[0])
-                why_not = (f"it writes and reads through {names}, which a caller may pass "
-                           "overlapping, and no run-time test here can bound where (declare "
-                           "the pointers restrict if callers never pass them overlapping)")
-            if not why_not and lp.arg_reductions and _overlaps(inp, lp)[1]:
+            elif ov.pointers and (lp.arg_reductions or ov.condition(lp) is None):
+                why_not = _overlap_note(ov)
+            if not why_not and lp.arg_reductions and ov.references:
                 why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
             if not why_not and lp.arg_reductions:
                 changes.append(_arg_change(inp, lp, node))
                 return
             if not why_not:
-                pointers, shared = _overlaps(inp, lp)
-                alias = no_overlap_condition(lp, pointers) if pointers else None
-                changes.append(_pragma_change(inp, lp, node, shared, gate, alias or "",
-                                              pointers))
+                changes.append(_pragma_change(inp, lp, node, list(ov.references), gate,
+                                              ov.condition(lp) or "", ov.pointers))
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
         elif lp.kind == "for" and lp.depth == 0 and lp.counted and node is not None and \
-                statement_slot_ok(node) and not _overlaps(inp, lp)[0] and \
+                statement_slot_ok(node) and not _overlaps(inp, lp).pointers and \
                 (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
             if isinstance(pattern, HistogramLoop) and histogram.by_section(pattern):
                 schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
@@ -359,7 +362,7 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                 changes.append(search.search_change(inp, lp, node, pattern))
                 return
             if isinstance(pattern, Scan):
-                if _overlaps(inp, lp)[1]:
+                if _overlaps(inp, lp).references:
                     notes.append(f"openmp: the scan at line {lp.line} stays serial: its arrays "
                                  "may be one object read at other indices")
                 else:
@@ -384,6 +387,20 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
     for top in inp.loops:
         visit(top)
     return changes, notes
+
+
+def _overlap_note(ov: Overlaps) -> str:
+    """Why a loop over arrays that may overlap stays serial."""
+    names = ", ".join(f"'{n}'" for n in ov.pointers)
+    if ov.untestable:
+        return (f"it writes and reads through {names}, which a caller may pass overlapping "
+                "(a pointer or view into a container, nested or non-contiguous storage, or "
+                "storage of a type the analysis cannot see into), and no run-time test here "
+                "can tell where (declare the pointers restrict if callers never pass them "
+                "overlapping)")
+    return (f"it writes and reads through {names}, which a caller may pass overlapping, and no "
+            "run-time test here can bound where (declare the pointers restrict if callers "
+            "never pass them overlapping)")
 
 
 def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
@@ -532,54 +549,113 @@ def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
     return [*written, *read] if written and read else []
 
 
-def _overlaps(inp: RuleInput, lp: LoopFacts) -> tuple[list[str], list[tuple[str, str]]]:
-    return overlaps(inp.site.params, inp.types, lp)
+def _overlaps(inp: RuleInput, lp: LoopFacts) -> Overlaps:
+    return overlaps(inp.site.params, inp.types, lp, inp.global_names)
+
+
+@dataclass(frozen=True)
+class Overlaps:
+    """Arrays a loop writes and others it touches that a caller may pass overlapping (see
+    ``overlaps``): ``checked`` names a run-time test of address ranges keeps apart, in the
+    (written, other) ``pairs`` it tests, with the whole ``extents`` of the containers and views
+    among them; ``elements`` are tests that a reference is not an element of another
+    container (a row of a vector of vectors), with the names they involve; ``references`` are
+    (written, other) references that can only be one object (``&a != &b`` rules that out);
+    ``untestable`` names may overlap where no test here can tell (nested storage, a deque,
+    storage of a type the analysis cannot see into)."""
+
+    checked: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
+    references: tuple[tuple[str, str], ...] = ()
+    untestable: tuple[str, ...] = ()
+    extents: tuple[tuple[str, Extent], ...] = ()
+    elements: tuple[tuple[str, str, str], ...] = ()  # (test, name, name)
+
+    @property
+    def pointers(self) -> tuple[str, ...]:
+        """Every name that may overlap another other than as one object: the names a run-time
+        test (or nothing) must keep apart."""
+        return tuple(sorted({*self.checked, *self.untestable,
+                             *(n for _t, a, b in self.elements for n in (a, b))}))
+
+    def condition(self, lp: LoopFacts) -> str | None:
+        """The run-time test that the loop's arrays do not overlap ("" when none is needed),
+        or None when no test here can tell."""
+        if self.untestable:
+            return None
+        tests = [t for t, _a, _b in self.elements]
+        if self.checked:
+            ranges = no_overlap_condition(lp, self.checked, dict(self.extents), self.pairs)
+            if ranges is None:
+                return None
+            tests.append(ranges)
+        return " && ".join(tests)
 
 
 def overlaps(params_seq: Sequence[Param], types: Mapping[str, VarType | None],
-             lp: LoopFacts) -> tuple[list[str], list[tuple[str, str]]]:
-    """Parameters the loop writes and reads that a caller may pass overlapping, when the
-    overlap could change what parallel iterations compute: pointers (which may overlap at any
-    offset, so only ``restrict`` on both rules it out) and pairs of references to one container
-    type (which can only be the same object, so ``&a != &b`` at run time rules it out). A
-    reference read at the very indices it is written is harmless even when shared. Local
-    pointers and references traced into a parameter, or not traced at all, count as parameters.
-    """
+             lp: LoopFacts, global_names: Set[str] | None = None) -> Overlaps:
+    """Arrays the loop writes and others it touches that a caller may pass overlapping, when
+    the overlap could change what parallel iterations compute (``code/storage_type.py`` says
+    which pairs may): pointers and views, which may overlap each other or a container of a
+    compatible element type at any offset (``f(v, v.data() + 1, n)``), so only ``restrict``
+    rules it out; and pairs of references to one container type (which can only be the same
+    object). A reference touched at the very indices it is written is harmless even when
+    shared. Parameters, globals (``global_names``; by default those ``types`` marks global),
+    names the function does not declare (members) and local pointers and references traced
+    into a parameter or global, or not traced at all, take part."""
     params = {p.name: p for p in params_seq}
     restrict = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
+    if global_names is None:
+        global_names = {n for n, vt in types.items() if vt is not None and vt.scope == "global"}
+    globals_ = frozenset(global_names)
     # A local pointer or reference into a parameter (or into memory no one traced) may overlap
     # what the loop writes as much as a parameter: it takes part like one, never restrict.
-    local = {name: origins for name, origins in lp.pointer_origins
-             if UNKNOWN in origins or origins & set(params)}
-
-    def element(name: str) -> str:
-        vt = types.get(name)
-        return re.sub(r"\bconst\b|\s+", "", vt.base) if vt is not None else name
-
-    def pointer(name: str) -> bool:
-        if name in params:
-            return bool(params[name].pointer or params[name].array)
-        vt = types.get(name)
-        return vt is None or bool(vt.pointer or vt.array)
+    local = frozenset(name for name, origins in lp.pointer_origins
+                      if UNKNOWN in origins or origins & (set(params) | globals_))
+    storages = {a.base: reachable(a.base, types, frozenset(params), globals_, local,
+                                  frozenset(lp.locals)) for a in lp.element_accesses}
 
     def restricted(name: str) -> bool:
         return name in params and bool(restrict.search(params[name].type_text))
 
-    shared = set(params) | set(local)
-    writes = [a for a in lp.element_accesses if a.write and a.base in shared]
-    reads = [a for a in lp.element_accesses if not a.write and a.base in shared]
-    pointers: set[str] = set()
+    checked: set[str] = set()
+    untestable: set[str] = set()
+    pairs: list[tuple[str, str]] = []
     references: list[tuple[str, str]] = []
-    for w in writes:
-        for r in reads:
-            if r.base == w.base or element(r.base) != element(w.base):
+    elements: list[tuple[str, str, str]] = []
+    seen: set[frozenset[str]] = set()
+    for w in lp.element_accesses:
+        sw = storages[w.base]
+        if not w.write or sw is None:
+            continue
+        for r in lp.element_accesses:
+            sr = storages[r.base]
+            if r.base == w.base or sr is None:
                 continue
-            if pointer(w.base) or pointer(r.base):
-                if not (restricted(w.base) and restricted(r.base)):
-                    pointers |= {w.base, r.base}
-            elif r.indices != w.indices and (w.base, r.base) not in references:
-                references.append((w.base, r.base))
-    return sorted(pointers), references
+            kind = overlap(sw, sr)
+            if kind == "none":
+                continue
+            if kind == "same":
+                if r.indices != w.indices and frozenset({w.base, r.base}) not in seen:
+                    seen.add(frozenset({w.base, r.base}))
+                    references.append((w.base, r.base))
+            elif kind == "element":
+                test = element_test(w.base, sw, r.base, sr)
+                if test is None:
+                    untestable |= {w.base, r.base}
+                elif test not in (t for t, _a, _b in elements):
+                    elements.append((test, w.base, r.base))
+            elif not restrict_excludes(sw, restricted(w.base), sr, restricted(r.base)):
+                if kind == "untestable":
+                    untestable |= {w.base, r.base}
+                elif (w.base, r.base) not in pairs:
+                    checked |= {w.base, r.base}
+                    pairs.append((w.base, r.base))
+    extents = tuple((n, e) for n in sorted(checked)
+                    if (st := storages[n]) is not None and st.kind != "pointer"
+                    and (e := extent_of(n, st)) is not None)
+    return Overlaps(tuple(sorted(checked)), tuple(pairs), tuple(references),
+                    tuple(sorted(untestable)), extents, tuple(elements))
 
 
 RULE = RuleSpec(

@@ -9,7 +9,7 @@ from functools import cached_property
 
 import tree_sitter
 
-from perfpilot.code.declarations import VarType
+from perfpilot.code.declarations import VarType, declared_types
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loops import LoopFacts
 from perfpilot.code.parse import LOOP_TYPES, node_text
@@ -51,6 +51,12 @@ class RuleInput:
         Lines it reports count from the function's first line; use ``line_of`` for unit lines.
         """
         return FunctionFacts(self.site, self.function, self.tree.root_node)
+
+    @cached_property
+    def global_names(self) -> frozenset[str]:
+        """The unit's top-level variables the function does not declare again (a parameter
+        or local of the same name hides one)."""
+        return frozenset(self.unit_globals) - frozenset(declared_types(self.function))
 
     @property
     def language(self) -> Language:

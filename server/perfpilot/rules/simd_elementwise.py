@@ -19,6 +19,7 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.detect.floating import MATH_CALLS, fp_accumulator
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.openmp import overlaps
 
 
 def simd_elementwise(facts: FunctionFacts) -> Iterator[Finding]:
@@ -50,13 +51,20 @@ def simd_elementwise(facts: FunctionFacts) -> Iterator[Finding]:
         if not targets or simd_blocker(loop.node, loop.body, loop.var,
                                        1 if loop.step == "++" else -1, facts.loop_types):
             continue
+        # arrays a caller may pass overlapping (a pointer into a container too): the pragma
+        # would then promise what the caller breaks
+        ov = overlaps(facts.site.params, facts.loop_types, facts.loop_facts(loop))
+        shared = sorted({*ov.pointers, *(n for pair in ov.references for n in pair)})
+        caveat = (f", but only if callers never pass {', '.join(f'`{n}`' for n in shared)} "
+                  "overlapping (the lanes would then see each other's stores)"
+                  if shared else "")
         yield make_finding(
             "simd-loop",
             f"{loop_phrase(loop)} computes each `{targets[0]}[{loop.var}]` independently from "
             f"floating-point data, a natural fit for the vector units (4-16 elements per "
             f"instruction): mark it `#pragma omp simd` (build with `-fopenmp-simd`, and "
             f"`-march=native` to use the widest vectors) so it vectorizes even where the "
-            f"compiler cannot prove the arrays independent.",
+            f"compiler cannot prove the arrays independent{caveat}.",
             [loop.line],
             loop_range=loop.byte_range, node_range=loop.byte_range, names=sorted(set(targets)),
             data={"pragma": "#pragma omp simd", "var": targets[0], "op": ""},

@@ -9,8 +9,9 @@ pragma keeps its parallel loop outermost and permutes the loops inside it.
 
 Parameters a caller may pass as one object twice are handled like the OpenMP rule handles
 them: a reference written and another of the same type read put the new order behind a
-run-time test ``&a != &b`` (the original order runs otherwise); pointers that may overlap
-leave the nest alone.
+run-time test ``&a != &b`` (the original order runs otherwise); pointers, views and containers
+that may overlap (``code/storage_type.py``: a pointer into a container too) leave the nest
+alone.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from perfpilot.code.declarations import VarType
 from perfpilot.code.loop_body import ElementAccess, collect_body
 from perfpilot.code.nest_order import (
     Nest,
@@ -29,6 +29,7 @@ from perfpilot.code.nest_order import (
     sole_loop,
 )
 from perfpilot.code.parse import walk_all
+from perfpilot.code.storage_type import element_test, overlap, reachable, restrict_excludes
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
@@ -82,15 +83,13 @@ def _guard(inp: RuleInput, nest: Nest) -> str | None:
         return None
     f = collect_body(nest.loops[-1], body)
     accesses = [a for a, _ in f.element if a.base not in f.locals]
-
-    def kind(name: str) -> str:
-        vt = inp.types.get(name)
-        return re.sub(r"\bconst\b|\s+", "", vt.base) if vt is not None else name
-
     params = {p.name: p for p in inp.site.params}
-
-    def pointer(name: str, vt: VarType) -> bool:
-        return bool(vt.pointer) or (vt.array and name in params)
+    # local pointers and references may point into a caller's arrays: they take part
+    aliases = frozenset(a.base for a in accesses if a.base not in params and
+                        (vt := inp.types.get(a.base)) is not None and (vt.pointer or vt.reference))
+    storages = {a.base: reachable(a.base, inp.types, frozenset(params),
+                                  frozenset(inp.global_names), aliases, frozenset(f.locals))
+                for a in accesses}
 
     def restrict(name: str) -> bool:
         return name in params and bool(_RESTRICT.search(params[name].type_text))
@@ -98,17 +97,22 @@ def _guard(inp: RuleInput, nest: Nest) -> str | None:
     conditions: list[str] = []
     for w in sorted({a.base for a in accesses if a.write}):
         for r in sorted({a.base for a in accesses} - {w}):
-            if kind(r) != kind(w):
-                continue
-            vw, vr = inp.types.get(w), inp.types.get(r)
-            if vw is None or vr is None or not re.fullmatch(r"\w+", w + r):
-                return None
-            if pointer(w, vw) or pointer(r, vr):
-                if not (restrict(w) and restrict(r)):
+            sw, sr = storages[w], storages[r]
+            kind = overlap(sw, sr) if sw is not None and sr is not None else "none"
+            if kind == "same":
+                if not re.fullmatch(r"\w+", w + r):
                     return None
-                continue
-            if vw.reference or vr.reference:
-                conditions.append(f"&{w} != &{r}")
+                if f"&{r} != &{w}" not in conditions:
+                    conditions.append(f"&{w} != &{r}")
+            elif kind == "element" and sw is not None and sr is not None:
+                test = element_test(w, sw, r, sr)
+                if test is None:
+                    return None
+                if test not in conditions:
+                    conditions.append(test)
+            elif kind != "none" and sw is not None and sr is not None and \
+                    not restrict_excludes(sw, restrict(w), sr, restrict(r)):
+                return None
     return " && ".join(conditions)
 
 

@@ -30,6 +30,7 @@ from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
+from perfpilot.rules.openmp import overlaps
 from perfpilot.rules.rewrite_input import RuleInput, loop_node, newline_of
 
 # The unroll factors raced.
@@ -46,7 +47,6 @@ _SIMD_CLAUSES = frozenset({"reduction", "private", "firstprivate", "lastprivate"
                            "nowait", "shared", "default"})
 _CLAUSE = re.compile(r"([A-Za-z_]\w*)\s*(\((?:[^()]|\([^()]*\))*\))?")
 _OMP_FOR = re.compile(r"(#[ \t]*pragma[ \t]+omp[ \t]+(?:parallel[ \t]+)?for)\b")
-_RESTRICT = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
 # Integer reductions ``omp simd`` may carry: exact in any grouping.
 _SIMD_OPS = frozenset({"+", "*", "min", "max"})
 
@@ -181,39 +181,14 @@ def unrolled(inp: RuleInput, factor: int) -> str | None:
 
 
 def _may_overlap(inp: RuleInput, lp: LoopFacts) -> bool:
-    """Whether an array the loop writes could be another one it reads so that vector lanes
-    see each other's stores: pointers of one element type (unless both are ``restrict``
-    parameters), which may overlap at any offset, or references to one type read at other
-    indices than written (one object passed twice; at the same indices each lane keeps to its
-    own element)."""
-    params = {p.name: p for p in inp.site.params}
-
-    def element(name: str) -> str | None:
-        vt = inp.types.get(name)
-        if vt is None or name in lp.locals or not (vt.pointer or vt.reference or vt.array):
-            return None
-        return re.sub(r"\bconst\b|\s+", "", vt.base)
-
-    def pointer(name: str) -> bool:
-        vt = inp.types.get(name)
-        return vt is not None and bool(vt.pointer or vt.array)
-
-    def restrict(name: str) -> bool:
-        return name in params and bool(_RESTRICT.search(params[name].type_text))
-
-    for w in lp.element_accesses:
-        kind = element(w.base) if w.write else None
-        if kind is None:
-            continue
-        for a in lp.element_accesses:
-            if a.base == w.base or element(a.base) != kind:
-                continue
-            if pointer(w.base) or pointer(a.base):
-                if not (restrict(w.base) and restrict(a.base)):
-                    return True
-            elif a.indices != w.indices:
-                return True
-    return False
+    """Whether an array the loop writes could be another one it touches so that vector lanes
+    see each other's stores: pointers and views of compatible element types, or a pointer or
+    view into a container (``code/storage_type.py``), which may overlap at any offset (unless
+    ``restrict`` rules it out), or references to one type touched at other indices than
+    written (one object passed twice; at the same indices each lane keeps to its own
+    element)."""
+    ov = overlaps(inp.site.params, inp.types, lp, inp.global_names)
+    return bool(ov.pointers or ov.references)
 
 
 def serial_simd_pragma(inp: RuleInput, lp: LoopFacts, node: Node) -> str | None:
