@@ -470,3 +470,14 @@ int first(std::vector<int> v) { order(v); return v.empty() ? 0 : v[0]; }
     other = ("static void other() { std::fopen(\"f\", \"w\"); }\n\n"
              "int first(std::vector<int> v) { other(); return 0; }")
     assert "fopen" in {v.construct for v in check_candidate(site, other)}
+
+
+def test_a_caller_text_without_the_call_is_refused() -> None:
+    # The caller's own rewrite is what calls the copy: one that no longer calls the callee
+    # gets no copy.
+    site = _site(MEMO, "edits")
+    rules = frozenset({"memo-recursion"})
+    assert not isinstance(callee_rewrite(site, "steps", rules), str)
+    why = callee_rewrite(site, "steps", rules, caller_text=(
+        "int edits(const std::string& s, const std::string& t) { return (int)s.size(); }"))
+    assert isinstance(why, str) and "no direct call to `steps`" in why
