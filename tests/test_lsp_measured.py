@@ -147,3 +147,60 @@ async def test_changed_compile_database_re_measures_the_applied_rewrite(
     report = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         "perfpilot.showReport", [{"uri": uri, "line": 2, "character": 0}]))
     assert "-O1" in report["markdown"]
+
+
+# A thin caller: its time goes into the helper above it, which the rewrite copies.
+WRAPPED = """\
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+static void order(std::vector<int>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        for (std::size_t j = 0; j + 1 < v.size() - i; ++j)
+            if (v[j] > v[j + 1]) std::swap(v[j], v[j + 1]);
+}
+
+long median_gap(std::vector<int> v) {
+    order(v);
+    if (v.size() < 2) return 0;
+    return (long)v[v.size() / 2] - (long)v[0];
+}
+"""
+
+
+async def test_a_callee_copy_is_applied_above_the_caller_and_reverted_with_it(
+        client: LanguageClient, tmp_path: Path) -> None:
+    r: Recorder = client.recorder  # type: ignore[attr-defined]
+    uri, _ = await finished_job(client, r, tmp_path / "gap.cpp", WRAPPED, 11, 6)
+    assert len(r.edits) == 1, ([m.message for m in client.messages], r.jobs)
+    change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
+    assert isinstance(change, lsp.TextDocumentEdit)
+    new_text = apply_text_edits(WRAPPED, change.edits)  # type: ignore[arg-type]
+    # The helper is untouched; its rewritten copy sits just above the caller, which calls it.
+    assert WRAPPED.split("long median_gap")[0].split("#include <vector>\n")[1] in new_text
+    copy_at = new_text.index("static void order_fast(std::vector<int>& v) {")
+    assert new_text.index("static void order(") < copy_at < new_text.index("long median_gap(")
+    assert "    order_fast(v);\n" in new_text
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
+    # Located by name again, the caller is what was applied: the result is not stale.
+    line = new_text[:new_text.index("long median_gap(")].count("\n")
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(line, 6)))
+    assert hover is not None
+    text = hover.contents.value  # type: ignore[union-attr]
+    assert "In `order`, called from line 12" in text
+    assert "changed since it was measured" not in text
+    lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(
+        lsp.TextDocumentIdentifier(uri)))
+    titles = [lens.command.title for lens in lenses or [] if lens.command]
+    assert "Revert" in titles and any("× faster" in t for t in titles), titles
+    # Revert puts the caller back and takes the copy (and the header it added) away.
+    reverted = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        "perfpilot.revert", [{"uri": uri, "line": line, "character": 0}]))
+    assert reverted["applied"] is True
+    back = r.edits[-1].edit.document_changes[0]  # type: ignore[index]
+    assert isinstance(back, lsp.TextDocumentEdit)
+    assert apply_text_edits(new_text, back.edits) == WRAPPED  # type: ignore[arg-type]

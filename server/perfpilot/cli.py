@@ -115,7 +115,8 @@ def plan_json(site: FunctionSite, plan: Plan) -> dict[str, Any]:
         "range": {"start_line": site.first_line, "end_line": site.last_line},
         "strategies": [
             {"category": s.category.name, "category_id": s.category.id,
-             "explanation": s.explanation, "lines": list(s.lines), "rule": s.rule}
+             "explanation": s.explanation, "lines": list(s.lines), "rule": s.rule,
+             "callee": s.callee}
             for s in plan.strategies
         ],
         "backend": plan.backend,

@@ -19,6 +19,7 @@ from functools import lru_cache
 import tree_sitter
 
 from perfpilot.code import capability_lists as L
+from perfpilot.code.callees import direct_callees
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite, Language
 
@@ -671,12 +672,20 @@ def check_candidate(original: FunctionSite, candidate: str, includes: tuple[str,
     """The constructs of ``candidate`` (the new function text, or with ``whole_unit`` the new
     translation unit) that the policy refuses, in line order; empty when it may be built.
 
-    ``includes`` are headers the candidate asks to add to the unit (``<vector>``).
+    ``includes`` are headers the candidate asks to add to the unit (``<vector>``). A candidate
+    that defines more than one function carries rewritten copies of functions the original
+    calls directly (``code/callees.py``): the original already reaches what those use, so
+    their text counts as the original's.
     """
-    base = _baseline(original.text if not whole_unit else original.unit_text,
+    cand = _code(candidate, original.language)
+    function_text = original.text
+    if not whole_unit and sum(n.type in ("function_definition", "template_declaration")
+                              for n in cand.tree.root_node.named_children) > 1:
+        function_text = "\n".join((original.text, *(c.site.text for c in direct_callees(
+            original) if c.site is not None)))
+    base = _baseline(function_text if not whole_unit else original.unit_text,
                      original.unit_text, original.language)
     header = "".join(f"#include {h}\n" for h in includes)
-    cand = _code(candidate, original.language)
     program = original.name == "main"
     found = _Checker(cand, base, original.language, whole_unit, program).run()
     if header:

@@ -91,6 +91,22 @@ def _function_declarator(fn: tree_sitter.Node) -> tree_sitter.Node | None:
     return decl
 
 
+def definition_name(fn: tree_sitter.Node) -> str:
+    """The name a ``function_definition`` node declares, as written (``solve``,
+    ``Solver::solve``, ``operator<``); empty when its declarator is not a function's."""
+    fdecl = _function_declarator(fn)
+    name = fdecl.child_by_field_name("declarator") if fdecl is not None else None
+    return node_text(name) if name is not None else ""
+
+
+def definition_params(fn: tree_sitter.Node) -> tuple[Param, ...]:
+    """The parameters of a ``function_definition`` node, or of a function ``declaration``."""
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = inner_declarator(decl) if decl.type in _WRAPPING_DECLARATORS else None
+    return _params(decl) if decl is not None else ()
+
+
 def _scope_names(fn: tree_sitter.Node) -> list[str]:
     names: list[str] = []
     node = fn.parent
@@ -246,6 +262,14 @@ def _site(fn: tree_sitter.Node, unit: str, lines: _Lines, language: Language, ur
         has_openmp=bool(re.search(r"#\s*pragma\s+omp\b", text)),
         has_errors=fn.has_error,
     )
+
+
+def site_of(fn: tree_sitter.Node, unit_text: str, language: Language, uri: str = "",
+            version: int | None = None) -> FunctionSite:
+    """The site of one ``function_definition`` node of the parsed ``unit_text`` (errors are
+    not raised here)."""
+    data = unit_text.encode("utf-8")
+    return _site(fn, unit_text, _Lines.of(data), language, uri, version)
 
 
 def _ancestor_types(node: tree_sitter.Node) -> Iterator[str]:

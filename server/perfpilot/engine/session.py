@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from perfpilot.code.callees import caller_part
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
@@ -74,6 +75,9 @@ class FunctionRecord:
     applied: bool = False
     applied_text: str = ""
     added_includes: tuple[str, ...] = ()  # headers the applied rewrite added to the unit
+    # Copies of callees the applied rewrite put just above the function (builtin callee
+    # rewrites, ``optimizing/builtin/callees.py``): Revert removes them with it.
+    added_before: str = ""
     stale: bool = False
     inputs: tuple[Path, ...] = ()
     history: list[Outcome] = field(default_factory=list)
@@ -277,7 +281,9 @@ class Session:
         if rec is None:
             return False
         rec.applied = True
-        rec.applied_text = text
+        # The function's own definition is what the editor shows under its name; copies of
+        # callees the rewrite put before it are kept apart.
+        rec.added_before, rec.applied_text = caller_part(text, rec.outcome.site)
         rec.added_includes = includes
         return True
 

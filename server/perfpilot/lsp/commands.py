@@ -152,7 +152,8 @@ def register(server: PerfPilotServer) -> None:
         try:
             edit = function_edit(doc, site, rec.original_text, f"Revert {site.name}",
                                  version=doc.version, confirm=False,
-                                 drop_includes=rec.added_includes)
+                                 drop_includes=rec.added_includes,
+                                 drop_before=rec.added_before)
         except StaleSiteError as exc:
             return {"applied": False, "message": str(exc)}
         result = await ls.workspace_apply_edit_async(

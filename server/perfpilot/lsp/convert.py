@@ -56,7 +56,8 @@ def text_at(doc: TextDocument, rng: lsp.Range) -> str:
 
 def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: str,
                   *, version: int | None, confirm: bool, includes: Sequence[str] = (),
-                  drop_includes: Sequence[str] = ()) -> lsp.WorkspaceEdit:
+                  drop_includes: Sequence[str] = (),
+                  drop_before: str = "") -> lsp.WorkspaceEdit:
     """One versioned TextDocumentEdit replacing exactly the function (one undo step).
 
     Raises StaleSiteError unless the document's text at the function's range is exactly the
@@ -64,7 +65,8 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
 
     ``includes``: standard headers the new text needs, added after the unit's last include
     above the function when missing. ``drop_includes``: headers a rewrite added, whose lines
-    (above the function) are removed again (Revert).
+    (above the function) are removed again (Revert). ``drop_before``: text a rewrite put just
+    above the function (copies of callees), replaced with it when it is still there (Revert).
     """
     if text_at(doc, site_range(doc, site)) != site.text:
         raise StaleSiteError(f"the text of {site.name} is no longer what was analysed")
@@ -86,7 +88,15 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
         if text.startswith("#") and "".join(text.lstrip("#").split()).removeprefix(
                 "include") in dropped:
             edits.append((lsp.Range(lsp.Position(k, 0), lsp.Position(k + 1, 0)), ""))
-    edits.append((site_range(doc, site), new))
+    rng = site_range(doc, site)
+    data = site.unit_text.encode("utf-8")
+    before = drop_before.encode("utf-8")
+    if before and data[:site.start_byte].endswith(before):
+        start = site.start_byte - len(before)
+        line = data.count(b"\n", 0, start)
+        col = len(data[data.rfind(b"\n", 0, start) + 1:start].decode("utf-8", "replace"))
+        rng = lsp.Range(client_position(doc, line, col), rng.end)
+    edits.append((rng, new))
     text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit] = [
         lsp.AnnotatedTextEdit(range=r, new_text=t, annotation_id=annotation_id)
         if annotation_id is not None else lsp.TextEdit(range=r, new_text=t)

@@ -133,6 +133,15 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
 
 
 @dataclass(frozen=True)
+class InCallee:
+    """Where a finding lies when it is not in the analysed function but in a function of the
+    unit that it calls directly: that function's name and the line of the first call."""
+
+    name: str
+    call_line: int
+
+
+@dataclass(frozen=True)
 class Finding:
     """One detected pattern, with what a plan needs and what a rewrite needs.
 
@@ -141,6 +150,7 @@ class Finding:
     (the same convention as ``FunctionSite.start_byte``): the loop the finding concerns and the
     exact node (call, declaration, parameter, statement). ``names`` are the variables or calls
     involved; ``data`` holds rule-specific strings for rewriters (keys listed in ``RULE_DATA``).
+    ``callee`` is set on findings in a function the analysed one calls (see ``InCallee``).
     """
 
     rule: str
@@ -153,6 +163,7 @@ class Finding:
     names: tuple[str, ...] = ()
     # Read-only; left out of the hash so findings can live in sets and dict keys.
     data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    callee: InCallee | None = None
 
     @property
     def gain(self) -> Gain:
@@ -166,8 +177,10 @@ class Finding:
         return category_by_id(self.category_id)
 
     def to_strategy(self) -> Strategy:
-        """The finding as a plan strategy (category, explanation, lines, impact, rule)."""
-        return Strategy(self.category, self.explanation, self.lines, self.impact, self.rule)
+        """The finding as a plan strategy (category, explanation, lines, impact, rule, and the
+        callee it lies in)."""
+        return Strategy(self.category, self.explanation, self.lines, self.impact, self.rule,
+                        self.callee.name if self.callee is not None else "")
 
 
 def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int], *,

@@ -12,7 +12,9 @@ class Strategy:
     """One planned optimization: a category, a program-specific explanation, evidence lines.
 
     ``lines`` are 1-based line numbers in the translation unit. ``impact`` orders strategies
-    (higher first); builtin detectors set it, model plans keep their order.
+    (higher first); builtin detectors set it, model plans keep their order. ``callee`` names
+    the function of the unit, called by the planned one, that the strategy is about ("" for
+    the planned function itself); the built-in optimizer rewrites a copy of it.
     """
 
     category: Category
@@ -20,6 +22,7 @@ class Strategy:
     lines: tuple[int, ...] = ()
     impact: float = 0.0
     rule: str = ""
+    callee: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlparse
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import missing_includes, splice
+from perfpilot.optimizing.builtin.callees import CalleePlan, callee_rewrite, split_plan
 from perfpilot.optimizing.builtin.rewrite import (
     ALL_RULES,
     OPENMP_RULES,
@@ -54,6 +55,11 @@ class BuiltinOptimizer:
     out. Variants differ from the checked candidate in a clause, a pragma or the order of loop
     headers (or are the same rewrite without the loop interchange) and are not checked again:
     the runner builds each, and one that fails to build leaves the race.
+
+    Strategies the planner found in a callee of the function (``Strategy.callee``) are carried
+    out in a renamed copy of that callee which the function then calls (``callees.py``): one
+    candidate per callee, with the function's own rewrite when it has one, compile-checked
+    like the others and without variants.
     """
 
     name = BACKEND
@@ -68,9 +74,80 @@ class BuiltinOptimizer:
         self.variants = variants
 
     async def optimize(self, site: FunctionSite, plan: Plan, ctx: JobContext) -> OptimizeResult:
-        """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is."""
+        """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is.
+
+        Strategies about a callee of ``site`` (``Strategy.callee``) are carried out in a
+        renamed copy of it that ``site`` then calls (``callees.py``), one candidate per callee.
+        """
         ctx.check()
         ctx.report("generating", "applying builtin rewrite rules")
+        own, parts = split_plan(plan)
+        if not parts:
+            return await self._optimize_own(site, plan, ctx)
+        mine = (await self._optimize_own(site, own, ctx) if own.strategies
+                else OptimizeResult(()))
+        first = mine.candidates[0] if mine.candidates else None
+        candidates: list[Candidate] = list(mine.candidates)
+        rejected: list[Rejected] = list(mine.rejected)
+        base_error: str | None = None
+        for part in parts:
+            ctx.check()
+            if first is None and base_error is None and part is parts[0]:
+                ctx.report("generating", "checking the original unit compiles")
+                base_error = await self._check_text(site, site.text, (), False)
+            if base_error is not None:
+                rejected.append(Rejected(
+                    BACKEND, f"callee `{part.callee}`: the original unit does not compile with "
+                    f"these flags, so rewrites cannot be checked: {base_error}"))
+                continue
+            made = await self._callee_candidate(site, part, first, len(candidates), ctx)
+            if isinstance(made, Rejected):
+                rejected.append(made)
+            else:
+                candidates.append(made)
+        return OptimizeResult(tuple(candidates), tuple(rejected))
+
+    async def _callee_candidate(self, site: FunctionSite, part: CalleePlan,
+                                own: Candidate | None, sample: int,
+                                ctx: JobContext) -> Candidate | Rejected:
+        """The candidate carrying out ``part`` in a copy of its callee, with ``own`` (the
+        function's own rewrite, when there is one) calling it; else why not."""
+        last_bit = frozenset(s.rule for s in part.plan.strategies) & LAST_BIT
+        rules = self.rules & planned_rules(part.plan) | last_bit
+        if not rules:
+            return Rejected(BACKEND, f"callee `{part.callee}`: the plan names no strategy the "
+                            "built-in rewriter carries out")
+        extra: tuple[Phase, ...] = last_bit_phases() if last_bit else ()
+        error = ""
+        for base in ((own, None) if own is not None else (None,)):
+            made = await asyncio.to_thread(callee_rewrite, site, part.callee, rules, extra,
+                                           base.code if base is not None else None)
+            ctx.check()
+            if isinstance(made, str):
+                error = made
+                continue
+            ctx.report("generating", f"checking the rewrite of {part.callee} compiles")
+            wanted = made.result.includes + (base.includes if base is not None else ())
+            openmp = made.result.needs_openmp or (base is not None and base.needs_openmp)
+            failed = await self._check_text(site, made.code, wanted, openmp)
+            ctx.check()
+            if failed is not None:
+                error = f"the rewritten copy of `{part.callee}` does not compile: {failed}"
+                continue
+            includes = missing_includes(site.unit_text, wanted)
+            strategies = strategies_for(made.result, part.plan)
+            if base is not None:
+                strategies += tuple(s for s in base.strategies if s not in strategies)
+            notes = (made.notes + (base.notes if base is not None else ())
+                     + tuple(f"adds #include {h}" for h in includes))
+            return Candidate(code=made.code, strategies=strategies, backend=BACKEND,
+                             sample=sample, notes=notes, needs_openmp=openmp,
+                             includes=includes)
+        return Rejected(BACKEND, f"callee `{part.callee}`: {error}", sample)
+
+    async def _optimize_own(self, site: FunctionSite, plan: Plan,
+                            ctx: JobContext) -> OptimizeResult:
+        """Candidates rewriting ``site`` itself, as ``plan`` asks."""
         # A rewrite that may change a floating result in its last bit runs only when the plan
         # names it (its explanation says so); never by default.
         last_bit = frozenset(s.rule for s in plan.strategies) & LAST_BIT
@@ -161,11 +238,18 @@ class BuiltinOptimizer:
 
     async def check(self, site: FunctionSite, variant: RewriteResult) -> str | None:
         """Compile the unit with the variant spliced in; None when it compiles."""
+        return await self._check_text(site, variant.code, variant.includes,
+                                      variant.needs_openmp)
+
+    async def _check_text(self, site: FunctionSite, code: str, includes: Sequence[str],
+                          needs_openmp: bool) -> str | None:
+        """Compile the unit with ``code`` in place of ``site`` (and ``includes`` added); None
+        when it compiles."""
         flags = list(self.flags)
         folder = _source_dir(site.uri)
         if folder is not None:
             flags += ["-iquote", folder]
-        if variant.needs_openmp and "-fopenmp" not in flags:
+        if needs_openmp and "-fopenmp" not in flags:
             flags.append("-fopenmp")
-        return await syntax_check(splice(site, variant.code, variant.includes), site.language,
+        return await syntax_check(splice(site, code, includes), site.language,
                                   flags, self.compiler, self.timeout_s)

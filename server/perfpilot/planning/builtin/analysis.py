@@ -1,12 +1,14 @@
-"""Run every detector over one function and rank what they find."""
+"""Run every detector over one function (and, when asked, over the functions of its unit it
+calls directly: ``code/callees.py``) and rank what they find."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
+from perfpilot.code.callees import MAX_CALLEE_CHARS, MAX_CALLEES, direct_callees
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.locate import iter_function_nodes
 from perfpilot.code.parse import parse
@@ -14,7 +16,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.code.syntax import Node
 from perfpilot.rules import registry
 from perfpilot.rules.base import Detector
-from perfpilot.rules.finding import Finding, plan_order
+from perfpilot.rules.finding import Finding, InCallee, plan_order
 
 log = logging.getLogger(__name__)
 
@@ -62,13 +64,50 @@ def rank(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+def _in_callee(f: Finding, callee: InCallee) -> Finding:
+    """A callee's finding as one of its caller's: said to be in the callee, the call line last
+    among its evidence lines."""
+    text = f.explanation
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        text = text[0].lower() + text[1:]
+    return replace(f, explanation=f"In `{callee.name}`, called from line {callee.call_line}: "
+                                  f"{text}",
+                   lines=tuple(dict.fromkeys((*f.lines, callee.call_line))), callee=callee)
+
+
+def callee_analysis(site: FunctionSite, tree: tree_sitter.Tree,
+                    detectors: tuple[tuple[str, Detector], ...] = DETECTORS,
+                    limit: int = MAX_CALLEES, budget: int = 2 * MAX_CALLEE_CHARS) -> Analysis:
+    """The findings in the functions of the unit ``site`` calls directly (``direct_callees``),
+    each marked as in its callee (``Finding.callee``), unranked; notes say which callees were
+    left out and why. At most ``limit`` callees and ``budget`` characters of them are
+    analysed."""
+    found: list[Finding] = []
+    notes: list[str] = []
+    for c in direct_callees(site, tree.root_node, limit):
+        if c.site is None or c.refusal:
+            notes.append(f"callee not analysed: {c.refusal}")
+            continue
+        if len(c.site.text) > budget:
+            notes.append(f"callee not analysed: `{c.name}` is beyond the size analysed per "
+                         "function")
+            continue
+        budget -= len(c.site.text)
+        sub = analyze_site(c.site, detectors, tree)
+        where = InCallee(c.name, c.call_lines[0] if c.call_lines else site.first_line)
+        found.extend(_in_callee(f, where) for f in sub.findings)
+        notes.extend(f"in `{c.name}`: {n}" for n in sub.notes if n.startswith("detector "))
+    return Analysis(tuple(found), tuple(notes))
+
+
 def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...] = DETECTORS,
-                 tree: tree_sitter.Tree | None = None) -> Analysis:
+                 tree: tree_sitter.Tree | None = None, *, callees: bool = False) -> Analysis:
     """All findings for ``site`` ranked by gain and impact (``rank``); never raises on odd or
     partial code.
 
     ``tree`` may pass the unit's parse tree (of exactly ``site.unit_text``) to save a reparse
-    when many functions of one unit are analysed.
+    when many functions of one unit are analysed. ``callees``: the findings in the functions
+    of the unit that ``site`` calls directly are ranked with its own (``callee_analysis``).
     """
     notes: list[str] = []
     try:
@@ -91,6 +130,14 @@ def analyze_site(site: FunctionSite, detectors: tuple[tuple[str, Detector], ...]
             log.exception("detector %s failed", name)
             notes.append(f"detector {name} failed: {type(exc).__name__}: {exc}")
     notes.extend(facts.notes)
+    if callees:
+        try:
+            more = callee_analysis(site, tree, detectors)
+        except Exception as exc:
+            log.exception("callee analysis failed")
+            more = Analysis((), (f"callee analysis failed: {type(exc).__name__}: {exc}",))
+        found.extend(more.findings)
+        notes.extend(more.notes)
     return Analysis(rank(found), tuple(notes))
 
 

@@ -21,15 +21,16 @@ def select(findings: tuple[Finding, ...] | list[Finding], limit: int = 8) -> tup
     first (complexity changes, then parallelism, then constant factors), by impact within one.
 
     Further findings of a rule already chosen are folded into its strategy as extra lines, so a
-    plan never repeats one idea while a different one is left out.
+    plan never repeats one idea while a different one is left out. A rule's findings in a
+    callee (``Finding.callee``) make a strategy of their own: the callee is rewritten apart.
     """
-    by_rule: dict[str, list[Finding]] = {}
+    by_rule: dict[tuple[str, str], list[Finding]] = {}
     for f in findings:
-        by_rule.setdefault(f.rule, []).append(f)
+        by_rule.setdefault((f.rule, f.callee.name if f.callee else ""), []).append(f)
     heads = sorted((group[0] for group in by_rule.values()), key=plan_order)[:limit]
     out: list[Strategy] = []
     for head in heads:
-        rest = by_rule[head.rule][1:]
+        rest = by_rule[head.rule, head.callee.name if head.callee else ""][1:]
         strategy = head.to_strategy()
         if rest:
             extra = sorted({f.lines[0] for f in rest if f.lines} - set(head.lines))
@@ -71,9 +72,9 @@ class BuiltinPlanner:
         ctx.report("planning", f"analysing {site.name}")
         analysis: Analysis
         if len(site.unit_text) > THREAD_THRESHOLD_CHARS:
-            analysis = await asyncio.to_thread(analyze_site, site)
+            analysis = await asyncio.to_thread(analyze_site, site, callees=True)
         else:
-            analysis = analyze_site(site)
+            analysis = analyze_site(site, callees=True)
         ctx.check()
         strategies = select(analysis.findings, self.limit)
         notes = analysis.notes
