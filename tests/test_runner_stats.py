@@ -232,3 +232,20 @@ def test_a_wall_time_gain_ten_times_the_counted_one_is_withheld() -> None:
     assert "40.00×" in tampered.message and "1.10×" in tampered.message
     backed = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 12.0, T)
     assert backed.verdict == "faster", backed.message
+
+
+def test_a_size_chosen_while_the_cpu_was_held_is_not_timed() -> None:
+    from perfpilot.runner.measure import disturbed_calibration
+
+    chosen: dict[str, object] = {"size": 16, "reps": 1, "call_ns": 3_000_000, "reached": True}
+    tiny = Measurement(speedup=0.08, ci95_low=0.07, ci95_high=0.09, pairs=30, dropped_pairs=0,
+                       threads=2, median_a_s=3.7e-7, median_b_s=4.6e-6, size=16)
+    why = disturbed_calibration(chosen, tiny, 0.002)
+    assert "disturbed" in why and "size 16" in why
+    held = replace(tiny, withheld=why)
+    assert classify(held, 0.03) == "noisy"
+    steady = replace(tiny, median_a_s=2.4e-3, median_b_s=2.9e-3)
+    assert disturbed_calibration(chosen, steady, 0.002) == ""
+    # Below the target because calibration never reached it: repeated calls, not a stall.
+    assert disturbed_calibration({**chosen, "reached": False}, tiny, 0.002) == ""
+    assert disturbed_calibration(None, tiny, 0.002) == ""

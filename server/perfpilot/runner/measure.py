@@ -409,11 +409,34 @@ async def _time(job: Job, threads: int, case: Case, *, libs: tuple[str, str] = (
         chosen = run.last("chosen")
         if chosen is not None and chosen.get("reached") is False:
             m = replace(m, notes=(*m.notes, calibration_note(chosen)))
+        disturbed = disturbed_calibration(chosen, m, tuning.target_sample_s)
+        if disturbed and not m.withheld:
+            m = replace(m, withheld=disturbed)
         result = (m, Calibration.of(run))
         if classify(m, tuning.no_change_band) != "noisy":
             break
     assert result is not None
     return result
+
+
+def disturbed_calibration(chosen: dict[str, object] | None, m: Measurement,
+                          target_s: float) -> str:
+    """Why the size calibration chose cannot be trusted, or "" when it can.
+
+    Calibration stops at the first size where one call of the slower side takes the target
+    time (the faster of two tries). When the timed calls at that size then take under a tenth
+    of it, something else held the CPU during both tries (a preempted OpenMP thread, say):
+    the size is far too small, so each sample times a call of a few microseconds or less.
+    """
+    if chosen is None or chosen.get("reached") is not True:
+        return ""
+    call_ns = float(str(chosen.get("call_ns", 0)))
+    timed_s = max(m.median_a_s, m.median_b_s) * max(m.reps, 1)
+    if call_ns <= 0 or timed_s <= 0 or timed_s * 10 >= target_s:
+        return ""
+    return (f"Calibration was disturbed: one call at size {m.size} took {call_ns / 1e6:.3g} ms "
+            f"while the size was chosen but {timed_s * 1e6:.3g} µs when timed, so the size is "
+            "far too small to time.")
 
 
 def calibration_note(chosen: dict[str, object]) -> str:
