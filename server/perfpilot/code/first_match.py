@@ -37,7 +37,9 @@ class FirstMatch:
     exit: str  # "return" or "break"
 
 
-def _predicate_ok(loop: Node, cond: Node, pure: Callable[[str], bool] | None) -> str:
+def predicate_problem(loop: Node, cond: Node, pure: Callable[[str], bool] | None) -> str:
+    """Why evaluating ``cond`` inside ``loop`` may have an effect (write, jump, I/O, a call
+    that may change state or throw), or '' when it cannot."""
     f = collect_body(loop, cond)
     if f.scalar_writes or any(a.write for a, _ in f.element) or f.member_writes or \
             f.deref_writes or f.other or f.jumps or f.has_io or f.escapes:
@@ -84,7 +86,7 @@ def first_match(loop: Node, var: str, step: int | None, cond_op: str | None,
     cons = stmt.child_by_field_name("consequence")
     if cond is None or cons is None or body is None:
         return "no condition"
-    why = _predicate_ok(loop, cond, pure)
+    why = predicate_problem(loop, cond, pure)
     if why:
         return why
     branch = statements(cons)

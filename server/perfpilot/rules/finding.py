@@ -53,6 +53,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("strlen-condition", 4, 0.78, _C),
     Rule("accumulator-chain", 9, 0.30),
     Rule("string-concat-loop", 3, 0.80, _C),
+    Rule("flag-early-exit", 4, 0.60),
     Rule("hoist-invariant-call", 4, 0.50),
     Rule("invariant-expression", 4, 0.32),
     Rule("openmp-reduction", 6, 0.78, _P),
@@ -98,6 +99,7 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "qsort-to-sort": "replacement (the std::sort call)",
     "char-set-table": "subject (the character tested)",
     "strlen-condition": "call, var",
+    "flag-early-exit": "flag, constant (the value stored)",
     "accumulator-chain": "var, op",
     "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "
                    "schedule (the schedule clause, empty for the default), pattern (only for "
