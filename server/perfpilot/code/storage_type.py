@@ -288,7 +288,11 @@ def restrict_excludes(a: StorageType, a_restrict: bool, b: StorageType,
                       b_restrict: bool) -> bool:
     """Whether ``restrict`` rules out an overlap of ``a`` and ``b``: on both when both are
     pointers (as compilers read it), on the pointer when the other is a container (an object
-    reached through a restrict pointer and modified is reached through no other name)."""
+    reached through a restrict pointer and modified is reached through no other name). Only
+    a pointer to the elements themselves counts: the rows of a ``double** restrict`` are
+    reached through pointers loaded from it, which its ``restrict`` says nothing about."""
+    a_restrict = a_restrict and a.depth == 1
+    b_restrict = b_restrict and b.depth == 1
     if a.kind == "pointer" and b.kind == "pointer":
         return a_restrict and b_restrict
     return (a.kind == "pointer" and a_restrict) or (b.kind == "pointer" and b_restrict)

@@ -23,8 +23,11 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.edits import Edit
+from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.openmp import overlaps
+from perfpilot.rules.openmp_patterns.reorder_guard import ReorderGuard, reorder_guard, versioned
+from perfpilot.rules.openmp_patterns.work import gated_slot_ok
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
@@ -66,6 +69,11 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
         arrays = sorted({root_name(e) or "" for e in examples} - {""})
         perfect = len(statements(outer.body)) == 1
         ex = examples[0]
+        ov = overlaps(facts.site.params, facts.loop_types, facts.loop_facts(outer))
+        shared = sorted({*ov.pointers, *(n for pair in ov.references for n in pair)})
+        caveat = (f" A caller may pass {', '.join(f'`{n}`' for n in shared)} as overlapping "
+                  "storage, where the order matters: swap them only behind a run-time test "
+                  "that they do not overlap, or when callers never do." if shared else "")
         yield make_finding(
             "loop-interchange",
             f"{loop_phrase(inner)} is nested in {loop_phrase(outer)} but accesses "
@@ -73,7 +81,7 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
             f"elements a whole row apart, so nearly every access misses cache. Interchange the "
             f"loops on lines {outer.line} and {inner.line} so `{inner.var}` is the outer loop "
             f"(or transpose {', '.join(f'`{a}`' for a in arrays)}) to walk memory in storage "
-            f"order.",
+            f"order.{caveat}",
             [line(ex), outer.line, inner.line],
             loop_range=outer.byte_range, node_range=rng(inner.node),
             names=[outer.var, inner.var, *arrays],
@@ -176,17 +184,39 @@ def interchange_rule(inp: RuleInput) -> RuleOutput:
             notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
                          f"its storage order but cannot be swapped safely: {blocker}")
             continue
-        edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved
-                      in header_moves(inp.data, [outer_node, inner_node], [1, 0]))
+        guard = reorder_guard(inp, lp)
+        if not guard.refused and guard.condition and not gated_slot_ok(outer_node):
+            guard = ReorderGuard(refused="its arrays need a run-time test, and a pragma or "
+                                 "other preprocessor line binds to the nest")
+        if guard.refused:
+            notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
+                         f"its storage order but keeps it: {guard.refused}")
+            continue
+        moves = header_moves(inp.data, [outer_node, inner_node], [1, 0])
+        if guard.condition:
+            start = outer_node.start_byte
+            swapped = apply_edits(inp.data[start:outer_node.end_byte].decode("utf-8"),
+                                  [Edit(s - start, e - start, t, "loop-interchange")
+                                   for s, e, t in moves])
+            edits: tuple[Edit, ...] = (Edit(
+                start, outer_node.end_byte,
+                versioned(inp, start, outer_node.end_byte, swapped, guard.condition),
+                "loop-interchange"),)
+        else:
+            edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved in moves)
         example = next(a for a in inner.element_accesses
                        if i in a.indices and j in a.indices)
+        gated = (f" A caller may pass arrays the nest writes and reads as overlapping storage, "
+                 f"where the order would matter: the swapped nest runs only when "
+                 f"{guard.condition} (a run-time test), the original otherwise."
+                 if guard.condition else "")
         changes.append(Change(
             "loop-interchange", edits,
             f"The nest at line {lp.line} indexes '{example.base}[{']['.join(example.indices)}]' "
             f"with the inner loop variable '{j}' on the outer dimension, so consecutive "
             f"iterations stride across rows; swapping the loops ('{j}' outer, '{i}' inner) "
             "walks memory in storage order. Iterations are independent, so the order does "
-            "not change the result.", (lp.line,)))
+            f"not change the result.{gated}", (lp.line,)))
     return changes, notes
 
 

@@ -32,7 +32,10 @@ from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.openmp_patterns import algorithms, histogram, search
 from perfpilot.rules.openmp_patterns import scan as scan_rewrite
-from perfpilot.rules.openmp_patterns.alias_check import no_overlap_condition
+from perfpilot.rules.openmp_patterns.alias_check import (
+    nest_no_overlap_condition,
+    no_overlap_condition,
+)
 from perfpilot.rules.openmp_patterns.work import (
     braced_loop,
     gate_of,
@@ -335,7 +338,7 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
                     gated_slot_ok(node) and not lp.arg_reductions and not ov.pointers)):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
             elif ov.pointers and (lp.arg_reductions or ov.condition(lp) is None):
-                why_not = _overlap_note(ov)
+                why_not = overlap_note(ov)
             if not why_not and lp.arg_reductions and ov.references:
                 why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
             if not why_not and lp.arg_reductions:
@@ -389,7 +392,7 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
     return changes, notes
 
 
-def _overlap_note(ov: Overlaps) -> str:
+def overlap_note(ov: Overlaps) -> str:
     """Why a loop over arrays that may overlap stays serial."""
     names = ", ".join(f"'{n}'" for n in ov.pointers)
     if ov.untestable:
@@ -578,14 +581,17 @@ class Overlaps:
         return tuple(sorted({*self.checked, *self.untestable,
                              *(n for _t, a, b in self.elements for n in (a, b))}))
 
-    def condition(self, lp: LoopFacts) -> str | None:
+    def condition(self, lp: LoopFacts, inner: Sequence[LoopFacts] = ()) -> str | None:
         """The run-time test that the loop's arrays do not overlap ("" when none is needed),
-        or None when no test here can tell."""
+        or None when no test here can tell. ``inner``: the loops of a perfect nest inside
+        ``lp``, outermost first, whose counters the subscripts may use too."""
         if self.untestable:
             return None
         tests = [t for t, _a, _b in self.elements]
         if self.checked:
-            ranges = no_overlap_condition(lp, self.checked, dict(self.extents), self.pairs)
+            ranges = nest_no_overlap_condition((lp, *inner), self.checked, dict(self.extents),
+                                               self.pairs) if inner else \
+                no_overlap_condition(lp, self.checked, dict(self.extents), self.pairs)
             if ranges is None:
                 return None
             tests.append(ranges)

@@ -7,11 +7,12 @@ walk memory at least as contiguously in the innermost loop as the candidate's ow
 ranked by stride: at most two besides the candidate's. A nest under an OpenMP work-sharing
 pragma keeps its parallel loop outermost and permutes the loops inside it.
 
-Parameters a caller may pass as one object twice are handled like the OpenMP rule handles
-them: a reference written and another of the same type read put the new order behind a
-run-time test ``&a != &b`` (the original order runs otherwise); pointers, views and containers
-that may overlap (``code/storage_type.py``: a pointer into a container too) leave the nest
-alone.
+Arrays a caller may pass overlapping (two references to one object, pointers at offsets of one
+array, a pointer into a container, a global and a parameter, a local pointer into a parameter)
+are paired as for the OpenMP rule (``rules/openmp_patterns/reorder_guard.py``): the new order
+runs behind a run-time test that they do not overlap (``&a != &b``, or the spans the nest
+reaches through pointers), the original order otherwise; where no test can tell, the nest keeps
+its order.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.loop_body import ElementAccess, collect_body
+from perfpilot.code.loops import all_loops
 from perfpilot.code.nest_order import (
     Nest,
     header_moves,
@@ -29,15 +31,14 @@ from perfpilot.code.nest_order import (
     sole_loop,
 )
 from perfpilot.code.parse import walk_all
-from perfpilot.code.storage_type import element_test, overlap, reachable, restrict_excludes
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
-from perfpilot.rules.rewrite_input import RuleInput, newline_of
+from perfpilot.rules.openmp_patterns.reorder_guard import reorder_guard, versioned
+from perfpilot.rules.rewrite_input import RuleInput
 
 # Orders raced besides the candidate's own.
 MAX_OTHER_ORDERS = 2
-_RESTRICT = re.compile(r"\b(restrict|__restrict__|__restrict)\b")
 
 
 @dataclass(frozen=True)
@@ -76,44 +77,15 @@ def _workshare(node: Node) -> Node | None:
 
 
 def _guard(inp: RuleInput, nest: Nest) -> str | None:
-    """The run-time condition under which the nest's arrays are distinct objects ("" when
-    they are anyway), or None when pointers that may overlap rule a new order out."""
-    body = nest.innermost_body
-    if body is None:
+    """The run-time condition under which another order of the nest computes what it does
+    ("" when it does anyway), or None when arrays a caller may pass overlapping rule a new
+    order out (``rules/openmp_patterns/reorder_guard.py``)."""
+    top = next((lp for lp in all_loops(inp.loops)
+                if lp.start_byte == nest.loops[0].start_byte), None)
+    if top is None:
         return None
-    f = collect_body(nest.loops[-1], body)
-    accesses = [a for a, _ in f.element if a.base not in f.locals]
-    params = {p.name: p for p in inp.site.params}
-    # local pointers and references may point into a caller's arrays: they take part
-    aliases = frozenset(a.base for a in accesses if a.base not in params and
-                        (vt := inp.types.get(a.base)) is not None and (vt.pointer or vt.reference))
-    storages = {a.base: reachable(a.base, inp.types, frozenset(params),
-                                  frozenset(inp.global_names), aliases, frozenset(f.locals))
-                for a in accesses}
-
-    def restrict(name: str) -> bool:
-        return name in params and bool(_RESTRICT.search(params[name].type_text))
-
-    conditions: list[str] = []
-    for w in sorted({a.base for a in accesses if a.write}):
-        for r in sorted({a.base for a in accesses} - {w}):
-            sw, sr = storages[w], storages[r]
-            kind = overlap(sw, sr) if sw is not None and sr is not None else "none"
-            if kind == "same":
-                if not re.fullmatch(r"\w+", w + r):
-                    return None
-                if f"&{r} != &{w}" not in conditions:
-                    conditions.append(f"&{w} != &{r}")
-            elif kind == "element" and sw is not None and sr is not None:
-                test = element_test(w, sw, r, sr)
-                if test is None:
-                    return None
-                if test not in conditions:
-                    conditions.append(test)
-            elif kind != "none" and sw is not None and sr is not None and \
-                    not restrict_excludes(sw, restrict(w), sr, restrict(r)):
-                return None
-    return " && ".join(conditions)
+    guard = reorder_guard(inp, top)
+    return None if guard.refused else guard.condition
 
 
 def _nests(inp: RuleInput) -> list[tuple[Nest, int, Node | None]]:
@@ -152,18 +124,11 @@ def _reordered(inp: RuleInput, nest: Nest, order: tuple[str, ...], start: int) -
 def _variant(inp: RuleInput, nest: Nest, order: tuple[str, ...], pragma: Node | None,
              guard: str) -> str:
     """The function text with the nest in ``order`` (behind ``guard`` when there is one)."""
-    data = inp.data
     start = pragma.start_byte if pragma is not None else nest.loops[0].start_byte
     end = nest.loops[0].end_byte
     new = _reordered(inp, nest, order, start)
     if guard:
-        nl = newline_of(inp.text)
-        line_start = data.rfind(b"\n", 0, start) + 1
-        lead = data[line_start:start].decode("utf-8")
-        indent = lead if lead.strip() == "" else ""
-        old = data[start:end].decode("utf-8")
-        new = (f"if ({guard}) {{{nl}{indent}    {new.replace(nl, nl + '    ')}{nl}"
-               f"{indent}}} else {{{nl}{indent}    {old.replace(nl, nl + '    ')}{nl}{indent}}}")
+        new = versioned(inp, start, end, new, guard)
     return apply_edits(inp.text, [Edit(start, end, new, "order")])
 
 

@@ -9,13 +9,18 @@ version such loops on a run-time test; so does this: when every access through a
 loop's range are known; a container or view spans ``[data(), data() + size())``. The loop runs
 in parallel only when the written spans do not meet any other span. One array read and written
 only at ``[i]`` through both names is harmless: each iteration touches its own element.
+
+Over a perfect nest (run in another order: ``reorder_guard.py``) the same test bounds a
+pointer's span by the ends of its counters' ranges, when each subscript is a sum of terms each
+an invariant times at most one counter (``nest_no_overlap_condition``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from perfpilot.code.index_algebra import Poly, Range, atom_root, header_range, poly_of
 from perfpilot.code.loops import LoopFacts
 from perfpilot.code.storage_type import Extent, address
 
@@ -112,6 +117,20 @@ def no_overlap_condition(lp: LoopFacts, pointers: Sequence[str],
         e = extents.get(p)
         return f"({e.size})" if e is not None else f"sizeof *{p}"
 
+    def same_element(w: str, p: str) -> bool:
+        return not {w, p} & placed and set(offsets[w]) == {0} and set(offsets[p]) == {0}
+
+    # An empty range (lo >= hi) may fail the test: the loop then runs serially, and does nothing.
+    return _pair_tests(pairs, span, start, size, same_element)
+
+
+def _pair_tests(pairs: Sequence[tuple[str, str]], span: Callable[[str], tuple[str, str]],
+                start: Callable[[str], str], size: Callable[[str], str],
+                same_element: Callable[[str, str], bool]) -> str | None:
+    """The conjunction, over ``pairs``, of: their spans do not meet, or (where
+    ``same_element`` says both are touched only at one index, each element by the iteration
+    that touches it through the other name too) they start at one address with one element
+    size."""
     tests: list[str] = []
     done: set[frozenset[str]] = set()
     for w, p in pairs:
@@ -121,10 +140,154 @@ def no_overlap_condition(lp: LoopFacts, pointers: Sequence[str],
         done.add(pair)
         (w0, w1), (p0, p1) = span(w), span(p)
         apart = f"{w1} <= {p0} || {p1} <= {w0}"
-        if not pair & placed and set(offsets[w]) == {0} and set(offsets[p]) == {0}:
+        if same_element(w, p):
             # each iteration touches its own element of the one array (of one element size:
             # a character pointer may view a double array at its first byte)
             apart = f"({start(w)} == {start(p)} && {size(w)} == {size(p)}) || {apart}"
         tests.append(f"({apart})")
-    # An empty range (lo >= hi) may fail the test: the loop then runs serially, and does nothing.
     return " && ".join(tests) if tests else None
+
+
+def _c(p: Poly) -> str:
+    """A polynomial as a C expression computed in ``long long`` (its first factor cast)."""
+    parts = []
+    for m, c in sorted(p.terms, key=lambda t: not t[0]):  # the constant last
+        if not m:
+            parts.append(f"{c}LL")
+            continue
+        atoms = " * ".join([f"(long long){m[0]}", *m[1:]])
+        parts.append(atoms if c == 1 else f"-{atoms}" if c == -1 else f"{c}LL * {atoms}")
+    if not parts:
+        return "0LL"
+    text = " + ".join(parts).replace("+ -", "- ")
+    return text if len(parts) == 1 and "*" not in text else f"({text})"
+
+
+def _times(k: str, x: str) -> str:
+    if "0LL" in (k, x):
+        return "0LL"
+    return x if k == "1LL" else k if x == "1LL" else f"{k} * {x}"
+
+
+def _sum(parts: list[str]) -> str:
+    kept = [p for p in parts if p != "0LL"]
+    return " + ".join(kept) if kept else "0LL"
+
+
+def _bounds(p: Poly, ranges: Mapping[str, Range]) -> tuple[str, str] | None:
+    """C expressions for the least and greatest value ``p`` takes while each counter of
+    ``ranges`` stays in its range (bounds that may be wide of the mark, never inside it), or
+    None when a term multiplies counters (it is then not monotone in each)."""
+    low: list[str] = []
+    high: list[str] = []
+    for m, c in p.terms:
+        counters = [a for a in m if a in ranges]
+        if not counters:
+            low.append(_c(Poly.of({m: c})))
+            high.append(low[-1])
+            continue
+        if len(counters) > 1 or m.count(counters[0]) > 1:
+            return None
+        v = counters[0]
+        rest = list(m)
+        rest.remove(v)
+        k = Poly.of({tuple(rest): c})
+        lo, hi = _c(ranges[v].low), _c(ranges[v].high)
+        if not rest:  # c * v: the sign of c says which end is least
+            at_lo, at_hi = _times(_c(k), lo), _times(_c(k), hi)
+            low.append(at_lo if c > 0 else at_hi)
+            high.append(at_hi if c > 0 else at_lo)
+        else:
+            kc = _c(k)
+            low.append(f"({kc} < 0 ? {_times(kc, hi)} : {_times(kc, lo)})")
+            high.append(f"({kc} < 0 ? {_times(kc, lo)} : {_times(kc, hi)})")
+    return _sum(low), _sum(high)
+
+
+def _extreme(values: list[str], op: str) -> str:
+    """The least (``op`` ``<``) or greatest (``>``) of ``values``, as nested conditionals."""
+    out = values[0]
+    for v in values[1:]:
+        out = f"({v} {op} {out} ? {v} : {out})"
+    return out
+
+
+def nest_no_overlap_condition(loops: Sequence[LoopFacts], pointers: Sequence[str],
+                              extents: Mapping[str, Extent] | None = None,
+                              pairs: Sequence[tuple[str, str]] | None = None) -> str | None:
+    """``no_overlap_condition`` over a perfect nest of counted loops (``loops``, outermost
+    first): true when the nest's accesses through ``pointers`` cannot overlap, or None when it
+    cannot be written.
+
+    A pointer's accesses must each have one subscript, a sum of terms (``i * n + j - 1``) each
+    an invariant times at most one counter; the counters count up by a positive step between
+    plain bounds that no loop of the nest changes or reads another counter in. Each term is
+    least and greatest at an end of its counter's range, so the sum of those ends bounds every
+    element the nest reaches (the span may be wider than the elements touched, never
+    narrower). Names touched only at one and the same subscript may also be one array at one
+    address: each element is then reached through both names by the same iterations."""
+    extents = extents or {}
+    if not loops or not pointers:
+        return None
+    top = loops[0]
+    counters = [lp.induction for lp in loops]
+    changing = set(top.writes) | set(top.locals)
+    ranges: dict[str, Range] = {}
+    for lp in loops:
+        var, lo, hi, op = lp.induction, lp.lower, lp.upper, lp.cond_op
+        if var is None or lo is None or hi is None or op is None or lp.step is None or \
+                lp.step <= 0 or any(not _PLAIN_BOUND.match(b) or _CALL.search(b)
+                                    for b in (lo, hi)):
+            return None
+        r = header_range(lo, hi, op, lp.step)
+        if r is None or any(atom_root(a) in changing or a in counters
+                            for a in r.low.atoms() | r.high.atoms()):
+            return None
+        ranges[var] = r
+    indices: dict[str, set[str]] = {p: set() for p in pointers}
+    written: set[str] = set()
+    for a in top.element_accesses:
+        if a.base in indices:
+            indices[a.base].add(a.indices[0] if len(a.indices) == 1 else "")
+            written |= {a.base} if a.write else set()
+    spans: dict[str, tuple[str, str]] = {}
+    for p in pointers:
+        e = extents.get(p)
+        if e is not None:
+            first = address(e.begin)
+            spans[p] = first, f"{first} + (long long)({e.count}) * (long long)({e.size})"
+            continue
+        low: list[str] = []
+        high: list[str] = []
+        for index in sorted(indices[p]):
+            poly = poly_of(index) if index else None
+            if poly is None or any(atom_root(a) in changing - set(ranges)
+                                   for a in poly.atoms()):
+                return None
+            got = _bounds(poly, ranges)
+            if got is None:
+                return None
+            low.append(got[0])
+            high.append(got[1])
+        if not low:
+            return None
+        spans[p] = _address(p, f"({_extreme(low, '<')})"), \
+            _address(p, f"({_extreme(high, '>')}) + 1")
+    if pairs is None:
+        pairs = [(w, p) for w in sorted(written) for p in sorted(indices) if p != w]
+    if not pairs:
+        return None
+
+    def start(p: str) -> str:
+        e = extents.get(p)
+        return f"(const void *)({e.begin})" if e is not None else f"(const void *){p}"
+
+    def size(p: str) -> str:
+        e = extents.get(p)
+        return f"({e.size})" if e is not None else f"sizeof *{p}"
+
+    def same_element(w: str, p: str) -> bool:
+        return len(indices[w] | indices[p]) == 1 and "" not in indices[w]
+
+    # An empty loop may fail the test: the original order then runs, and does nothing.
+    return _pair_tests(pairs, spans.__getitem__, start, size, same_element)
