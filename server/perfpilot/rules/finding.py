@@ -45,6 +45,7 @@ _C, _P = Gain.COMPLEXITY, Gain.PARALLEL
 RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("invariant-inner-loop", 1, 0.97, _C),
     Rule("linear-search-in-loop", 1, 0.95, _C),
+    Rule("seen-list-set", 1, 0.94, _C),
     Rule("memo-recursion", 1, 0.95, _C),
     Rule("manual-sort", 15, 0.93, _C),
     Rule("prefix-sum", 1, 0.92, _C),
@@ -88,6 +89,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
 # The keys of ``Finding.data`` per rule, for rewriters (values are source text or words).
 RULE_DATA: Mapping[str, str] = MappingProxyType({
     "linear-search-in-loop": "form (call|nested-loop), call, container, inner_var",
+    "seen-list-set": "container, form (find|count|loop), element (the element type)",
     "invariant-inner-loop": "var (the value computed once)",
     "memo-recursion": "function",
     "manual-sort": "var, replacement",

@@ -21,6 +21,7 @@ from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
+from perfpilot.code.seen_list import seen_lists
 from perfpilot.code.sorted_calls import sorted_calls
 from perfpilot.code.sorted_scan import sorted_scans
 from perfpilot.code.syntax import (
@@ -192,6 +193,7 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
     changes: list[Change] = []
     notes: list[str] = []
     types = dict(inp.types)
+    claimed: set[int] | None = None
     for lp in all_loops(inp.loops):
         if lp.depth:
             continue  # the outermost loop: the copy is made once per call
@@ -213,6 +215,11 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 "left") == call else parent.child_by_field_name("left")
             if op is None or other is None or node_text(op) not in ("!=", "==") or \
                     "".join(node_text(other).split()) not in (f"{b}.end()", f"{b}.cend()"):
+                continue
+            if claimed is None:
+                # a seen list proved by the seen-list-set rule gets a hash set beside it
+                claimed = {s.search.start_byte for s in seen_lists(inp.facts, inp.unit)[0]}
+            if call.start_byte in claimed:
                 continue
             tests.setdefault(b, []).append((parent, value, node_text(op) == "!="))
         for b, found_tests in tests.items():
@@ -284,8 +291,10 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
         if name not in LINEAR_SCANS or receiver(call) is not None:
             continue
         if claimed is None:
-            # a call over data already sorted is the sorted-linear-scan rule's
-            claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]}
+            # a call over data already sorted is the sorted-linear-scan rule's, the search of
+            # a proved seen list before its append the seen-list-set rule's
+            claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]} | \
+                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]}
         if call.start_byte in claimed:
             continue
         if name != "strstr" and len(arguments(call)) < 2:
@@ -326,8 +335,10 @@ def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         if claimed is None:
             # a scan of data already sorted is the sorted-linear-scan rule's: a binary search
-            # on it, not a hash set built from it
-            claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]}
+            # on it, not a hash set built from it; a proved seen list's scan before its
+            # append is the seen-list-set rule's
+            claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]} | \
+                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]}
         if inner.node.start_byte in claimed:
             continue
         outer = facts.loops[inner.parent]

@@ -32,6 +32,7 @@ from perfpilot.rules import (
     qsort_to_sort,
     reserve,
     restrict_alias,
+    seen_list_set,
     simd_elementwise,
     simd_loop,
     small_key_table,
@@ -47,7 +48,8 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
-    invariant_inner_loop, sorted_linear_scan, linear_search_in_loop, memo_recursion, manual_sort,
+    invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
+    manual_sort,
     prefix_sum, sort_for_selection,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,

@@ -1,0 +1,145 @@
+"""The seen-list-set rule: a local vector of distinct values searched from end to end before
+each append.
+
+Rewrite: a hash set kept beside the vector answers the membership question.
+
+``if (std::find(seen.begin(), seen.end(), x) == seen.end()) seen.push_back(x);`` in a loop
+scans all ``m`` values kept so far for each of ``n`` items: O(n·m). ``code/seen_list.py``
+proves the vector changes only by that append and the searched value is the appended one, of
+the element type (integers, ``char``, ``std::string``); then ``std::unordered_set<T>
+seen_set;`` declared right after the vector holds exactly its values at every search, and the
+test becomes ``seen_set.insert(x).second`` (true exactly when ``x`` was absent, and it is now
+in the set, as the append puts it in the vector). A hand-written scan loop setting a found flag
+becomes ``found = !seen_set.insert(x).second;``. The vector keeps its contents and order, so
+every later use of it (its size, a loop over it, returning it) sees the same: O(n) expected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.seen_list import SeenList, seen_lists
+from perfpilot.code.syntax import line, text
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    fresh_name,
+    line_indent,
+    newline_of,
+)
+
+RULE_ID = "seen-list-set"
+
+
+def _search_phrase(s: SeenList) -> str:
+    if s.form == "loop":
+        return f"the loop on line {line(s.search)} that scans `{s.var}` for `{text(s.value)}`"
+    return f"`{code(s.search)}` on line {line(s.search)}"
+
+
+def detect(facts: FunctionFacts) -> Iterator[Finding]:
+    """Search-then-append sites of a local vector proved to be a list of distinct values."""
+    found, _refused = seen_lists(facts, facts.root)
+    for s in found:
+        lp = facts.loop_of(s.search)
+        if lp is None:
+            continue
+        yield make_finding(
+            RULE_ID,
+            f"{_search_phrase(s)} searches all of `{s.var}` (declared on line {line(s.decl)}) "
+            f"on every iteration of {loop_phrase(lp)} before appending `{text(s.value)}` "
+            f"when it is absent, so the loop does O(n·m) comparisons: a "
+            f"`std::unordered_set<{s.element}>` kept beside `{s.var}` answers the same "
+            f"question in O(1) (`insert(x).second` is true exactly when the value is new), "
+            f"and `{s.var}` keeps its contents and order.",
+            [line(s.search), line(s.decl), line(s.push)],
+            loop_range=lp.byte_range, node_range=rng(s.search), names=[s.var],
+            data={"container": s.var, "form": s.form, "element": s.element},
+            bonus=depth_bonus(lp.depth + 1),
+        )
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Add a companion hash set to each proved seen list and test membership with it."""
+    if inp.language != "cpp":
+        return [], []
+    found, refused = seen_lists(inp.facts, inp.unit)
+    notes = [f"{RULE_ID}: the search of '{r.var}' on line {inp.line_of(r.node)} stays "
+             f"linear: {r.why}" for r in refused]
+    taken = set(inp.taken)
+    changes: list[Change] = []
+    nl = newline_of(inp.text)
+    for s in found:
+        name = fresh_name(taken, f"{s.var}_set")
+        taken.add(name)
+        _, indent = line_indent(inp.data, s.decl)
+        sep = f"{nl}{indent}" if indent or inp.data.rfind(b"\n", 0, s.decl.start_byte) + 1 == \
+            s.decl.start_byte else " "
+        value = " ".join(text(s.value).split())
+        inserted = f"{name}.insert({value}).second"
+        if s.form == "loop":
+            new_test = f"{s.flag} = !{inserted};"
+            what = f"the scan loop at line {inp.line_of(s.test)}"
+        else:
+            new_test = inserted if s.absent else f"!{inserted}"
+            what = f"the std::{s.form} search at line {inp.line_of(s.search)}"
+        edits = (
+            Edit(s.decl.end_byte, s.decl.end_byte,
+                 f"{sep}std::unordered_set<{s.element}> {name};", RULE_ID),
+            Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID),
+        )
+        changes.append(Change(
+            RULE_ID, edits,
+            f"'{s.var}' (line {inp.line_of(s.decl)}) only grows by appending values not yet "
+            f"in it, so the hash set '{name}' kept beside it holds exactly its values: "
+            f"{what} becomes '{inserted}', true exactly when the value is new, in constant "
+            f"expected time instead of a pass over '{s.var}'; '{s.var}' keeps its contents "
+            "and order.",
+            (inp.line_of(s.search), inp.line_of(s.decl)), ("<unordered_set>",)))
+    return changes, notes
+
+
+RULE = RuleSpec(
+    id=RULE_ID,
+    detect=detect,
+    rewrite=rewrite,
+    rewrites_as=frozenset({RULE_ID}),
+    phase=1,
+    order=13,
+    examples=(
+        Example("cpp", """
+#include <algorithm>
+#include <vector>
+std::vector<int> distinct(const std::vector<int>& v) {
+    std::vector<int> seen;
+    for (int x : v) {
+        if (std::find(seen.begin(), seen.end(), x) == seen.end()) seen.push_back(x);
+    }
+    return seen;
+}
+""", "distinct"),
+        Example("cpp", """
+#include <string>
+#include <vector>
+int kinds(const std::vector<std::string>& words) {
+    std::vector<std::string> seen;
+    for (const auto& w : words) {
+        bool found = false;
+        for (const auto& s : seen)
+            if (s == w) {
+                found = true;
+                break;
+            }
+        if (!found) seen.push_back(w);
+    }
+    return (int)seen.size();
+}
+""", "kinds"),
+    ),
+)
