@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from perfpilot.code.index_algebra import Poly, Range, atom_root, header_range, poly_of
 from perfpilot.code.loops import LoopFacts
@@ -109,19 +110,24 @@ def no_overlap_condition(lp: LoopFacts, pointers: Sequence[str],
         return (_address(p, _plus(lo or "", min(offsets[p]))),
                 _address(p, _plus(end, max(offsets[p]))))
 
-    def start(p: str) -> str:
-        e = extents.get(p)
-        return f"(const void *)({e.begin})" if e is not None else f"(const void *){p}"
-
-    def size(p: str) -> str:
-        e = extents.get(p)
-        return f"({e.size})" if e is not None else f"sizeof *{p}"
-
     def same_element(w: str, p: str) -> bool:
         return not {w, p} & placed and set(offsets[w]) == {0} and set(offsets[p]) == {0}
 
     # An empty range (lo >= hi) may fail the test: the loop then runs serially, and does nothing.
-    return _pair_tests(pairs, span, start, size, same_element)
+    return _pair_tests(pairs, span, partial(_start, extents), partial(_size, extents),
+                       same_element)
+
+
+def _start(extents: Mapping[str, Extent], p: str) -> str:
+    """The address ``p``'s elements start at, as a ``const void *`` expression."""
+    e = extents.get(p)
+    return f"(const void *)({e.begin})" if e is not None else f"(const void *){p}"
+
+
+def _size(extents: Mapping[str, Extent], p: str) -> str:
+    """The size of one of ``p``'s elements, as an expression."""
+    e = extents.get(p)
+    return f"({e.size})" if e is not None else f"sizeof *{p}"
 
 
 def _pair_tests(pairs: Sequence[tuple[str, str]], span: Callable[[str], tuple[str, str]],
@@ -278,16 +284,9 @@ def nest_no_overlap_condition(loops: Sequence[LoopFacts], pointers: Sequence[str
     if not pairs:
         return None
 
-    def start(p: str) -> str:
-        e = extents.get(p)
-        return f"(const void *)({e.begin})" if e is not None else f"(const void *){p}"
-
-    def size(p: str) -> str:
-        e = extents.get(p)
-        return f"({e.size})" if e is not None else f"sizeof *{p}"
-
     def same_element(w: str, p: str) -> bool:
         return len(indices[w] | indices[p]) == 1 and "" not in indices[w]
 
     # An empty loop may fail the test: the original order then runs, and does nothing.
-    return _pair_tests(pairs, spans.__getitem__, start, size, same_element)
+    return _pair_tests(pairs, spans.__getitem__, partial(_start, extents),
+                       partial(_size, extents), same_element)
