@@ -36,7 +36,14 @@ from perfpilot.code.sorted_ranges import (
     whole_range,
 )
 from perfpilot.code.sorted_scan import SortedAnalysis, match_test, type_words
-from perfpilot.code.syntax import Node, arguments, declarator_name, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    declarator_name,
+    operator,
+    text,
+    unparenthesized,
+)
 
 _COUNTS = frozenset({"count", "count_if"})
 _FINDS = frozenset({"find", "find_if"})
@@ -156,9 +163,7 @@ def _benign_escapes(an: SortedAnalysis, var: str) -> frozenset[int]:
 
 def _find_context(call: Node, var: str) -> tuple[Node | None, bool, Node | None]:
     """``(compared, found_when, declared)`` for a ``find`` call (see ``SortedCall``)."""
-    node = call
-    while node.parent is not None and node.parent.type == "parenthesized_expression":
-        node = node.parent
+    node = unparenthesized(call)
     p = node.parent
     if p is None:
         return None, True, None

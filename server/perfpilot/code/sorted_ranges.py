@@ -25,7 +25,16 @@ from perfpilot.code.effects import (
 )
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import tree_shape, unparen
-from perfpilot.code.syntax import Node, arguments, callee, operator, receiver, root_name, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    operator,
+    receiver,
+    root_name,
+    text,
+    unparenthesized,
+)
 
 # What a mention of the container does.
 DECL, SIZE, READ, ITERATE, WRITE, RESIZE, ESCAPE = (
@@ -673,9 +682,7 @@ def _iterator_use(it: Node, var: str, own: frozenset[str]) -> str:
 
 def _position_result(call: Node, own: frozenset[str]) -> str:
     """A search's result is compared or subtracted (a read), dereferenced, or kept."""
-    node = call
-    while node.parent is not None and node.parent.type == "parenthesized_expression":
-        node = node.parent
+    node = unparenthesized(call)
     p = node.parent
     if p is None:
         return ESCAPE
@@ -725,9 +732,7 @@ def result_read_only(facts: FunctionFacts, call: Node, own: frozenset[str]) -> b
     """Whether the position a search call returns is only returned from the function, or kept
     in a local iterator that is only compared, subtracted from or to another position, and
     read through: nothing writes through it, moves it or passes it on."""
-    node = call
-    while node.parent is not None and node.parent.type == "parenthesized_expression":
-        node = node.parent
+    node = unparenthesized(call)
     p = node.parent
     if p is None:
         return False
@@ -750,9 +755,7 @@ def _read_through(m: Node, own: frozenset[str]) -> bool:
     reads the element it points at."""
     if any(a.type == "lambda_expression" for a in _ancestors(m)):
         return False
-    node = m
-    while node.parent is not None and node.parent.type == "parenthesized_expression":
-        node = node.parent
+    node = unparenthesized(m)
     p = node.parent
     if p is None:
         return False

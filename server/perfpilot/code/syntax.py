@@ -135,6 +135,14 @@ def is_within(inner: Node, outer: Node) -> bool:
     return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
+def unparenthesized(node: Node) -> Node:
+    """The outermost parenthesized expression around ``node``, or ``node`` itself: what its
+    value takes part in is that node's parent."""
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    return node
+
+
 def ancestors(node: Node, stop: Node | None = None) -> Iterator[Node]:
     """Parents of ``node`` up to (not including) ``stop``."""
     p = node.parent

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import int_literal, statements
-from perfpilot.code.syntax import Node, line, operator, root_name, text
+from perfpilot.code.syntax import Node, line, operator, root_name, text, unparenthesized
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
@@ -161,9 +161,7 @@ def _chain(facts: FunctionFacts, n: Node) -> _Chain | None:
 
 def _chains(facts: FunctionFacts) -> Iterator[_Chain]:
     for n in facts.in_loops("binary_expression"):
-        parent = n.parent
-        while parent is not None and parent.type == "parenthesized_expression":
-            parent = parent.parent
+        parent = unparenthesized(n).parent
         if parent is not None and parent.type == "binary_expression" and \
                 operator(parent) == operator(n):
             continue  # part of a longer chain
