@@ -246,6 +246,9 @@ def test_a_size_chosen_while_the_cpu_was_held_is_not_timed() -> None:
     assert classify(held, 0.03) == "noisy"
     steady = replace(tiny, median_a_s=2.4e-3, median_b_s=2.9e-3)
     assert disturbed_calibration(chosen, steady, 0.002) == ""
+    # A copied vector: calibration paid first-touch page faults, warm calls run 20x faster.
+    warm = replace(tiny, median_a_s=1.5e-4, median_b_s=1.7e-7)
+    assert disturbed_calibration(chosen, warm, 0.002) == ""
     # Below the target because calibration never reached it: repeated calls, not a stall.
     assert disturbed_calibration({**chosen, "reached": False}, tiny, 0.002) == ""
     assert disturbed_calibration(None, tiny, 0.002) == ""
