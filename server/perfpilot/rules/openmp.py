@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from perfpilot.code.aliases import UNKNOWN
 from perfpilot.code.declarations import VarType
+from perfpilot.code.enclosing_tests import compact, enclosing_tests
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.first_match import FirstMatch, first_match
 from perfpilot.code.histogram import HistogramLoop, histograms
@@ -300,6 +301,10 @@ def schedule_clause(balance: Balance) -> tuple[str, str]:
     return "", ""
 
 
+def _address_test(tests: frozenset[str], a: str, b: str) -> bool:
+    return compact(f"&{a} != &{b}") in tests or compact(f"&{b} != &{a}") in tests
+
+
 # Parallelizing a loop whose trip count is a small constant costs more than it gains.
 _MIN_LITERAL_TRIPS = 64
 
@@ -327,7 +332,22 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             why_not = ""
             gate = gate_of(lp, node, inp.types)
             ov = _overlaps(inp, lp)
-            if not lp.children and _small_constant_trip(lp):
+            # Under `if (&a != &b)` (a guarded loop interchange, say) that test is proved; in
+            # its `else` the two are one object and the iterations depend on each other.
+            tests = enclosing_tests(node)
+            refs = [p for p in ov.references if not _address_test(tests.held, *p)]
+            same = [p for p in ov.references if _address_test(tests.refuted, *p)]
+            # The same for a test of address ranges, if the loop runs right after it.
+            apart = ov.condition(lp)
+            if apart and compact(apart) in tests.held_now:
+                apart = ""
+            if same:
+                why_not = (f"it runs only where `{same[0][0]}` and `{same[0][1]}` are one "
+                           "object, and then its iterations depend on each other")
+            elif apart and compact(apart) in tests.refuted:
+                why_not = ("it runs only where its arrays overlap, and then its iterations "
+                           "depend on each other")
+            elif not lp.children and _small_constant_trip(lp):
                 why_not = "its trip count is a small constant"
             elif needs_gate(lp) and (not gate or lp.arg_reductions):
                 why_not = ("it is an inner loop: a parallel region per outer iteration costs "
@@ -337,16 +357,16 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             elif not (statement_slot_ok(node) or (
                     gated_slot_ok(node) and not lp.arg_reductions and not ov.pointers)):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
-            elif ov.pointers and (lp.arg_reductions or ov.condition(lp) is None):
+            elif ov.pointers and (lp.arg_reductions or apart is None):
                 why_not = overlap_note(ov)
-            if not why_not and lp.arg_reductions and ov.references:
+            if not why_not and lp.arg_reductions and refs:
                 why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
             if not why_not and lp.arg_reductions:
                 changes.append(_arg_change(inp, lp, node))
                 return
             if not why_not:
-                changes.append(_pragma_change(inp, lp, node, list(ov.references), gate,
-                                              ov.condition(lp) or "", ov.pointers))
+                changes.append(_pragma_change(inp, lp, node, refs, gate, apart or "",
+                                              ov.pointers))
                 return
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
                          f"parallelized: {why_not}")
