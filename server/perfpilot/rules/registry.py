@@ -42,6 +42,7 @@ from perfpilot.rules import (
     stdio_loop,
     string_concat_loop,
     strlen_condition,
+    substr_compare,
     vector_front_op,
 )
 from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
@@ -55,7 +56,8 @@ RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
     invariant_branch,
     branchless_select, small_key_table, ordered_map_unneeded, list_to_vector, vector_front_op,
-    reserve, string_concat_loop, alloc_in_loop, hoist_container, endl, fast_io, stdio_loop,
+    reserve, string_concat_loop, substr_compare, alloc_in_loop, hoist_container, endl, fast_io,
+    stdio_loop,
     pow_strength, div_by_invariant, pow2_divmod, mod_wrap, const_ref_param, call_in_hot_loop,
     restrict_alias, simd_loop, simd_elementwise, accumulator_chain, std_algorithm,
     qsort_to_sort, char_set_table,
