@@ -540,3 +540,12 @@ def test_ranges_and_find_if_not_left_alone(code: str, why: str) -> None:
     assert not _found(code), code
     if why:
         assert any(why in n for n in res.notes), res.notes
+
+
+def test_a_ranges_find_kept_for_reading_leaves_other_calls_in_the_loop_free() -> None:
+    code = ("long f(std::vector<int> v, const std::vector<int>& qs) { std::ranges::sort(v); "
+            "long c = 0; for (int q : qs) { auto a = std::ranges::find(v, q); "
+            "c += std::ranges::count(v, 5) + (a - v.begin()); } return c; }")
+    res = rewrite(_site(code), RULES)
+    assert RULE in res.rules and not res.notes, (res.code, res.notes)
+    assert "ranges::" not in res.code.replace("std::ranges::sort(v);", ""), res.code
