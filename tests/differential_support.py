@@ -61,11 +61,11 @@ def rewrite_all(variants: Sequence[Variant], rules: frozenset[str],
     return unit, new_unit, results
 
 
-def _run(unit: str, drivers: str, folder: Path, tag: str) -> list[str]:
+def _run(unit: str, drivers: str, folder: Path, tag: str, std: str) -> list[str]:
     src = folder / f"{tag}.cpp"
     src.write_text(unit + "\nint main() {\n" + drivers + "\n    return 0;\n}\n")
     exe = folder / tag
-    comp = subprocess.run(["g++", "-std=c++17", "-O1", "-o", str(exe), str(src)],
+    comp = subprocess.run(["g++", f"-std={std}", "-O1", "-o", str(exe), str(src)],
                           capture_output=True, text=True, timeout=300)
     assert comp.returncode == 0, comp.stderr[:4000] + "\n" + src.read_text()[:20000]
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
@@ -92,14 +92,16 @@ def _same(a: str, b: str, rel: float) -> bool:
 
 
 def compare(variants: Sequence[Variant], rules: frozenset[str], folder: Path,
-            rel: float = 0.0, extra_phases: tuple[Phase, ...] = ()) -> dict[str, RewriteResult]:
-    """Rewrite, build and run every variant both ways; assert each printed line agrees
-    (exactly, or within ``rel`` relative error per number). Returns the rewrite results."""
+            rel: float = 0.0, extra_phases: tuple[Phase, ...] = (),
+            std: str = "c++17") -> dict[str, RewriteResult]:
+    """Rewrite, build (as ``std``) and run every variant both ways; assert each printed line
+    agrees (exactly, or within ``rel`` relative error per number). Returns the rewrite
+    results."""
     unit, new_unit, results = rewrite_all(variants, rules, extra_phases)
     drivers = "\n".join(f"    {{ std::printf(\"== {v.name}\\n\"); {v.driver} }}"
                         for v in variants)
-    before = _run(unit, drivers, folder, "orig")
-    after = _run(new_unit, drivers, folder, "opt")
+    before = _run(unit, drivers, folder, "orig", std)
+    after = _run(new_unit, drivers, folder, "opt", std)
     assert len(before) == len(after), (before[-5:], after[-5:])
     tolerance = {v.name: max(rel, v.rel) for v in variants}
     bad = []

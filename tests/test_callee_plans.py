@@ -7,29 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from callee_support import DEFINED_AFTER, FIB, MEMO, callee_site
 from perfpilot.code.callees import caller_part, direct_callees
-from perfpilot.code.locate import function_by_name
-from perfpilot.code.site import FunctionSite, Language
 from perfpilot.planning.builtin import BuiltinPlanner, analyze_site, select
 from perfpilot.progress import JobContext
 from perfpilot.rules.finding import Gain
-
-MEMO = """\
-#include <string>
-
-static int steps(const std::string& s, int i, const std::string& t, int j) {
-    if (i == (int)s.size()) return (int)t.size() - j;
-    if (j == (int)t.size()) return (int)s.size() - i;
-    if (s[i] == t[j]) return steps(s, i + 1, t, j + 1);
-    int a = steps(s, i + 1, t, j);
-    int b = steps(s, i, t, j + 1);
-    return 1 + (a < b ? a : b);
-}
-
-int edits(const std::string& s, const std::string& t) {
-    return steps(s, 0, t, 0);
-}
-"""
 
 # The caller has a constant-factor pattern of its own (a `pow` by 2); the callee's exponential
 # recursion must still come first.
@@ -50,12 +32,8 @@ double score(const std::vector<double>& xs, int w) {
 """
 
 
-def _site(src: str, name: str, language: Language = "cpp") -> FunctionSite:
-    return function_by_name(src, language, name, uri="file:///t.cc")
-
-
 def test_a_wrapper_gets_the_callees_finding_marked_as_the_callees() -> None:
-    site = _site(MEMO, "edits")
+    site = callee_site(MEMO, "edits")
     analysis = analyze_site(site, callees=True)
     (memo,) = [f for f in analysis.findings if f.rule == "memo-recursion"]
     assert memo.callee is not None and memo.callee.name == "steps"
@@ -67,17 +45,17 @@ def test_a_wrapper_gets_the_callees_finding_marked_as_the_callees() -> None:
 
 
 async def test_the_plan_names_the_callee_and_the_strategy_carries_it() -> None:
-    plan = await BuiltinPlanner().plan(_site(MEMO, "edits"), JobContext())
+    plan = await BuiltinPlanner().plan(callee_site(MEMO, "edits"), JobContext())
     (strategy,) = plan.strategies
     assert strategy.rule == "memo-recursion" and strategy.callee == "steps"
     assert "In `steps`, called from line 13" in plan.raw_text
     # Asked on the callee itself, the finding is its own.
-    own = await BuiltinPlanner().plan(_site(MEMO, "steps"), JobContext())
+    own = await BuiltinPlanner().plan(callee_site(MEMO, "steps"), JobContext())
     assert [(s.rule, s.callee) for s in own.strategies] == [("memo-recursion", "")]
 
 
 def test_callee_findings_rank_with_the_callers_own_complexity_first() -> None:
-    findings = analyze_site(_site(MIXED, "score"), callees=True).findings
+    findings = analyze_site(callee_site(MIXED, "score"), callees=True).findings
     assert findings[0].rule == "memo-recursion" and findings[0].gain == Gain.COMPLEXITY
     assert findings[0].callee is not None and findings[0].callee.name == "tiles"
     own = [f for f in findings if f.callee is None]
@@ -101,13 +79,13 @@ double both(const double* a, int n) {
     return s + sq(a, n);
 }
 """
-    strategies = select(analyze_site(_site(src, "both"), callees=True).findings)
+    strategies = select(analyze_site(callee_site(src, "both"), callees=True).findings)
     pows = [s for s in strategies if s.rule == "pow-strength"]
     assert sorted(s.callee for s in pows) == ["", "sq"]
 
 
 def _refusal(src: str, caller: str, callee: str) -> str:
-    site = _site(src, caller)
+    site = callee_site(src, caller)
     analysis = analyze_site(site, callees=True)
     assert not [f for f in analysis.findings if f.callee is not None], analysis.findings
     notes = [n for n in analysis.notes if n.startswith("callee not analysed")]
@@ -117,17 +95,8 @@ def _refusal(src: str, caller: str, callee: str) -> str:
     return found.refusal
 
 
-FIB = """\
-    if (n < 2) return n;
-    return {name}(n - 1) + {name}(n - 2);
-"""
-
 REFUSED = {
-    "defined-after": ("""\
-long fib(int n);
-long wrap(int n) { return fib(n); }
-long fib(int n) {
-""" + FIB.format(name="fib") + "}\n", "defined after"),
+    "defined-after": (DEFINED_AFTER, "defined after"),
     "method": ("""\
 struct Calc {
     static long fib(int n) {
@@ -180,7 +149,7 @@ def test_callees_a_copy_cannot_stand_for_are_left_out(case: str) -> None:
     src, why = REFUSED[case]
     if why is None:
         # A method called through its class is not a plain call: not a callee at all.
-        site = _site(src, "wrap")
+        site = callee_site(src, "wrap")
         assert not [c for c in direct_callees(site) if c.name == "fib"]
         assert not [f for f in analyze_site(site, callees=True).findings if f.callee]
         return
@@ -205,7 +174,7 @@ long fib(int n) {
 typedef long (*Fn)(int);
 Fn pick(int n) { return n ? fib : 0; }
 """
-    site = _site(src, "pick")
+    site = callee_site(src, "pick")
     assert direct_callees(site) == ()
     assert analyze_site(site, callees=True).findings == ()
 
@@ -214,7 +183,7 @@ def test_only_a_few_callees_are_analysed() -> None:
     helpers = "".join(f"long f{k}(int n) {{\n" + FIB.format(name=f"f{k}") + "}\n"
                       for k in range(6))
     calls = " + ".join(f"f{k}(n)" for k in range(6))
-    site = _site(helpers + f"long wrap(int n) {{ return {calls}; }}\n", "wrap")
+    site = callee_site(helpers + f"long wrap(int n) {{ return {calls}; }}\n", "wrap")
     found = direct_callees(site, limit=2)
     assert [c.name for c in found if c.usable] == ["f0", "f1"]
     assert all("only the first 2" in c.refusal for c in found[2:])
@@ -233,11 +202,11 @@ long fib(int n) {
     return fib(n - 1) + fib(n - 2);
 }
 """
-    assert direct_callees(_site(src, "fib")) == ()
+    assert direct_callees(callee_site(src, "fib")) == ()
 
 
 def test_caller_part_splits_copies_from_the_function() -> None:
-    site = _site(MEMO, "edits")
+    site = callee_site(MEMO, "edits")
     code = "static int steps_fast(int i) { return i; }\n\nint edits(int x) { return x; }"
     before, own = caller_part(code, site)
     assert before == "static int steps_fast(int i) { return i; }\n\n"

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from callee_support import DEFINED_AFTER, MEMO_FAST_TAKEN, callee_site, needs_gxx
+from differential_support import HAVE_GXX
 from perfpilot.code.callees import caller_part
 from perfpilot.code.capabilities import check_candidate
 from perfpilot.code.locate import function_by_name
@@ -32,27 +34,6 @@ from perfpilot.settings import RunnerSettings, Settings
 from perfpilot.strategy.categories import category_by_id
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Strategy
 
-HAVE_GXX = shutil.which("g++") is not None
-needs_gxx = pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
-
-MEMO = """\
-#include <string>
-
-// steps_fast is taken: the copy needs another name.
-static int steps(const std::string& s, int i, const std::string& t, int j) {
-    if (i == (int)s.size()) return (int)t.size() - j;
-    if (j == (int)t.size()) return (int)s.size() - i;
-    if (s[i] == t[j]) return steps(s, i + 1, t, j + 1);
-    int a = steps(s, i + 1, t, j);
-    int b = steps(s, i, t, j + 1);
-    return 1 + (a < b ? a : b);
-}
-
-int edits(const std::string& s, const std::string& t) {
-    return steps(s, 0, t, 0);
-}
-"""
-
 DAMP = """\
 #include <cmath>
 
@@ -63,10 +44,6 @@ double damp(double x, int n) {
 
 double settle(double x) { return damp(x, 40) + damp(-x, 3); }
 """
-
-
-def _site(src: str, name: str) -> FunctionSite:
-    return function_by_name(src, "cpp", name, uri="file:///t.cc")
 
 
 async def _candidates(site: FunctionSite) -> OptimizeResult:
@@ -99,7 +76,7 @@ def _called(code: str) -> set[str]:
 
 @needs_gxx
 async def test_the_candidate_is_a_fresh_static_copy_then_the_caller() -> None:
-    site = _site(MEMO, "edits")
+    site = callee_site(MEMO_FAST_TAKEN, "edits")
     result = await _candidates(site)
     (cand,) = result.candidates
     (copy_name, copy), (caller_name, caller) = _definitions(cand.code)
@@ -113,16 +90,16 @@ async def test_the_candidate_is_a_fresh_static_copy_then_the_caller() -> None:
     assert set(cand.includes) == {"<map>", "<tuple>"}
     unit = splice(site, cand.code, cand.includes)
     # The original callee is still there, word for word, above the copy.
-    original = _site(MEMO, "steps").text
+    original = callee_site(MEMO_FAST_TAKEN, "steps").text
     assert unit.count(original) == 1 and unit.index(original) < unit.index("steps_fast2(")
-    assert _site(unit, "edits").text == caller
+    assert callee_site(unit, "edits").text == caller
     assert caller_part(cand.code, site) == (copy + "\n\n", caller)
     assert check_candidate(site, cand.code, cand.includes) == ()
 
 
 @needs_gxx
 async def test_recursive_calls_of_the_copy_name_the_copy() -> None:
-    site = _site(DAMP, "settle")
+    site = callee_site(DAMP, "settle")
     (cand,) = (await _candidates(site)).candidates
     (_, copy), (_, caller) = _definitions(cand.code)
     assert copy.startswith("static double damp_fast(")
@@ -148,7 +125,7 @@ double score(const std::vector<double>& xs, int w) {
     return s + (double)tiles(w, w);
 }
 """
-    site = _site(src, "score")
+    site = callee_site(src, "score")
     result = await _candidates(site)
     both = [c for c in result.candidates if "tiles_fast" in c.code]
     (cand,) = both
@@ -167,8 +144,8 @@ def _plan_about(callee: str, rule: str = "memo-recursion") -> Plan:
 
 @needs_gxx
 async def test_a_callee_the_caller_does_not_call_is_refused() -> None:
-    src = MEMO + "int other(int x) { return x + 1; }\n"
-    site = _site(src, "other")
+    src = MEMO_FAST_TAKEN + "int other(int x) { return x + 1; }\n"
+    site = callee_site(src, "other")
     result = await BuiltinOptimizer(variants=False).optimize(site, _plan_about("steps"),
                                                               JobContext())
     assert result.candidates == ()
@@ -178,15 +155,7 @@ async def test_a_callee_the_caller_does_not_call_is_refused() -> None:
 
 @needs_gxx
 async def test_a_callee_defined_after_the_caller_is_refused() -> None:
-    src = """\
-long fib(int n);
-long wrap(int n) { return fib(n); }
-long fib(int n) {
-    if (n < 2) return n;
-    return fib(n - 1) + fib(n - 2);
-}
-"""
-    result = await BuiltinOptimizer(variants=False).optimize(_site(src, "wrap"),
+    result = await BuiltinOptimizer(variants=False).optimize(callee_site(DEFINED_AFTER, "wrap"),
                                                               _plan_about("fib"), JobContext())
     assert result.candidates == ()
     assert "defined after" in result.rejected[0].reason
@@ -200,7 +169,7 @@ long fib(int n) {
 }
 long wrap(int n) { long (*f)(int) = &fib; return fib(n) + f(2); }
 """
-    why = callee_rewrite(_site(src, "wrap"), "fib", frozenset({"memo-recursion"}))
+    why = callee_rewrite(callee_site(src, "wrap"), "fib", frozenset({"memo-recursion"}))
     assert isinstance(why, str) and "other than by calling" in why
 
 
@@ -215,13 +184,13 @@ double damp(double x, int n) {
 }
 double settle(double x) { return damp(x, 4); }
 """
-    why = callee_rewrite(_site(src, "settle"), "damp", frozenset({"pow-strength"}))
+    why = callee_rewrite(callee_site(src, "settle"), "damp", frozenset({"pow-strength"}))
     assert isinstance(why, str) and "names itself other than by direct calls" in why
 
 
 def test_no_rule_applying_to_the_callee_is_said() -> None:
     src = "static int one(int x) { return x + 1; }\nint two(int x) { return one(x); }\n"
-    why = callee_rewrite(_site(src, "two"), "one", frozenset({"memo-recursion"}))
+    why = callee_rewrite(callee_site(src, "two"), "one", frozenset({"memo-recursion"}))
     assert isinstance(why, str) and why.startswith("no builtin rule applies to `one`")
 
 
@@ -380,7 +349,7 @@ def test_generated_wrappers_keep_their_results(tmp_path: Path) -> None:
     unit = HEADERS + "\n" + "\n".join(c.code for c in cases)
     made: list[tuple[FunctionSite, str]] = []
     for case in cases:
-        site = _site(unit, case.w)
+        site = callee_site(unit, case.w)
         plan = asyncio.run(BuiltinPlanner().plan(site, JobContext()))
         _own, parts = split_plan(plan)
         (part,) = [p for p in parts if p.callee == case.h]
@@ -394,7 +363,7 @@ def test_generated_wrappers_keep_their_results(tmp_path: Path) -> None:
     for site, code in sorted(made, key=lambda sc: sc[0].start_byte, reverse=True):
         new_unit = splice(replace(site, unit_text=new_unit), code)
     for case in cases:  # every original helper is still there, unchanged
-        assert _site(new_unit, case.h).text == _site(unit, case.h).text
+        assert callee_site(new_unit, case.h).text == callee_site(unit, case.h).text
     drivers = "\n".join(f"    {{ std::printf(\"== {c.w}\\n\"); {c.driver} }}" for c in cases)
     before = _build_run(unit, drivers, tmp_path, "orig")
     after = _build_run(new_unit, drivers, tmp_path, "opt")
@@ -458,7 +427,7 @@ static void order(std::vector<int>& v) {
 
 int first(std::vector<int> v) { order(v); return v.empty() ? 0 : v[0]; }
 """
-    site = _site(src, "first")
+    site = callee_site(src, "first")
     done = callee_rewrite(site, "order", frozenset({"manual-sort"}))
     assert not isinstance(done, str)
     assert "std::printf" in done.code
@@ -475,7 +444,7 @@ int first(std::vector<int> v) { order(v); return v.empty() ? 0 : v[0]; }
 def test_a_caller_text_without_the_call_is_refused() -> None:
     # The caller's own rewrite is what calls the copy: one that no longer calls the callee
     # gets no copy.
-    site = _site(MEMO, "edits")
+    site = callee_site(MEMO_FAST_TAKEN, "edits")
     rules = frozenset({"memo-recursion"})
     assert not isinstance(callee_rewrite(site, "steps", rules), str)
     why = callee_rewrite(site, "steps", rules, caller_text=(

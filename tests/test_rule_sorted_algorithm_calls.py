@@ -1,11 +1,13 @@
 """sorted-linear-scan over standard algorithm calls: ``std::count``/``std::find`` (and the
-``_if`` forms with a lambda that compares its element with a fixed value) over all of a container
-a sort left in order become binary searches. Generated variants (int, long, unsigned and
-std::string elements; count, find kept as an iterator, find as a distance, find compared with the
-end, count_if and find_if with each comparison both ways round; both sort orders; every spelling
-of the whole range; inside and outside a loop over queries; duplicates and missing keys) are
-built and run both ways; partial ranges, writes after the sort, other comparators, floating
-elements, predicates whose matches are not one run, and positions that escape are left alone."""
+``_if``/``find_if_not`` forms with a lambda that compares its element with a fixed value, and
+``std::ranges::count(v, q)``/``std::ranges::find(v, q)``) over all of a container a sort (or
+``std::ranges::sort``) left in order become binary searches. Generated variants (int, long,
+unsigned and std::string elements; count, find kept as an iterator, find as a distance, find
+compared with the end, count_if, find_if and find_if_not with each comparison both ways round;
+both sort orders; every spelling of the whole range; inside and outside a loop over queries;
+duplicates and missing keys; the ranges forms built as C++20) are built and run both ways;
+partial ranges, writes after the sort, other comparators, floating elements, predicates whose
+matches are not one run, and positions that escape are left alone."""
 
 from __future__ import annotations
 
@@ -39,18 +41,23 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _RANGES = (("v.begin()", "v.end()", "v.begin()"), ("v.cbegin()", "v.cend()", "v.cbegin()"),
            ("std::begin(v)", "std::end(v)", "v.begin()"))
 _FORMS = ("count", "count_if", "find_at", "find_kept", "find_found", "find_missing",
-          "find_if_at")
+          "find_if_at", "find_if_not_at")
+# ``std::ranges`` searches (C++20): every form above over ``v`` as a whole
+_RANGES_FORMS = ("ranges_count", "ranges_find_at", "ranges_find_kept", "ranges_find_found",
+                 "ranges_find_missing")
+_SORTS = ("std::sort(v.begin(), v.end());", "std::stable_sort(v.begin(), v.end());",
+          "std::sort(v.begin(), v.end(), std::less<{t}>());",
+          "std::sort(std::begin(v), std::end(v));",
+          "std::sort(v.begin(), v.end(), std::greater<>());",
+          "std::sort(v.begin(), v.end(), std::greater<{t}>());")
+_RANGES_SORTS = ("std::ranges::sort(v);", "std::ranges::stable_sort(v);",
+                 "std::ranges::sort(v, std::greater{});", "std::ranges::sort(v, std::greater<>());",
+                 "std::ranges::sort(v, std::ranges::greater{});",
+                 "std::ranges::sort(v, std::ranges::less{});")
 
 
-def _sort(rnd: random.Random, t: str) -> str:
-    return rnd.choice((
-        "std::sort(v.begin(), v.end());",
-        "std::stable_sort(v.begin(), v.end());",
-        f"std::sort(v.begin(), v.end(), std::less<{t}>());",
-        "std::sort(std::begin(v), std::end(v));",
-        "std::sort(v.begin(), v.end(), std::greater<>());",
-        f"std::sort(v.begin(), v.end(), std::greater<{t}>());",
-    ))
+def _sort(rnd: random.Random, t: str, cxx20: bool = False) -> str:
+    return rnd.choice(_SORTS + _RANGES_SORTS if cxx20 else _SORTS).replace("{t}", t)
 
 
 def _lambda(rnd: random.Random, t: str, op: str) -> str:
@@ -68,32 +75,40 @@ def _lambda(rnd: random.Random, t: str, op: str) -> str:
 def _use(rnd: random.Random, form: str, t: str) -> tuple[list[str], str]:
     """Statements and the value they compute (as ``unsigned long long``) for one query ``q``."""
     first, last, begin = rnd.choice(_RANGES)
+    if form.startswith("ranges_"):
+        # the same forms over the whole of ``v``, compared with its end as written
+        form = form.removeprefix("ranges_")
+        first, last, begin = "", rnd.choice(("v.end()", "v.cend()", "std::end(v)")), "v.begin()"
+    call = "std::ranges::{}(v, q)" if not first else f"std::{{}}({first}, {last}, q)"
     if form == "count":
-        return [], f"(unsigned long long)std::count({first}, {last}, q)"
+        return [], f"(unsigned long long){call.format('count')}"
     if form == "count_if":
         op = rnd.choice((*_OPS, "!="))
         return [], f"(unsigned long long)std::count_if({first}, {last}, {_lambda(rnd, t, op)})"
+    find = call.format("find")
     if form == "find_at":
-        return [], f"(unsigned long long)(std::find({first}, {last}, q) - {begin})"
+        return [], f"(unsigned long long)({find} - {begin})"
     if form == "find_kept":
-        return ([f"auto it = std::find({first}, {last}, q);"],
+        return ([f"auto it = {find};"],
                 f"(it == {last} ? 999ULL : (unsigned long long)(it - {begin}) * 2 + "
                 "(*it == q ? 1 : 0))")
     if form == "find_found":
-        return [], f"(std::find({first}, {last}, q) != {last} ? 7ULL : 3ULL)"
+        return [], f"({find} != {last} ? 7ULL : 3ULL)"
     if form == "find_missing":
-        return [], f"(std::find({first}, {last}, q) == {last} ? 5ULL : 11ULL)"
-    op = rnd.choice(_OPS)
-    return [], (f"(unsigned long long)(std::find_if({first}, {last}, {_lambda(rnd, t, op)}) - "
+        return [], f"({find} == {last} ? 5ULL : 11ULL)"
+    algo = "find_if_not" if form == "find_if_not_at" else "find_if"
+    # ``find_if_not`` with ``==`` finds the first element that differs: not one search
+    op = rnd.choice(_OPS if algo == "find_if" else (*_OPS[:4], "!="))
+    return [], (f"(unsigned long long)(std::{algo}({first}, {last}, {_lambda(rnd, t, op)}) - "
                 f"{begin})")
 
 
-def _variant(rnd: random.Random, name: str, form: str) -> Variant:
+def _variant(rnd: random.Random, name: str, form: str, cxx20: bool = False) -> Variant:
     t, queries = rnd.choice(_ELEMENTS)
     qt = rnd.choice(queries)
     before, value = _use(rnd, form, t)
     lines = [f"unsigned long long {name}(std::vector<{t}> v, "
-             f"const std::vector<{qt}>& qs) {{", f"    {_sort(rnd, t)}",
+             f"const std::vector<{qt}>& qs) {{", f"    {_sort(rnd, t, cxx20)}",
              "    unsigned long long total = 0;"]
     if rnd.random() < 0.6:
         head = rnd.choice((f"for ({qt} q : qs) {{", "for (const auto& q : qs) {",
@@ -127,21 +142,23 @@ def _driver(name: str, t: str, qt: str) -> str:
             f"std::vector<{qt}>(1, q))); std::printf(\"\\n\"); }}")
 
 
-def _variants(count: int, seed: int) -> list[Variant]:
+def _variants(count: int, seed: int, cxx20: bool = False) -> list[Variant]:
     rnd = random.Random(seed)
-    return [_variant(rnd, f"calls{k}", _FORMS[k % len(_FORMS)]) for k in range(count)]
+    forms = _FORMS + _RANGES_FORMS if cxx20 else _FORMS
+    return [_variant(rnd, f"calls{k}", forms[k % len(forms)], cxx20) for k in range(count)]
 
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
-@pytest.mark.parametrize("seed", [1, 2])
-def test_generated_variants_keep_results(tmp_path: Path, seed: int) -> None:
-    variants = _variants(56, seed=seed)
-    results = compare(variants, RULES, tmp_path)
+@pytest.mark.parametrize(("seed", "std"), [(1, "c++17"), (2, "c++17"), (3, "c++20")])
+def test_generated_variants_keep_results(tmp_path: Path, seed: int, std: str) -> None:
+    variants = _variants(56 if std == "c++17" else 65, seed=seed, cxx20=std == "c++20")
+    results = compare(variants, RULES, tmp_path, std=std)
     for v in variants:
         res = results[v.name]
         assert RULE in res.rules, (v.code, res.notes)
         assert "std::count(" not in res.code and "std::find(" not in res.code and \
-            "_if(" not in res.code, res.code
+            "_if(" not in res.code and "_if_not(" not in res.code and \
+            "ranges::count" not in res.code and "ranges::find" not in res.code, res.code
 
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
@@ -160,6 +177,29 @@ def test_the_differential_check_catches_a_wrong_bound(
                 for k, form in enumerate(("find_at", "find_kept") * 3)]
     with pytest.raises(AssertionError):
         compare(variants, RULES, tmp_path)
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+@pytest.mark.parametrize("form", ["ranges_find_at", "ranges_find_kept", "find_if_not_at"])
+def test_the_differential_check_catches_a_wrong_bound_in_the_new_forms(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str) -> None:
+    """The ranges and ``find_if_not`` variants fail the check too when the rewrite swaps the
+    bounds of the run (and the head test of a prefix for the element after it)."""
+    right = sorted_linear_scan._call_edit
+
+    def wrong(inp: object, c: object) -> Edit:
+        e = right(inp, c)  # type: ignore[arg-type]
+        swapped = e.text.replace("lower_bound", "LB").replace("upper_bound", "lower_bound") \
+            .replace("LB", "upper_bound").replace("? v.begin() :", "? v.begin() + 1 :")
+        return Edit(e.start, e.end, swapped, e.rule)
+
+    monkeypatch.setattr(sorted_linear_scan, "_call_edit", wrong)
+    rnd = random.Random(7)
+    variants = [_variant(rnd, f"broken{k}", form, cxx20=True) for k in range(8)]
+    with pytest.raises(AssertionError) as failed:
+        compare(variants, RULES, tmp_path, std="c++20")
+    # both builds went through: what failed is the comparison of their outputs
+    assert "error:" not in str(failed.value), str(failed.value)[:2000]
 
 
 def _site(code: str, name: str = "f"):  # type: ignore[no-untyped-def]
@@ -366,3 +406,146 @@ def test_a_position_written_through_ends_the_order_for_later_calls() -> None:
     assert "auto it = std::lower_bound(v.begin(), v.end(), a);" in res.code, res.code
     assert "return std::count(v.begin(), v.end(), b);" in res.code
     assert any("std::count" in n and "iterator" in n for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize(("sort", "call", "expect"), [
+    # ``std::ranges`` searches over all of the container become the classic iterator forms,
+    # which name the same positions under any standard
+    ("std::ranges::sort(v);", "std::ranges::count(v, q)",
+     "(std::upper_bound(v.begin(), v.end(), q) - std::lower_bound(v.begin(), v.end(), q))"),
+    ("std::sort(v.begin(), v.end());", "(std::ranges::find(v, q) - v.begin())",
+     "(std::binary_search(v.begin(), v.end(), q) ? std::lower_bound(v.begin(), v.end(), q) : "
+     "v.end())"),
+    ("std::ranges::sort(v, std::greater{});", "(std::ranges::find(v, q) != v.end())",
+     "(std::binary_search(v.begin(), v.end(), q, std::greater<>()))"),
+    ("std::ranges::sort(v, std::greater<>());", "(v.cend() == std::ranges::find(v, q))",
+     "(!std::binary_search(v.begin(), v.end(), q, std::greater<>()))"),
+    ("std::ranges::stable_sort(v, std::ranges::less{});", "std::ranges::count(v, q)",
+     "(std::upper_bound(v.begin(), v.end(), q) - std::lower_bound(v.begin(), v.end(), q))"),
+    # ``find_if_not`` finds the first element passing the negated comparison
+    ("std::sort(v.begin(), v.end());",
+     "(std::find_if_not(v.begin(), v.end(), [q](int x) { return x < q; }) - v.begin())",
+     "(std::lower_bound(v.begin(), v.end(), q) - v.begin())"),
+    ("std::sort(v.begin(), v.end());",
+     "(std::find_if_not(v.begin(), v.end(), [q](int x) { return x <= q; }) - v.begin())",
+     "(std::upper_bound(v.begin(), v.end(), q) - v.begin())"),
+    ("std::sort(v.begin(), v.end());",
+     "(std::find_if_not(v.cbegin(), v.cend(), [&](auto x) { return x >= q; }) - v.cbegin())",
+     "(v.cbegin() != v.cend() && *v.cbegin() < q ? v.cbegin() : v.cend())"),
+    ("std::sort(v.begin(), v.end());",
+     "(std::find_if_not(v.begin(), v.end(), [q](int x) { return x != q; }) != v.end())",
+     "(std::binary_search(v.begin(), v.end(), q))"),
+    ("std::sort(v.begin(), v.end(), std::greater<>());",
+     "(std::find_if_not(v.begin(), v.end(), [q](int x) { return q < x; }) - v.begin())",
+     "(std::lower_bound(v.begin(), v.end(), q, std::greater<>()) - v.begin())"),
+    # a ranges sort orders the classic calls too
+    ("std::ranges::sort(v);", "(std::find(v.begin(), v.end(), q) == v.end())",
+     "(!std::binary_search(v.begin(), v.end(), q))"),
+])
+def test_ranges_and_find_if_not_find_their_bound(sort: str, call: str, expect: str) -> None:
+    code = f"long f(std::vector<int> v, int q) {{ {sort} return {call}; }}"
+    res = rewrite(_site(code), RULES)
+    assert RULE in res.rules, res.notes
+    assert expect in res.code, res.code
+    assert "ranges::count" not in res.code and "ranges::find" not in res.code and \
+        "find_if_not" not in res.code
+
+
+def test_a_kept_ranges_find_is_one_search_then_the_end_when_it_is_no_match() -> None:
+    code = ("long f(std::vector<long> v, const std::vector<long>& qs) { std::ranges::sort(v); "
+            "long c = 0; for (long q : qs) {\n        auto it = std::ranges::find(v, q);\n"
+            "        if (it != v.end()) c += *it + (it - v.begin());\n    }\n    return c; }")
+    res = rewrite(_site(code), RULES)
+    assert "auto it = std::lower_bound(v.begin(), v.end(), q);\n"\
+        "        if (it != v.end() && !(*it == q)) it = v.end();" in res.code, res.code
+
+
+_RANGES_TAIL = "return std::ranges::count(v, q); }"
+_NOT_TAIL = ("return std::find_if_not(v.begin(), v.end(), [q](int x) { return x < q; }) - "
+             "v.begin(); }")
+
+
+@pytest.mark.parametrize(("code", "why"), [
+    # never sorted, sorted in part, sorted by projection or an unknown order
+    ("long f(std::vector<int> v, int q) { " + _RANGES_TAIL, ""),
+    ("long f(std::vector<int> v, int q) { " + _NOT_TAIL, ""),
+    ("long f(std::vector<int> v, int q) { std::sort(v.begin(), v.begin() + 3); "
+     + _RANGES_TAIL, ""),
+    ("long f(std::vector<int> v, int q) { std::sort(v.begin() + 1, v.end()); " + _NOT_TAIL, ""),
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v.begin(), v.begin() + 3); "
+     + _RANGES_TAIL, ""),
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v, {}, [](int x) { return -x; }); "
+     + _RANGES_TAIL, ""),
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v, [](int a, int b) "
+     "{ return a % 10 < b % 10; }); " + _RANGES_TAIL, ""),
+    ("long f(std::vector<int> v, std::vector<int> w, int q) { std::ranges::sort(w); "
+     + _RANGES_TAIL, ""),
+    # searched in part, or through a projection
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v); "
+     "return std::ranges::count(v.begin() + 1, v.end(), q); }", ""),
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v); "
+     "return std::ranges::count(v, q, [](int x) { return -x; }); }", ""),
+    ("long f(std::vector<int> v, int q) { std::sort(v.begin(), v.end()); "
+     "return std::find_if_not(v.begin() + 1, v.end(), [q](int x) { return x < q; }) - "
+     "v.begin(); }", ""),
+    # the sort on one path only
+    ("long f(std::vector<int> v, int q, bool s) { if (s) std::ranges::sort(v); "
+     + _RANGES_TAIL, ""),
+    # written between the sort and the call, or in the same full-expression
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v); v.push_back(q); "
+     + _RANGES_TAIL, "change"),
+    ("long f(std::vector<int> v, int q) { std::sort(v.begin(), v.end()); v[0] = q; "
+     + _NOT_TAIL, "change"),
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v); std::ranges::reverse(v); "
+     + _RANGES_TAIL, "change"),
+    ("long f(std::vector<int> v, const std::vector<int>& qs) { std::ranges::sort(v); "
+     "long c = 0; for (int q : qs) { c += std::ranges::find(v, q) - v.begin(); "
+     "v.push_back(q); } return c; }", "change"),
+    ("long f(std::vector<int> v, int q) { std::ranges::sort(v); "
+     "return std::ranges::count(v, q) + (v.push_back(1), 0); }", "change"),
+    ("void g(std::vector<int>&);\nlong f(std::vector<int> v, int q) { std::ranges::sort(v); "
+     "g(v); " + _RANGES_TAIL, "pointer"),
+    # floating elements, or a value converted out of the elements' order
+    ("long f(std::vector<double> v, double q) { std::ranges::sort(v); " + _RANGES_TAIL,
+     "not integers or strings"),
+    ("long f(std::vector<float> v, float q) { std::sort(v.begin(), v.end()); "
+     "return std::find_if_not(v.begin(), v.end(), [q](float x) { return x < q; }) - "
+     "v.begin(); }", "not integers"),
+    ("long f(std::vector<int> v, unsigned q) { std::ranges::sort(v); " + _RANGES_TAIL,
+     "unsigned"),
+    # predicates whose failures are not one run, or whose first failure is not one search
+    ("long f(std::vector<int> v) { std::sort(v.begin(), v.end()); "
+     "return std::find_if_not(v.begin(), v.end(), [](int x) { return x % 2 == 0; }) - "
+     "v.begin(); }", "one run"),
+    ("long f(std::vector<int> v, int q) { std::sort(v.begin(), v.end()); "
+     "return std::find_if_not(v.begin(), v.end(), [q](int x) { return x == q; }) - "
+     "v.begin(); }", "differs"),
+    ("bool odd(int);\nlong f(std::vector<int> v) { std::sort(v.begin(), v.end()); "
+     "return std::find_if_not(v.begin(), v.end(), odd) - v.begin(); }", "lambda"),
+    ("long f(std::vector<long> v, int q) { std::sort(v.begin(), v.end()); "
+     "return std::find_if_not(v.begin(), v.end(), [q](int x) { return x < q; }) - "
+     "v.begin(); }", "converts"),
+    # the position found is written through, and a loop runs the search again
+    ("long f(std::vector<int> v, const std::vector<int>& qs) { std::ranges::sort(v); "
+     "long c = 0; for (int q : qs) { auto it = std::ranges::find(v, q); "
+     "if (it != v.end()) { *it = 0; ++c; } } return c; }", "kept"),
+    # a ``ranges`` namespace of the program's own
+    ("namespace my { namespace ranges { long count(std::vector<int>&, int); } }\n"
+     "long f(std::vector<int> v, int q) { std::ranges::sort(v); "
+     "return my::ranges::count(v, q); }", ""),
+])
+def test_ranges_and_find_if_not_left_alone(code: str, why: str) -> None:
+    res = rewrite(_site(code), RULES)
+    assert not res.changed, res.code
+    assert not _found(code), code
+    if why:
+        assert any(why in n for n in res.notes), res.notes
+
+
+def test_a_ranges_find_kept_for_reading_leaves_other_calls_in_the_loop_free() -> None:
+    code = ("long f(std::vector<int> v, const std::vector<int>& qs) { std::ranges::sort(v); "
+            "long c = 0; for (int q : qs) { auto a = std::ranges::find(v, q); "
+            "c += std::ranges::count(v, 5) + (a - v.begin()); } return c; }")
+    res = rewrite(_site(code), RULES)
+    assert RULE in res.rules and not res.notes, (res.code, res.notes)
+    assert "ranges::" not in res.code.replace("std::ranges::sort(v);", ""), res.code

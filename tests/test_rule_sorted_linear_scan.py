@@ -240,6 +240,22 @@ def test_each_test_finds_its_bound(test: str, sort: str, expect: str) -> None:
     assert expect in res.code, res.code
 
 
+@pytest.mark.parametrize(("sort", "expect"), [
+    ("std::ranges::sort(v);", "c += std::lower_bound(v.begin(), v.end(), q) - v.begin();"),
+    ("std::ranges::sort(v, std::greater{});",
+     "c += v.end() - std::upper_bound(v.begin(), v.end(), q, std::greater<>());"),
+    # the sort's result kept, a projection, a comparator of unknown order: no order proved
+    ("auto r = std::ranges::sort(v);", ""),
+    ("std::ranges::sort(v, {}, [](int x) { return -x; });", ""),
+    ("std::ranges::sort(v, [](int a, int b) { return a % 10 < b % 10; });", ""),
+])
+def test_a_ranges_sort_orders_the_loop(sort: str, expect: str) -> None:
+    code = (f"int f(std::vector<int> v, int q) {{ {sort} "
+            "int c = 0; for (int x : v) if (x < q) c++; return c; }")
+    res = rewrite(_site(code), RULES)
+    assert (expect in res.code) if expect else not res.changed, res.code
+
+
 def test_a_first_match_keeps_its_branch_and_index() -> None:
     code = ("int f(std::vector<long> v, long q) {\n    std::sort(v.begin(), v.end());\n"
             "    int at = -1;\n    for (int i = 0; i < (int)v.size(); ++i) {\n"

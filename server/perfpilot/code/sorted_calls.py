@@ -15,6 +15,12 @@ elements are refused, since a NaN is ordered with nothing. A ``find`` result may
 iterator that is only compared and read through, returned, or anything at all when no loop
 runs the call again after the sort. Each call is analysed up to the end of its full-expression
 (the operands around it are unsequenced with it).
+
+``std::find_if_not`` with such a lambda finds the first element passing the negated comparison,
+so it is ``find_if`` of the negation. ``std::ranges::count(v, q)`` and ``std::ranges::find(v,
+q)`` (no projection) are ``count``/``find`` over ``v.begin(), v.end()``: the same positions of
+the same iterator type, so the binary search is written in the classic form, which compiles
+under any standard; ``std::ranges::sort(v)`` counts as the sort (``sorted_ranges.sort_call``).
 """
 
 from __future__ import annotations
@@ -29,10 +35,12 @@ from perfpilot.code.sorted_ranges import (
     ends_of,
     flat,
     jumps_in,
+    ranges_name,
     reads_only,
     result_read_only,
     sorts_anything,
     std_name,
+    whole_container,
     whole_range,
 )
 from perfpilot.code.sorted_scan import SortedAnalysis, match_test, type_words
@@ -46,8 +54,13 @@ from perfpilot.code.syntax import (
 )
 
 _COUNTS = frozenset({"count", "count_if"})
-_FINDS = frozenset({"find", "find_if"})
-_PREDICATED = frozenset({"count_if", "find_if"})
+_FINDS = frozenset({"find", "find_if", "find_if_not"})
+_PREDICATED = frozenset({"count_if", "find_if", "find_if_not"})
+# ``std::ranges`` forms taken, over a whole container: ``name(v, q)``.
+_RANGES = frozenset({"count", "find"})
+# The test an element fails exactly when it passes ``op`` (``find_if_not`` finds the first
+# element passing the negation of its predicate).
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 # Searches whose position, kept only for reading, leaves the container alone.
 _SEARCHES = frozenset({"find", "find_if", "find_if_not", "lower_bound", "upper_bound"})
 # Parents through which a call is still part of the same full-expression.
@@ -63,11 +76,13 @@ _EXPRESSIONS = frozenset({
 class SortedCall:
     """A whole-range ``count``/``find`` (or ``_if``) call over a sorted container.
 
-    ``op`` is the test with the element on the left (``==`` for ``count``/``find``), ``query``
-    the value compared with. A ``find`` may sit in ``compared`` (``find(...) != v.end()``:
-    ``found_when`` is True; ``== v.end()``: False) or initialise the only variable of
-    ``declared`` (``auto it = find(...);`` in a block, not const or static). ``element`` is
-    the predicate's parameter ('' for ``count``/``find``).
+    ``op`` is the test with the element on the left that the counted or found elements pass
+    (``==`` for ``count``/``find``, the predicate's negation for ``find_if_not``), ``query``
+    the value compared with; ``first``/``last`` span the range as written (``v.begin()`` and
+    ``v.end()`` for ``std::ranges::count(v, q)``). A ``find`` may sit in ``compared``
+    (``find(...) != v.end()``: ``found_when`` is True; ``== v.end()``: False) or initialise
+    the only variable of ``declared`` (``auto it = find(...);`` in a block, not const or
+    static). ``element`` is the predicate's parameter ('' for ``count``/``find``).
     """
 
     call: Node
@@ -76,8 +91,8 @@ class SortedCall:
     algo: str
     op: str
     query: Node
-    first: Node
-    last: Node
+    first: str
+    last: str
     compared: Node | None = None
     found_when: bool = True
     declared: Node | None = None
@@ -96,6 +111,10 @@ class CallRefusal:
     call: Node
     var: str
     why: str
+
+
+def _tight(node: Node) -> str:
+    return " ".join(text(node).split())
 
 
 def full_expression(node: Node) -> Node:
@@ -148,15 +167,23 @@ def _benign_escapes(an: SortedAnalysis, var: str) -> frozenset[int]:
     for reading (see ``result_read_only``): the container stays as it is."""
     out = set()
     for u in an.uses(var):
-        arglist = u.access.parent
-        search = arglist.parent if u.kind == ESCAPE and arglist is not None and \
-            arglist.type == "argument_list" else None
-        if search is None or search.type != "call_expression" or \
-                std_name(search, an.own) not in _SEARCHES:
+        if u.kind != ESCAPE:
             continue
-        args = arguments(search)
-        if len(args) >= 3 and whole_range(args[0], args[1]) == var and \
-                result_read_only(an.facts, search, an.own):
+        if u.access.type == "call_expression" and whole_container(u.access) == var and \
+                ranges_name(u.access) in _SEARCHES and len(arguments(u.access)) == 2:
+            search = u.access  # ``std::ranges::find(v, q)``
+        else:
+            arglist = u.access.parent
+            outer = arglist.parent if arglist is not None and \
+                arglist.type == "argument_list" else None
+            if outer is None or outer.type != "call_expression" or \
+                    std_name(outer, an.own) not in _SEARCHES:
+                continue
+            search = outer
+            args = arguments(search)
+            if len(args) < 3 or whole_range(args[0], args[1]) != var:
+                continue
+        if result_read_only(an.facts, search, an.own):
             out.add(u.ident.start_byte)
     return frozenset(out)
 
@@ -215,29 +242,33 @@ class _Calls:
             at = max(at, b)
         return out | f.modified_between(at, full.end_byte)
 
-    def match(self, call: Node, algo: str, args: list[Node], var: str,
+    def match(self, call: Node, algo: str, span: tuple[str, str], arg: Node, var: str,
               s: SortCall) -> SortedCall | str:
+        """The call as a search of the sorted container, or why it stays: ``span`` is the
+        range as two positions (whitespace dropped), ``arg`` the value or predicate."""
         an = self.an
         element = an.element_of(var) or ""
         names: set[str] = set()
         param = ""
         if algo in _PREDICATED:
-            got = _predicate(args[2], element)
+            got = _predicate(arg, element)
             if isinstance(got, str):
                 return got
             op, query, param = got
+            if algo == "find_if_not":
+                op = _NEGATED[op]
             names.add(param)
         else:
-            op, query = "==", args[2]
+            op, query = "==", arg
         if algo in _FINDS and op == "!=":
             return "the first element that differs is not a single binary search"
         full = full_expression(call)
         tolerated = self.benign(var)
         # the range arguments escape when the position found is kept
         own = frozenset(u.ident.start_byte for u in an.uses(var)
-                        if u.kind == ESCAPE and u.access.parent is not None and
-                        u.access.parent.parent == call and
-                        u.ident.start_byte not in tolerated)
+                        if u.kind == ESCAPE and (u.access == call or (
+                            u.access.parent is not None and u.access.parent.parent == call))
+                        and u.ident.start_byte not in tolerated)
         if own:
             again = len(an.zone(s, call)) > 1
             if again:
@@ -252,7 +283,7 @@ class _Calls:
             return why
         compared, found_when, declared = _find_context(call, var) if algo in _FINDS else \
             (None, True, None)
-        return SortedCall(call, s, var, algo, op, query, args[0], args[1], compared,
+        return SortedCall(call, s, var, algo, op, query, span[0], span[1], compared,
                           found_when, declared, param)
 
 
@@ -274,12 +305,18 @@ def sorted_calls(facts: FunctionFacts, unit: Node) -> tuple[list[SortedCall], li
         algo = std_name(call, calls.an.own)
         args = arguments(call)
         var = whole_range(args[0], args[1]) if len(args) == 3 else None
+        span = (_tight(args[0]), _tight(args[1])) if var is not None else ("", "")
+        if var is None and algo is None and ranges_name(call) in _RANGES and len(args) == 2:
+            # ``std::ranges::count(v, q)``: searched as ``v.begin(), v.end()``, the same
+            # positions of the same iterator type, which any standard can name
+            algo, var = ranges_name(call), whole_container(call)
+            span = (f"{var}.begin()", f"{var}.end()")
         if algo not in _COUNTS | _FINDS or var is None or calls.an.element_of(var) is None:
             continue
         s = calls.an.sort_before(call, var)
         if s is None:
             continue
-        got = calls.match(call, algo, args, var, s)
+        got = calls.match(call, algo, span, args[-1], var, s)
         if isinstance(got, SortedCall):
             found.append(got)
         else:

@@ -153,6 +153,25 @@ def std_name(call: Node, own: frozenset[str]) -> str | None:
     return None
 
 
+def ranges_name(call: Node) -> str | None:
+    """The algorithm a ``std::ranges::name(...)`` call names (no template arguments), else
+    None."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "qualified_identifier":
+        return None
+    name = callee(call)
+    return name if flat(fn) == f"std::ranges::{name}" else None
+
+
+def whole_container(call: Node) -> str | None:
+    """``v`` for ``std::ranges::name(v, ...)``: the call's range is all of the container named
+    by its first argument."""
+    args = arguments(call)
+    if ranges_name(call) is None or not args or args[0].type != "identifier":
+        return None
+    return text(args[0])
+
+
 def whole_range(first: Node, last: Node) -> str | None:
     """``v`` when the two arguments span all of the container ``v``: ``v.begin(), v.end()``,
     ``std::begin(v), std::end(v)`` or ``v.data(), v.data() + v.size()``."""
@@ -176,41 +195,48 @@ def ends_of(var: str) -> frozenset[str]:
 def _comparator(arg: Node, element: str) -> bool | None:
     """Whether a comparator argument orders descending (``std::greater``), ascending
     (``std::less``), or None for anything else (a lambda, a function, another type)."""
-    m = re.fullmatch(r"(?:std::)?(less|greater)<([^<>]*)>(?:\(\)|\{\})", flat(arg))
-    if m is None or m.group(2) not in ("", element.replace(" ", "")):
+    m = re.fullmatch(r"(?:std::(?:ranges::)?)?(less|greater)(?:<([^<>]*)>)?(?:\(\)|\{\})",
+                     flat(arg))
+    if m is None or (m.group(2) or "") not in ("", element.replace(" ", "")):
         return None
     return m.group(1) == "greater"
 
 
-def sort_call(stmt: Node, own: frozenset[str],
-              element_of: Callable[[str], str | None]) -> SortCall | None:
+def sort_call(stmt: Node, own: frozenset[str], element_of: Callable[[str], str | None],
+              ranges: bool = False) -> SortCall | None:
     """The statement as a sort of a whole container in natural (``<``) or reversed (``>``)
-    order; ``element_of`` gives a container's element type as written (None: not one)."""
+    order; ``element_of`` gives a container's element type as written (None: not one).
+    ``ranges``: ``std::ranges::sort(v)`` / ``std::ranges::sort(v, std::greater{})`` count too
+    (for callers whose rewrites name no ``std::ranges`` algorithm of their own)."""
     if stmt.type != "expression_statement" or stmt.named_child_count != 1:
         return None
     call = stmt.named_children[0]
-    if call is None or call.type != "call_expression" or std_name(call, own) not in _SORTS:
+    if call is None or call.type != "call_expression":
         return None
     args = arguments(call)
-    if len(args) not in (2, 3):
+    if std_name(call, own) in _SORTS and len(args) in (2, 3):
+        var, comp = whole_range(args[0], args[1]), args[2:]
+    elif ranges and ranges_name(call) in _SORTS and len(args) in (1, 2):
+        # a third argument would be a projection: not the elements' own order
+        var, comp = whole_container(call), args[1:]
+    else:
         return None
-    var = whole_range(args[0], args[1])
     element = element_of(var) if var is not None else None
     if var is None or element is None:
         return None
-    descending = _comparator(args[2], element) if len(args) == 3 else False
+    descending = _comparator(comp[0], element) if comp else False
     if descending is None:
         return None
-    return SortCall(stmt, var, descending, text(args[2]) if len(args) == 3 else "")
+    return SortCall(stmt, var, descending, text(comp[0]) if comp else "")
 
 
 def sort_calls(facts: FunctionFacts, own: frozenset[str],
-               element_of: Callable[[str], str | None]) -> list[SortCall]:
+               element_of: Callable[[str], str | None], ranges: bool = False) -> list[SortCall]:
     """Every whole-container sort statement of the function, in source order."""
     out = []
     for call in facts.nodes("call_expression"):
         if call.parent is not None and callee(call) in _SORTS:
-            found = sort_call(call.parent, own, element_of)
+            found = sort_call(call.parent, own, element_of, ranges)
             if found is not None:
                 out.append(found)
     return out
@@ -496,7 +522,7 @@ def classify(n: Node, own: frozenset[str]) -> Use:
             return Use(SIZE, n, call)
         if name in ("swap", "move"):
             return Use(RESIZE, n, call)
-        return Use(ESCAPE, n, call)
+        return Use(_ranges_use(call, n, own), n, call)
     if p.type == "assignment_expression" and p.child_by_field_name("left") == n:
         return Use(RESIZE, n, p)
     if p.type == "init_declarator" and p.child_by_field_name("value") == n:
@@ -505,6 +531,24 @@ def classify(n: Node, own: frozenset[str]) -> Use:
         plain = decl is not None and decl.type == "identifier"
         return Use(ITERATE if plain else ESCAPE, n, p)
     return Use(ESCAPE, n, p)
+
+
+def _ranges_use(call: Node, n: Node, own: frozenset[str]) -> str:
+    """What ``std::ranges::name(v, ...)`` does with all of ``v``, its first argument: what the
+    classic algorithm does with ``v.begin(), v.end()`` (a sort writes it, but only as a
+    statement: a position it returns could be kept). Any other argument escapes."""
+    name = ranges_name(call)
+    args = arguments(call)
+    if name is None or not args or args[0] != n or len(args) > 2:
+        return ESCAPE
+    if name in _VALUE_ALGOS:
+        return ITERATE
+    if name in _POSITION_ALGOS:
+        return _position_result(call, own)
+    if name in _WRITING and call.parent is not None and \
+            call.parent.type == "expression_statement":
+        return WRITE
+    return ESCAPE
 
 
 def _ancestors(n: Node) -> list[Node]:

@@ -234,7 +234,7 @@ class SortedAnalysis:
     def sort_before(self, node: Node, var: str) -> SortCall | None:
         """The last sort of ``var`` that every path to ``node`` runs through."""
         if self._sorts is None:
-            self._sorts = sort_calls(self.facts, self.own, self.element_of)
+            self._sorts = sort_calls(self.facts, self.own, self.element_of, ranges=True)
         found = [s for s in self._sorts
                  if s.var == var and later_in_block(s.statement, node)]
         return max(found, key=lambda s: s.statement.start_byte) if found else None

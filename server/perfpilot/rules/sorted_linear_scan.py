@@ -14,7 +14,11 @@ The same holds for ``std::count``/``std::find`` over the whole sorted range, and
 ``std::count_if``/``std::find_if`` with a lambda that only compares its element with a fixed
 value (``code/sorted_calls.py``; integer or ``std::string`` elements): a count becomes the
 width of a run, a find the run's start checked for a match (same iterator type, same first
-match, the end when there is none), and ``find(...) != v.end()`` a ``std::binary_search``.
+match, the end when there is none), and ``find(...) != v.end()`` a ``std::binary_search``;
+``std::find_if_not`` is ``find_if`` of the negated comparison. ``std::ranges::sort(v)`` orders
+``v`` too, and ``std::ranges::count(v, q)``/``std::ranges::find(v, q)`` are searched as the
+classic calls over ``v.begin(), v.end()``: the rewrite names only classic iterator algorithms,
+valid under any standard.
 """
 
 from __future__ import annotations
@@ -198,7 +202,7 @@ def _call_search(c: SortedCall) -> str:
 def _call_edit(inp: RuleInput, c: SortedCall) -> Edit:
     """The replacement of the call (or of the comparison or declaration holding it)."""
     shape, kind = _SHAPE[(c.op, c.sort.descending)]
-    f, last, q = _tight(c.first), _tight(c.last), _tight(c.query)
+    f, last, q = c.first, c.last, _tight(c.query)
     comp = ", std::greater<>()" if c.sort.descending else ""
 
     def search(k: str) -> str:
