@@ -90,6 +90,19 @@ _OK_LOOP = ("  for (int i = 0; i < n; ++i)\n    for (int j = i + 1; j < n; ++j)\
     ("int f(const int* a, int n, int t) { int c = 0;\n"
      "  for (int i = 0; i < n; ++i)\n    for (int j = i + 1; j < n; j += 2)\n"
      "      if (a[i] + a[j] < t) ++c;\n  return c; }", "the inner step is two"),
+    ("int f(const int* a, int n, int t) { int c = 0;\n"
+     "  for (int i = 0; i < n; ++i)\n    for (int j = 0; j < n; ++j)\n"
+     "      if (a[i] + a[j] < t && i != j) ++c;\n  return c; }",
+     "i != j tested after the sum: the original computes a[i] + a[i]"),
+    ("int f(const int* a, int n, int t) { int c = 0;\n"
+     "  for (int i = 0; i < n; ++i)\n    for (int j = 0; j < n; ++j)\n"
+     "      if (i != j || a[i] + a[j] < t) ++c;\n  return c; }", "'||', not '&&'"),
+    ("int f(const double* a, int n) { int c = 0;\n" + _OK_LOOP +
+     "      if (a[i] == a[j]) ++c;\n  return c; }", "equal floating values (NaN, -0.0)"),
+    ("int f(const int* a, int n) { int c = 0;\n" + _OK_LOOP +
+     "      if (a[i] == a[j] + 1) ++c;\n  return c; }", "not plain equality"),
+    ("int f(const int* a, const int* b, int n) { int c = 0;\n" + _OK_LOOP +
+     "      if (a[i] == b[j]) ++c;\n  return c; }", "equality across two sequences"),
 ])
 def test_left_alone(code: str, why: str) -> None:
     _out, rules = _rewritten(code)
@@ -108,24 +121,33 @@ def _variant(rnd: random.Random, n: int) -> Variant:
     limit_type = rnd.choice(("int", "long", "long long"))
     counter = rnd.choice(("long", "int", "long long", "unsigned", "short", "std::size_t"))
     seq = rnd.choice(("vec", "ptr", "n_vec"))
-    op = rnd.choice(_OPS)
+    op = rnd.choice((*_OPS, "==", "=="))
     s, t = rnd.choice((("i", "j"), ("j", "i")))
     cond = f"a[{s}] + a[{t}] {op} lim"
     if rnd.random() < 0.5:
-        cond = f"lim {_MIRROR[op]} a[{s}] + a[{t}]"
+        cond = f"lim {_MIRROR[op]} a[{s}] + a[{t}]" if op != "==" else f"a[{s}] == a[{t}]"
+    elif op == "==":
+        cond = f"a[{s}] == a[{t}]"
+        if rnd.random() < 0.5:
+            elem = rnd.choice(("unsigned", "unsigned char", "char", "std::uint64_t"))
+    square = rnd.random() < 0.35
+    if square:
+        cond = f"{rnd.choice(('i != j', 'j != i'))} && {cond}"
     inc = rnd.choice(("++c;", "c++;", "c += 1;", "{ ++c; }"))
     idx = rnd.choice(("std::size_t", "int", "long"))
     upd_i, upd_j = rnd.choice((("++i", "++j"), ("i++", "j++"), ("i += 1", "j += 1")))
     name = f"pairs{n}"
     if seq == "vec":
-        params, bound, call = f"const std::vector<{elem}>& a", "a.size()", "a"
+        params, call = f"const std::vector<{elem}>& a", "a"
+        bound = rnd.choice(("a.size()", "a.size()", "(int)a.size()",
+                            "static_cast<long>(a.size())"))
     elif seq == "ptr":
         params, bound, call = f"const {elem}* a, int n", "n", "a.data(), (int)a.size()"
         idx = "int" if idx == "std::size_t" else idx
     else:
         params, bound, call = f"const std::vector<{elem}>& a, std::size_t n", "n", \
             "a, a.size()"
-    start = rnd.choice(("i + 1", "1 + i"))
+    start = "0" if square else rnd.choice(("i + 1", "1 + i"))
     init = rnd.choice(("0", "3", "-2")) if counter not in ("unsigned", "std::size_t") else "0"
     code = (f"long long {name}({params}, {limit_type} lim) {{\n"
             f"    {counter} c = {init};\n"
@@ -146,7 +168,7 @@ def _variant(rnd: random.Random, n: int) -> Variant:
 
 def _variants() -> list[Variant]:
     rnd = random.Random(17)
-    return [_variant(rnd, n) for n in range(48)]
+    return [_variant(rnd, n) for n in range(80)]
 
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
@@ -160,15 +182,20 @@ def test_generated_variants_keep_results(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
-def test_the_differential_test_catches_an_off_by_one(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """A two-pointer pass that starts one short of the top must be caught."""
+@pytest.mark.parametrize(("good", "bad"), [
+    (".size() - 1;", ".size() - 2;"),  # the two pointers start one short of the top
+    ("2 * (", "("),  # the square counted as the triangle
+    (" - 1) / 2", ") / 2"),  # a run of k equal values counted as k * k / 2 pairs
+])
+def test_the_differential_test_catches_a_wrong_count(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, good: str, bad: str) -> None:
+    """The same variants, rewritten with a deliberate mistake, must fail the comparison."""
     real = pcs._replacement
 
     def wrong(found: pcs.PairCount, names: tuple[str, str, str], indent: str,
               nl: str) -> str:
-        return real(found, names, indent, nl).replace(".size() - 1;", ".size() - 2;")
+        return real(found, names, indent, nl).replace(good, bad)
 
     monkeypatch.setattr(pcs, "_replacement", wrong)
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=r"\[\("):  # printed lines differ
         compare(_variants(), RULES, tmp_path)

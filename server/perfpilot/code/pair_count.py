@@ -26,10 +26,11 @@ O(n log n) for the sort. This module proves the loop is such a count:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements, unparen, unwrap, walk_all
 from perfpilot.code.seen_list import normal_type
 from perfpilot.code.syntax import Node, text
@@ -39,6 +40,8 @@ _SIGNED = frozenset({"short", "int", "long", "long long", "signed char", "int8_t
                      "int32_t", "int64_t", "ptrdiff_t", "intptr_t", "ssize_t", "short int",
                      "signed short int", "long long int", "signed long int"})
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_SIZE = re.compile(r"(?:\((?P<c1>[\w:]+)\)|static_cast<(?P<c2>[\w:]+)>)?"
+                   r"(?P<open>\()?(?P<seq>\w+)\.size\(\)(?(open)\))")
 _DECIMAL = re.compile(r"^\d+[lL]{0,2}$")
 
 
@@ -46,7 +49,8 @@ _DECIMAL = re.compile(r"^\d+[lL]{0,2}$")
 class PairCount:
     """A proved pair count: the outer loop, the sequence and its element type, whether it is
     a container object (``begin()``) or a pointer/array, the bound ``N``, the comparison as
-    ``sum op limit``, the limit's text, the counter, and the ``if`` that counts."""
+    ``sum op limit`` (``==`` for equal elements, with no limit), the limit's text, the
+    counter, and the ``if`` that counts."""
 
     loop: Node
     seq: str
@@ -57,6 +61,7 @@ class PairCount:
     limit: str
     counter: str
     test: Node
+    square: bool  # every ordered pair (j from 0, i == j left out): twice the triangle's count
 
 
 def signed_integer(t: str) -> bool:
@@ -180,6 +185,18 @@ def _limit_ok(node: Node, types: Mapping[str, VarType | None]) -> bool:
         "volatile" not in vt.type_text.split() and signed_integer(vt.base)
 
 
+def pair_counts(facts: FunctionFacts) -> Iterator[tuple[int, PairCount | str]]:
+    """Each outer loop of a two-deep nest (its index in ``facts.loops``) with its proof as a
+    pair count, or why it is not one."""
+    if facts.language != "cpp" or facts.body is None:
+        return
+    for lp in facts.loops:
+        kids = facts.children_of(lp)
+        if lp.node.type != "for_statement" or len(kids) != 1 or facts.children_of(kids[0]):
+            continue
+        yield lp.index, pair_count(lp.node, facts.body, facts.loop_types)
+
+
 def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> PairCount | str:
     """The loop as a proved pair count, or why it is not one."""
     if loop.type != "for_statement":
@@ -200,13 +217,12 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     j, jstart, jbound = inner
     if j == i or jbound != bound:
         return "the two loops do not share one bound"
-    start_ok = jstart.type == "binary_expression" and \
-        text(jstart.child_by_field_name("operator") or jstart) == "+" and \
-        sorted(text(c) for c in (jstart.child_by_field_name("left"),
-                                 jstart.child_by_field_name("right")) if c is not None) == \
-        sorted([i, "1"])
-    if not start_ok:
-        return "the inner loop does not start right after the outer counter (i + 1)"
+    if text(jstart) == "0":
+        square = True  # every ordered pair: the condition must leave out i == j
+    elif _is_next(jstart, i):
+        square = False
+    else:
+        return "the inner loop starts neither right after the outer counter (i + 1) nor at 0"
     inner_body = statements(inner_loop.child_by_field_name("body"))
     if len(inner_body) != 1 or inner_body[0].type != "if_statement" or \
             inner_body[0].child_by_field_name("alternative") is not None:
@@ -216,14 +232,30 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     if counter is None:
         return "the branch does more than add one to a counter"
     cond = unwrap(test.child_by_field_name("condition"))
-    op_node = cond.child_by_field_name("operator") if cond is not None else None
-    if cond is None or cond.type != "binary_expression" or op_node is None or \
-            text(op_node) not in _FLIP:
-        return "the condition is not an ordering comparison"
-    op = text(op_node)
+    if cond is None:
+        return "the 'if' has no plain condition"
+    if square:
+        cond = _without_same_position(cond, i, j)
+        if cond is None:
+            return "the inner loop starts at 0 and the condition does not leave out i == j"
+    op_node = cond.child_by_field_name("operator")
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if left is None or right is None:
-        return "the condition is not an ordering comparison"
+    if cond.type != "binary_expression" or op_node is None or left is None or right is None:
+        return "the condition is not a comparison"
+    op = text(op_node)
+    if op == "==":
+        seq = _element_at(left, i)
+        if seq is None or _element_at(right, j) != seq:
+            seq = _element_at(left, j)
+            if seq is None or _element_at(right, i) != seq:
+                return "the condition does not compare the two elements"
+        found = _element(types.get(seq))
+        if found is None or not VarType(found[0]).is_integral:
+            return f"'{seq}' is not a sequence of an integer type"
+        return _finish(loop, fn, types, seq, found, bound, op, "", counter, test,
+                       square, {i, j, seq, bound})
+    if op not in _FLIP:
+        return "the condition is not an ordering comparison or an equality"
     seq = _pair_sum(left, i, j)
     limit = right
     if seq is None:
@@ -235,8 +267,17 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     found = _element(types.get(seq))
     if found is None or not signed_integer(found[0]):
         return f"'{seq}' is not a sequence of a signed integer type"
+    limit_text = " ".join(text(limit).split())
+    return _finish(loop, fn, types, seq, found, bound, op, limit_text, counter, test,
+                   square, {i, j, seq, bound, limit_text})
+
+
+def _finish(loop: Node, fn: Node, types: Mapping[str, VarType | None], seq: str,
+            found: tuple[str, bool], bound: str, op: str, limit: str, counter: str,
+            test: Node, square: bool, read: set[str]) -> PairCount | str:
+    """The checks of the bound and the counter, common to both forms."""
     element, container = found
-    if bound != f"{seq}.size()" and bound != f"{seq}.size ()":
+    if not _size_of(bound, seq):
         bvt = types.get(bound)
         if bvt is None or not bvt.is_integral or bvt.reference or \
                 "volatile" in bvt.type_text.split():
@@ -245,8 +286,7 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     if cvt is None or cvt.scope != "local" or not cvt.is_integral or cvt.reference or \
             "volatile" in cvt.type_text.split() or normal_type(cvt.base) == "bool":
         return f"'{counter}' is not a plain local integer"
-    names = {i, j, seq, bound, text(unwrap(limit) or limit)}
-    if counter in names:
+    if counter in read:
         return f"the counter '{counter}' is read inside the loops"
     uses = [n for n in walk_all(loop) if n.type == "identifier" and text(n) == counter]
     if len(uses) != 1:
@@ -255,5 +295,39 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
         if n.type == "pointer_expression" and text(n).replace(" ", "").startswith("&") and \
                 text(n.child_by_field_name("argument") or n) == counter:
             return f"the address of '{counter}' is taken"
-    return PairCount(loop, seq, element, container, bound, op,
-                     " ".join(text(limit).split()), counter, test)
+    return PairCount(loop, seq, element, container, bound, op, limit, counter, test, square)
+
+
+def _size_of(bound: str, seq: str) -> bool:
+    """Whether ``bound`` is ``seq.size()``, or that cast to an integer type."""
+    m = _SIZE.fullmatch(bound.replace(" ", ""))
+    if m is None or m.group("seq") != seq:
+        return False
+    cast = m.group("c1") or m.group("c2")
+    return cast is None or VarType(cast.replace("long", " long ").strip()).is_integral
+
+
+def _is_next(node: Node, i: str) -> bool:
+    """Whether ``node`` is ``i + 1`` or ``1 + i``."""
+    op = node.child_by_field_name("operator")
+    parts = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+    return node.type == "binary_expression" and op is not None and text(op) == "+" and \
+        sorted(text(c) for c in parts if c is not None) == sorted([i, "1"])
+
+
+def _without_same_position(cond: Node, i: str, j: str) -> Node | None:
+    """``rest`` when ``cond`` is ``i != j && rest`` (or ``j != i``): ``&&`` stops before
+    ``rest`` exactly on the pairs of one position."""
+    op = cond.child_by_field_name("operator")
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if cond.type != "binary_expression" or op is None or text(op) != "&&" or left is None or \
+            right is None:
+        return None
+    left = unwrap(left) or left
+    lop = left.child_by_field_name("operator")
+    ends = sorted(text(c) for c in (left.child_by_field_name("left"),
+                                    left.child_by_field_name("right")) if c is not None)
+    if left.type != "binary_expression" or lop is None or text(lop) != "!=" or \
+            ends != sorted([i, j]):
+        return None
+    return unwrap(right)

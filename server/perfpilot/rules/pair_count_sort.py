@@ -1,9 +1,9 @@
 """The pair-count-sort rule: a double loop counting the pairs of one integer sequence whose sum
-is below (or above) a fixed limit does O(n²) tests.
+is below (or above) a fixed limit, or whose elements are equal, does O(n²) tests.
 
-Rewrite: sort a copy and count with two pointers, O(n log n). ``code/pair_count.py`` proves
-the loop only counts; the count depends only on the values as a multiset, so the sorted copy
-gives the same number, added to the counter in one pass.
+Rewrite: sort a copy and count with two pointers (sums) or by runs of equal values,
+O(n log n). ``code/pair_count.py`` proves the loop only counts; the count depends only on the
+values as a multiset, so the sorted copy gives the same number, added to the counter.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.pair_count import PairCount, pair_count
+from perfpilot.code.pair_count import PairCount, pair_counts
 from perfpilot.code.syntax import line
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
@@ -29,30 +29,31 @@ from perfpilot.rules.rewrite_input import (
 RULE_ID = "pair-count-sort"
 
 
-def _pair_counts(facts: FunctionFacts) -> Iterator[tuple[int, PairCount | str]]:
-    """Each outer loop of a two-deep nest with its proof, or why it is refused."""
-    if facts.language != "cpp" or facts.body is None:
-        return
-    for lp in facts.loops:
-        kids = facts.children_of(lp)
-        if lp.node.type != "for_statement" or len(kids) != 1 or facts.children_of(kids[0]):
-            continue
-        yield lp.index, pair_count(lp.node, facts.body, facts.loop_types)
+def _test(found: PairCount) -> str:
+    v = found.seq
+    if found.op == "==":
+        return f"{v}[i] == {v}[j]"
+    return f"{v}[i] + {v}[j] {found.op} {found.limit}"
+
+
+def _how(found: PairCount) -> str:
+    if found.op == "==":
+        return "add k·(k-1)/2 for each run of k equal values"
+    return "count with two pointers (for each smaller element, the partners that pass " \
+        "form one run)"
 
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Double loops that count the pairs of one sequence whose sum passes a fixed limit."""
-    for index, found in _pair_counts(facts):
+    for index, found in pair_counts(facts):
         if isinstance(found, str):
             continue
         lp = facts.loops[index]
         yield make_finding(
             RULE_ID,
-            f"{loop_phrase(lp)} tests every pair of `{found.seq}` "
-            f"(`{found.seq}[i] + {found.seq}[j] {found.op} {found.limit}`, line "
+            f"{loop_phrase(lp)} tests every pair of `{found.seq}` (`{_test(found)}`, line "
             f"{line(found.test)}) to count them into `{found.counter}`: O(n²). The count "
-            f"depends only on the values, so sort a copy and count with two pointers "
-            f"(for each smaller element, the partners that pass form one run): O(n log n).",
+            f"depends only on the values, so sort a copy and {_how(found)}: O(n log n).",
             [lp.line, line(found.test)],
             loop_range=lp.byte_range, node_range=(found.test.start_byte, found.test.end_byte),
             names=[found.counter, found.seq],
@@ -72,7 +73,27 @@ def _replacement(found: PairCount, names: tuple[str, str, str], indent: str, nl:
     else:
         copy = f"{found.seq}, {found.seq} + {found.bound}"
     c = found.counter
-    add = f"{c} += static_cast<decltype({c})>({hi} - {lo});"
+    # every ordered pair (the square): each unordered pair twice
+    chunk = f"2 * ({hi} - {lo})" if found.square else f"{hi} - {lo}"
+    head = [
+        f"if ({found.bound} >= 2) {{",
+        f"{step}std::vector<{found.element}> {s}({copy});",
+        f"{step}std::sort({s}.begin(), {s}.end());",
+    ]
+    if found.op == "==":
+        # a run of k equal values holds k * (k - 1) / 2 pairs of positions
+        run = f"({hi} - {lo})"
+        pairs = f"{run} * ({run} - 1)" if found.square else f"{run} * ({run} - 1) / 2"
+        body = [
+            f"{step}for (std::size_t {lo} = 0, {hi} = 0; {lo} < {s}.size(); {lo} = {hi}) {{",
+            f"{step}{step}while ({hi} < {s}.size() && {s}[{hi}] == {s}[{lo}]) ++{hi};",
+            f"{step}{step}{c} += static_cast<decltype({c})>({pairs});",
+            f"{step}}}",
+        ]
+        return (nl + indent).join([head[0],
+                                   f"{step}// The same count over a sorted copy: equal "
+                                   "values form runs.", *head[1:], *body, "}"])
+    add = f"{c} += static_cast<decltype({c})>({chunk});"
     if found.op in ("<", "<="):
         # the pairs (k, hi) for lo < k < hi pass too when (lo, hi) does: count them, move lo
         hit, miss = f"{add} ++{lo};", f"--{hi};"
@@ -80,13 +101,12 @@ def _replacement(found: PairCount, names: tuple[str, str, str], indent: str, nl:
         # the pairs (k, hi) for lo <= k < hi pass when (lo, hi) does: count them, drop hi
         hit, miss = f"{add} --{hi};", f"++{lo};"
     lines = [
-        f"if ({found.bound} >= 2) {{",
+        head[0],
         f"{step}// The same count over a sorted copy: only the values matter. Each sum below "
         "is of two",
         f"{step}// different positions, a sum the double loop also computed, so no new "
         "overflow.",
-        f"{step}std::vector<{found.element}> {s}({copy});",
-        f"{step}std::sort({s}.begin(), {s}.end());",
+        *head[1:],
         f"{step}std::size_t {lo} = 0, {hi} = {s}.size() - 1;",
         f"{step}while ({lo} < {hi}) {{",
         f"{step}{step}if ({s}[{lo}] + {s}[{hi}] {found.op} {found.limit}) {{ {hit} }}",
@@ -105,7 +125,7 @@ def rewrite(inp: RuleInput) -> RuleOutput:
     notes: list[str] = []
     taken = set(inp.taken)
     nl = newline_of(inp.text)
-    for index, found in _pair_counts(inp.facts):
+    for index, found in pair_counts(inp.facts):
         node = inp.facts.loops[index].node
         if isinstance(found, str):
             continue
@@ -117,9 +137,8 @@ def rewrite(inp: RuleInput) -> RuleOutput:
         changes.append(Change(
             RULE_ID, (Edit(node.start_byte, node.end_byte, text, RULE_ID),),
             f"The double loop at line {inp.line_of(node)} counted the pairs of '{found.seq}' "
-            f"whose sum is {found.op} {found.limit} in O(n²); it now sorts a copy and counts "
-            f"them with two pointers in O(n log n), adding the same number to "
-            f"'{found.counter}'.",
+            f"with {_test(found)} in O(n²); it now sorts a copy and counts them in "
+            f"O(n log n) ({_how(found)}), adding the same number to '{found.counter}'.",
             (inp.line_of(node),), ("<algorithm>", "<vector>")))
     return changes, notes
 
@@ -153,5 +172,15 @@ int pairs_at_least(const long* a, int n, long t) {
     return count;
 }
 """, "pairs_at_least"),
+        Example("cpp", """
+#include <vector>
+long long equal_pairs(const std::vector<unsigned>& v) {
+    long long same = 0;
+    for (int i = 0; i < (int)v.size(); ++i)
+        for (int j = 0; j < (int)v.size(); ++j)
+            if (i != j && v[i] == v[j]) same++;
+    return same;
+}
+""", "equal_pairs"),
     ),
 )
