@@ -97,6 +97,10 @@ _OK_LOOP = ("  for (int i = 0; i < n; ++i)\n    for (int j = i + 1; j < n; ++j)\
     ("int f(const int* a, int n, int t) { int c = 0;\n"
      "  for (int i = 0; i < n; ++i)\n    for (int j = 0; j < n; ++j)\n"
      "      if (i != j || a[i] + a[j] < t) ++c;\n  return c; }", "'||', not '&&'"),
+    ("int f(const int* a, int n) { int c = 0;\n" + _OK_LOOP +
+     "      if (a[i] + a[j] < j) ++c;\n  return c; }", "the limit is the inner counter"),
+    ("int f(const int* a, int n) { int c = 0;\n" + _OK_LOOP +
+     "      if (i > a[i] + a[j]) ++c;\n  return c; }", "the limit is the outer counter"),
     ("int f(const double* a, int n) { int c = 0;\n" + _OK_LOOP +
      "      if (a[i] == a[j]) ++c;\n  return c; }", "equal floating values (NaN, -0.0)"),
     ("int f(const int* a, int n) { int c = 0;\n" + _OK_LOOP +

@@ -262,6 +262,8 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
         seq, limit, op = _pair_sum(right, i, j), left, _FLIP[op]
     if seq is None:
         return "the condition does not compare the sum of the two elements"
+    if text(unwrap(limit) or limit) in (i, j):
+        return "the limit is a loop counter, not loop-invariant"
     if not _limit_ok(limit, types):
         return "the limit is not a literal or a signed integer variable held by value"
     found = _element(types.get(seq))
