@@ -46,6 +46,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("invariant-inner-loop", 1, 0.97, _C),
     Rule("linear-search-in-loop", 1, 0.95, _C),
     Rule("seen-list-set", 1, 0.94, _C),
+    Rule("pair-count-sort", 1, 0.91, _C),
     Rule("memo-recursion", 1, 0.95, _C),
     Rule("manual-sort", 15, 0.93, _C),
     Rule("prefix-sum", 1, 0.92, _C),
@@ -103,6 +104,7 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "char-set-table": "subject (the character tested)",
     "strlen-condition": "call, var",
     "flag-early-exit": "flag, constant (the value stored)",
+    "pair-count-sort": "container, counter, op (the comparison as sum op limit), limit",
     "accumulator-chain": "var, op",
     "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "
                    "schedule (the schedule clause, empty for the default), pattern (only for "

@@ -20,6 +20,7 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
+from perfpilot.code.pair_count import pair_counts
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.code.seen_list import seen_lists
 from perfpilot.code.sorted_calls import sorted_calls
@@ -336,9 +337,12 @@ def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
         if claimed is None:
             # a scan of data already sorted is the sorted-linear-scan rule's: a binary search
             # on it, not a hash set built from it; a proved seen list's scan before its
-            # append is the seen-list-set rule's
+            # append is the seen-list-set rule's; a proved count of equal pairs is the
+            # pair-count-sort rule's (sorted runs)
             claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]} | \
-                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]}
+                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
+                {facts.children_of(facts.loops[k])[0].node.start_byte
+                 for k, p in pair_counts(facts) if not isinstance(p, str)}
         if inner.node.start_byte in claimed:
             continue
         outer = facts.loops[inner.parent]

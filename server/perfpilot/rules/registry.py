@@ -26,6 +26,7 @@ from perfpilot.rules import (
     mod_wrap,
     openmp,
     ordered_map_unneeded,
+    pair_count_sort,
     pow2_divmod,
     pow_strength,
     prefix_sum,
@@ -50,7 +51,7 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
-    manual_sort,
+    manual_sort, pair_count_sort,
     prefix_sum, sort_for_selection,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
