@@ -127,3 +127,118 @@ def test_left_alone(code: str) -> None:
     res = rewrite(_site(code), RULES)
     assert not res.changed, res.code
     assert "char-set-table" not in {f.rule for f in analyze(_site(code))}
+
+
+# -- a character looked up in a string literal --------------------------------------------------
+
+_LITERALS = ('"aeiouAEIOU"', '" \\t\\n\\r"', '",.;:!?"', '"\\\\\\"\'"', '"\\x41\\102C"',
+             '"0123456789"', '"xy"', '"\\x7f~"')
+
+
+def _membership_variants(count: int, seed: int) -> list[Variant]:
+    rnd = random.Random(seed)
+    out: list[Variant] = []
+    for n in range(count):
+        lit = rnd.choice(_LITERALS)
+        name = f"member{n}"
+        subject, loop, params, arg = rnd.choice((
+            ("c", "for (char c : s)", "const std::string& s", "str"),
+            ("s[i]", "for (std::size_t i = 0; i < s.size(); ++i)", "const std::string& s", "str"),
+            ("u[k]", "for (int k = 0; k < m; ++k)", "const unsigned char* u, int m",
+             "(const unsigned char*)str.data(), (int)str.size()"),
+            ("*p", "for (; p != e; ++p)", "const char* p, const char* e",
+             "str.data(), str.data() + str.size()")))
+        form = rnd.randrange(7)
+        if form == 0:
+            test = f"std::string({lit}).find({subject}) != std::string::npos"
+        elif form == 1:
+            test = f"std::string{{{lit}}}.find({subject}) == std::string::npos"
+        elif form == 2:
+            test = f"std::string_view({lit}).find({subject}) != std::string_view::npos"
+        elif form == 3:
+            test = f"strchr({lit}, {subject})"
+        elif form == 4:
+            test = f"!std::strchr({lit}, {subject})"
+        elif form == 5:
+            test = f"strchr({lit}, {subject}) == NULL"
+        else:
+            test = f"(k0 > 1 && strchr({lit}, {subject}) != nullptr)"
+        uses = (f"if ({test}) h = h * 31 + 1; else h = h * 5 + 2;",
+                f"h += ({test}) * 3;", f"bool b = {test}; h = h * 7 + b;")
+        # a bare strchr is a pointer: only a condition takes it as a test
+        use = uses[0] if form == 3 else rnd.choice(uses)
+        code = ("#include <cstring>\n#include <string_view>\n"
+                f"unsigned long {name}({params}) {{\n    unsigned long h = 0; int k0 = 0;\n"
+                f"    {loop} {{\n        ++k0;\n        {use}\n    }}\n    return h;\n}}\n")
+        driver = ("std::string str; for (int b = 0; b < 256; ++b) str.push_back((char)b); "
+                  "for (int b = 255; b >= 0; b -= 3) str.push_back((char)b); "
+                  f"std::printf(\"%lu\\n\", {name}({arg}));")
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_generated_literal_lookups_keep_results(tmp_path: Path) -> None:
+    variants = _membership_variants(56, seed=4)
+    results = compare(variants, RULES, tmp_path)
+    for v in variants:
+        res = results[v.name]
+        assert res.rules >= RULES, (v.code, res.notes)
+        assert "find(" not in res.code and "strchr(" not in res.code, res.code
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_the_differential_catches_a_table_without_the_nul_strchr_finds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.code import char_membership
+    monkeypatch.setattr(char_membership, "STRCHR_ALSO_FINDS", frozenset())
+    variants = [v for v in _membership_variants(56, seed=4) if "strchr" in v.code]
+    assert variants
+    # both builds compile; what they print differs
+    with pytest.raises(AssertionError, match=r"^\[\('"):
+        compare(variants, RULES, tmp_path)
+
+
+def test_a_string_literal_decodes() -> None:
+    from perfpilot.code.char_membership import literal_chars
+    from perfpilot.code.parse import parse
+    lits = {'"ab"': {97, 98}, '"\\t\\n"': {9, 10}, '"\\x41g"': {65, 103}, '"\\1012"': {65, 50},
+            '"\\\\\\""': {92, 34}, 'L"ab"': None, 'u8"ab"': None, '"\\x80"': None,
+            '"\\u00e9"': None}
+    for lit, want in lits.items():
+        tree = parse(f"auto x = {lit};", "cpp")
+        node = next(n for n in _nodes(tree.root_node) if n.type == "string_literal")
+        got = literal_chars(node)
+        assert (set(got) if got is not None else None) == want, lit
+
+
+@pytest.mark.parametrize("code", [
+    # the position is used, not only found or not
+    "int f(const std::string& s) { int n = 0; for (char c : s) n += std::string(\"abc\")"
+    ".find(c); return n; }",
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (std::string(\"abc\")"
+    ".find(c) < 2) ++n; return n; }",
+    # a start position, a named string (which may change), a prefixed or non-ASCII literal
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (std::string(\"abc\")"
+    ".find(c, 1) != std::string::npos) ++n; return n; }",
+    "int f(const std::string& s, const std::string& t) { int n = 0; for (char c : s) if "
+    "(t.find(c) != std::string::npos) ++n; return n; }",
+    "int f(const std::wstring& s) { int n = 0; for (wchar_t c : s) if (std::wstring(L\"abc\")"
+    ".find(c) != std::wstring::npos) ++n; return n; }",
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (std::string(\"ab\\x80\")"
+    ".find(c) != std::string::npos) ++n; return n; }",
+    # an int subject (EOF)
+    "int f(const int* v, int m) { int n = 0; for (int i = 0; i < m; ++i) if (strchr(\"abc\", "
+    "v[i])) ++n; return n; }",
+    # strchr's pointer is kept
+    "int f(const std::string& s) { int n = 0; for (char c : s) { const char* p = "
+    "strchr(\"abc\", c); if (p) n += p[0]; } return n; }",
+    # one character only
+    "int f(const std::string& s) { int n = 0; for (char c : s) if (std::string(\"a\")"
+    ".find(c) != std::string::npos) ++n; return n; }",
+])
+def test_other_lookups_are_left_alone(code: str) -> None:
+    site = _site("#include <cstring>\n" + code)
+    res = rewrite(site, RULES)
+    assert not res.changed, res.code
+    assert "char-set-table" not in {f.rule for f in analyze(site)}

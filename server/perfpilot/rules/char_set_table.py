@@ -1,4 +1,5 @@
-"""The char-set-table rule: one character tested against four or more constants in a loop.
+"""The char-set-table rule: one character tested against four or more constants in a loop, or
+looked up in a string literal (``code/char_membership.py``).
 
 ``c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'`` compares and branches once per
 constant on every iteration; a 256-entry table of the set answers with one load,
@@ -8,7 +9,9 @@ same ``E``, an expression of a character type (``char``, ``signed char``, ``unsi
 a variable, an element of a string, character array or pointer, or ``*p``) that has no side
 effects and calls nothing; and every ``K`` a constant from 0 to 127. For such constants
 ``E == K`` holds exactly when ``(unsigned char)E == K`` whatever the signedness of ``char``, and
-``E``, having no effects, may be read once instead of up to once per test.
+``E``, having no effects, may be read once instead of up to once per test. The same table
+answers ``std::string("aeiou").find(E) != std::string::npos`` and ``strchr(" \t\n", E)`` (whose
+set includes the NUL it also finds) for such an ``E``, without building or scanning a string.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from perfpilot.code.char_membership import memberships
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import int_literal, statements
@@ -39,10 +43,11 @@ _PURE_PARTS = frozenset({"identifier", "number_literal", "char_literal", "subscr
 
 @dataclass(frozen=True)
 class _Chain:
-    node: Node  # the whole || (or &&) expression
+    node: Node  # the whole || (or &&) expression, or the membership test
     subject: Node  # E
     values: frozenset[int]
     negated: bool  # an && chain of != : true outside the set
+    form: str = "chain"  # or the membership call: find, strchr
 
     def lookup(self, table: str) -> str:
         test = f"{table}[(unsigned char)({text(self.subject)})] {'==' if self.negated else '!='} 0"
@@ -160,22 +165,30 @@ def _chain(facts: FunctionFacts, n: Node) -> _Chain | None:
 
 
 def _chains(facts: FunctionFacts) -> Iterator[_Chain]:
+    found: list[_Chain] = []
     for n in facts.in_loops("binary_expression"):
         parent = unparenthesized(n).parent
         if parent is not None and parent.type == "binary_expression" and \
                 operator(parent) == operator(n):
             continue  # part of a longer chain
-        found = _chain(facts, n)
-        if found is not None:
-            yield found
+        chain = _chain(facts, n)
+        if chain is not None:
+            found.append(chain)
+    found += [_Chain(m.node, m.subject, m.values, m.negated, m.form)
+              for m in memberships(facts.in_loops("call_expression"))
+              if _char_subject(facts, m.subject)]
+    yield from sorted(found, key=lambda c: c.node.start_byte)
 
 
 def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
     """A character compared with four or more constants, in a loop."""
     for c in _chains(facts):
+        how = ("against" if c.form == "chain" else
+               "by building a string and searching it for" if c.form == "find" else
+               "by scanning a string literal for")
         yield make_finding(
             RULE_ID,
-            f"`{code(c.node)}` on line {line(c.node)} tests `{text(c.subject)}` against "
+            f"`{code(c.node)}` on line {line(c.node)} tests `{text(c.subject)}` {how} "
             f"{len(c.values)} characters one after another on every iteration of the loop: a "
             f"256-entry table of the set, indexed by `(unsigned char){text(c.subject)}`, "
             "answers with one load and no branch per character.",
