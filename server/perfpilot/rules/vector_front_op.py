@@ -15,6 +15,10 @@ element on each erase, so draining ``n`` elements costs O(n²). Counting the con
 
 Any other use of ``q`` in the loop (iterators, other erasures, passing it on) leaves the loop
 as it is.
+
+A loop that only adds to the front (``v.insert(v.begin(), x)``, ``r = c + r`` on a string:
+``code/front_inserts.py`` has the proof) pushes onto the back of a scratch container instead,
+and one insert of it, reversed, after the loop puts the same elements in the same order.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.front_inserts import FrontBuilt, front_built
 from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.syntax import (
     Node,
@@ -144,6 +149,57 @@ def queue_rule(inp: RuleInput) -> RuleOutput:
     return changes, notes
 
 
+def front_insert_rule(inp: RuleInput) -> RuleOutput:
+    """Loops that only add to the front of a local vector or string build a reversed scratch
+    container and put it in front once after the loop."""
+    changes: list[Change] = []
+    notes: list[str] = []
+    for fb in front_built(inp.facts):
+        line = inp.line_of(fb.loop.node)
+        if not statement_slot_ok(fb.loop.node):
+            notes.append(f"{RULE_ID}: the loop at line {line} stays: it is not directly inside "
+                         "a block, so nothing can follow it")
+            continue
+        changes.append(_front_change(inp, fb, line))
+    return changes, notes
+
+
+def _front_change(inp: RuleInput, fb: FrontBuilt, line: int) -> Change:
+    r = fb.name
+    tmp = inp.fresh_name(f"{r}_front")
+    edits = [insertion_before(inp, fb.loop.node, f"{fb.type_text} {tmp};", RULE_ID, order=-10)]
+    for ins in fb.inserts:
+        if ins.whole:
+            piece = inp.fresh_name(f"{r}_piece")
+            new = (f"{{ const std::string& {piece} = {ins.piece}; "
+                   f"{tmp}.append({piece}.rbegin(), {piece}.rend()); }}")
+        else:
+            new = f"{tmp}.push_back({ins.piece});"
+        edits.append(Edit(ins.statement.start_byte, ins.statement.end_byte, new, RULE_ID))
+    nl = newline_of(inp.text)
+    data = inp.data
+    line_start = data.rfind(b"\n", 0, fb.loop.node.start_byte) + 1
+    indent = data[line_start:fb.loop.node.start_byte].decode("utf-8")
+    indent = indent if not indent.strip() else ""
+    # The pieces go in front once, last added first, as the front inserts left them.
+    edits.append(Edit(fb.loop.node.end_byte, fb.loop.node.end_byte,
+                      f"{nl}{indent}{r}.insert({r}.begin(), {tmp}.rbegin(), {tmp}.rend());",
+                      RULE_ID))
+    what = "string" if fb.string else "vector"
+    return Change(
+        RULE_ID, tuple(edits),
+        f"The loop at line {line} adds to the front of the {what} '{r}', moving everything "
+        f"already in it each time, which is quadratic; it now appends to '{tmp}' and puts its "
+        f"contents, reversed, in front of '{r}' once after the loop.", (line,))
+
+
+def front_op_rule(inp: RuleInput) -> RuleOutput:
+    """Both rewrites: draining from the front, and building at the front."""
+    drained, notes = queue_rule(inp)
+    built, more = front_insert_rule(inp)
+    return drained + built, notes + more
+
+
 # detection
 
 
@@ -151,7 +207,25 @@ _VECTORISH = re.compile(r"^(?:std::)?(vector|string|basic_string)\b")
 
 
 def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
-    """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop."""
+    """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop, or
+    ``r = c + r`` on a string."""
+    for fb in front_built(facts):
+        for ins in fb.inserts:
+            e = ins.statement.named_children[0]
+            if e.type != "assignment_expression":
+                continue  # an insert call: reported below
+            yield make_finding(
+                "vector-front-op",
+                f"`{code(e)}` on line {line(e)} builds a new string with `{fb.name}` copied "
+                f"after the new characters on every iteration of {loop_phrase(fb.loop)} (O(n²) "
+                f"copies): append them to a scratch string and put it, reversed, in front of "
+                f"`{fb.name}` once after the loop.",
+                [line(e), fb.loop.line],
+                loop_range=fb.loop.byte_range, node_range=rng(e), names=[fb.name],
+                data={"var": fb.name, "op": "prepend"},
+                bonus=depth_bonus(fb.loop.depth),
+            )
+            break
     for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in ("erase", "insert", "emplace"):
@@ -187,7 +261,7 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
 RULE = RuleSpec(
     id=RULE_ID,
     detect=vector_front_op,
-    rewrite=queue_rule,
+    rewrite=front_op_rule,
     rewrites_as=frozenset({"vector-front-op"}),
     phase=1,
     order=6,
