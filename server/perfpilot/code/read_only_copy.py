@@ -61,8 +61,36 @@ _SCALARS = frozenset({
 # through their output or function, so they are left out).
 _READING_ALGORITHMS = READS_ITS_RANGES_ONLY - {"copy", "for_each"}
 _VALUE_CALLS = NO_SIDE_EFFECTS | NEVER_WRITES_MEMORY | _READING_ALGORITHMS
+# Of those, the ones that hand back a position or reference into an argument.
+_INTO_ARGUMENT = frozenset({"begin", "end", "get", "data"})
+# Members that change only their own object, whatever their arguments.
+_OWN_CHANGES = COPIES_ITS_ARGUMENTS | {"clear", "reserve", "resize", "pop_back", "pop_front",
+                                       "pop", "shrink_to_fit"}
 _ELEMENT_METHODS = frozenset({"at", "front", "back"})
 _COMPARE = frozenset({"==", "!=", "<", ">", "<=", ">=", "-"})
+
+
+@dataclass(frozen=True)
+class UnitNames:
+    """What the unit defines that the effect tables cannot speak for: its function names (a
+    unit's own ``log`` is not the math one) and the operators it overloads."""
+
+    functions: frozenset[str]
+    operators: frozenset[str]
+
+
+def unit_names(root: Node) -> UnitNames:
+    """The function names the unit declares and the operator spellings it overloads."""
+    functions: set[str] = set()
+    operators: set[str] = set()
+    for n in walk_all(root):
+        if n.type == "operator_name":
+            operators.add(re.sub(r"^operator\s*", "", text(n)).replace(" ", ""))
+        elif n.type == "function_declarator":
+            name = n.child_by_field_name("declarator")
+            if name is not None:
+                functions.add(re.sub(r"^.*::", "", text(name)))
+    return UnitNames(frozenset(functions), frozenset(operators))
 
 
 @dataclass(frozen=True)
@@ -238,19 +266,21 @@ def loop_copies(facts: FunctionFacts) -> list[tuple[Node, CopyProof | str]]:
     """Every declaration in a loop and every range-based for loop that copies a class value,
     with its proof or, for a candidate refused, why in words."""
     out: list[tuple[Node, CopyProof | str]] = []
+    unit = unit_names(facts.root)
     for d in facts.in_loops("declaration"):
         if d.parent is not None and d.parent.type == "compound_statement":
-            got = prove_declaration(facts, d)
+            got = prove_declaration(facts, d, unit)
             if got is not None:
                 out.append((d, got))
     for r in facts.nodes("for_range_loop"):
-        got = prove_range_for(facts, r)
+        got = prove_range_for(facts, r, unit)
         if got is not None:
             out.append((r, got))
     return out
 
 
-def prove_declaration(facts: FunctionFacts, decl: Node) -> CopyProof | str | None:
+def prove_declaration(facts: FunctionFacts, decl: Node, unit: UnitNames
+                      ) -> CopyProof | str | None:
     """The proof for ``T x = src;`` (also ``T x(src);``, ``T x{src};``, ``auto x = src;``),
     why it is refused, or None when ``decl`` copies no class value."""
     type_node = decl.child_by_field_name("type")
@@ -306,14 +336,15 @@ def prove_declaration(facts: FunctionFacts, decl: Node) -> CopyProof | str | Non
     name = text(name_node)
     block = decl.parent
     assert block is not None
-    why = _lifetime(facts, name, root, decl.end_byte, block.end_byte - 1, block)
+    why = _lifetime(facts, unit, name, root, decl.end_byte, block.end_byte - 1, block)
     if why:
         return why
     return CopyProof(name, declared, None if "const" in quals else decl.start_byte,
                      name_node.start_byte, decl)
 
 
-def prove_range_for(facts: FunctionFacts, loop: Node) -> CopyProof | str | None:
+def prove_range_for(facts: FunctionFacts, loop: Node, unit: UnitNames
+                    ) -> CopyProof | str | None:
     """The proof for ``for (T x : range)`` with ``x`` a copy of each element, why it is
     refused, or None when the loop copies no class value."""
     type_node = loop.child_by_field_name("type")
@@ -342,7 +373,7 @@ def prove_range_for(facts: FunctionFacts, loop: Node) -> CopyProof | str | None:
     if not auto and normal(declared) != normal(el):
         return f"its type `{declared}` is not the element's `{el}` (a conversion)"
     name = text(decl)
-    why = _lifetime(facts, name, got[1], body.start_byte, body.end_byte, body)
+    why = _lifetime(facts, unit, name, got[1], body.start_byte, body.end_byte, body)
     if why:
         return why
     return CopyProof(name, declared, None if "const" in quals else type_node.start_byte,
@@ -370,8 +401,8 @@ def _expression(source: str) -> Node | None:
 # --- the proof over the copy's lifetime -------------------------------------------------------
 
 
-def _lifetime(facts: FunctionFacts, name: str, root: str, start: int, end: int,
-              scope: Node) -> str:
+def _lifetime(facts: FunctionFacts, unit: UnitNames, name: str, root: str, start: int,
+              end: int, scope: Node) -> str:
     """Why the copy ``name`` of an lvalue rooted at ``root`` cannot be a const reference over
     ``[start, end)``, or '' when it can."""
     if not any(lp.node.start_byte <= scope.start_byte and scope.end_byte <= lp.node.end_byte
@@ -383,21 +414,21 @@ def _lifetime(facts: FunctionFacts, name: str, root: str, start: int, end: int,
     for r in facts.nodes("for_range_loop", scope):
         if r.start_byte >= start and declarator_name(r.child_by_field_name("declarator")) == name:
             return f"`{name}` is declared again in its scope"
-    return _copy_uses(scope, name, start, end) or _source_unchanged(facts, root, name, start,
-                                                                    end, scope)
+    return _copy_uses(unit, scope, name, start, end) or \
+        _source_unchanged(facts, unit, root, name, start, end, scope)
 
 
-def _copy_uses(scope: Node, name: str, start: int, end: int) -> str:
+def _copy_uses(unit: UnitNames, scope: Node, name: str, start: int, end: int) -> str:
     for n in walk_all(scope):
         if n.type != "identifier" or text(n) != name or not start <= n.start_byte < end:
             continue
-        why = _read_only(n)
+        why = _read_only(unit, n)
         if why:
             return why
     return ""
 
 
-def _read_only(ident: Node) -> str:
+def _read_only(unit: UnitNames, ident: Node) -> str:
     """'' when this mention of the copy only reads it, else what it does."""
     for a in _ancestors(ident):
         if a.type == "lambda_expression":
@@ -448,10 +479,10 @@ def _read_only(ident: Node) -> str:
             cur = p
             continue
         break
-    return "" if kind == "value" else _context(cur, p, kind)
+    return "" if kind == "value" else _context(unit, cur, p, kind)
 
 
-def _context(cur: Node, p: Node, kind: str) -> str:
+def _context(unit: UnitNames, cur: Node, p: Node, kind: str) -> str:
     t = p.type
     if t in ("assignment_expression", "compound_assignment_expression"):
         return "assigns to it" if p.child_by_field_name("left") == cur else ""
@@ -486,8 +517,8 @@ def _context(cur: Node, p: Node, kind: str) -> str:
             return "it is used in a way not understood"
         name = callee(call)
         rcv = receiver(call)
-        if rcv is None and name in (_READING_ALGORITHMS if kind == "position"
-                                    else _VALUE_CALLS - {"get"}):
+        if rcv is None and name not in unit.functions and name in (
+                _READING_ALGORITHMS if kind == "position" else _VALUE_CALLS - _INTO_ARGUMENT):
             return ""
         if rcv is not None and name in COPIES_ITS_ARGUMENTS:
             return ""
@@ -512,8 +543,8 @@ def _ancestors(node: Node) -> list[Node]:
     return out
 
 
-def _source_unchanged(facts: FunctionFacts, root: str, name: str, start: int, end: int,
-                      scope: Node) -> str:
+def _source_unchanged(facts: FunctionFacts, unit: UnitNames, root: str, name: str, start: int,
+                      end: int, scope: Node) -> str:
     """'' when nothing over ``[start, end)`` may change what ``root`` holds."""
     for n in sorted(facts.modified_between(start, end) - {name}):
         if n == root:
@@ -526,7 +557,7 @@ def _source_unchanged(facts: FunctionFacts, root: str, name: str, start: int, en
         name_c = callee(c)
         rcv = receiver(c)
         if rcv is None:
-            if name_c not in _VALUE_CALLS:
+            if name_c not in _VALUE_CALLS or name_c in unit.functions:
                 return f"it calls `{name_c}`, which may change the source"
             continue
         if rcv.type == "call_expression" and receiver(rcv) is not None and \
@@ -535,7 +566,7 @@ def _source_unchanged(facts: FunctionFacts, root: str, name: str, start: int, en
         owner = root_name(rcv)
         if owner == name:
             continue  # the copy's own uses are checked above
-        if owner and name_c not in CONST_METHODS and _owning_local(facts, owner):
+        if owner and name_c in _OWN_CHANGES and _owning_local(facts, owner):
             continue  # a local that owns its storage holds nothing of the source
         ty = _declared_type(facts, owner) if owner else None
         if name_c in CONST_METHODS and ty is not None and (
@@ -544,10 +575,21 @@ def _source_unchanged(facts: FunctionFacts, root: str, name: str, start: int, en
         return f"it calls `{text(c.child_by_field_name('function'))}`, which may change " \
                "the source"
     for node in walk_all(scope):
-        if start <= node.start_byte < end and node.type in ("new_expression", "delete_expression",
-                                                      "goto_statement"):
+        if not start <= node.start_byte < end:
+            continue
+        if node.type in ("new_expression", "delete_expression", "goto_statement"):
             return "it allocates, frees or jumps while the copy lives"
+        if node.type in _OPERATOR_NODES and (operator(node) in unit.operators or (
+                node.type == "subscript_expression" and "[]" in unit.operators)):
+            return f"the unit overloads `{operator(node) or '[]'}`, which it uses while the " \
+                   "copy lives"
     return ""
+
+
+_OPERATOR_NODES = frozenset({
+    "binary_expression", "unary_expression", "update_expression", "assignment_expression",
+    "compound_assignment_expression", "subscript_expression",
+})
 
 
 def _declared_type(facts: FunctionFacts, name: str) -> str | None:
