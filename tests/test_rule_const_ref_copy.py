@@ -71,6 +71,9 @@ _ROWS = "for (std::size_t i = 0; i < m.size(); ++i) {{ {0} }}"
     ("for (Rec r : recs) { for (int x : r.vals) t += x; }", "for (const Rec &r : recs)"),
     ("for (auto row : m) { std::vector<int> out; out.push_back(row[0]); t += out[0]; }",
      "for (const auto &row : m)"),
+    (_ROWS.format("std::vector<int> row = m[i]; t += *std::max_element(row.begin(), row.end()) "
+                  "+ (std::find(row.begin(), row.end(), 3) != row.end());"),
+     "const std::vector<int> &row = m[i];"),
     ("while (t < 100) { auto row = m.back(); t += 1 + (long)row.size(); }",
      "const auto &row = m.back();"),
 ])
@@ -97,6 +100,10 @@ def test_forms(body: str, want: str) -> None:
     (_ROWS.format("std::vector<int> row = m[i]; int* p = &row[0]; t += *p;"), "address"),
     (_ROWS.format("std::vector<int> row = m[i]; auto b = row.begin(); t += *b;"),
      "position"),
+    (_ROWS.format("std::vector<int> row = m[i]; *std::max_element(row.begin(), row.end()) = 0; "
+                  "t += row[0];"), "assigns"),
+    (_ROWS.format("std::vector<int> row = m[i]; auto it = std::find(row.begin(), row.end(), 3); "
+                  "t += *it;"), "position"),
     (_ROWS.format("std::vector<int> row = m[i]; std::vector<int> o = std::move(row); "
                   "t += o[0];"), "move"),
     (_ROWS.format("std::vector<int> row = m[i]; auto& r = row; t += r[0];"), "reference"),

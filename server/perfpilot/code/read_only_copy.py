@@ -61,6 +61,11 @@ _SCALARS = frozenset({
 # through their output or function, so they are left out).
 _READING_ALGORITHMS = READS_ITS_RANGES_ONLY - {"copy", "for_each"}
 _VALUE_CALLS = NO_SIDE_EFFECTS | NEVER_WRITES_MEMORY | _READING_ALGORITHMS
+# Reading algorithms whose result is a position in the range they are given.
+_POSITION_ALGORITHMS = frozenset({
+    "find", "find_if", "find_if_not", "min_element", "max_element", "minmax_element",
+    "lower_bound", "upper_bound", "equal_range", "search", "mismatch",
+})
 # Of those, the ones that hand back a position or reference into an argument.
 _INTO_ARGUMENT = frozenset({"begin", "end", "get", "data"})
 # Members that change only their own object, whatever their arguments.
@@ -477,6 +482,12 @@ def _read_only(unit: UnitNames, ident: Node) -> str:
             return "takes its address" if operator(p) == "&" else "reads through it"
         if p.type == "conditional_expression" and p.child_by_field_name("condition") != cur:
             cur = p
+            continue
+        call = p.parent
+        if p.type == "argument_list" and kind == "position" and call is not None and \
+                call.type == "call_expression" and receiver(call) is None and \
+                callee(call) in _POSITION_ALGORITHMS and callee(call) not in unit.functions:
+            cur = call  # the result is a position in the copy too
             continue
         break
     return "" if kind == "value" else _context(unit, cur, p, kind)
