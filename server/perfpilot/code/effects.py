@@ -64,6 +64,29 @@ PARALLEL_SAFE_METHODS = frozenset({
     "real", "imag",
 })
 
+# Const members of the standard containers and strings: what may be called on an object that
+# becomes ``const`` (a parameter taken by const reference, a copy made a const reference).
+CONST_METHODS = PARALLEL_SAFE_METHODS | {
+    "lower_bound", "upper_bound", "equal_range", "crbegin", "crend", "max_size", "sum", "min",
+    "max", "rfind", "find_first_of", "find_last_of", "find_first_not_of", "find_last_not_of",
+    "starts_with", "ends_with", "key_comp",
+}
+
+# Of those, the ones whose result is an iterator or pointer into the object (writing through
+# it, or keeping it, is a use of the object itself).
+POSITION_METHODS = frozenset({
+    "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin", "crend", "data", "c_str",
+    "find", "lower_bound", "upper_bound", "equal_range",
+})
+
+# Methods of the standard containers and strings that take their arguments by value or const
+# reference and keep at most a copy of them (the object they are called on may change).
+COPIES_ITS_ARGUMENTS = frozenset({
+    "push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", "insert",
+    "append", "assign", "count", "find", "contains", "compare", "lower_bound", "upper_bound",
+    "equal_range",
+})
+
 # Methods that add one element at the end.
 APPEND_METHODS = frozenset({"push_back", "emplace_back"})
 

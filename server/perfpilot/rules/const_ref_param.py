@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from perfpilot.code.declarations import declared_types
 from perfpilot.code.effects import (
+    CONST_METHODS,
     NEVER_WRITES_MEMORY,
-    PARALLEL_SAFE_METHODS,
     READS_ITS_RANGES_ONLY,
 )
 from perfpilot.code.facts import FunctionFacts
@@ -98,10 +98,6 @@ _BIG_TYPES = re.compile(
 
 
 _ELEMENT_ACCESS = frozenset({"data", "begin", "end", "rbegin", "rend"})
-_CONST_OK_METHODS = PARALLEL_SAFE_METHODS | {
-    "lower_bound", "upper_bound", "equal_range", "crbegin", "crend", "max_size", "sum", "min",
-    "max", "rfind", "find_first_of", "find_last_of", "starts_with", "ends_with", "key_comp",
-}
 
 
 def const_ref_rule(inp: RuleInput) -> RuleOutput:
@@ -216,7 +212,7 @@ def _modified(body: Node, name: str) -> str:
                 obj = fn.child_by_field_name("argument")
                 field = fn.child_by_field_name("field")
                 if obj is not None and _root(obj) == name and field is not None and \
-                        node_text(field) not in _CONST_OK_METHODS:
+                        node_text(field) not in CONST_METHODS:
                     return f"calls '{node_text(field)}()' on it"
             elif node_text(fn) in ("std::move", "move", "std::swap", "swap", "std::sort", "sort"):
                 args = n.child_by_field_name("arguments")
@@ -250,7 +246,7 @@ def _writes_globals(body: Node, unit_globals: set[str]) -> bool:
                 field = fn.child_by_field_name("field")
                 root = _root(obj) if obj is not None else None
                 if root in unit_globals and field is not None and \
-                        node_text(field) not in _CONST_OK_METHODS:
+                        node_text(field) not in CONST_METHODS:
                     return True
     return False
 
