@@ -102,6 +102,10 @@ def _elements(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rs, "_ELEMENTS", rs._ELEMENTS | {"double"})
 
 
+def _first_declaration(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(rs, "_one_type", lambda facts, name: facts.var(name))
+
+
 def _any_nest(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rs, "_nest_leaves_alone", lambda *_: True)
 
@@ -142,6 +146,8 @@ NEGATIVES: list[tuple[str, str, _Weaken]] = [
      "a write through a pointer that may alias a", _any_nest),
     (_nest(body="{ s += a[k]; t += 1; }"), "an extra statement in the inner body",
      _first_statement),
+    (_nest(acc="double").replace("    long t = 0;\n", "    long t = 0; long s = 1; t += s;\n"),
+     "a floating accumulator shadowing an integer one", _first_declaration),
     (_nest(cond="k <= j + s * 0"), "the bound depends on the accumulator", _no_names),
     (_nest(param="const int* a, int n").replace("(int)a.size()", "n"),
      "a raw pointer: the length is unknown", _any_array),
@@ -166,6 +172,8 @@ def test_left_alone_and_only_by_its_check(code: str, why: str, weaken: _Weaken,
     (_nest(cond="k != j"), "not an ordering test"),
     (_nest(cond="k <= j").replace("++k", "k += 2"), "steps by two"),
     (_nest(cond="k <= j + 0 * (j = i)"), "the bound has an effect"),
+    (_nest().replace("            for (int k", "#pragma GCC unroll 4\n            for (int k"),
+     "a pragma bound to the summing loop"),
     # refused three times over: the bound's shape, the call's effects, an unknown call
     (_nest(cond="k <= g(j)", before="int g(int);\n"), "a call in the bound"),
     (_nest().replace("long f(", "long f(").replace("    long t = 0;\n",

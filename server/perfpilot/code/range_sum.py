@@ -23,6 +23,9 @@ replacement exact:
   before the outermost enclosing loop in which nothing writes ``a``, no unknown function is
   called, and every variable written is a plain non-reference, non-pointer object (so no
   write can reach ``a``'s elements through an alias);
+- ``a``, ``s`` and every variable written have one type in all their declarations (a
+  shadowing declaration of another type might be the one at the loop); no pragma is bound to
+  the summing loop (it would bind to the block replacing it);
 - the counter keeps its type: the replacement declares ``const T k = lo`` and compares as the
   loop did, so an empty range stays empty.
 """
@@ -33,9 +36,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements, unparen, unwrap, walk_all
-from perfpilot.code.syntax import Node, text
+from perfpilot.code.syntax import Node, declarator_name, text
 
 # accumulators at least as wide as int (narrower ones narrow on every step)
 _WIDE = frozenset({"int", "signed", "signed int", "unsigned", "unsigned int", "long",
@@ -182,9 +186,29 @@ def _names(node: Node) -> frozenset[str]:
     return frozenset(text(n) for n in walk_all(node) if n.type == "identifier")
 
 
+def _one_type(facts: FunctionFacts, name: str) -> VarType | None:
+    """The type of ``name`` when every declaration of it the function can see (parameter,
+    local in any block, range-for variable, global) agrees: a name declared again with
+    another type in some block might be either one at the loop."""
+    seen = [v for v in facts.site.params if v.name == name]
+    found: list[VarType] = [VarType(p.base, p.pointer, p.array, p.reference, p.const)
+                            for p in seen]
+    for d in facts.nodes("declaration"):
+        found.extend(v for v in facts.local_vars(d) if v.name == name)
+    for r in facts.nodes("for_range_loop"):
+        if declarator_name(r.child_by_field_name("declarator")) == name:
+            return None
+    if name in facts.global_vars:
+        found.append(facts.global_vars[name])
+    vt = facts.var(name)
+    if vt is None or any(v != vt for v in found):
+        return None
+    return vt
+
+
 def _array_ok(facts: FunctionFacts, a: str) -> str | None:
     """Why ``a`` is not an integer container object with ``size()``, or None."""
-    vt = facts.var(a)
+    vt = _one_type(facts, a)
     if vt is None:
         return f"the type of '{a}' is unknown"
     if vt.pointer or vt.array:
@@ -204,7 +228,7 @@ def _array_ok(facts: FunctionFacts, a: str) -> str | None:
 
 def _acc_type(facts: FunctionFacts, s: str) -> str | None:
     """The accumulator's type when it is a plain integer at least as wide as ``int``."""
-    vt = facts.var(s)
+    vt = _one_type(facts, s)
     if vt is None or vt.pointer or vt.array or vt.reference or vt.scope == "global" or \
             "volatile" in vt.type_text.split():
         return None
@@ -222,7 +246,7 @@ def _nest_leaves_alone(facts: FunctionFacts, top: Loop, a: str) -> bool:
     if a in written:
         return False
     for name in written:
-        vt = facts.var(name)
+        vt = _one_type(facts, name)
         if vt is None or vt.reference or vt.pointer or vt.scope == "global":
             return False
     return True
@@ -249,6 +273,9 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
     """The proved range sum of an innermost loop, or why it is not one."""
     if inner.parent is None:
         return "the loop is not inside another loop"
+    prev = inner.node.prev_sibling
+    if prev is not None and prev.type.startswith("preproc"):
+        return "a preprocessor line (a pragma) is bound to the loop"
     head = _header(inner)
     if isinstance(head, str):
         return head
