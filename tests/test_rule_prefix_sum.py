@@ -4,6 +4,7 @@ every outer iteration, becomes a difference of prefix sums built once before the
 from __future__ import annotations
 
 import random
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -276,3 +277,30 @@ def test_the_differential_test_catches_p_hi_for_p_hi_plus_one(
     monkeypatch.setattr(ps, "_index", lambda expr, _plus_one: real(expr, False))
     with pytest.raises(AssertionError, match=r"\[\("):  # printed lines differ
         compare(_variants(), RULES, tmp_path)
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_it_composes_with_the_openmp_pragma(tmp_path: Path) -> None:
+    """With the OpenMP rule the outer loop also gets its pragma (the sums are built before
+    it and only read inside): the candidate builds with -fopenmp and prints the same."""
+    unit = HEAD + "#include <type_traits>\n" + BEST
+    res = rewrite(function_by_name(unit, "cpp", "f"),
+                  RULES | {"openmp-for", "openmp-reduction"})
+    assert "prefix-sum" in res.rules and "#pragma omp parallel for" in res.code, res.notes
+    assert res.code.index("prefix_a(a.size() + 1)") < res.code.index("#pragma omp")
+    main = ("\nint main() { for (int n = 0; n < 300; n += 37) { std::vector<long> a; "
+            "unsigned x = n + 1u; for (int q = 0; q < n; ++q) { x = x * 1103515245u + 12345u; "
+            "a.push_back((long)(x >> 9) % 2001 - 1000); } std::printf(\"%ld\\n\", f(a)); } }\n")
+    outputs = []
+    for tag, code in (("orig", BEST), ("omp", res.code)):
+        src = tmp_path / f"{tag}.cpp"
+        src.write_text(HEAD + "#include <type_traits>\n" + code + main)
+        exe = tmp_path / tag
+        comp = subprocess.run(["g++", "-std=c++17", "-O1", "-fopenmp", "-o", str(exe),
+                               str(src)], capture_output=True, text=True, timeout=300)
+        assert comp.returncode == 0, comp.stderr
+        run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
+                             env={"OMP_NUM_THREADS": "2"})
+        assert run.returncode == 0, run.stderr
+        outputs.append(run.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].count("\n") == 9
