@@ -20,7 +20,7 @@ from perfpilot.rules.finding import RULES as RULE_TABLE
 from perfpilot.rules.finding import Gain
 
 RULES = frozenset({"prefix-sum"})
-HEAD = "#include <cstdio>\n#include <vector>\n#include <string>\n#include <deque>\n"
+HEAD = "#include <cstdio>\n#include <map>\n#include <vector>\n#include <string>\n#include <deque>\n"
 
 
 def _rewritten(code: str, name: str = "f") -> tuple[str, frozenset[str]]:
@@ -173,6 +173,8 @@ def test_left_alone_and_only_by_its_check(code: str, why: str, weaken: _Weaken,
     (_nest(cond="k != j"), "not an ordering test"),
     (_nest(cond="k <= j").replace("++k", "k += 2"), "steps by two"),
     (_nest(cond="k <= j + 0 * (j = i)"), "the bound has an effect"),
+    (_nest(cond="k <= m[j]", param="const std::vector<int>& a, std::map<int, int>& m"),
+     "a map's operator[] in the bound inserts"),
     (_nest().replace("            for (int k", "#pragma GCC unroll 4\n            for (int k"),
      "a pragma bound to the summing loop"),
     # refused three times over: the bound's shape, the call's effects, an unknown call

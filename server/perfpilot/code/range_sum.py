@@ -295,6 +295,14 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
     for b in (lo, hi):
         if not _plain_bound(b):
             return "a bound is not a side-effect-free expression"
+        for n in walk_all(b):
+            # a map's operator[] inserts: only arrays, pointers and sequences are read plainly
+            arg = n.child_by_field_name("argument") if n.type == "subscript_expression" \
+                else None
+            if arg is not None and (arg.type != "identifier" or
+                                    (vt := facts.var(text(arg))) is None or
+                                    not vt.is_indexable):
+                return "a bound reads an element of something other than an array"
         used = _names(b)
         if used & {k, s}:
             return "a bound depends on the counter or the accumulator"
