@@ -1,5 +1,10 @@
 """The prefix-sum rule: a loop summing a range of an unchanged array, re-run for every outer
 iteration.
+
+Rewrite (C++): prefix sums of the whole container built once, just before the outermost loop
+that leaves the container alone, and the summing loop replaced by one subtraction.
+``code/range_sum.py`` proves the replacement exact (integers only, computed modulo 2^w in the
+accumulator's unsigned type; see there for every condition).
 """
 
 from __future__ import annotations
@@ -8,6 +13,7 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements, unwrap
+from perfpilot.code.range_sum import RangeSum, range_sums
 from perfpilot.code.syntax import (
     identifiers,
     line,
@@ -17,7 +23,19 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase, rng
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    fresh_name,
+    insertion_before,
+    line_indent,
+    newline_of,
+)
+
+RULE_ID = "prefix-sum"
 
 
 def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
@@ -63,12 +81,84 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
+def _index(expr: str, plus_one: bool) -> str:
+    """``expr`` (or ``expr + 1``) as an index, parenthesised when it is not a plain name."""
+    inner = expr if expr.replace("_", "a").isalnum() else f"({expr})"
+    return f"{inner} + 1" if plus_one else inner
+
+
+def _build(found: RangeSum, p: str, j: str, nl: str, indent: str) -> str:
+    """The lines building the prefix sums ``p`` over the whole container."""
+    u = f"std::make_unsigned<{found.acc_type}>::type"
+    a = found.array
+    # each element converted to the accumulator's type first, as `s += a[k]` does; unsigned
+    # sums wrap, so differences are exact modulo 2^w
+    return (nl + indent).join([
+        f"std::vector<{u}> {p}({a}.size() + 1);",
+        f"for (std::size_t {j} = 0; {j} < {a}.size(); ++{j})",
+        f"    {p}[{j} + 1] = {p}[{j}] + static_cast<{u}>(static_cast<{found.acc_type}>"
+        f"({a}[{j}]));",
+    ])
+
+
+def _replacement(found: RangeSum, p: str) -> str:
+    """The O(1) range sum standing for the summing loop."""
+    k, s = found.counter, found.acc
+    op = "<=" if found.inclusive else "<"
+    u = f"std::make_unsigned<{found.acc_type}>::type"
+    # the counter keeps its type and the loop's test, so an empty range adds nothing; the
+    # addition is done unsigned (modulo 2^w) like the loop's sum of the same elements
+    return (f"{{ const {found.counter_type} {k} = {found.lo}; if ({k} {op} {found.hi}) "
+            f"{s} = static_cast<{found.acc_type}>(static_cast<{u}>({s}) + "
+            f"({p}[{_index(found.hi, found.inclusive)}] - {p}[{k}])); }}")
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Replace each proved range-summing loop with a difference of prefix sums built once."""
+    if inp.language != "cpp":
+        return [], []
+    changes: list[Change] = []
+    notes: list[str] = []
+    taken = set(inp.taken)
+    nl = newline_of(inp.text)
+    built: dict[tuple[int, str], str] = {}  # (loop start, array) -> prefix sums name
+    for _lp, found in range_sums(inp.facts):
+        if isinstance(found, str):
+            continue
+        edits: list[Edit] = []
+        key = (found.top.start_byte, found.array)
+        p = built.get(key)
+        if p is None:
+            p = fresh_name(taken, f"prefix_{found.array}")
+            j = fresh_name(taken | {p}, "i")
+            taken.update((p, j))
+            built[key] = p
+            _, indent = line_indent(inp.data, found.top)
+            edits.append(insertion_before(inp, found.top, _build(found, p, j, nl, indent),
+                                          RULE_ID, order=-25))
+        edits.append(Edit(found.inner.start_byte, found.inner.end_byte,
+                          _replacement(found, p), RULE_ID))
+        changes.append(Change(
+            RULE_ID, tuple(edits),
+            f"The loop at line {inp.line_of(found.inner)} summed '{found.array}' from "
+            f"{found.lo} to {found.hi} on every iteration; prefix sums of '{found.array}' "
+            f"built once before line {inp.line_of(found.top)} give each sum as one "
+            "difference, O(1) instead of O(n).",
+            (inp.line_of(found.inner), inp.line_of(found.top)), ("<type_traits>", "<vector>")))
+    return changes, notes
+
+
 RULE = RuleSpec(
-    id="prefix-sum",
+    id=RULE_ID,
     detect=prefix_sum,
+    rewrite=rewrite,
+    rewrites_as=frozenset({RULE_ID}),
+    phase=0,  # the loop it replaces must not be parallelised or unrolled first
+    order=7,
     examples=(
-        Example("c", """
-long long total(const int *a, const int *lo, const int *hi, int q) {
+        Example("cpp", """
+#include <vector>
+long long total(const std::vector<int>& a, const int *lo, const int *hi, int q) {
     long long all = 0;
     for (int k = 0; k < q; k++) {
         long long s = 0;
@@ -79,5 +169,18 @@ long long total(const int *a, const int *lo, const int *hi, int q) {
     return all;
 }
 """, "total"),
+        Example("cpp", """
+#include <vector>
+long best_range(const std::vector<long>& a) {
+    long best = a.empty() ? 0 : a[0];
+    for (std::size_t i = 0; i < a.size(); ++i)
+        for (std::size_t j = i; j < a.size(); ++j) {
+            long s = 0;
+            for (std::size_t k = i; k <= j; ++k) s += a[k];
+            if (s > best) best = s;
+        }
+    return best;
+}
+""", "best_range"),
     ),
 )
