@@ -19,7 +19,14 @@ from collections.abc import Iterator
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.loops import all_loops
+from perfpilot.code.loops import LoopFacts, all_loops
+from perfpilot.code.nested_membership import (
+    NestedScan,
+    copy_declaration,
+    nested_scan,
+    outer_writes_ok,
+    replacement,
+)
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.code.seen_list import seen_lists
 from perfpilot.code.sorted_calls import sorted_calls
@@ -156,11 +163,16 @@ def _bounds(call: Node) -> tuple[str, Node] | None:
 
 
 def _changes_in_loop(loop: Node, b: str, b_type: VarType,
-                     types: dict[str, VarType | None]) -> str:
-    """Why ``b`` might change while the loop runs ("" when it cannot)."""
+                     types: dict[str, VarType | None], scans: frozenset[int] = frozenset()
+                     ) -> str:
+    """Why ``b`` might change while the loop runs ("" when it cannot); ``scans`` are the
+    start bytes of range-for loops that only read ``b``, their range being ``b``."""
     for n in walk_all(loop):
         if n.type == "identifier" and node_text(n) == b:
             parent = n.parent
+            if parent is not None and parent.start_byte in scans and \
+                    parent.child_by_field_name("right") == n:
+                continue  # the range of a proved read-only scan
             if parent is not None and parent.type == "subscript_expression" and \
                     parent.parent is not None and \
                     parent.parent.type not in ("argument_list", "pointer_expression"):
@@ -258,7 +270,83 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 f"of '{b}' once before the loop and using std::binary_search answers the same "
                 "question in logarithmic time.", (lp.line, line),
                 includes=("<algorithm>",)))  # std::sort, std::binary_search
+        changes.extend(_nested_changes(inp, lp, loop, types, loop_vars, notes))
     return changes, notes
+
+
+def _pointee(node: Node, types: dict[str, VarType | None]) -> str | None:
+    """The integer type of ``p[k]`` for a pointer or array ``p`` of integers."""
+    if node.type != "subscript_expression":
+        return None
+    arg = node.child_by_field_name("argument")
+    vt = types.get(node_text(arg)) if arg is not None and arg.type == "identifier" else None
+    if vt is None or vt.pointer + int(vt.array) != 1 or not VarType(_norm(vt.base)).is_integral:
+        return None
+    return _norm(vt.base)
+
+
+def _key_has_element_type(scan: NestedScan, types: dict[str, VarType | None],
+                          loop_vars: dict[str, str]) -> bool:
+    """Whether the compared value has the scanned elements' type (so ``<`` and ``==`` agree)."""
+    key_type = _value_type(scan.key, types, loop_vars) or _pointee(scan.key, types)
+    return key_type is not None and _same(key_type, scan.elem)
+
+
+def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, VarType | None],
+                    loop_vars: dict[str, str], notes: list[str]) -> list[Change]:
+    """Hand-written membership scans nested in ``loop`` become lookups in a sorted copy made
+    once before it (see ``nested_membership`` for the shapes and why they agree)."""
+    sorted_loops = {s.loop.node.start_byte for s in sorted_scans(inp.facts, inp.unit)[0]}
+    groups: dict[tuple[str, str], list[NestedScan]] = {}
+    found: list[NestedScan] = []
+    for inner in walk_all(loop):
+        if inner == loop or inner.type not in ("for_statement", "for_range_loop") or \
+                inner.start_byte in sorted_loops:
+            continue
+        scan, why = nested_scan(inner, types)
+        if scan is not None:
+            found.append(scan)
+        elif why:
+            notes.append(f"{RULE_ID}: the scan on line {inp.line_of(inner)} stays: {why}")
+    # a range-for scan only reads its range: its 'b' is no write
+    reading = frozenset(s.loop.start_byte for s in found)
+    for scan in found:
+        where = f"the scan on line {inp.line_of(scan.loop)} stays"
+        if scan.searched in lp.locals or scan.searched in inp.facts.declared_in(loop):
+            notes.append(f"{RULE_ID}: {where}: '{scan.searched}' is made inside the loop")
+            continue
+        if not _key_has_element_type(scan, types, loop_vars):
+            notes.append(f"{RULE_ID}: {where}: the value compared is not known to have the "
+                         "element type")
+            continue
+        b_type = types.get(scan.searched)
+        why = outer_writes_ok(loop, scan, types) or (
+            _changes_in_loop(loop, scan.searched, b_type, types, reading)
+            if b_type is not None and not scan.bound else "")
+        if why:
+            notes.append(f"{RULE_ID}: {where}: {why}")
+            continue
+        groups.setdefault((scan.searched, scan.bound), []).append(scan)
+    if not groups or not statement_slot_ok(loop):
+        return []
+    changes = []
+    for (b, _), scans in groups.items():
+        name = inp.fresh_name(f"{b}_sorted")
+        edits = [
+            insertion_before(inp, loop, copy_declaration(scans[0], name), RULE_ID, order=-18),
+            insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE_ID,
+                             order=-17),
+        ]
+        edits += [Edit(s.loop.start_byte, s.loop.end_byte, replacement(s, name), RULE_ID)
+                  for s in scans]
+        lines = tuple(inp.line_of(s.loop) for s in scans)
+        changes.append(Change(
+            RULE_ID, tuple(edits),
+            f"The loop at line {lp.line} scans '{b}' element by element for each of its "
+            f"iterations (line {lines[0]}); sorting a copy of '{b}' once before the loop and "
+            "searching it in logarithmic time gives the same matches.", (lp.line, *lines),
+            includes=("<algorithm>", "<vector>")))
+    return changes
 
 
 # detection
