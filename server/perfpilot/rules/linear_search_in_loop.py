@@ -43,6 +43,8 @@ from perfpilot.code.syntax import (
     text,
     walk,
 )
+from perfpilot.code.triangle_pairs import replacement as pair_replacement
+from perfpilot.code.triangle_pairs import triangle_pairs
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -207,6 +209,10 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
     types = dict(inp.types)
     claimed: set[int] | None = None
     for lp in all_loops(inp.loops):
+        pairs = _pair_change(inp, lp, types, notes)
+        if pairs is not None:
+            changes.append(pairs)
+            continue
         if lp.depth:
             continue  # the outermost loop: the copy is made once per call
         loop = loop_node(inp, lp)
@@ -283,6 +289,33 @@ def _pointee(node: Node, types: dict[str, VarType | None]) -> str | None:
     if vt is None or vt.pointer + int(vt.array) != 1 or not VarType(_norm(vt.base)).is_integral:
         return None
     return _norm(vt.base)
+
+
+def _pair_change(inp: RuleInput, lp: LoopFacts, types: dict[str, VarType | None],
+                 notes: list[str]) -> Change | None:
+    """A loop over the pairs ``i < j`` of one integer sequence that returns a constant at the
+    first equal pair or pair of a given sum, answered on a sorted copy (see ``triangle_pairs``
+    for the shapes and why overflow cannot differ)."""
+    loop = loop_node(inp, lp)
+    if loop is None:
+        return None
+    found, why = triangle_pairs(loop, types)
+    if found is None:
+        if why:
+            notes.append(f"{RULE_ID}: the pair loop on line {lp.line} stays: {why}")
+        return None
+    fresh = {k: inp.fresh_name(k if k != "s" else f"{found.seq}_sorted")
+             for k in ("s", "lo", "hi", "sum")}
+    what = "two equal elements" if not found.target else f"two elements summing to " \
+        f"'{found.target}'"
+    return Change(
+        RULE_ID, (Edit(loop.start_byte, loop.end_byte, pair_replacement(found, fresh),
+                       RULE_ID),),
+        f"The loops at line {lp.line} compare every pair of '{found.seq}' looking for {what} "
+        "(quadratic time); sorting a copy once and "
+        + ("looking at neighbours" if not found.target else "walking it from both ends")
+        + " answers the same question in O(n log n).", (lp.line,),
+        includes=("<algorithm>", "<vector>"))
 
 
 def _key_has_element_type(scan: NestedScan, types: dict[str, VarType | None],
@@ -370,6 +403,27 @@ def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``std::find``/``count``/... inside a loop, and nested loops that compare elements."""
     yield from _scan_calls(facts)
     yield from _nested_compare(facts)
+    yield from _pair_sums(facts)
+
+
+def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
+    """Loops over the pairs ``i < j`` looking for two elements of a given sum (the equal-pair
+    test is a nested comparison, found above)."""
+    types = facts.loop_types
+    for lp in facts.loops:
+        found, _ = triangle_pairs(lp.node, types)
+        if found is None or not found.target:
+            continue
+        yield make_finding(
+            "linear-search-in-loop",
+            f"{loop_phrase(lp)} tries every pair of `{found.seq}` for two elements summing to "
+            f"`{found.target}`, O(n²) additions; sort a copy once and walk it from both ends "
+            "(O(n log n)).",
+            [lp.line], loop_range=lp.byte_range, node_range=rng(lp.node),
+            names=[found.seq, found.target],
+            data={"form": "pair-sum", "container": found.seq},
+            bonus=depth_bonus(lp.depth + 1),
+        )
 
 
 def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
