@@ -4,9 +4,12 @@
     for (i = 0; i < n; ++i) for (j = i + 1; j < n; ++j) if (a[i] + a[j] == t) return C;
 
 The loops only read, so they either return the constant ``C`` (some pair matches) or fall
-through; a sorted copy answers the same question in O(n log n): ``std::adjacent_find`` finds
-equal neighbours exactly when two elements are equal, and two pointers from both ends of the
-sorted copy find two distinct positions whose sum is ``t`` exactly when such a pair exists.
+through. Equal pairs: one pass inserting into an ``std::unordered_set`` returns at the first
+value seen before, which exists exactly when two elements are equal; it stops no later than
+the original (whose first hit ``i`` precedes that repeat), so inputs full of repeats, where the
+original returns at once, stay fast (a sorted copy would sort the whole input first). Sums:
+two pointers from both ends of a sorted copy find two distinct positions whose sum is ``t``
+exactly when such a pair exists, in O(n log n).
 
 Overflow: the original adds only the pairs it reaches before the first hit, the two-pointer
 walk adds others, so the candidate must not overflow where the original did not. It adds in
@@ -43,7 +46,7 @@ class TrianglePairs:
     loop: Node
     seq: str
     elem: str
-    bound: str  # "" for ``seq.size()``, else the count of a pointer's elements
+    bound: str  # "" for ``seq.size()``, else the count of a pointer's elements (a variable)
     target: str  # "" for the duplicate test, else the sum looked for
     returned: str  # the constant returned on a hit
 
@@ -179,16 +182,20 @@ def triangle_pairs(loop: Node, types: dict[str, VarType | None]) -> tuple[Triang
 
 
 def replacement(p: TrianglePairs, fresh: dict[str, str]) -> str:
-    """The block replacing the loop; ``fresh`` maps ``s``, ``lo``, ``hi``, ``sum`` to unused
-    names."""
-    s, lo, hi, total = fresh["s"], fresh["lo"], fresh["hi"], fresh["sum"]
+    """The block replacing the loop; ``fresh`` maps ``s``, ``lo``, ``hi``, ``sum``, ``v`` to
+    unused names."""
+    s, lo, hi, total, v = (fresh[k] for k in ("s", "lo", "hi", "sum", "v"))
+    if not p.target:
+        # one pass that stops at the first repeat: never later than the original's answer
+        walk = f"for (const auto& {v} : {p.seq})" if not p.bound else \
+            f"for (auto {v} = {p.seq}; {v} < {p.seq} + ({p.bound} > 0 ? {p.bound} : 0); ++{v})"
+        value = v if not p.bound else f"*{v}"
+        return (f"{{ std::unordered_set<{p.elem}> {s}; {walk} "
+                f"if (!{s}.insert({value}).second) return {p.returned}; }}")
     copy = f"std::vector<{p.elem}> {s}({p.seq}.begin(), {p.seq}.end());" if not p.bound else \
         f"std::vector<{p.elem}> {s}({p.seq}, {p.seq} + ({p.bound} > 0 ? {p.bound} : 0));"
-    head = f"{{ {copy} std::sort({s}.begin(), {s}.end()); "
-    if not p.target:
-        return head + (f"if (std::adjacent_find({s}.begin(), {s}.end()) != {s}.end()) "
-                       f"return {p.returned}; }}")
-    return head + (
+    return (
+        f"{{ {copy} std::sort({s}.begin(), {s}.end()); "
         f"std::size_t {lo} = 0, {hi} = {s}.size(); "
         f"while ({lo} + 1 < {hi}) {{ long long {total} = (long long){s}[{lo}] + {s}[{hi} - 1]; "
         f"if ({total} == {p.target}) return {p.returned}; "

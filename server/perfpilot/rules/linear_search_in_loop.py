@@ -304,18 +304,20 @@ def _pair_change(inp: RuleInput, lp: LoopFacts, types: dict[str, VarType | None]
         if why:
             notes.append(f"{RULE_ID}: the pair loop on line {lp.line} stays: {why}")
         return None
-    fresh = {k: inp.fresh_name(k if k != "s" else f"{found.seq}_sorted")
-             for k in ("s", "lo", "hi", "sum")}
+    fresh = {k: inp.fresh_name(k if k != "s" else
+                               f"{found.seq}_{'sorted' if found.target else 'seen'}")
+             for k in ("s", "lo", "hi", "sum", "v")}
     what = "two equal elements" if not found.target else f"two elements summing to " \
         f"'{found.target}'"
     return Change(
         RULE_ID, (Edit(loop.start_byte, loop.end_byte, pair_replacement(found, fresh),
                        RULE_ID),),
         f"The loops at line {lp.line} compare every pair of '{found.seq}' looking for {what} "
-        "(quadratic time); sorting a copy once and "
-        + ("looking at neighbours" if not found.target else "walking it from both ends")
-        + " answers the same question in O(n log n).", (lp.line,),
-        includes=("<algorithm>", "<vector>"))
+        "(quadratic time); "
+        + ("one pass through a hash set stops at the first repeated value" if not found.target
+           else "sorting a copy once and walking it from both ends answers the same question "
+           "in O(n log n)") + ".", (lp.line,),
+        includes=("<unordered_set>",) if not found.target else ("<algorithm>", "<vector>"))
 
 
 def _key_has_element_type(scan: NestedScan, types: dict[str, VarType | None],
@@ -567,7 +569,7 @@ RULE = RuleSpec(
     rewrite=linear_search_rule,
     rewrites_as=frozenset({"linear-search-in-loop"}),
     phase=2,
-    order=2,
+    order=-1,  # before the size hoist, which would turn a scan's `b.size()` into a name
     examples=(
         Example("cpp", """
 #include <algorithm>
