@@ -9,6 +9,11 @@ elements of ``b`` each time: O(n·m). Sorting a copy of ``b`` once before the lo
 when ``==`` and ``<`` agree on the element type: integers and ``std::string``, looked up with a
 value of that same type (mixed types compare after conversions that ``<`` and ``==`` need not
 share; floating point has NaN). ``b`` must not change during the loop.
+
+Hand-written forms under the same conditions: a membership scan loop nested in another loop
+becomes a lookup in a sorted copy (``code/nested_membership.py``), and a loop over the pairs
+``i < j`` of one integer sequence returning a constant at an equal pair or a pair of a given
+sum becomes a hash-set pass or a two-pointer walk (``code/triangle_pairs.py``).
 """
 
 from __future__ import annotations
