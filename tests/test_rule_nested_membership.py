@@ -156,6 +156,12 @@ def test_a_weakened_proof_rewrites_the_negative_cases(
     assert "binary_search" in out or "upper_bound" in out, (out, notes)
 
 
+def test_c_is_left_alone() -> None:
+    code = ("long f(const int* a, int n, const int* b, int m) { long c = 0; for (int i = 0; "
+            "i < n; ++i) for (int j = 0; j < m; ++j) if (a[i] == b[j]) ++c; return c; }")
+    assert "sorted" not in rewrite(function_by_name(code, "c", "f"), RULES).code
+
+
 def test_the_scan_must_be_inside_another_loop() -> None:
     out, _ = _rewritten(_f("for (std::size_t j = 0; j < b.size(); ++j) if (a[0] == b[j]) "
                            "{ ++c; break; }"))

@@ -56,6 +56,14 @@ def test_fresh_names_do_not_hide_the_target() -> None:
     assert "if (sum == lo)" in out and "std::size_t lo = 0" not in out, out
 
 
+def test_c_is_left_alone() -> None:
+    code = ("int f(const int* a, int n) { for (int i = 0; i < n; ++i) for (int j = i + 1; "
+            "j < n; ++j) if (a[i] + a[j] == 0) return 1; return 0; }")
+    site = function_by_name(code, "c", "f")
+    assert "sorted" not in rewrite(site, RULES).code
+    assert not [f for f in analyze_site(site).findings if f.rule == "linear-search-in-loop"]
+
+
 def test_the_pair_sum_is_reported() -> None:
     code = _HEAD + _pairs("a[i] + a[j] == t")
     found = [f.data.get("form") for f in analyze_site(function_by_name(code, "cpp", "f")).findings

@@ -214,7 +214,7 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
     types = dict(inp.types)
     claimed: set[int] | None = None
     for lp in all_loops(inp.loops):
-        pairs = _pair_change(inp, lp, types, notes)
+        pairs = _pair_change(inp, lp, types, notes) if inp.language == "cpp" else None
         if pairs is not None:
             changes.append(pairs)
             continue
@@ -281,7 +281,8 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 f"of '{b}' once before the loop and using std::binary_search answers the same "
                 "question in logarithmic time.", (lp.line, line),
                 includes=("<algorithm>",)))  # std::sort, std::binary_search
-        changes.extend(_nested_changes(inp, lp, loop, types, loop_vars, notes))
+        if inp.language == "cpp":  # the copies are std::vector
+            changes.extend(_nested_changes(inp, lp, loop, types, loop_vars, notes))
     return changes, notes
 
 
@@ -336,18 +337,20 @@ def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, 
                     loop_vars: dict[str, str], notes: list[str]) -> list[Change]:
     """Hand-written membership scans nested in ``loop`` become lookups in a sorted copy made
     once before it (see ``nested_membership`` for the shapes and why they agree)."""
-    sorted_loops = {s.loop.node.start_byte for s in sorted_scans(inp.facts, inp.unit)[0]}
     groups: dict[tuple[str, str], list[NestedScan]] = {}
     found: list[NestedScan] = []
     for inner in walk_all(loop):
-        if inner == loop or inner.type not in ("for_statement", "for_range_loop") or \
-                inner.start_byte in sorted_loops:
+        if inner == loop or inner.type not in ("for_statement", "for_range_loop"):
             continue
         scan, why = nested_scan(inner, types)
         if scan is not None:
             found.append(scan)
         elif why:
             notes.append(f"{RULE_ID}: the scan on line {inp.line_of(inner)} stays: {why}")
+    if found:
+        # a scan of data proved sorted is the sorted-linear-scan rule's
+        sorted_loops = {s.loop.node.start_byte for s in sorted_scans(inp.facts, inp.unit)[0]}
+        found = [s for s in found if s.loop.start_byte not in sorted_loops]
     # a range-for scan only reads its range: its 'b' is no write
     reading = frozenset(s.loop.start_byte for s in found)
     for scan in found:
@@ -416,6 +419,8 @@ def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
 def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
     """Loops over the pairs ``i < j`` looking for two elements of a given sum (the equal-pair
     test is a nested comparison, found above)."""
+    if not cpp(facts):
+        return
     types = facts.loop_types
     for lp in facts.loops:
         found, _ = triangle_pairs(lp.node, types)
