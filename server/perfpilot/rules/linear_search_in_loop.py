@@ -9,6 +9,11 @@ elements of ``b`` each time: O(n·m). Sorting a copy of ``b`` once before the lo
 when ``==`` and ``<`` agree on the element type: integers and ``std::string``, looked up with a
 value of that same type (mixed types compare after conversions that ``<`` and ``==`` need not
 share; floating point has NaN). ``b`` must not change during the loop.
+
+Hand-written forms under the same conditions: a membership scan loop nested in another loop
+becomes a lookup in a sorted copy (``code/nested_membership.py``), and a loop over the pairs
+``i < j`` of one integer sequence returning a constant at an equal pair or a pair of a given
+sum becomes a hash-set pass or a two-pointer walk (``code/triangle_pairs.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ from collections.abc import Iterator
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.loops import all_loops
+from perfpilot.code.loops import LoopFacts, all_loops
+from perfpilot.code.nested_membership import (
+    NestedScan,
+    copy_declaration,
+    nested_scan,
+    outer_writes_ok,
+    replacement,
+)
 from perfpilot.code.pair_count import pair_counts
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.code.seen_list import seen_lists
@@ -37,6 +49,8 @@ from perfpilot.code.syntax import (
     text,
     walk,
 )
+from perfpilot.code.triangle_pairs import replacement as pair_replacement
+from perfpilot.code.triangle_pairs import triangle_pairs
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -157,11 +171,16 @@ def _bounds(call: Node) -> tuple[str, Node] | None:
 
 
 def _changes_in_loop(loop: Node, b: str, b_type: VarType,
-                     types: dict[str, VarType | None]) -> str:
-    """Why ``b`` might change while the loop runs ("" when it cannot)."""
+                     types: dict[str, VarType | None], scans: frozenset[int] = frozenset()
+                     ) -> str:
+    """Why ``b`` might change while the loop runs ("" when it cannot); ``scans`` are the
+    start bytes of range-for loops that only read ``b``, their range being ``b``."""
     for n in walk_all(loop):
         if n.type == "identifier" and node_text(n) == b:
             parent = n.parent
+            if parent is not None and parent.start_byte in scans and \
+                    parent.child_by_field_name("right") == n:
+                continue  # the range of a proved read-only scan
             if parent is not None and parent.type == "subscript_expression" and \
                     parent.parent is not None and \
                     parent.parent.type not in ("argument_list", "pointer_expression"):
@@ -196,6 +215,10 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
     types = dict(inp.types)
     claimed: set[int] | None = None
     for lp in all_loops(inp.loops):
+        pairs = _pair_change(inp, lp, types, notes) if inp.language == "cpp" else None
+        if pairs is not None:
+            changes.append(pairs)
+            continue
         if lp.depth:
             continue  # the outermost loop: the copy is made once per call
         loop = loop_node(inp, lp)
@@ -259,7 +282,115 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 f"of '{b}' once before the loop and using std::binary_search answers the same "
                 "question in logarithmic time.", (lp.line, line),
                 includes=("<algorithm>",)))  # std::sort, std::binary_search
+        if inp.language == "cpp":  # the copies are std::vector
+            changes.extend(_nested_changes(inp, lp, loop, types, loop_vars, notes))
     return changes, notes
+
+
+def _pointee(node: Node, types: dict[str, VarType | None]) -> str | None:
+    """The integer type of ``p[k]`` for a pointer or array ``p`` of integers."""
+    if node.type != "subscript_expression":
+        return None
+    arg = node.child_by_field_name("argument")
+    vt = types.get(node_text(arg)) if arg is not None and arg.type == "identifier" else None
+    if vt is None or vt.pointer + int(vt.array) != 1 or not VarType(_norm(vt.base)).is_integral:
+        return None
+    return _norm(vt.base)
+
+
+def _pair_change(inp: RuleInput, lp: LoopFacts, types: dict[str, VarType | None],
+                 notes: list[str]) -> Change | None:
+    """A loop over the pairs ``i < j`` of one integer sequence that returns a constant at the
+    first equal pair or pair of a given sum, answered on a sorted copy (see ``triangle_pairs``
+    for the shapes and why overflow cannot differ)."""
+    loop = loop_node(inp, lp)
+    if loop is None:
+        return None
+    found, why = triangle_pairs(loop, types)
+    if found is None:
+        if why:
+            notes.append(f"{RULE_ID}: the pair loop on line {lp.line} stays: {why}")
+        return None
+    fresh = {k: inp.fresh_name(k if k != "s" else
+                               f"{found.seq}_{'sorted' if found.target else 'seen'}")
+             for k in ("s", "lo", "hi", "sum", "v")}
+    what = "two equal elements" if not found.target else f"two elements summing to " \
+        f"'{found.target}'"
+    return Change(
+        RULE_ID, (Edit(loop.start_byte, loop.end_byte, pair_replacement(found, fresh),
+                       RULE_ID),),
+        f"The loops at line {lp.line} compare every pair of '{found.seq}' looking for {what} "
+        "(quadratic time); "
+        + ("one pass through a hash set stops at the first repeated value" if not found.target
+           else "sorting a copy once and walking it from both ends answers the same question "
+           "in O(n log n)") + ".", (lp.line,),
+        includes=("<unordered_set>",) if not found.target else ("<algorithm>", "<vector>"))
+
+
+def _key_has_element_type(scan: NestedScan, types: dict[str, VarType | None],
+                          loop_vars: dict[str, str]) -> bool:
+    """Whether the compared value has the scanned elements' type (so ``<`` and ``==`` agree)."""
+    key_type = _value_type(scan.key, types, loop_vars) or _pointee(scan.key, types)
+    return key_type is not None and _same(key_type, scan.elem)
+
+
+def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, VarType | None],
+                    loop_vars: dict[str, str], notes: list[str]) -> list[Change]:
+    """Hand-written membership scans nested in ``loop`` become lookups in a sorted copy made
+    once before it (see ``nested_membership`` for the shapes and why they agree)."""
+    groups: dict[tuple[str, str], list[NestedScan]] = {}
+    found: list[NestedScan] = []
+    for inner in walk_all(loop):
+        if inner == loop or inner.type not in ("for_statement", "for_range_loop"):
+            continue
+        scan, why = nested_scan(inner, types)
+        if scan is not None:
+            found.append(scan)
+        elif why:
+            notes.append(f"{RULE_ID}: the scan on line {inp.line_of(inner)} stays: {why}")
+    if found:
+        # a scan of data proved sorted is the sorted-linear-scan rule's
+        sorted_loops = {s.loop.node.start_byte for s in sorted_scans(inp.facts, inp.unit)[0]}
+        found = [s for s in found if s.loop.start_byte not in sorted_loops]
+    # a range-for scan only reads its range: its 'b' is no write
+    reading = frozenset(s.loop.start_byte for s in found)
+    for scan in found:
+        where = f"the scan on line {inp.line_of(scan.loop)} stays"
+        if scan.searched in lp.locals or scan.searched in inp.facts.declared_in(loop):
+            notes.append(f"{RULE_ID}: {where}: '{scan.searched}' is made inside the loop")
+            continue
+        if not _key_has_element_type(scan, types, loop_vars):
+            notes.append(f"{RULE_ID}: {where}: the value compared is not known to have the "
+                         "element type")
+            continue
+        b_type = types.get(scan.searched)
+        why = outer_writes_ok(loop, scan, types) or (
+            _changes_in_loop(loop, scan.searched, b_type, types, reading)
+            if b_type is not None and not scan.bound else "")
+        if why:
+            notes.append(f"{RULE_ID}: {where}: {why}")
+            continue
+        groups.setdefault((scan.searched, scan.bound), []).append(scan)
+    if not groups or not statement_slot_ok(loop):
+        return []
+    changes = []
+    for (b, _), scans in groups.items():
+        name = inp.fresh_name(f"{b}_sorted")
+        edits = [
+            insertion_before(inp, loop, copy_declaration(scans[0], name), RULE_ID, order=-18),
+            insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE_ID,
+                             order=-17),
+        ]
+        edits += [Edit(s.loop.start_byte, s.loop.end_byte, replacement(s, name), RULE_ID)
+                  for s in scans]
+        lines = tuple(inp.line_of(s.loop) for s in scans)
+        changes.append(Change(
+            RULE_ID, tuple(edits),
+            f"The loop at line {lp.line} scans '{b}' element by element for each of its "
+            f"iterations (line {lines[0]}); sorting a copy of '{b}' once before the loop and "
+            "searching it in logarithmic time gives the same matches.", (lp.line, *lines),
+            includes=("<algorithm>", "<vector>")))
+    return changes
 
 
 # detection
@@ -283,6 +414,29 @@ def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``std::find``/``count``/... inside a loop, and nested loops that compare elements."""
     yield from _scan_calls(facts)
     yield from _nested_compare(facts)
+    yield from _pair_sums(facts)
+
+
+def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
+    """Loops over the pairs ``i < j`` looking for two elements of a given sum (the equal-pair
+    test is a nested comparison, found above)."""
+    if not cpp(facts):
+        return
+    types = facts.loop_types
+    for lp in facts.loops:
+        found, _ = triangle_pairs(lp.node, types)
+        if found is None or not found.target:
+            continue
+        yield make_finding(
+            "linear-search-in-loop",
+            f"{loop_phrase(lp)} tries every pair of `{found.seq}` for two elements summing to "
+            f"`{found.target}`, O(n²) additions; sort a copy once and walk it from both ends "
+            "(O(n log n)).",
+            [lp.line], loop_range=lp.byte_range, node_range=rng(lp.node),
+            names=[found.seq, found.target],
+            data={"form": "pair-sum", "container": found.seq},
+            bonus=depth_bonus(lp.depth + 1),
+        )
 
 
 def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
@@ -429,7 +583,7 @@ RULE = RuleSpec(
     rewrite=linear_search_rule,
     rewrites_as=frozenset({"linear-search-in-loop"}),
     phase=2,
-    order=2,
+    order=-1,  # before the size hoist, which would turn a scan's `b.size()` into a name
     examples=(
         Example("cpp", """
 #include <algorithm>
