@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.progress import JobContext
-from perfpilot.runner.build import compile_placed, install_headers
+from perfpilot.runner.build import compile_placed, compile_shared, install_headers, write_source
 from perfpilot.runner.channel import ChannelKey, Events, read_events, siphash24
 from perfpilot.runner.driver_run import LIB_A, LIB_B, layout_copies, pairs_of, parse_events
 from perfpilot.runner.entry import entry_source
@@ -73,6 +74,47 @@ async def test_layout_copies_place_the_same_code_at_different_offsets(tmp_path: 
         offsets.append(int(line.split()[0], 16))
     # The same function sits at another offset within a 64-byte window in every copy.
     assert len({off % 64 for off in offsets}) == 4, [hex(o) for o in offsets]
+
+
+def test_a_source_being_compiled_is_never_seen_half_written(tmp_path: Path) -> None:
+    path = tmp_path / "unit.cpp"
+    write_source(path, UNIT)
+    first = path.stat()
+    with path.open(encoding="utf-8") as reading:
+        # The same text again: the file a compiler may be reading is left as it is.
+        write_source(path, UNIT)
+        assert path.stat().st_ino == first.st_ino and path.stat().st_mtime_ns == first.st_mtime_ns
+        # A new text arrives whole, in one rename: a reader of the old file still reads it all.
+        write_source(path, UNIT + "// changed\n")
+        assert reading.read() == UNIT
+    assert path.read_text(encoding="utf-8") == UNIT + "// changed\n"
+    assert path.stat().st_mode & 0o044 == 0o044 & ~_umask()  # readable as before
+    assert [p.name for p in tmp_path.iterdir()] == ["unit.cpp"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+async def test_timing_and_sanitized_builds_of_one_side_run_side_by_side(tmp_path: Path) -> None:
+    # They start together and write the same a/unit.cpp: every library must hold the unit.
+    site = function_by_name(UNIT, "cpp", "total")
+    tc = make_toolchain(RunnerSettings(), "cpp", None, None, UNIT, "")
+    sandbox = await detect_sandbox(False)
+    unit = UNIT + entry_source(site)
+    for _ in range(3):
+        placed, shared = await asyncio.gather(
+            compile_placed(sandbox, tc, tmp_path, "a", unit, "unit.cpp", copies=4,
+                           timeout_s=120, ctx=JobContext()),
+            compile_shared(sandbox, tc, tmp_path, "a", unit, "unit.cpp", timeout_s=120,
+                           ctx=JobContext(), tag="_san"))
+        assert placed.ok and shared.ok, (placed.log, shared.log)
+        for name in [*layout_copies(tmp_path, LIB_A, 4).split(","), shared.output]:
+            out = subprocess.run(["nm", "-D", "--defined-only", name], cwd=tmp_path,
+                                 capture_output=True, text=True, check=True).stdout
+            assert " perfpilot_entry" in out, name
 
 
 def _copies(w: Path, lib: str, n: int) -> str:

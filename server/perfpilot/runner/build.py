@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+import uuid
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -118,6 +119,24 @@ async def _cached_compile(sandbox: Sandbox, argv: list[str], workdir: Path, outp
     return done
 
 
+def write_source(path: Path, text: str) -> None:
+    """Write a source file that another build may be compiling at this moment.
+
+    The timing and sanitized builds of one side start together and both write the same
+    ``<side>/unit.cpp``: writing in place truncates it first, and a compiler that read it in
+    that instant built an empty library (one with no measurement entry). An identical file
+    is left alone, and a new text replaces the old in one rename, so a reader sees a whole
+    file, old or new.
+    """
+    data = text.encode("utf-8")
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == data:
+            return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
 def _visible(tc: Toolchain) -> list[str]:
     """What a compile reads outside the work folder: include folders, the compilers' own."""
     return [*absolute_paths(tc.flags), *compiler_folders(tc)]
@@ -157,7 +176,7 @@ async def compile_shared(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
     """Compile one version of the unit into ``<side>/lib<side><tag>.so``."""
     folder = workdir / side
     folder.mkdir(exist_ok=True)
-    (folder / unit_name).write_text(unit_text, encoding="utf-8")
+    write_source(folder / unit_name, unit_text)
     output = f"{side}/lib{side}{tag}.so"
     argv = [tc.cc, *tc.flags, *extra, "-fPIC", "-shared",
             *(["-fopenmp"] if tc.openmp else []), f"{side}/{unit_name}", "-o", output,
@@ -195,7 +214,7 @@ async def compile_placed(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: s
     """
     folder = workdir / side
     folder.mkdir(exist_ok=True)
-    (folder / unit_name).write_text(unit_text, encoding="utf-8")
+    write_source(folder / unit_name, unit_text)
     obj = f"{side}/lib{side}.o"
     argv = [tc.cc, *tc.flags, "-fPIC", "-c", *(["-fopenmp"] if tc.openmp else []),
             f"{side}/{unit_name}", "-o", obj]
@@ -228,8 +247,8 @@ async def _pad_object(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
     """An object whose code section is ``size`` bytes of padding."""
     name = f"{side}/pad{size}.o"
     source = workdir / side / f"pad{size}.s"
-    source.write_text(f"\t.text\n\t.p2align 4\n\t.skip {size}, 0xcc\n"
-                      '\t.section .note.GNU-stack,"",@progbits\n', encoding="utf-8")
+    write_source(source, f"\t.text\n\t.p2align 4\n\t.skip {size}, 0xcc\n"
+                 '\t.section .note.GNU-stack,"",@progbits\n')
     await run_sandboxed(sandbox, [tc.cc, "-c", f"{side}/pad{size}.s", "-o", name], workdir,
                         timeout_s=30, limits=Limits(cpu_s=30), ctx=ctx,
                         unprivileged=unprivileged, ro_binds=_visible(tc))
@@ -242,8 +261,7 @@ async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_t
                          unprivileged: bool = False, output: str = "driver") -> Compiled:
     """Compile the bench (generated or from a spec) with the driver into ``output``."""
     source = f"{output}_main.cpp"
-    (workdir / source).write_text(
-        bench_text + "\n#include <perfpilot_driver.hpp>\n", encoding="utf-8")
+    write_source(workdir / source, bench_text + "\n#include <perfpilot_driver.hpp>\n")
     argv = [tc.cxx, "-O2", "-std=c++17", "-Iinclude", *include_flags(tc.flags), *extra,
             source, "-o", output, "-ldl"]
     inputs = [source, *(f"include/{h}" for h in HEADERS)]
@@ -260,7 +278,7 @@ async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: 
     """Compile a whole program into ``<side>/prog``."""
     folder = workdir / side
     folder.mkdir(exist_ok=True)
-    (folder / unit_name).write_text(unit_text, encoding="utf-8")
+    write_source(folder / unit_name, unit_text)
     output = f"{side}/prog"
     argv = [tc.cc, *tc.flags, *(["-fopenmp"] if tc.openmp else []), f"{side}/{unit_name}",
             "-o", output, "-lm"]
