@@ -33,7 +33,7 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements, unparen, unwrap, walk_all
 from perfpilot.code.seen_list import normal_type
-from perfpilot.code.syntax import Node, text
+from perfpilot.code.syntax import Node, steps_by_one, text
 
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array)\s*<\s*([^,<>]+?)\s*(?:,[^<>]*)?>$")
 _SIGNED = frozenset({"short", "int", "long", "long long", "signed char", "int8_t", "int16_t",
@@ -103,21 +103,9 @@ def _header(loop: Node, types: Mapping[str, VarType | None]) -> tuple[str, Node,
     if cond.type != "binary_expression" or op is None or text(op) != "<" or left is None or \
             right is None or text(left) != var:
         return "the loop's condition is not 'counter < bound'"
-    if not _steps_by_one(update, var):
+    if not steps_by_one(update, var):
         return "the loop does not step its counter by one"
     return var, unwrap(value) or value, " ".join(text(right).split())
-
-
-def _steps_by_one(update: Node, var: str) -> bool:
-    if update.type == "update_expression":
-        arg = update.child_by_field_name("argument")
-        return arg is not None and text(arg) == var and "++" in text(update)
-    if update.type == "assignment_expression":
-        left, right = update.child_by_field_name("left"), update.child_by_field_name("right")
-        op = update.child_by_field_name("operator")
-        return left is not None and text(left) == var and op is not None and \
-            text(op) == "+=" and right is not None and text(right) == "1"
-    return False
 
 
 def _increments(stmt: Node, counter_of: Mapping[str, VarType | None]) -> str | None:

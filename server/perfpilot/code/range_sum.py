@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements, unparen, unwrap, walk_all
-from perfpilot.code.syntax import Node, declarator_name, text
+from perfpilot.code.syntax import Node, declarator_name, steps_by_one, text
 
 # accumulators at least as wide as int (narrower ones narrow on every step)
 _WIDE = frozenset({"int", "signed", "signed int", "unsigned", "unsigned int", "long",
@@ -105,22 +105,10 @@ def _header(loop: Loop) -> tuple[str, str, Node, Node, bool] | str:
     if cond.type != "binary_expression" or op is None or text(op) not in ("<", "<=") or \
             left is None or right is None or text(left) != k:
         return "the condition is not 'k <= hi' or 'k < hi'"
-    if not _steps_by_one(update, k):
+    if not steps_by_one(update, k):
         return "the counter does not step by one"
     quals = " ".join(text(c) for c in init.children if c.type == "type_qualifier")
     return " ".join(f"{quals} {text(type_node)}".split()), k, value, right, text(op) == "<="
-
-
-def _steps_by_one(update: Node, k: str) -> bool:
-    if update.type == "update_expression":
-        arg = update.child_by_field_name("argument")
-        return arg is not None and text(arg) == k and "++" in text(update)
-    if update.type == "assignment_expression":
-        left, right = update.child_by_field_name("left"), update.child_by_field_name("right")
-        op = update.child_by_field_name("operator")
-        return left is not None and text(left) == k and op is not None and \
-            text(op) == "+=" and right is not None and text(right) == "1"
-    return False
 
 
 def _element_read(node: Node | None, k: str) -> str | None:
