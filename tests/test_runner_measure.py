@@ -75,6 +75,19 @@ def _check_json(v) -> None:  # type: ignore[no-untyped-def]
     assert set(data["validation"]) == {"status", "detail"}
 
 
+async def _measure_same(site, tries: int = 3):  # type: ignore[no-untyped-def]
+    """Time a function against itself until the run claims no difference, at most ``tries``.
+
+    A 95% interval misses 1 about one time in twenty by chance alone, more often while other
+    work on the machine comes and goes; a real bias between the two sides misses every time.
+    """
+    for _ in range(tries):
+        v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+        if v.verdict in ("no-change", "noisy"):
+            break
+    return v
+
+
 async def test_same_function_is_no_change() -> None:
     site = _site(DUPS, "count_dups")
     stages: list[str] = []
@@ -127,7 +140,7 @@ async def test_a_slow_first_call_does_not_shrink_the_timed_size() -> None:
     # Calibration once stopped at the smallest size because the first call of a side took
     # longer than a sample should; the timing then measured sub-microsecond calls.
     site = _site(SLOW_FIRST_CALL, "total")
-    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+    v = await _measure_same(site)
     assert v.measurement is not None, v.message
     assert v.measurement.size > 10 * FAST.min_size, v.measurement
     assert v.verdict in ("no-change", "noisy"), v.message
@@ -201,7 +214,7 @@ double scale_sq(double* restrict a, size_t n, double f) {
 
 async def test_c_unit_pointer_with_size_and_mutated_buffer() -> None:
     site = _site(C_UNIT, "scale_sq", "c")
-    same = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
+    same = await _measure_same(site)
     assert same.verdict in ("no-change", "noisy"), same.message
     assert same.validation_status == "passed"
     # Same return value but the buffer is left unscaled: only the mutated argument differs.
