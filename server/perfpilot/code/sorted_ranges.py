@@ -202,6 +202,18 @@ def _comparator(arg: Node, element: str) -> bool | None:
     return m.group(1) == "greater"
 
 
+def comparator_order(arg: Node, element: str) -> bool | None:
+    """Whether a comparator argument of a sort or search orders descending
+    (``std::greater``), ascending (``std::less``), or None for anything else."""
+    return _comparator(arg, element)
+
+
+def element_read(e: Node, own: frozenset[str]) -> bool:
+    """Whether the element expression ``e`` (``*it``, ``v[i]``) is only read where it
+    stands: not written, not kept by reference or address, not passed to unknown code."""
+    return _element_use(e, own) == READ
+
+
 def sort_call(stmt: Node, own: frozenset[str], element_of: Callable[[str], str | None],
               ranges: bool = False) -> SortCall | None:
     """The statement as a sort of a whole container in natural (``<``) or reversed (``>``)

@@ -52,6 +52,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("prefix-sum", 1, 0.92, _C),
     Rule("sorted-linear-scan", 1, 0.90, _C),
     Rule("sort-for-selection", 1, 0.74, _C),
+    Rule("repeated-extraction", 1, 0.86, _C),
     Rule("strlen-condition", 4, 0.78, _C),
     Rule("accumulator-chain", 9, 0.30),
     Rule("string-concat-loop", 3, 0.80, _C),
@@ -101,6 +102,7 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
                           "first), search (lower_bound|upper_bound|equal_range|binary_search), "
                           "call (count|count_if|find|find_if, for a call, absent for a loop)",
     "sort-for-selection": "container, form (one|pair|extremes), index (the position kept)",
+    "repeated-extraction": "container, order (ascending|descending: the order taken)",
     "qsort-to-sort": "replacement (the std::sort call)",
     "char-set-table": "subject (the character tested)",
     "strlen-condition": "call, var",

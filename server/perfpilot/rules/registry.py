@@ -32,6 +32,7 @@ from perfpilot.rules import (
     pow_strength,
     prefix_sum,
     qsort_to_sort,
+    repeated_extraction,
     reserve,
     restrict_alias,
     seen_list_set,
@@ -53,7 +54,7 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
     manual_sort, pair_count_sort,
-    prefix_sum, sort_for_selection,
+    prefix_sum, sort_for_selection, repeated_extraction,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
     invariant_branch,
