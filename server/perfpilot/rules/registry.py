@@ -40,6 +40,7 @@ from perfpilot.rules import (
     simd_loop,
     small_key_table,
     sort_for_selection,
+    sorted_insert,
     sorted_linear_scan,
     std_algorithm,
     stdio_loop,
@@ -54,7 +55,7 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
     manual_sort, pair_count_sort,
-    prefix_sum, sort_for_selection, repeated_extraction,
+    prefix_sum, sort_for_selection, repeated_extraction, sorted_insert,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
     invariant_branch,
