@@ -5,13 +5,13 @@ weakening its proof), and generated variants built with g++ before and after."""
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import pytest
 
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code import nested_membership as nm
+from perfpilot.code import sequence_scan
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.rules import linear_search_in_loop as lsl
@@ -114,7 +114,7 @@ _NEGATIVE: list[tuple[str, str, str]] = [
 
 def _weaken(step: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if step == "float":
-        monkeypatch.setattr(nm, "_STRING", {"double"})
+        monkeypatch.setattr(sequence_scan, "_STRING", frozenset({"double"}))
         monkeypatch.setattr(lsl, "_key_has_element_type", lambda *a: True)
     elif step == "mixed":
         monkeypatch.setattr(lsl, "_key_has_element_type", lambda *a: True)
@@ -126,10 +126,10 @@ def _weaken(step: str, monkeypatch: pytest.MonkeyPatch) -> None:
     elif step == "appended":
         monkeypatch.setattr(lsl, "_changes_in_loop", lambda *a: "")
     elif step == "extra":
-        monkeypatch.setattr(nm, "_single", lambda body: body.named_children[0]
+        monkeypatch.setattr(nm, "single_statement", lambda body: body.named_children[0]
                             if body.type == "compound_statement" else body)
     elif step == "partial":
-        monkeypatch.setattr(nm, "_INIT", re.compile(r"std::size_t ([A-Za-z_]\w*) ?= ?\d+ ?;"))
+        monkeypatch.setattr(nm, "_from_first", lambda start: True)
     elif step == "impure":
         monkeypatch.setattr(nm, "pure_key", lambda node: True)
         monkeypatch.setattr(lsl, "outer_writes_ok", lambda *a: "")

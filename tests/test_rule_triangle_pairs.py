@@ -96,11 +96,11 @@ def _weaken(step: str, monkeypatch: pytest.MonkeyPatch) -> None:
     elif step == "unsigned-target":
         monkeypatch.setattr(tp, "SUM_TARGETS", tp.SUM_TARGETS | {"unsigned"})
     elif step == "float":
-        monkeypatch.setattr(tp, "element_of", lambda vt, pointer_ok: "double")
+        monkeypatch.setattr(tp, "sequence_element", lambda vt, pointer_ok: "double")
     elif step == "not-triangle":
         monkeypatch.setattr(tp, "_is_triangle", lambda *a: True)
     elif step == "extra":
-        monkeypatch.setattr(tp, "_single", lambda body: body.named_children[0]
+        monkeypatch.setattr(tp, "single_statement", lambda body: body.named_children[0]
                             if body is not None and body.type == "compound_statement"
                             else body)
     elif step == "index-target":
