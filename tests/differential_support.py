@@ -13,10 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.splice import splice
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.optimizing.builtin.rewrite import RewriteResult
+from perfpilot.planning.builtin import analyze_site
 from perfpilot.rules.registry import Phase
 
 HEADERS = """#include <algorithm>
@@ -59,6 +62,16 @@ def rewrite_all(variants: Sequence[Variant], rules: frozenset[str],
     for site, code in sorted(sites, key=lambda sc: sc[0].start_byte, reverse=True):
         new_unit = splice(site.__class__(**{**site.__dict__, "unit_text": new_unit}), code)
     return unit, new_unit, results
+
+
+def rewrite_function(unit: str, rules: frozenset[str], name: str = "f") -> RewriteResult:
+    """``rules``' rewrite of the C++ function ``name`` in ``unit``."""
+    return rewrite(function_by_name(unit, "cpp", name), rules)
+
+
+def finding_rules(unit: str, name: str = "f") -> list[str]:
+    """The rules the built-in analysis reports on the C++ function ``name`` in ``unit``."""
+    return [f.rule for f in analyze_site(function_by_name(unit, "cpp", name)).findings]
 
 
 def _run(unit: str, drivers: str, folder: Path, tag: str, std: str) -> list[str]:
@@ -113,3 +126,21 @@ def compare(variants: Sequence[Variant], rules: frozenset[str], folder: Path,
             bad.append((x, y))
     assert not bad, bad[:10]
     return results
+
+
+def compare_rewritten(variants: Sequence[Variant], rules: frozenset[str],
+                      folder: Path) -> dict[str, RewriteResult]:
+    """``compare``, asserting too that exactly ``rules`` rewrote every variant."""
+    results = compare(variants, rules, folder)
+    for v in variants:
+        res = results[v.name]
+        assert res.rules == rules, (v.code, res.notes)
+    return results
+
+
+def assert_outputs_differ(variants: Sequence[Variant], rules: frozenset[str],
+                          folder: Path) -> None:
+    """The comparison must fail on printed lines that differ: the differential test catches
+    a rewrite made wrong on purpose."""
+    with pytest.raises(AssertionError, match=r"\[\("):  # printed lines differ
+        compare(variants, rules, folder)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfpilot.code.nul_stores import char_value, stores_no_nul
+from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.parse import parse, walk_all
 
 
@@ -54,13 +54,3 @@ def test_stores_that_cannot_be_nul(body: str) -> None:
 ])
 def test_stores_that_may_be_nul(body: str) -> None:
     assert not _body_of_loop(body)
-
-
-def test_character_literals() -> None:
-    assert char_value("'a'") == 97
-    assert char_value("'\\n'") == 10
-    assert char_value("'\\0'") == 0
-    assert char_value("'\\x41'") == 65
-    assert char_value("'\\101'") == 65
-    assert char_value("'ab'") is None
-    assert char_value("x") is None

@@ -11,9 +11,9 @@ import pytest
 
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
+from perfpilot.code.syntax import char_value
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze
-from perfpilot.rules.char_set_table import char_value
 
 RULES = frozenset({"char-set-table"})
 _POOL = ("'a'", "'e'", "'i'", "'o'", "'u'", "' '", "'\\n'", "'\\t'", "','", "'.'", "'\\\\'",
@@ -71,7 +71,8 @@ def test_generated_variants_keep_results(tmp_path: Path) -> None:
 def test_character_literals_decode() -> None:
     from perfpilot.code.parse import parse
     lits = {"'a'": 97, "'\\n'": 10, "'\\\\'": 92, "'\\''": 39, "'\\x41'": 65, "'\\101'": 65,
-            "'\\0'": 0, "L'a'": None, "u8'a'": None}
+            "'\\0'": 0, "L'a'": None, "u8'a'": None, "'ab'": None, "'\\1234'": None,
+            "'\\x'": None}
     for lit, want in lits.items():
         tree = parse(f"int x = {lit};", "cpp")
         node = next(n for n in _nodes(tree.root_node) if n.type == "char_literal")

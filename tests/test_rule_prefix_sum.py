@@ -12,10 +12,16 @@ import pytest
 
 import perfpilot.code.range_sum as rs
 import perfpilot.rules.prefix_sum as ps
-from differential_support import HAVE_GXX, Variant, compare
+from differential_support import (
+    HAVE_GXX,
+    Variant,
+    assert_outputs_differ,
+    compare_rewritten,
+    finding_rules,
+    rewrite_function,
+)
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
-from perfpilot.planning.builtin import analyze_site
 from perfpilot.rules.finding import RULES as RULE_TABLE
 from perfpilot.rules.finding import Gain
 
@@ -24,12 +30,12 @@ HEAD = "#include <cstdio>\n#include <map>\n#include <vector>\n#include <string>\
 
 
 def _rewritten(code: str, name: str = "f") -> tuple[str, frozenset[str]]:
-    res = rewrite(function_by_name(HEAD + code, "cpp", name), RULES)
+    res = rewrite_function(HEAD + code, RULES, name)
     return res.code, res.rules
 
 
 def _findings(code: str, name: str = "f") -> list[str]:
-    return [f.rule for f in analyze_site(function_by_name(HEAD + code, "cpp", name)).findings]
+    return finding_rules(HEAD + code, name)
 
 
 BEST = """
@@ -264,11 +270,7 @@ def _variants() -> list[Variant]:
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
 def test_generated_variants_keep_results(tmp_path: Path) -> None:
-    variants = _variants()
-    results = compare(variants, RULES, tmp_path)
-    for v in variants:
-        res = results[v.name]
-        assert "prefix-sum" in res.rules, (v.code, res.notes)
+    compare_rewritten(_variants(), RULES, tmp_path)
 
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
@@ -277,8 +279,7 @@ def test_the_differential_test_catches_p_hi_for_p_hi_plus_one(
     """The same variants, rewritten with ``P[hi]`` where ``P[hi + 1]`` belongs, must fail."""
     real = ps._index
     monkeypatch.setattr(ps, "_index", lambda expr, _plus_one: real(expr, False))
-    with pytest.raises(AssertionError, match=r"\[\("):  # printed lines differ
-        compare(_variants(), RULES, tmp_path)
+    assert_outputs_differ(_variants(), RULES, tmp_path)
 
 
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")

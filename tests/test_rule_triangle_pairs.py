@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from differential_support import HAVE_GXX, Variant, compare
+from differential_support import HAVE_GXX, Variant, compare_rewritten, rewrite_function
 from perfpilot.code import triangle_pairs as tp
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
@@ -22,7 +22,7 @@ _HEAD = "#include <vector>\n"
 
 
 def _rewritten(code: str) -> tuple[str, tuple[str, ...]]:
-    res = rewrite(function_by_name(_HEAD + code, "cpp", "f"), RULES)
+    res = rewrite_function(_HEAD + code, RULES)
     return res.code, res.notes
 
 
@@ -96,11 +96,11 @@ def _weaken(step: str, monkeypatch: pytest.MonkeyPatch) -> None:
     elif step == "unsigned-target":
         monkeypatch.setattr(tp, "SUM_TARGETS", tp.SUM_TARGETS | {"unsigned"})
     elif step == "float":
-        monkeypatch.setattr(tp, "element_of", lambda vt, pointer_ok: "double")
+        monkeypatch.setattr(tp, "sequence_element", lambda vt, pointer_ok: "double")
     elif step == "not-triangle":
         monkeypatch.setattr(tp, "_is_triangle", lambda *a: True)
     elif step == "extra":
-        monkeypatch.setattr(tp, "_single", lambda body: body.named_children[0]
+        monkeypatch.setattr(tp, "single_statement", lambda body: body.named_children[0]
                             if body is not None and body.type == "compound_statement"
                             else body)
     elif step == "index-target":
@@ -168,9 +168,6 @@ def _variant(rnd: random.Random, n: int) -> Variant:
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
 def test_generated_variants_keep_results(tmp_path: Path) -> None:
     rnd = random.Random(11)
-    variants = [_variant(rnd, n) for n in range(56)]
-    results = compare(variants, RULES, tmp_path)
-    for v in variants:
-        res = results[v.name]
-        assert res.rules == RULES, (v.code, res.notes)
+    results = compare_rewritten([_variant(rnd, n) for n in range(56)], RULES, tmp_path)
+    for res in results.values():
         assert "j <" not in res.code, res.code

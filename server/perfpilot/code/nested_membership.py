@@ -28,61 +28,29 @@ from dataclasses import dataclass
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.parse import node_text, unwrap, walk_all
+from perfpilot.code.sequence_scan import (
+    SequenceScan,
+    index_head,
+    norm_type,
+    sequence_element,
+    single_statement,
+)
 from perfpilot.code.syntax import Node
 
-_STRING = {"std::string", "string"}
 _COUNTER = {"int", "long", "long long", "unsigned", "unsigned int", "unsigned long",
             "unsigned long long", "std::size_t", "size_t", "std::ptrdiff_t", "ptrdiff_t"}
-# ``int j = 0;`` (runs of spaces made one): the scan starts at the first element
-_INIT = re.compile(r"(?:int|long|long long|unsigned|unsigned int|unsigned long|std::size_t|"
-                   r"size_t) ([A-Za-z_]\w*) ?= ?0 ?;")
 # free functions a loop may call without any chance of writing the searched data
 _SAFE_CALLS = re.compile(r"(std::\w+|printf|puts|abs|labs|llabs)")
 
 
 @dataclass(frozen=True)
-class NestedScan:
-    """One inner scan to replace: the loop node, what it searches and how to rewrite it."""
+class NestedScan(SequenceScan):
+    """One inner scan to replace: the loop node, what it searches (``seq``) and how to rewrite
+    it."""
 
-    loop: Node
-    searched: str  # the name of b
-    elem: str  # its element type
-    bound: str  # "" for the whole container, else the element count expression (pointer b)
     key: Node
     action: tuple[str, ...]  # statements run on a match (counting: empty)
     counter: str  # the counter stepped once per match, in the counting form ("" otherwise)
-
-
-def _norm(text: str) -> str:
-    text = re.sub(r"\bconst\b|&", "", text)
-    return " ".join(text.split()).replace("< ", "<").replace(" >", ">")
-
-
-def searchable_element(vt: VarType | None, pointer_ok: bool) -> str | None:
-    """The element type of a vector (integers or strings) or, when ``pointer_ok``, of a
-    pointer or array of integers; None for anything else."""
-    if vt is None:
-        return None
-    base = _norm(vt.base)
-    if vt.pointer or vt.array:
-        if not pointer_ok or vt.pointer + int(vt.array) != 1:
-            return None
-        return base if VarType(base).is_integral else None
-    m = re.fullmatch(r"(?:std::)?vector<(.+)>", base)
-    if m is None:
-        return None
-    elem = _norm(m.group(1))
-    return elem if VarType(elem).is_integral or elem in _STRING else None
-
-
-def _single(body: Node | None) -> Node | None:
-    """The one statement of a body (a block of one statement, or a bare statement)."""
-    if body is None:
-        return None
-    if body.type == "compound_statement":
-        kids = [c for c in body.named_children if c is not None and c.type != "comment"]
-        return kids[0] if len(kids) == 1 else None
-    return body
 
 
 def pure_key(node: Node) -> bool:
@@ -142,6 +110,11 @@ def _plain(stmt: Node, var: str) -> bool:
         n.type in ("lambda_expression", "comma_expression") for n in walk_all(stmt))
 
 
+def _from_first(start: str) -> bool:
+    """Whether the scan starts at the first element."""
+    return start == "0"
+
+
 def _scan_head(loop: Node, types: dict[str, VarType | None]
                ) -> tuple[str, str, str, str] | None:
     """``(var, b, elem, bound)`` of a scan over the whole of ``b``; var is the index or the
@@ -153,33 +126,24 @@ def _scan_head(loop: Node, types: dict[str, VarType | None]
         if type_node is None or decl is None or rng is None or rng.type != "identifier":
             return None
         b = node_text(rng)
-        elem = searchable_element(types.get(b), pointer_ok=False)
+        elem = sequence_element(types.get(b), pointer_ok=False, strings=True)
         var = node_text(decl).lstrip("&* ").strip()
-        declared = _norm(node_text(type_node))
-        if elem is None or not re.fullmatch(r"[A-Za-z_]\w*", var) or \
+        declared = norm_type(node_text(type_node))
+        if not elem or not re.fullmatch(r"[A-Za-z_]\w*", var) or \
                 declared not in ("auto", elem) or "&&" in node_text(decl):
             return None
         return var, b, elem, ""
-    if loop.type != "for_statement":
+    head = index_head(loop)
+    if head is None or not _from_first(head[1]):
         return None
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    step = loop.child_by_field_name("update")
-    if init is None or cond is None or step is None or init.type != "declaration":
-        return None
-    m = _INIT.fullmatch(" ".join(node_text(init).split()))
-    if m is None:
-        return None
-    var = m.group(1)
-    if "".join(node_text(step).split()) not in (f"++{var}", f"{var}++", f"{var}+=1"):
-        return None
-    c = re.fullmatch(rf"{var}<([A-Za-z_]\w*)(\.size\(\))?", "".join(node_text(cond).split()))
+    var = head[0]
+    c = re.fullmatch(r"([A-Za-z_]\w*)(\.size\(\))?", "".join(head[2].split()))
     if c is None:
         return None
     if c.group(2):
         b = c.group(1)
-        elem = searchable_element(types.get(b), pointer_ok=False)
-        return (var, b, elem, "") if elem is not None else None
+        elem = sequence_element(types.get(b), pointer_ok=False, strings=True)
+        return (var, b, elem, "") if elem else None
     bound = c.group(1)
     bt = types.get(bound)
     if bt is None or not bt.is_integral:
@@ -194,7 +158,7 @@ def nested_scan(loop: Node, types: dict[str, VarType | None]) -> tuple[NestedSca
     if head is None:
         return None, ""
     var, b, elem, bound = head
-    stmt = _single(loop.child_by_field_name("body"))
+    stmt = single_statement(loop.child_by_field_name("body"))
     if stmt is None or stmt.type != "if_statement" or \
             stmt.child_by_field_name("alternative") is not None:
         return None, "the scan's body does more than one test without else"
@@ -220,7 +184,7 @@ def nested_scan(loop: Node, types: dict[str, VarType | None]) -> tuple[NestedSca
         return None, ""
     key, b = found
     if bound:
-        elem = searchable_element(types.get(b), pointer_ok=True) or ""
+        elem = sequence_element(types.get(b), pointer_ok=True, strings=True)
         bt = types.get(b)
         if not elem or bt is None or not (bt.pointer or bt.array):
             return None, f"'{b}' is not a pointer or array of integers scanned up to '{bound}'"
@@ -242,7 +206,7 @@ def nested_scan(loop: Node, types: dict[str, VarType | None]) -> tuple[NestedSca
     counter = _counter_step(action) if action is not None else ""
     ct = types.get(counter) if counter else None
     if counter and ct is not None and not ct.pointer and not ct.array and \
-            _norm(ct.base) in _COUNTER and counter not in _names(key):
+            norm_type(ct.base) in _COUNTER and counter not in _names(key):
         return NestedScan(loop, b, elem, bound, key, (), counter), ""
     return None, "the scan's action on a match is neither 'break', a flag nor a counter step"
 
@@ -258,7 +222,7 @@ def outer_writes_ok(outer: Node, scan: NestedScan, types: dict[str, VarType | No
             if target is None:
                 return "the loop writes through an unknown target"
             root = re.split(r"[.\[\-]", "".join(node_text(target).split()))[0]
-            if root in (scan.searched, scan.bound):
+            if root in (scan.seq, scan.bound):
                 return f"the loop writes '{node_text(target)}'"
             if n.start_byte >= scan.loop.start_byte and n.end_byte <= scan.loop.end_byte and \
                     (root in key_names):
@@ -296,6 +260,5 @@ def replacement(scan: NestedScan, copy: str) -> str:
 def copy_declaration(scan: NestedScan, copy: str) -> str:
     """The declaration of the sorted copy (unsorted yet)."""
     if not scan.bound:
-        return f"auto {copy} = {scan.searched};"
-    count = f"({scan.bound} > 0 ? {scan.bound} : 0)"
-    return f"std::vector<{scan.elem}> {copy}({scan.searched}, {scan.searched} + {count});"
+        return f"auto {copy} = {scan.seq};"
+    return f"std::vector<{scan.elem}> {copy}({scan.seq}, {scan.seq} + {scan.clamped_count()});"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from perfpilot.code.parse import LOOP_TYPES, int_literal, mutations, node_text, unparen, unwrap
+from perfpilot.code.parse import LOOP_TYPES, mutations, node_text, unparen, unwrap
+from perfpilot.code.syntax import char_value
 
 Interval = tuple[int, int]
 
@@ -19,32 +20,10 @@ _CHAR = (-128, 255)  # whatever a char holds, signed or not
 _CASE_MAPS = {"toupper", "tolower", "std::toupper", "std::tolower"}
 _CLASSES = {"islower": (ord("a"), ord("z")), "isupper": (ord("A"), ord("Z")),
             "isdigit": (ord("0"), ord("9"))}
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11, "\\": 92,
-            "'": 39, '"': 34, "?": 63}
 
 
 def _squash(text: str) -> str:
     return "".join(text.split())
-
-
-def char_value(literal: str) -> int | None:
-    """The code of a character literal such as ``'a'``, ``'\\n'``, ``'\\x41'``, ``'\\101'``."""
-    if len(literal) < 3 or literal[0] != "'" or literal[-1] != "'":
-        return None
-    body = literal[1:-1]
-    if len(body) == 1 and body != "\\":
-        return ord(body)
-    if not body.startswith("\\") or len(body) < 2:
-        return None
-    rest = body[1:]
-    try:
-        if rest[0] == "x":
-            return int(rest[1:], 16)
-        if rest.isdigit():
-            return int(rest, 8)
-    except ValueError:
-        return None
-    return _ESCAPES.get(rest) if len(rest) == 1 else None
 
 
 def _is_elem(node: Node, elem: str) -> bool:
@@ -60,12 +39,9 @@ def _is_elem(node: Node, elem: str) -> bool:
 def _interval(node: Node, elem: str, elem_range: Interval | None) -> Interval | None:
     """The values ``node`` can take (``elem`` within ``elem_range``), or None when unknown."""
     node = unparen(node)
-    if node.type == "number_literal":
-        v = int_literal(node)
+    if node.type in ("number_literal", "char_literal"):
+        v = char_value(node)
         return (v, v) if v is not None else None
-    if node.type == "char_literal":
-        c = char_value(node_text(node))
-        return (c, c) if c is not None else None
     if _squash(node_text(node)) == elem:
         return elem_range
     if node.type == "cast_expression":

@@ -10,7 +10,15 @@ from collections.abc import Iterator
 
 import tree_sitter
 
-from perfpilot.code.parse import LOOP_TYPES, inner_declarator, node_text, unparen, unwrap, walk_all
+from perfpilot.code.parse import (
+    LOOP_TYPES,
+    inner_declarator,
+    int_literal,
+    node_text,
+    unparen,
+    unwrap,
+    walk_all,
+)
 
 Node = tree_sitter.Node
 
@@ -19,6 +27,9 @@ _LVALUE_WRAPPERS = frozenset({
     "subscript_expression", "field_expression", "pointer_expression",
     "parenthesized_expression", "cast_expression",
 })
+# The one-letter escapes of a character literal, by the letter after the backslash.
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8,
+            "f": 12, "v": 11, "?": 63}
 
 
 def text(node: Node | None) -> str:
@@ -128,6 +139,35 @@ def number(node: Node | None) -> float | None:
         return float(int(raw, 0)) if raw.startswith(("0x", "0b")) else float(raw)
     except ValueError:
         return None
+
+
+def char_value(lit: Node) -> int | None:
+    """The value of an integer literal or of a plain character literal (``'a'``, ``'\\n'``,
+    ``'\\x41'``, ``'\\101'``), else None: prefixed (``L'a'``), multi-character or beyond ASCII
+    literals have values that depend on the compiler."""
+    if lit.type == "number_literal":
+        return int_literal(lit)
+    if lit.type != "char_literal":
+        return None
+    body = text(lit)
+    if not (body.startswith("'") and body.endswith("'")) or len(body) < 3:
+        return None  # prefixed (u8'a', L'a') or odd
+    inner = body[1:-1]
+    if len(inner) == 1:
+        return ord(inner) if ord(inner) < 128 else None
+    if inner[0] != "\\":
+        return None
+    esc = inner[1:]
+    if esc in _ESCAPES:
+        return _ESCAPES[esc]
+    try:
+        if esc[0] == "x" and len(esc) > 1:
+            return int(esc[1:], 16)
+        if esc.isdigit() and len(esc) <= 3:
+            return int(esc, 8)
+    except ValueError:
+        return None
+    return None
 
 
 def is_within(inner: Node, outer: Node) -> bool:

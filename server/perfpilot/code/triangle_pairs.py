@@ -26,6 +26,13 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.parse import node_text, unwrap
+from perfpilot.code.sequence_scan import (
+    SequenceScan,
+    index_head,
+    norm_type,
+    sequence_element,
+    single_statement,
+)
 from perfpilot.code.syntax import Node
 
 # element types whose pair sums fit in long long and compare as exact values
@@ -34,65 +41,15 @@ SUM_ELEMENTS = frozenset({"int", "signed", "signed int", "short", "short int", "
 # types of the target whose conversion in the comparison keeps its value
 SUM_TARGETS = frozenset({"int", "long", "long long", "short", "signed char", "long int",
                          "long long int"})
-_INDEX = re.compile(r"(?:int|long|long long|unsigned|unsigned int|unsigned long|std::size_t|"
-                    r"size_t) ([A-Za-z_]\w*) ?= ?(.+?) ?;")
 _RETURN = re.compile(r"return (true|false|-?\d+) ?;")
 
 
 @dataclass(frozen=True)
-class TrianglePairs:
+class TrianglePairs(SequenceScan):
     """A proved pair-existence loop: the sequence, its element type and how to copy it."""
 
-    loop: Node
-    seq: str
-    elem: str
-    bound: str  # "" for ``seq.size()``, else the count of a pointer's elements (a variable)
     target: str  # "" for the duplicate test, else the sum looked for
     returned: str  # the constant returned on a hit
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"\bconst\b|&", "", text).split())
-
-
-def element_of(vt: VarType | None, pointer_ok: bool) -> str:
-    """The integer element type of a vector, or (``pointer_ok``) a pointer or array."""
-    if vt is None:
-        return ""
-    base = _norm(vt.base).replace("< ", "<").replace(" >", ">")
-    if vt.pointer or vt.array:
-        ok = pointer_ok and vt.pointer + int(vt.array) == 1 and VarType(base).is_integral
-        return base if ok else ""
-    m = re.fullmatch(r"(?:std::)?vector<(.+)>", base)
-    elem = _norm(m.group(1)) if m else ""
-    return elem if elem and VarType(elem).is_integral else ""
-
-
-def _single(body: Node | None) -> Node | None:
-    if body is None:
-        return None
-    if body.type == "compound_statement":
-        kids = [c for c in body.named_children if c is not None and c.type != "comment"]
-        return kids[0] if len(kids) == 1 else None
-    return body
-
-
-def _head(loop: Node) -> tuple[str, str, str] | None:
-    """``(var, start, bound)`` of ``for (T var = start; var < bound; ++var)``, spaces made one."""
-    if loop.type != "for_statement":
-        return None
-    init, cond, step = (loop.child_by_field_name(f) for f in
-                        ("initializer", "condition", "update"))
-    if init is None or cond is None or step is None or init.type != "declaration":
-        return None
-    m = _INDEX.fullmatch(" ".join(node_text(init).split()))
-    if m is None:
-        return None
-    var = m.group(1)
-    if "".join(node_text(step).split()) not in (f"++{var}", f"{var}++", f"{var}+=1"):
-        return None
-    c = re.fullmatch(rf"{var} ?< ?(.+)", " ".join(node_text(cond).split()))
-    return (var, m.group(2), c.group(1)) if c else None
 
 
 def _element_at(node: Node | None, var: str) -> str:
@@ -116,20 +73,20 @@ def _target_ok(node: Node, i: str, j: str) -> bool:
 def triangle_pairs(loop: Node, types: dict[str, VarType | None]) -> tuple[TrianglePairs | None,
                                                                           str]:
     """The proved pair test ``loop`` is, else why not ("" when it has no such shape)."""
-    outer = _head(loop)
-    inner_loop = _single(loop.child_by_field_name("body"))
-    inner = _head(inner_loop) if inner_loop is not None else None
+    outer = index_head(loop)
+    inner_loop = single_statement(loop.child_by_field_name("body"))
+    inner = index_head(inner_loop) if inner_loop is not None else None
     if outer is None or inner is None or inner_loop is None:
         return None, ""
     i, start, bound = outer
     j, jstart, jbound = inner
     if not _is_triangle(i, start, bound, jstart, jbound):
         return None, ""
-    test = _single(inner_loop.child_by_field_name("body"))
+    test = single_statement(inner_loop.child_by_field_name("body"))
     if test is None or test.type != "if_statement" or \
             test.child_by_field_name("alternative") is not None:
         return None, ""
-    then = _single(test.child_by_field_name("consequence"))
+    then = single_statement(test.child_by_field_name("consequence"))
     cond = unwrap(test.child_by_field_name("condition"))
     if then is None or cond is None or cond.type != "binary_expression" or \
             node_text(cond.child_by_field_name("operator") or cond) != "==":
@@ -158,10 +115,10 @@ def triangle_pairs(loop: Node, types: dict[str, VarType | None]) -> tuple[Triang
     if ret is None:
         return None, "the loop returns something other than a constant on a hit"
     if "".join(bound.split()) == f"{seq}.size()":
-        elem, count = element_of(types.get(seq), pointer_ok=False), ""
+        elem, count = sequence_element(types.get(seq), pointer_ok=False), ""
     elif re.fullmatch(r"[A-Za-z_]\w*", bound) and (bt := types.get(bound)) is not None and \
             bt.is_integral:
-        elem, count = element_of(types.get(seq), pointer_ok=True), bound
+        elem, count = sequence_element(types.get(seq), pointer_ok=True), bound
         vt = types.get(seq)
         if vt is None or not (vt.pointer or vt.array):
             elem = ""
@@ -171,7 +128,7 @@ def triangle_pairs(loop: Node, types: dict[str, VarType | None]) -> tuple[Triang
         return None, f"'{seq}' is not a sequence of integers"
     if target:
         tt = "int" if re.fullmatch(r"-?\d+", target) else \
-            (_norm(t.base) if (t := types.get(target)) is not None and not t.pointer and
+            (norm_type(t.base) if (t := types.get(target)) is not None and not t.pointer and
              not t.array else "")
         if elem not in SUM_ELEMENTS:
             return None, (f"the sum of two '{elem}' values could overflow on pairs the "
@@ -188,12 +145,12 @@ def replacement(p: TrianglePairs, fresh: dict[str, str]) -> str:
     if not p.target:
         # one pass that stops at the first repeat: never later than the original's answer
         walk = f"for (const auto& {v} : {p.seq})" if not p.bound else \
-            f"for (auto {v} = {p.seq}; {v} < {p.seq} + ({p.bound} > 0 ? {p.bound} : 0); ++{v})"
+            f"for (auto {v} = {p.seq}; {v} < {p.seq} + {p.clamped_count()}; ++{v})"
         value = v if not p.bound else f"*{v}"
         return (f"{{ std::unordered_set<{p.elem}> {s}; {walk} "
                 f"if (!{s}.insert({value}).second) return {p.returned}; }}")
     copy = f"std::vector<{p.elem}> {s}({p.seq}.begin(), {p.seq}.end());" if not p.bound else \
-        f"std::vector<{p.elem}> {s}({p.seq}, {p.seq} + ({p.bound} > 0 ? {p.bound} : 0));"
+        f"std::vector<{p.elem}> {s}({p.seq}, {p.seq} + {p.clamped_count()});"
     return (
         f"{{ {copy} std::sort({s}.begin(), {s}.end()); "
         f"std::size_t {lo} = 0, {hi} = {s}.size(); "

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from perfpilot.code.char_membership import memberships
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import int_literal, statements
-from perfpilot.code.syntax import Node, line, operator, root_name, text, unparenthesized
+from perfpilot.code.parse import statements
+from perfpilot.code.syntax import Node, char_value, line, operator, root_name, text, unparenthesized
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
@@ -34,8 +34,6 @@ RULE_ID = "char-set-table"
 MIN_TESTS = 4
 _CHAR_TYPES = frozenset({"char", "signed char", "unsigned char"})
 _STRINGS = frozenset({"std::string", "string", "std::string_view", "string_view"})
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8,
-            "f": 12, "v": 11, "?": 63}
 _PURE_PARTS = frozenset({"identifier", "number_literal", "char_literal", "subscript_expression",
                          "subscript_argument_list", "pointer_expression", "binary_expression",
                          "parenthesized_expression", "field_expression", "field_identifier"})
@@ -54,33 +52,6 @@ class _Chain:
         wrapped = self.node.parent is not None and \
             self.node.parent.type in ("parenthesized_expression", "condition_clause")
         return test if wrapped else f"({test})"
-
-
-def char_value(lit: Node) -> int | None:
-    """The value of a plain character or integer literal, or None."""
-    if lit.type == "number_literal":
-        return int_literal(lit)
-    if lit.type != "char_literal":
-        return None
-    body = text(lit)
-    if not (body.startswith("'") and body.endswith("'")) or len(body) < 3:
-        return None  # prefixed (u8'a', L'a') or odd
-    inner = body[1:-1]
-    if len(inner) == 1:
-        return ord(inner) if ord(inner) < 128 else None
-    if inner[0] != "\\":
-        return None
-    esc = inner[1:]
-    if esc in _ESCAPES:
-        return _ESCAPES[esc]
-    try:
-        if esc[0] == "x" and len(esc) > 1:
-            return int(esc[1:], 16)
-        if esc.isdigit() and len(esc) <= 3:
-            return int(esc, 8)
-    except ValueError:
-        return None
-    return None
 
 
 def _operands(n: Node, op: str) -> list[Node]:

@@ -356,21 +356,21 @@ def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, 
     reading = frozenset(s.loop.start_byte for s in found)
     for scan in found:
         where = f"the scan on line {inp.line_of(scan.loop)} stays"
-        if scan.searched in lp.locals or scan.searched in inp.facts.declared_in(loop):
-            notes.append(f"{RULE_ID}: {where}: '{scan.searched}' is made inside the loop")
+        if scan.seq in lp.locals or scan.seq in inp.facts.declared_in(loop):
+            notes.append(f"{RULE_ID}: {where}: '{scan.seq}' is made inside the loop")
             continue
         if not _key_has_element_type(scan, types, loop_vars):
             notes.append(f"{RULE_ID}: {where}: the value compared is not known to have the "
                          "element type")
             continue
-        b_type = types.get(scan.searched)
+        b_type = types.get(scan.seq)
         why = outer_writes_ok(loop, scan, types) or (
-            _changes_in_loop(loop, scan.searched, b_type, types, reading)
+            _changes_in_loop(loop, scan.seq, b_type, types, reading)
             if b_type is not None and not scan.bound else "")
         if why:
             notes.append(f"{RULE_ID}: {where}: {why}")
             continue
-        groups.setdefault((scan.searched, scan.bound), []).append(scan)
+        groups.setdefault((scan.seq, scan.bound), []).append(scan)
     if not groups or not statement_slot_ok(loop):
         return []
     changes = []

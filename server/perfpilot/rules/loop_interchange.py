@@ -23,10 +23,10 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.edits import Edit, apply_edits
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.openmp import overlaps
-from perfpilot.rules.openmp_patterns.reorder_guard import ReorderGuard, reorder_guard, versioned
+from perfpilot.rules.openmp_patterns.reorder_guard import ReorderGuard, reorder_guard, reordered
 from perfpilot.rules.openmp_patterns.work import gated_slot_ok
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -192,18 +192,15 @@ def interchange_rule(inp: RuleInput) -> RuleOutput:
             notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
                          f"its storage order but keeps it: {guard.refused}")
             continue
-        moves = header_moves(inp.data, [outer_node, inner_node], [1, 0])
         if guard.condition:
             start = outer_node.start_byte
-            swapped = apply_edits(inp.data[start:outer_node.end_byte].decode("utf-8"),
-                                  [Edit(s - start, e - start, t, "loop-interchange")
-                                   for s, e, t in moves])
             edits: tuple[Edit, ...] = (Edit(
                 start, outer_node.end_byte,
-                versioned(inp, start, outer_node.end_byte, swapped, guard.condition),
+                reordered(inp, [outer_node, inner_node], [1, 0], start, guard.condition),
                 "loop-interchange"),)
         else:
-            edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved in moves)
+            edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved in
+                          header_moves(inp.data, [outer_node, inner_node], [1, 0]))
         example = next(a for a in inner.element_accesses
                        if i in a.indices and j in a.indices)
         gated = (f" A caller may pass arrays the nest writes and reads as overlapping storage, "

@@ -23,18 +23,12 @@ from dataclasses import dataclass
 
 from perfpilot.code.loop_body import ElementAccess, collect_body
 from perfpilot.code.loops import all_loops
-from perfpilot.code.nest_order import (
-    Nest,
-    header_moves,
-    order_blocker,
-    perfect_nest,
-    sole_loop,
-)
+from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest, sole_loop
 from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
-from perfpilot.rules.openmp_patterns.reorder_guard import reorder_guard, versioned
+from perfpilot.rules.openmp_patterns.reorder_guard import reorder_guard, reordered
 from perfpilot.rules.rewrite_input import RuleInput
 
 # Orders raced besides the candidate's own.
@@ -113,22 +107,12 @@ def _nests(inp: RuleInput) -> list[tuple[Nest, int, Node | None]]:
     return out
 
 
-def _reordered(inp: RuleInput, nest: Nest, order: tuple[str, ...], start: int) -> str:
-    """The text from ``start`` to the nest's end with the loop headers in ``order``."""
-    data = inp.data
-    moves = header_moves(data, list(nest.loops), [nest.vars.index(v) for v in order])
-    edits = [Edit(s - start, e - start, moved, "order") for s, e, moved in moves]
-    return apply_edits(data[start:nest.loops[0].end_byte].decode("utf-8"), edits)
-
-
 def _variant(inp: RuleInput, nest: Nest, order: tuple[str, ...], pragma: Node | None,
              guard: str) -> str:
     """The function text with the nest in ``order`` (behind ``guard`` when there is one)."""
     start = pragma.start_byte if pragma is not None else nest.loops[0].start_byte
     end = nest.loops[0].end_byte
-    new = _reordered(inp, nest, order, start)
-    if guard:
-        new = versioned(inp, start, end, new, guard)
+    new = reordered(inp, list(nest.loops), [nest.vars.index(v) for v in order], start, guard)
     return apply_edits(inp.text, [Edit(start, end, new, "order")])
 
 

@@ -27,6 +27,9 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.loops import LoopFacts
+from perfpilot.code.nest_order import header_moves
+from perfpilot.code.syntax import Node
+from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.openmp import overlap_note, overlaps
 from perfpilot.rules.rewrite_input import RuleInput, newline_of
 
@@ -82,3 +85,15 @@ def versioned(inp: RuleInput, start: int, end: int, new: str, guard: str) -> str
     old = data[start:end].decode("utf-8")
     return (f"if ({guard}) {{{nl}{indent}    {new.replace(nl, nl + '    ')}{nl}"
             f"{indent}}} else {{{nl}{indent}    {old.replace(nl, nl + '    ')}{nl}{indent}}}")
+
+
+def reordered(inp: RuleInput, loops: list[Node], order: list[int], start: int,
+              guard: str) -> str:
+    """The text of ``inp`` from byte ``start`` to the end of the nest ``loops`` with the header
+    of ``loops[order[k]]`` where the header of ``loops[k]`` is (``header_moves``), bodies
+    untouched; behind ``guard`` (``versioned``) when there is one."""
+    end = loops[0].end_byte
+    edits = [Edit(s - start, e - start, moved, "order")
+             for s, e, moved in header_moves(inp.data, loops, order)]
+    new = apply_edits(inp.data[start:end].decode("utf-8"), edits)
+    return versioned(inp, start, end, new, guard) if guard else new
