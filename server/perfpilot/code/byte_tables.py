@@ -23,9 +23,20 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.read_only_copy import UnitNames, source_unchanged
-from perfpilot.code.syntax import Node, declarator_name, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    declarator_name,
+    operator,
+    receiver,
+    root_name,
+    text,
+    walk,
+)
 
 _ONE_BYTE = {
     "char": "char", "signed char": "signed char", "unsigned char": "unsigned char",
@@ -128,6 +139,37 @@ def _declared_scalar(facts: FunctionFacts, name: str, copies_only: bool = False
     return found.pop() if len(found) == 1 else None
 
 
+def _moved_pointer(facts: FunctionFacts, region: Node, name: str) -> bool:
+    """``name`` is a pointer variable (not a reference to one) that ``region`` only moves
+    (``++p``, ``p = e``, ``p += k``): no store through it, no address taken, no call given it
+    that may write, so its writes change nothing but itself."""
+    decls = [v for d in facts.nodes("declaration") for v in facts.local_vars(d) if v.name == name]
+    decls += [VarType(p.base, p.pointer, p.array, p.reference) for p in facts.site.params
+              if p.name == name]
+    if not decls or any(v.pointer != 1 or v.array or v.reference for v in decls) or \
+            any(declarator_name(r.child_by_field_name("declarator")) == name
+                for r in facts.nodes("for_range_loop")):
+        return False
+    for n in walk(region):
+        if n.type in ("assignment_expression", "compound_assignment_expression",
+                      "update_expression"):
+            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
+            if root_name(target) == name and (target is None or target.type != "identifier"):
+                return False
+        elif n.type == "pointer_expression" and operator(n) == "&" and \
+                root_name(n.child_by_field_name("argument")) == name:
+            return False
+        elif n.type == "call_expression":
+            rcv = receiver(n)
+            reads = READ_ONLY_METHODS if rcv is not None else NEVER_WRITES_MEMORY
+            if (rcv is not None and root_name(rcv) == name) or (
+                    callee(n) not in reads and any(root_name(a) == name for a in arguments(n))):
+                return False
+        elif n.type == "delete_expression":
+            return False
+    return True
+
+
 def _scalar(type_text: str) -> str | None:
     plain = _plain(type_text)
     return _ONE_BYTE.get(plain) or _WIDE_SIGNED.get(plain)
@@ -172,7 +214,8 @@ def table_loops(facts: FunctionFacts, unit: UnitNames, node: Node, name: str
         # scalars the function holds by value own their storage: writing them (or handing
         # them to a call by value) changes nothing else
         own = frozenset(n for n in facts.modified_in(lp.node)
-                        if _declared_scalar(facts, n, copies_only=True) is not None)
+                        if _declared_scalar(facts, n, copies_only=True) is not None
+                        or _moved_pointer(facts, lp.node, n))
         problem = source_unchanged(facts, unit, name, "", lp.node.start_byte, lp.node.end_byte,
                                    lp.node, own)
         if problem:
