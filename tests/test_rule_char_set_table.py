@@ -222,8 +222,8 @@ def test_a_string_literal_decodes() -> None:
     # a start position, a named string (which may change), a prefixed or non-ASCII literal
     "int f(const std::string& s) { int n = 0; for (char c : s) if (std::string(\"abc\")"
     ".find(c, 1) != std::string::npos) ++n; return n; }",
-    "int f(const std::string& s, const std::string& t) { int n = 0; for (char c : s) if "
-    "(t.find(c) != std::string::npos) ++n; return n; }",
+    "int f(const std::string& s, std::string t) { int n = 0; for (char c : s) { if "
+    "(t.find(c) != std::string::npos) ++n; t += c; } return n; }",
     "int f(const std::wstring& s) { int n = 0; for (wchar_t c : s) if (std::wstring(L\"abc\")"
     ".find(c) != std::wstring::npos) ++n; return n; }",
     "int f(const std::string& s) { int n = 0; for (char c : s) if (std::string(\"ab\\x80\")"
@@ -240,6 +240,126 @@ def test_a_string_literal_decodes() -> None:
 ])
 def test_other_lookups_are_left_alone(code: str) -> None:
     site = _site("#include <cstring>\n" + code)
+    res = rewrite(site, RULES)
+    assert not res.changed, res.code
+    assert "char-set-table" not in {f.rule for f in analyze(site)}
+
+
+# -- a character looked up in a named string ----------------------------------------------------
+
+_SET_TESTS = (
+    "{set}.find({x}) != std::string::npos", "{set}.find({x}) == std::string::npos",
+    "{set}.find({x}) != {set}.npos", "({set}.find({x}) < {set}.size())",
+    "{set}.find({x}) >= {set}.length()", "strchr({set}.c_str(), {x})",
+    "!std::strchr({set}.c_str(), {x})", "strchr({set}.c_str(), {x}) != nullptr",
+    "strchr({set}.c_str(), {x}) == NULL",
+)
+_SETS = ('std::string("aeiou")', 'std::string("ab\\0cd\\xff\\x80", 7)', "std::string()",
+         'std::string("\\0", 1)', 'std::string(" \\t\\n,.;")', "str")
+
+
+def _named_variants(count: int, seed: int) -> list[Variant]:
+    rnd = random.Random(seed)
+    out: list[Variant] = []
+    for n in range(count):
+        name = f"named{n}"
+        subject, loop, params, arg = rnd.choice((
+            ("c", "for (char c : s)", "const std::string& s", "str"),
+            ("c", "for (unsigned char c : s)", "const std::string& s", "str"),
+            ("s[i]", "for (std::size_t i = 0; i < s.size(); ++i)", "const std::string& s", "str"),
+            ("u[k]", "for (int k = 0; k < m; ++k)", "const unsigned char* u, int m",
+             "(const unsigned char*)str.data(), (int)str.size()"),
+            ("*p", "for (const char* p = b; p != e; ++p)", "const char* b, const char* e",
+             "str.data(), str.data() + str.size()")))
+        set_param, setup = rnd.choice((("const std::string& t", "const std::string& set = t;"),
+                                       ("std::string set", ""),
+                                       ("const std::string& set", ""),
+                                       ("const std::string& t", "std::string set = t;")))
+        test = rnd.choice(_SET_TESTS).format(set="set", x=subject)
+        uses = (f"if ({test}) h = h * 31 + 1; else h = h * 5 + 2;",
+                f"h += ({test}) ? 3 : 0;",
+                f"bool in = ({test}); h = h * 7 + in; out.push_back(in);")
+        # a bare strchr is a pointer: only a condition takes it as a test
+        use = uses[0] if test.startswith("strchr") and test.endswith(")") else rnd.choice(uses)
+        if setup.startswith("const std::string&"):
+            setup = "std::string set = t;"  # a reference to a parameter: a copy keeps it simple
+        body = f"{loop} {{\n        ++k0;\n        {use}\n    }}"
+        if rnd.random() < 0.4:
+            body = f"for (int r = 0; r < 2; ++r) {{\n    {body}\n    }}"
+        code = ("#include <cstring>\n"
+                f"unsigned long {name}({params}, {set_param}) {{\n    {setup}\n"
+                "    unsigned long h = 0; int k0 = 0; std::vector<int> out;\n"
+                f"    {body}\n    for (int v : out) h = h * 3 + v;\n    return h + k0;\n}}\n")
+        calls = " ".join(f"std::printf(\"%lu\\n\", {name}({arg}, {st}));" for st in _SETS)
+        driver = ("std::string str; for (int b = 0; b < 256; ++b) str.push_back((char)b); "
+                  "for (int b = 255; b >= 0; b -= 3) str.push_back((char)b); " + calls)
+        out.append(Variant(name, code, driver))
+    return out
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_generated_named_lookups_keep_results(tmp_path: Path) -> None:
+    variants = _named_variants(48, seed=7)
+    results = compare(variants, RULES, tmp_path)
+    for v in variants:
+        res = results[v.name]
+        assert res.rules >= RULES, (v.code, res.notes)
+        assert "find(" not in res.code and "strchr(" not in res.code, res.code
+        assert "set_has[256]" in res.code, res.code
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_the_differential_catches_a_named_table_without_the_nul(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.rules import char_set_table
+    monkeypatch.setattr(char_set_table, "STRCHR_ALSO_FINDS", frozenset())
+    variants = [v for v in _named_variants(48, seed=7) if "strchr" in v.code]
+    assert variants
+    with pytest.raises(AssertionError, match=r"^\[\('"):
+        compare(variants, RULES, tmp_path)
+
+
+def test_the_named_table_is_built_before_the_outermost_loop_that_keeps_the_string() -> None:
+    code = ("int f(const std::string& s, const std::string& set) { int n = 0;\n"
+            "    for (int r = 0; r < 3; ++r) {\n        for (char c : s) if (set.find(c) != "
+            "std::string::npos) ++n;\n    }\n    return n; }")
+    res = rewrite(_site(code), RULES)
+    assert res.code.index("set_has[256]") < res.code.index("for (int r"), res.code
+    assert "set_has[(unsigned char)(c)] != 0" in res.code
+
+
+@pytest.mark.parametrize("code", [
+    # the string changes in the loop, directly or through a name that may be it
+    "int f(const std::string& s, std::string t) { int n = 0; for (char c : s) { if "
+    "(t.find(c) == std::string::npos) t.push_back(c); else ++n; } return n; }",
+    "int f(const std::string& s, const std::string& t, std::string& u) { int n = 0; for (char "
+    "c : s) { if (t.find(c) != std::string::npos) ++n; u += c; } return n; }",
+    "void g(); int f(const std::string& s, const std::string& t) { int n = 0; for (char c : s) "
+    "{ if (t.find(c) != std::string::npos) ++n; g(); } return n; }",
+    "int f(char* b, char* e, const std::string& t) { int n = 0; for (char* p = b; p != e; ++p) "
+    "{ if (t.find(*p) != std::string::npos) ++n; *p = 'x'; } return n; }",
+    # made in the loop
+    "int f(const std::string& s) { int n = 0; for (char c : s) { std::string t = s.substr(1); "
+    "if (t.find(c) != std::string::npos) ++n; } return n; }",
+    # a view or a C string (their bytes may change through another name), a vector
+    "int f(const std::string& s, std::string_view t) { int n = 0; for (char c : s) if "
+    "(t.find(c) != std::string_view::npos) ++n; return n; }",
+    "int f(const std::string& s, const char* t) { int n = 0; for (char c : s) if "
+    "(strchr(t, c)) ++n; return n; }",
+    # the position is used, a start position, another string's size, an int subject
+    "int f(const std::string& s, const std::string& t) { int n = 0; for (char c : s) n += "
+    "t.find(c) < 3; return n; }",
+    "int f(const std::string& s, const std::string& t) { int n = 0; for (char c : s) if "
+    "(t.find(c, 1) != std::string::npos) ++n; return n; }",
+    "int f(const std::string& s, const std::string& t) { int n = 0; for (char c : s) if "
+    "(t.find(c) < s.size()) ++n; return n; }",
+    "int f(const std::vector<int>& s, const std::string& t) { int n = 0; for (int c : s) if "
+    "(t.find(c) != std::string::npos) ++n; return n; }",
+    # not in a loop
+    "bool f(char c, const std::string& t) { return t.find(c) != std::string::npos; }",
+])
+def test_named_lookups_left_alone(code: str) -> None:
+    site = _site("#include <cstring>\n#include <string_view>\n#include <vector>\n" + code)
     res = rewrite(site, RULES)
     assert not res.changed, res.code
     assert "char-set-table" not in {f.rule for f in analyze(site)}

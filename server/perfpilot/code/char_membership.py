@@ -7,11 +7,17 @@ set of characters. ``find`` of a ``char`` compares it with each character of the
 includes 0. Only plain literals (no prefix) whose characters are all below 128 are read, so
 membership is the same whatever the signedness of ``char``. Whether the subject is a character
 at all, and free of effects, is for the caller to prove.
+
+The same questions about a named string (``set.find(c) != std::string::npos``,
+``set.find(c) < set.size()``, ``strchr(set.c_str(), c)``) are read when the caller says the name
+is a ``std::string`` (``named``); the set is then the string's bytes at run time (for
+``strchr``, those before its first NUL, and the NUL), ``source`` names it, and whether the
+string stays unchanged where the answer is reused is again for the caller to prove.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from perfpilot.code.parse import unparen
@@ -29,13 +35,15 @@ _BOOLEAN_PARENTS = frozenset({"condition_clause", "&&", "||", "!", "and", "or", 
 @dataclass(frozen=True)
 class Membership:
     """``node`` answers whether ``subject`` is one of ``values`` (``negated``: whether it is
-    not); ``form`` is ``find`` or ``strchr``."""
+    not); ``form`` is ``find`` or ``strchr``; ``source`` the named string whose bytes are the
+    set (``values`` is then empty)."""
 
     node: Node
     subject: Node
     values: frozenset[int]
     negated: bool
     form: str
+    source: str = ""
 
 
 def literal_chars(lit: Node) -> frozenset[int] | None:
@@ -76,12 +84,57 @@ def _escape(s: str, k: int) -> tuple[int | None, int]:
     return (int(s[k:end], 8), end) if end > k else (None, k)
 
 
-def memberships(calls: Iterable[Node]) -> Iterator[Membership]:
-    """The membership tests among ``calls`` (see the module)."""
+def memberships(calls: Iterable[Node], named: Callable[[str], bool] | None = None
+                ) -> Iterator[Membership]:
+    """The membership tests among ``calls`` (see the module); with ``named``, also those in
+    the variables it accepts as ``std::string``."""
     for call in calls:
         found = _find_form(call) or _strchr_form(call)
+        if found is None and named is not None:
+            found = _named_find(call, named) or _named_strchr(call, named)
         if found is not None:
             yield found
+
+
+def _named_find(call: Node, named: Callable[[str], bool]) -> Membership | None:
+    """``set.find(c) != npos`` (``== npos``), ``set.find(c) < set.size()`` (``>=``), with
+    ``set`` a named string and the call on the left."""
+    args = arguments(call)
+    recv = receiver(call)
+    if callee(call) != "find" or len(args) != 1 or recv is None or \
+            recv.type != "identifier" or not named(text(recv)):
+        return None
+    name = text(recv)
+    top = unparenthesized(call)
+    cmp = top.parent
+    if cmp is None or cmp.type != "binary_expression":
+        return None
+    left, right = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
+    other = right if left is not None and left.start_byte == top.start_byte else left
+    spelled = "".join(text(other).split()) if other is not None else ""
+    op = operator(cmp)
+    if op in ("==", "!=") and (spelled in _NPOS or spelled == f"{name}.npos"):
+        return Membership(cmp, unparen(args[0]), frozenset(), op == "==", "find", name)
+    if other is right and op in ("<", ">=") and spelled in (f"{name}.size()",
+                                                            f"{name}.length()"):
+        return Membership(cmp, unparen(args[0]), frozenset(), op == ">=", "find", name)
+    return None
+
+
+def _named_strchr(call: Node, named: Callable[[str], bool]) -> Membership | None:
+    """``strchr(set.c_str(), c)`` used as a test, as ``_strchr_form``."""
+    fn = call.child_by_field_name("function")
+    args = arguments(call)
+    if fn is None or "".join(text(fn).split()) not in ("strchr", "std::strchr", "::strchr") or \
+            len(args) != 2 or args[0].type != "call_expression" or \
+            callee(args[0]) != "c_str" or arguments(args[0]):
+        return None
+    recv = receiver(args[0])
+    if recv is None or recv.type != "identifier" or not named(text(recv)):
+        return None
+    found = _strchr_test(call, frozenset())
+    return Membership(found.node, found.subject, frozenset(), found.negated, "strchr",
+                      text(recv)) if found is not None else None
 
 
 def _find_form(call: Node) -> Membership | None:
@@ -129,7 +182,13 @@ def _strchr_form(call: Node) -> Membership | None:
     values = literal_chars(args[0])
     if values is None or len(values) < 2:
         return None
-    values |= STRCHR_ALSO_FINDS
+    return _strchr_test(call, values | STRCHR_ALSO_FINDS)
+
+
+def _strchr_test(call: Node, values: frozenset[int]) -> Membership | None:
+    """The membership test a ``strchr`` call makes: in a condition, negated, or compared with
+    a null pointer."""
+    args = arguments(call)
     top = unparenthesized(call)
     parent = top.parent
     if parent is None:

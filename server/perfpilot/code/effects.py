@@ -28,9 +28,9 @@ NO_SIDE_EFFECTS = frozenset({
 # Free functions that never write memory the caller can see (they may print: ``printf`` writes
 # to a stream, not to a variable). A value they read stays unchanged across their calls.
 NEVER_WRITES_MEMORY = frozenset({
-    "strlen", "strcmp", "strncmp", "memcmp", "abs", "labs", "llabs", "fabs", "fabsf", "sqrt",
-    "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "sin",
-    "cos", "tan", "sinf", "cosf", "atan", "atan2", "floor", "ceil", "round", "fmin", "fmax",
+    "strlen", "strchr", "strcmp", "strncmp", "memcmp", "abs", "labs", "llabs", "fabs", "fabsf",
+    "sqrt", "sqrtf", "cbrt", "pow", "powf", "exp", "expf", "exp2", "log", "logf", "log2", "log10",
+    "sin", "cos", "tan", "sinf", "cosf", "atan", "atan2", "floor", "ceil", "round", "fmin", "fmax",
     "min", "max", "hypot", "isdigit", "isalpha", "isspace", "isupper", "islower", "toupper",
     "tolower", "size", "begin", "end", "printf", "fprintf", "puts", "putchar", "to_string",
     "static_cast", "sizeof", "distance", "make_pair", "get",

@@ -7,7 +7,7 @@ become ``const T&`` when the program cannot tell the difference. ``prove`` decid
   of an element, or of a value a const member returns; no assignment, increment, non-const
   member, address, ``std::move``, return, throw, lambda, or call that may take it by
   non-const reference (an unknown callee refuses);
-- the source cannot change while the copy lives (``_source_unchanged``): nothing in the scope
+- the source cannot change while the copy lives (``source_unchanged``): nothing in the scope
   writes the source's variable or any variable that is not a local owning its own storage (a
   reference, pointer, parameter or global may alias the source), and no call may run unknown
   code;
@@ -420,7 +420,7 @@ def _lifetime(facts: FunctionFacts, unit: UnitNames, name: str, root: str, start
         if r.start_byte >= start and declarator_name(r.child_by_field_name("declarator")) == name:
             return f"`{name}` is declared again in its scope"
     return _copy_uses(unit, scope, name, start, end) or \
-        _source_unchanged(facts, unit, root, name, start, end, scope)
+        source_unchanged(facts, unit, root, name, start, end, scope)
 
 
 def _copy_uses(unit: UnitNames, scope: Node, name: str, start: int, end: int) -> str:
@@ -554,10 +554,11 @@ def _ancestors(node: Node) -> list[Node]:
     return out
 
 
-def _source_unchanged(facts: FunctionFacts, unit: UnitNames, root: str, name: str, start: int,
-                      end: int, scope: Node) -> str:
-    """'' when nothing over ``[start, end)`` may change what ``root`` holds."""
-    for n in sorted(facts.modified_between(start, end) - {name}):
+def source_unchanged(facts: FunctionFacts, unit: UnitNames, root: str, name: str, start: int,
+                     end: int, scope: Node, own: frozenset[str] = frozenset()) -> str:
+    """'' when nothing over ``[start, end)`` may change what ``root`` holds (``own``: more
+    names the caller has proved hold their own storage)."""
+    for n in sorted(facts.modified_between(start, end) - {name} - (own - {root})):
         if n == root:
             return f"the source `{root}` changes while the copy lives"
         if not _owning_local(facts, n):
@@ -622,5 +623,6 @@ def _owning_local(facts: FunctionFacts, name: str) -> bool:
     v = _known(facts, name)
     if v is None or v.scope != "local" or v.pointer or v.reference:
         return False
-    words = re.findall(r"[A-Za-z_]\w*", normal(v.base))
+    # the words of the type, kept apart (``unsigned long`` is two scalar words)
+    words = re.findall(r"[A-Za-z_]\w*", re.sub(r"\bconst\b|\bstd\s*::", " ", v.base))
     return bool(words) and all(w in _SCALARS or w in _STD_CLASSES for w in words)

@@ -12,6 +12,13 @@ effects and calls nothing; and every ``K`` a constant from 0 to 127. For such co
 ``E``, having no effects, may be read once instead of up to once per test. The same table
 answers ``std::string("aeiou").find(E) != std::string::npos`` and ``strchr(" \t\n", E)`` (whose
 set includes the NUL it also finds) for such an ``E``, without building or scanning a string.
+
+A character looked up in a named ``std::string`` in a loop (``set.find(E) != npos``,
+``set.find(E) < set.size()``, ``strchr(set.c_str(), E)``) gets the same table, filled from the
+string's bytes before the outermost loop that cannot change it (``code/byte_tables.py``):
+``find`` converts ``E`` to ``char`` and compares bytes, so any of the string's bytes (a NUL or
+one above 127 included) belongs to the set; ``strchr`` sees the bytes before the first NUL and
+the NUL itself.
 """
 
 from __future__ import annotations
@@ -19,16 +26,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from perfpilot.code.char_membership import memberships
+from perfpilot.code.byte_tables import table_loops
+from perfpilot.code.char_membership import STRCHR_ALSO_FINDS, memberships
 from perfpilot.code.declarations import VarType
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements
+from perfpilot.code.read_only_copy import UnitNames, unit_names
 from perfpilot.code.syntax import Node, char_value, line, operator, root_name, text, unparenthesized
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, insertion_before
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    insertion_before,
+    statement_slot_ok,
+)
 
 RULE_ID = "char-set-table"
 MIN_TESTS = 4
@@ -46,6 +61,7 @@ class _Chain:
     values: frozenset[int]
     negated: bool  # an && chain of != : true outside the set
     form: str = "chain"  # or the membership call: find, strchr
+    source: str = ""  # the named string whose bytes are the set
 
     def lookup(self, table: str) -> str:
         test = f"{table}[(unsigned char)({text(self.subject)})] {'==' if self.negated else '!='} 0"
@@ -145,15 +161,46 @@ def _chains(facts: FunctionFacts) -> Iterator[_Chain]:
         chain = _chain(facts, n)
         if chain is not None:
             found.append(chain)
-    found += [_Chain(m.node, m.subject, m.values, m.negated, m.form)
-              for m in memberships(facts.in_loops("call_expression"))
+    found += [_Chain(m.node, m.subject, m.values, m.negated, m.form, m.source)
+              for m in memberships(facts.in_loops("call_expression"),
+                                   lambda name: _named_string(facts, name))
               if _char_subject(facts, m.subject)]
     yield from sorted(found, key=lambda c: c.node.start_byte)
 
 
+def _named_string(facts: FunctionFacts, name: str) -> bool:
+    v = facts.var(name)
+    return v is not None and not v.pointer and not v.array and \
+        " ".join(v.base.replace("const", "").split()) in ("std::string", "string")
+
+
+def _table_loop(facts: FunctionFacts, units: UnitNames, c: _Chain) -> tuple[Loop | None, str]:
+    """The outermost loop before which the table of a named string's bytes may be built."""
+    loops, why = table_loops(facts, units, c.node, c.source)
+    return next((lp for lp in loops if statement_slot_ok(lp.node)), None), \
+        why or "no statement can go before its loop"
+
+
 def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
-    """A character compared with four or more constants, in a loop."""
+    """A character compared with four or more constants, or looked up in a string, in a
+    loop."""
+    units: UnitNames | None = None
     for c in _chains(facts):
+        if c.source:
+            units = units or unit_names(facts.root)
+            if _table_loop(facts, units, c)[0] is None:
+                continue
+            yield make_finding(
+                RULE_ID,
+                f"`{code(c.node)}` on line {line(c.node)} searches the string `{c.source}` "
+                f"for `{text(c.subject)}` on every iteration of the loop, and the loop does "
+                f"not change `{c.source}`: a 256-entry table of its bytes, filled once before "
+                f"the loop and indexed by `(unsigned char){text(c.subject)}`, answers with one "
+                "load.",
+                [line(c.node)], node_range=rng(c.node), names=[text(c.subject), c.source],
+                data={"subject": text(c.subject), "set": c.source},
+            )
+            continue
         how = ("against" if c.form == "chain" else
                "by building a string and searching it for" if c.form == "find" else
                "by scanning a string literal for")
@@ -193,7 +240,18 @@ def char_set_table_rule(inp: RuleInput) -> RuleOutput:
     line_start = inp.data.rfind(b"\n", 0, first.start_byte) + 1
     indent = inp.data[line_start:first.start_byte].decode("utf-8")
     indent = indent if indent.strip() == "" else ""
+    notes: list[str] = []
+    named: dict[tuple[str, str, int], tuple[Loop, list[_Chain]]] = {}
+    units = unit_names(inp.unit)
     for c in _chains(facts):
+        if c.source:
+            lp, why = _table_loop(facts, units, c)
+            if lp is None:
+                notes.append(f"{RULE_ID}: the search of '{c.source}' on line "
+                             f"{inp.line_of(c.node)} stays: {why}")
+            else:
+                named.setdefault((c.source, c.form, lp.node.start_byte), (lp, []))[1].append(c)
+            continue
         name = _fresh(taken, "char_set")
         taken.add(name)
         changes.append(Change(
@@ -203,7 +261,31 @@ def char_set_table_rule(inp: RuleInput) -> RuleOutput:
             f"The test of '{text(c.subject)}' against {len(c.values)} characters at line "
             f"{inp.line_of(c.node)} is now one lookup in the table '{name}'.",
             (inp.line_of(c.node),)))
-    return changes, []
+    for (source, form, _), (lp, found) in named.items():
+        changes.append(_named_change(inp, taken, source, form, lp, found))
+    return changes, notes
+
+
+def _named_change(inp: RuleInput, taken: set[str], source: str, form: str, lp: Loop,
+                  found: list[_Chain]) -> Change:
+    """One table of the bytes of ``source`` before ``lp``, and a lookup for each test."""
+    name = _fresh(taken, f"{source}_has")
+    byte = _fresh(taken | {name}, "byte")
+    taken |= {name, byte}
+    fill = f"for (unsigned char {byte} : {source}) {name}[{byte}] = 1;"
+    if form == "strchr":  # the bytes before the first NUL, and the NUL
+        fill = f"for (unsigned char {byte} : {source}) {{ if ({byte} == 0) break; " \
+            f"{name}[{byte}] = 1; }}" + "".join(f" {name}[{k}] = 1;"
+                                               for k in sorted(STRCHR_ALSO_FINDS))
+    edits = [insertion_before(inp, lp.node, f"unsigned char {name}[256] = {{}};", RULE_ID, -14),
+             insertion_before(inp, lp.node, fill, RULE_ID, -13)]
+    edits += [Edit(c.node.start_byte, c.node.end_byte, c.lookup(name), RULE_ID) for c in found]
+    return Change(
+        RULE_ID, tuple(edits),
+        f"The loop at line {inp.line_of(lp.node)} searched '{source}' for a character on every "
+        f"iteration; the bytes of '{source}' now fill the table '{name}' once before the loop "
+        "and each search is one lookup in it.",
+        (inp.line_of(lp.node), *(inp.line_of(c.node) for c in found)))
 
 
 def _fresh(taken: set[str], base: str) -> str:

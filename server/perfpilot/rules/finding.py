@@ -47,6 +47,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("linear-search-in-loop", 1, 0.95, _C),
     Rule("seen-list-set", 1, 0.94, _C),
     Rule("pair-count-sort", 1, 0.91, _C),
+    Rule("count-table", 1, 0.9, _C),
     Rule("memo-recursion", 1, 0.95, _C),
     Rule("manual-sort", 15, 0.93, _C),
     Rule("prefix-sum", 1, 0.92, _C),
@@ -106,7 +107,9 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "repeated-extraction": "container, order (ascending|descending: the order taken)",
     "sorted-insert": "container",
     "qsort-to-sort": "replacement (the std::sort call)",
-    "char-set-table": "subject (the character tested)",
+    "char-set-table": "subject (the character tested), set (a named string, when not a "
+                      "literal)",
+    "count-table": "container (the byte container counted)",
     "strlen-condition": "call, var",
     "flag-early-exit": "flag, constant (the value stored)",
     "pair-count-sort": "container, counter, op (the comparison as sum op limit), limit",

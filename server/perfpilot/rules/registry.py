@@ -10,6 +10,7 @@ from perfpilot.rules import (
     char_set_table,
     const_ref_copy,
     const_ref_param,
+    count_table,
     div_by_invariant,
     endl,
     fast_io,
@@ -54,7 +55,7 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
-    manual_sort, pair_count_sort,
+    manual_sort, pair_count_sort, count_table,
     prefix_sum, sort_for_selection, repeated_extraction, sorted_insert,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
