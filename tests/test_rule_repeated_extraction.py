@@ -248,3 +248,18 @@ def test_a_sort_the_wrong_way_changes_results(tmp_path: Path) -> None:
         outputs.append(subprocess.run([str(tmp_path / tag)], capture_output=True, text=True,
                                       check=True, timeout=120).stdout)
     assert outputs[0] != outputs[1]
+
+
+def test_linear_search_leaves_the_extraction_loop_to_this_rule() -> None:
+    # The generic "maintain the running result" advice would come first in the plan and name
+    # no fix; a scan whose container is not taken apart element by element keeps it.
+    taken = HEAD + ("std::vector<int> f(std::vector<int> p) { std::vector<int> o; "
+                    "while (!p.empty()) { auto it = std::min_element(p.begin(), p.end()); "
+                    "o.push_back(*it); p.erase(it); } return o; }")
+    kept = HEAD + ("long f(std::vector<int>& p, int k) { long s = 0; "
+                   "for (int i = 0; i < k; ++i) { s += *std::min_element(p.begin(), p.end()); "
+                   "p[i % p.size()] += 3; } return s; }")
+    rules = [f.rule for f in analyze_site(function_by_name(taken, "cpp", "f")).findings]
+    assert RULE in rules and "linear-search-in-loop" not in rules
+    rules = [f.rule for f in analyze_site(function_by_name(kept, "cpp", "f")).findings]
+    assert "linear-search-in-loop" in rules and RULE not in rules

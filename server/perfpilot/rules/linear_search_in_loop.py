@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
+from perfpilot.code.extraction_loops import extraction_loops
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.nested_membership import (
@@ -441,6 +442,7 @@ def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
 
 def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
     claimed: set[int] | None = None
+    extracted: list[tuple[int, int]] = []
     for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in LINEAR_SCANS or receiver(call) is not None:
@@ -450,7 +452,11 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
             # a proved seen list before its append the seen-list-set rule's
             claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]} | \
                 {s.search.start_byte for s in seen_lists(facts, facts.root)[0]}
-        if call.start_byte in claimed:
+            # the searches and erase of a loop taking out extremes one by one are the
+            # repeated-extraction rule's, which names the sort that replaces them all
+            extracted = [(n.start_byte, n.end_byte) for x in extraction_loops(facts, facts.root)[0]
+                         for n in (x.found, x.erase)]
+        if call.start_byte in claimed or any(a <= call.start_byte < b for a, b in extracted):
             continue
         if name != "strstr" and len(arguments(call)) < 2:
             continue
