@@ -10,6 +10,7 @@ from perfpilot.rules import (
     char_set_table,
     const_ref_copy,
     const_ref_param,
+    cross_pair_count,
     div_by_invariant,
     endl,
     fast_io,
@@ -32,6 +33,7 @@ from perfpilot.rules import (
     pow_strength,
     prefix_sum,
     qsort_to_sort,
+    range_count_query,
     reserve,
     restrict_alias,
     seen_list_set,
@@ -52,7 +54,7 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
-    manual_sort, pair_count_sort,
+    manual_sort, pair_count_sort, cross_pair_count, range_count_query,
     prefix_sum, sort_for_selection,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
