@@ -122,9 +122,9 @@ def _weaken(step: str, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(lsl, "outer_writes_ok", lambda *a: "")
     elif step == "written":
         monkeypatch.setattr(lsl, "outer_writes_ok", lambda *a: "")
-        monkeypatch.setattr(lsl, "_changes_in_loop", lambda *a: "")
+        monkeypatch.setattr(lsl, "changes_in_loop", lambda *a: "")
     elif step == "appended":
-        monkeypatch.setattr(lsl, "_changes_in_loop", lambda *a: "")
+        monkeypatch.setattr(lsl, "changes_in_loop", lambda *a: "")
     elif step == "extra":
         monkeypatch.setattr(nm, "single_statement", lambda body: body.named_children[0]
                             if body.type == "compound_statement" else body)

@@ -127,6 +127,21 @@ def full_expression(node: Node) -> Node:
 def _predicate(lam: Node, element: str) -> tuple[str, Node, str] | str:
     """``(op, q, parameter)`` of a lambda whose body is only ``return x OP q;`` (or ``q OP
     x``), or why it is not one."""
+    parts = predicate_lambda(lam, element)
+    if isinstance(parts, str):
+        return parts
+    name, value = parts
+    test = match_test(value, lambda n: n.type == "identifier" and text(n) == name, {name})
+    if test is None:
+        return ("the predicate is not one comparison of the element with a fixed value, so "
+                "its matches need not form one run of the sorted order")
+    return test[0], test[1], name
+
+
+def predicate_lambda(lam: Node, element: str) -> tuple[str, Node] | str:
+    """``(parameter, returned expression)`` of a lambda taking one element (by value or
+    reference, declared ``auto`` or exactly ``element``: no conversion) whose body is only
+    ``return e;``, capturing plain names only; or why it is not one."""
     if lam.type != "lambda_expression":
         return "the predicate is not a lambda the analysis can read"
     caps = lam.child_by_field_name("captures")
@@ -155,11 +170,10 @@ def _predicate(lam: Node, element: str) -> tuple[str, Node, str] | str:
     body = statements(lam.child_by_field_name("body"))
     value = body[0].named_children[0] if len(body) == 1 and \
         body[0].type == "return_statement" and body[0].named_child_count == 1 else None
-    test = match_test(value, lambda n: n.type == "identifier" and text(n) == name, {name})
-    if test is None:
+    if value is None:
         return ("the predicate is not one comparison of the element with a fixed value, so "
                 "its matches need not form one run of the sorted order")
-    return test[0], test[1], name
+    return name, value
 
 
 def _benign_escapes(an: SortedAnalysis, var: str) -> frozenset[int]:

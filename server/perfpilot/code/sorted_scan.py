@@ -130,7 +130,24 @@ def signed_after_promotion(t: str) -> bool | None:
     return False if w in _UNSIGNED else None
 
 
-def _literal_type(node: Node) -> str | None:
+def value_var(facts: FunctionFacts, name: str) -> VarType | None:
+    """The declared type of a variable; for ``auto`` declared by the one range-for over a
+    standard container that declares the name, its element type."""
+    vt = facts.var(name)
+    if vt is None or type_words(vt.base) != "auto":
+        return vt
+    loops = [r for r in facts.nodes("for_range_loop")
+             if declarator_name(r.child_by_field_name("declarator")) == name]
+    right = loops[0].child_by_field_name("right") if len(loops) == 1 else None
+    if right is None or right.type != "identifier" or \
+            any(declarator_name(c) == name for d in facts.nodes("declaration")
+                for c in d.children_by_field_name("declarator")):
+        return None
+    container = container_type(facts, text(right))
+    return container.element if container is not None else None
+
+
+def literal_type(node: Node) -> str | None:
     if node.type == "char_literal":
         return "char"
     raw = text(node).replace("'", "").lower()
@@ -400,20 +417,8 @@ class SortedAnalysis:
         return ""
 
     def value_var(self, name: str) -> VarType | None:
-        """The declared type of a variable; for ``auto`` declared by the one range-for over a
-        standard container that declares the name, its element type."""
-        vt = self.facts.var(name)
-        if vt is None or type_words(vt.base) != "auto":
-            return vt
-        loops = [r for r in self.facts.nodes("for_range_loop")
-                 if declarator_name(r.child_by_field_name("declarator")) == name]
-        right = loops[0].child_by_field_name("right") if len(loops) == 1 else None
-        if right is None or right.type != "identifier" or \
-                any(declarator_name(c) == name for d in self.facts.nodes("declaration")
-                    for c in d.children_by_field_name("declarator")):
-            return None
-        container = container_type(self.facts, text(right))
-        return container.element if container is not None else None
+        """The declared type of a variable (``auto`` range-for variables resolved)."""
+        return value_var(self.facts, name)
 
     def _is_string_value(self, node: Node) -> bool:
         """A ``std::string`` variable or element, or a plain string literal: ``==`` and ``<``
@@ -438,7 +443,7 @@ class SortedAnalysis:
             vt = self.value_var(text(node))
             return type_words(vt.base) if vt is not None and vt.is_integral else None
         if node.type in ("number_literal", "char_literal"):
-            return _literal_type(node)
+            return literal_type(node)
         if node.type == "unary_expression":
             arg = node.child_by_field_name("argument")
             inner = self._type_of(arg) if arg is not None else None

@@ -48,6 +48,8 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("seen-list-set", 1, 0.94, _C),
     Rule("pair-count-sort", 1, 0.91, _C),
     Rule("count-table", 1, 0.9, _C),
+    Rule("cross-pair-count", 1, 0.91, _C),
+    Rule("range-count-query", 1, 0.91, _C),
     Rule("memo-recursion", 1, 0.95, _C),
     Rule("manual-sort", 15, 0.93, _C),
     Rule("prefix-sum", 1, 0.92, _C),
@@ -113,6 +115,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "strlen-condition": "call, var",
     "flag-early-exit": "flag, constant (the value stored)",
     "pair-count-sort": "container, counter, op (the comparison as sum op limit), limit",
+    "cross-pair-count": "container, counter (empty for a std::count_if call)",
+    "range-count-query": "container, counter (empty for a std::count_if call)",
     "accumulator-chain": "var, op",
     "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "
                    "schedule (the schedule clause, empty for the default), pattern (only for "

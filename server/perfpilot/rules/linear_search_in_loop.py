@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.container_changes import changes_in_loop
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.extraction_loops import extraction_loops
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import LoopFacts, all_loops
@@ -171,44 +171,6 @@ def _bounds(call: Node) -> tuple[str, Node] | None:
     return m1.group(1), value
 
 
-def _changes_in_loop(loop: Node, b: str, b_type: VarType,
-                     types: dict[str, VarType | None], scans: frozenset[int] = frozenset()
-                     ) -> str:
-    """Why ``b`` might change while the loop runs ("" when it cannot); ``scans`` are the
-    start bytes of range-for loops that only read ``b``, their range being ``b``."""
-    for n in walk_all(loop):
-        if n.type == "identifier" and node_text(n) == b:
-            parent = n.parent
-            if parent is not None and parent.start_byte in scans and \
-                    parent.child_by_field_name("right") == n:
-                continue  # the range of a proved read-only scan
-            if parent is not None and parent.type == "subscript_expression" and \
-                    parent.parent is not None and \
-                    parent.parent.type not in ("argument_list", "pointer_expression"):
-                continue  # b[k] read (a store to it is an assignment, caught below)
-            field = parent.child_by_field_name("field") \
-                if parent is not None and parent.type == "field_expression" else None
-            if field is None or node_text(field) not in PARALLEL_SAFE_METHODS:
-                return f"the loop uses '{b}' other than through read-only calls"
-        elif n.type == "call_expression":
-            fn = n.child_by_field_name("function")
-            if fn is not None and fn.type == "field_expression":
-                obj = fn.child_by_field_name("argument")
-                method = fn.child_by_field_name("field")
-                other = types.get(node_text(obj)) if obj is not None else None
-                if method is not None and node_text(method) not in PARALLEL_SAFE_METHODS and \
-                        (other is None or _same(other.base, b_type.base)):
-                    return (f"the loop calls '{node_text(fn)}()', which may change '{b}' "
-                            "through another name")
-        elif n.type in ("assignment_expression", "update_expression"):
-            target = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            written = node_text(target) if target is not None else ""
-            other = types.get(re.split(r"[.\[\-]", written)[0])
-            if other is not None and _same(other.base, b_type.base):
-                return f"the loop writes '{written}', which may be '{b}'"
-    return ""
-
-
 def linear_search_rule(inp: RuleInput) -> RuleOutput:
     """Replace repeated ``std::find`` membership tests in a loop with a binary search."""
     changes: list[Change] = []
@@ -260,7 +222,7 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 notes.append(f"{RULE_ID}: the search of '{b}' on line {line} stays: the value "
                              "looked up is not known to have the element type")
                 continue
-            why = _changes_in_loop(loop, b, b_type, types)
+            why = changes_in_loop(loop, b, b_type, types)
             if why:
                 notes.append(f"{RULE_ID}: the search of '{b}' on line {line} stays: {why}")
                 continue
@@ -366,7 +328,7 @@ def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, 
             continue
         b_type = types.get(scan.seq)
         why = outer_writes_ok(loop, scan, types) or (
-            _changes_in_loop(loop, scan.seq, b_type, types, reading)
+            changes_in_loop(loop, scan.seq, b_type, types, reading)
             if b_type is not None and not scan.bound else "")
         if why:
             notes.append(f"{RULE_ID}: {where}: {why}")

@@ -11,6 +11,7 @@ from perfpilot.rules import (
     const_ref_copy,
     const_ref_param,
     count_table,
+    cross_pair_count,
     div_by_invariant,
     endl,
     fast_io,
@@ -33,6 +34,7 @@ from perfpilot.rules import (
     pow_strength,
     prefix_sum,
     qsort_to_sort,
+    range_count_query,
     repeated_extraction,
     reserve,
     restrict_alias,
@@ -55,7 +57,7 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
-    manual_sort, pair_count_sort, count_table,
+    manual_sort, pair_count_sort, count_table, cross_pair_count, range_count_query,
     prefix_sum, sort_for_selection, repeated_extraction, sorted_insert,
     openmp, loop_interchange,
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
