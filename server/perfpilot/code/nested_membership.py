@@ -115,7 +115,7 @@ def _from_first(start: str) -> bool:
     return start == "0"
 
 
-def _scan_head(loop: Node, types: dict[str, VarType | None]
+def scan_head(loop: Node, types: dict[str, VarType | None]
                ) -> tuple[str, str, str, str] | None:
     """``(var, b, elem, bound)`` of a scan over the whole of ``b``; var is the index or the
     range-for element, bound "" for ``b.size()`` or a range-for."""
@@ -154,7 +154,7 @@ def _scan_head(loop: Node, types: dict[str, VarType | None]
 def nested_scan(loop: Node, types: dict[str, VarType | None]) -> tuple[NestedScan | None, str]:
     """The inner scan ``loop`` when it has one of the module's shapes, else why not ("" when
     it is no membership scan at all)."""
-    head = _scan_head(loop, types)
+    head = scan_head(loop, types)
     if head is None:
         return None, ""
     var, b, elem, bound = head

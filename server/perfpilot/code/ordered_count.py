@@ -43,14 +43,14 @@ from perfpilot.code.effects import COPIES_ITS_ARGUMENTS, NEVER_WRITES_MEMORY, NO
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.nested_membership import (
     NestedScan,
-    _scan_head,
     outer_writes_ok,
-    searchable_element,
+    scan_head,
 )
 from perfpilot.code.parse import statements, unparen, walk_all
+from perfpilot.code.sequence_scan import sequence_element
 from perfpilot.code.sorted_calls import predicate_lambda, sorted_calls
 from perfpilot.code.sorted_scan import (
-    _count_statement,
+    count_statement,
     literal_type,
     match_test,
     signed_after_promotion,
@@ -58,7 +58,7 @@ from perfpilot.code.sorted_scan import (
     type_words,
     value_var,
 )
-from perfpilot.code.storage_type import _template_args
+from perfpilot.code.storage_type import template_args
 from perfpilot.code.syntax import Node, arguments, declarator_name, operator, text
 
 _LOWER, _UPPER = frozenset({">", ">="}), frozenset({"<", "<="})
@@ -114,7 +114,7 @@ def _value_type(node: Node, facts: FunctionFacts) -> str | None:
             else None
         m = re.fullmatch(r"(?:std::)?pair\s*<(.+)>", type_words(vt.base)) \
             if vt is not None and not vt.pointer and not vt.array else None
-        args = _template_args(m.group(1)) if m else []
+        args = template_args(m.group(1)) if m else []
         pick = {"first": 0, "second": 1}.get(text(field))
         if len(args) != 2 or pick is None:
             return None
@@ -252,14 +252,14 @@ def _ancestors(n: Node) -> Iterator[Node]:
 def _scan(loop: Loop, outer: Loop, facts: FunctionFacts) -> OrderedCount | str | None:
     """The loop as a proved count (None when it has no such shape at all)."""
     types = facts.loop_types
-    head = _scan_head(loop.node, dict(types))
+    head = scan_head(loop.node, dict(types))
     if head is None:
         return None
     var, b, elem, bound = head
     body = statements(loop.node.child_by_field_name("body"))
     counted = None
     if len(body) == 1:
-        counted = _count_statement(body[0])
+        counted = count_statement(body[0])
     if counted is None:
         return None
     target, sign, cond = counted
@@ -282,7 +282,7 @@ def _scan(loop: Loop, outer: Loop, facts: FunctionFacts) -> OrderedCount | str |
         return None
     if bound:
         vt = types.get(seq)
-        elem = searchable_element(vt, pointer_ok=True) or ""
+        elem = sequence_element(vt, pointer_ok=True, strings=True)
         if vt is None or not (vt.pointer or vt.array) or not elem:
             return f"'{seq}' is not a pointer or array of integers walked up to '{bound}'"
     if not VarType(elem).is_integral or type_words(elem) == "bool":
@@ -311,7 +311,7 @@ def _call(call: Node, outer: Loop, facts: FunctionFacts) -> OrderedCount | str |
         return None
     seq = m1.group(1)
     vt = facts.loop_types.get(seq)
-    elem = searchable_element(vt, pointer_ok=False) if vt is not None else None
+    elem = sequence_element(vt, pointer_ok=False, strings=True) or None
     if elem is None or not VarType(elem).is_integral or type_words(elem) == "bool":
         return f"the elements of '{seq}' are not integers"
     parts = predicate_lambda(args[2], elem)

@@ -132,7 +132,7 @@ def small_key_maps(facts: FunctionFacts, types: Mapping[str, VarType | None] | N
         m = _MAP.match(" ".join(text(tnode).split()))
         if m is None:
             continue
-        args = _template_args(m.group(2))
+        args = template_args(m.group(2))
         if len(args) != 2 or args[0] not in SMALL_KEYS:
             continue
         names = [v.name for v in facts.local_vars(decl)]
@@ -145,7 +145,7 @@ def small_key_maps(facts: FunctionFacts, types: Mapping[str, VarType | None] | N
     return tuple(found), tuple(notes)
 
 
-def _template_args(args: str) -> list[str]:
+def template_args(args: str) -> list[str]:
     out: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(args):

@@ -316,7 +316,7 @@ class SortedAnalysis:
                 return n.type == "subscript_expression" and flat(n) == f"{v}[{index}]"
 
         stmt = stmts[0]
-        count = _count_statement(stmt)
+        count = count_statement(stmt)
         first = None if count is not None else _first_statement(stmt, lp.node)
         if count is None and first is None:
             return None
@@ -547,7 +547,7 @@ def _increment(expr: Node) -> tuple[Node, str] | None:
     return None
 
 
-def _count_statement(stmt: Node) -> tuple[Node, str, Node] | None:
+def count_statement(stmt: Node) -> tuple[Node, str, Node] | None:
     """``(target, sign, test)`` of ``if (test) ++t;`` or ``t += test;`` (or ``test ? 1 : 0``)."""
     if stmt.type == "if_statement":
         if stmt.child_by_field_name("alternative") is not None:

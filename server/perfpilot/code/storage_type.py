@@ -128,7 +128,8 @@ def scalar_element(text: str) -> str:
     return UNKNOWN_ELEMENT
 
 
-def _template_args(text: str) -> list[str]:
+def template_args(text: str) -> list[str]:
+    """The top-level template arguments of ``text`` (a type as written), split at commas."""
     depth = 0
     args: list[str] = []
     start = 0
@@ -158,7 +159,7 @@ def _container(text: str) -> tuple[str, str] | None:
     m = _TEMPLATE.match(t)
     if m is None or (m.group(1) not in _OWNERS and m.group(1) not in _VIEWS):
         return None
-    args = _template_args(m.group(2))
+    args = template_args(m.group(2))
     return (m.group(1), args[0]) if args and args[0] else None
 
 
