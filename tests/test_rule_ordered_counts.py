@@ -55,7 +55,11 @@ int f(const std::vector<int>& v, const std::vector<std::pair<int, int>>& qs) {
     out, rules = _rewritten(code)
     assert rules == {"range-count-query"}
     assert "count_if" not in out and "std::lower_bound(" in out and "std::upper_bound(" in out
+    # the generic linear-search advice steps aside for the count this rule rewrites
     assert "range-count-query" in _findings(code)
+    assert "linear-search-in-loop" not in _findings(code)
+    equal = code.replace("x >= q.first && x <= q.second", "x == q.first")
+    assert "linear-search-in-loop" in _findings(equal)
 
 
 _VEC = "const std::vector<int>& a, const std::vector<int>& b"

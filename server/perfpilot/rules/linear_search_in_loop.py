@@ -33,6 +33,7 @@ from perfpilot.code.nested_membership import (
     outer_writes_ok,
     replacement,
 )
+from perfpilot.code.ordered_count import ordered_counts
 from perfpilot.code.pair_count import pair_counts
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.code.seen_list import seen_lists
@@ -411,9 +412,11 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         if claimed is None:
             # a call over data already sorted is the sorted-linear-scan rule's, the search of
-            # a proved seen list before its append the seen-list-set rule's
+            # a proved seen list before its append the seen-list-set rule's, a proved count
+            # on one side of a value or between two the ordered-count rules'
             claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]} | \
-                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]}
+                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
+                {c.site.start_byte for c in ordered_counts(facts)[0] if c.call}
             # the searches and erase of a loop taking out extremes one by one are the
             # repeated-extraction rule's, which names the sort that replaces them all
             extracted = [(n.start_byte, n.end_byte) for x in extraction_loops(facts, facts.root)[0]
