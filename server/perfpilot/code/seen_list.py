@@ -386,9 +386,21 @@ def _absent_path_push(s: _Site) -> Node | None:
     return call
 
 
-def _declaration(m: Mentions, var: str) -> tuple[Node, str] | str:
+def plain_empty_vector(m: Mentions, var: str) -> tuple[Node, str] | str:
+    """The declaration statement and element type (as written) of a vector declared once, alone
+    and empty, as a plain local in a block, or why it is not."""
+    return _declaration(m, var, hashable=False)
+
+
+def searched_value_type(m: Mentions, value: Node, var: str) -> str | None:
+    """The normalised type of a value searched for in ``var`` when it is a variable or an
+    element ``a[i]`` of another array or container (no side effects); None otherwise."""
+    return _value_type(m.facts, m, value, var)
+
+
+def _declaration(m: Mentions, var: str, hashable: bool = True) -> tuple[Node, str] | str:
     """The vector's declaration statement and element type, or why it is not a fresh, empty,
-    plain local vector of hashable elements."""
+    plain local vector (of hashable elements, with ``hashable``)."""
     facts = m.facts
     vt = facts.var(var)
     if vt is None or vt.scope != "local" or vt.reference or vt.pointer or vt.array or \
@@ -415,9 +427,9 @@ def _declaration(m: Mentions, var: str) -> tuple[Node, str] | str:
         return f"'{var}' does not start empty"
     tm = _VECTOR.match(" ".join(text(decl.child_by_field_name("type")).split()))
     element = tm.group(1).strip() if tm is not None else ""
-    if not element or "," in element:
+    if not element or "," in re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", element)):
         return f"'{var}' is not a std::vector with the default allocator"
-    if not hashable_element(element):
+    if hashable and not hashable_element(element):
         return (f"the elements of '{var}' ({element}) are not integers or strings, whose hash "
                 "equality is ==")
     return decl, element

@@ -46,6 +46,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("invariant-inner-loop", 1, 0.97, _C),
     Rule("linear-search-in-loop", 1, 0.95, _C),
     Rule("seen-list-set", 1, 0.94, _C),
+    Rule("assoc-list-map", 1, 0.94, _C),
     Rule("pair-count-sort", 1, 0.91, _C),
     Rule("count-table", 1, 0.9, _C),
     Rule("cross-pair-count", 1, 0.91, _C),
@@ -98,6 +99,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
 RULE_DATA: Mapping[str, str] = MappingProxyType({
     "linear-search-in-loop": "form (call|nested-loop), call, container, inner_var",
     "seen-list-set": "container, form (find|count|loop), element (the element type)",
+    "assoc-list-map": "container, key (the key type)",
     "invariant-inner-loop": "var (the value computed once)",
     "memo-recursion": "function",
     "manual-sort": "var, replacement",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.assoc_list import assoc_lists
 from perfpilot.code.container_changes import changes_in_loop
 from perfpilot.code.declarations import VarType
 from perfpilot.code.extraction_loops import extraction_loops
@@ -463,9 +464,11 @@ def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
             # a scan of data already sorted is the sorted-linear-scan rule's: a binary search
             # on it, not a hash set built from it; a proved seen list's scan before its
             # append is the seen-list-set rule's; a proved count of equal pairs is the
-            # pair-count-sort rule's (sorted runs)
+            # pair-count-sort rule's (sorted runs); a proved key search of an association
+            # list is the assoc-list-map rule's
             claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]} | \
                 {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
+                {s.loop.start_byte for a in assoc_lists(facts, facts.root)[0] for s in a.scans} | \
                 {facts.children_of(facts.loops[k])[0].node.start_byte
                  for k, p in pair_counts(facts) if not isinstance(p, str)}
         if inner.node.start_byte in claimed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from perfpilot.rules import (
     accumulator_chain,
     alloc_in_loop,
+    assoc_list_map,
     branchless_select,
     call_in_hot_loop,
     char_set_table,
@@ -56,7 +57,8 @@ from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
-    invariant_inner_loop, sorted_linear_scan, seen_list_set, linear_search_in_loop, memo_recursion,
+    invariant_inner_loop, sorted_linear_scan, seen_list_set, assoc_list_map,
+    linear_search_in_loop, memo_recursion,
     manual_sort, pair_count_sort, count_table, cross_pair_count, range_count_query,
     prefix_sum, sort_for_selection, repeated_extraction, sorted_insert,
     openmp, loop_interchange,

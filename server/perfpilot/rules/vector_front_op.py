@@ -19,6 +19,11 @@ as it is.
 A loop that only adds to the front (``v.insert(v.begin(), x)``, ``r = c + r`` on a string:
 ``code/front_inserts.py`` has the proof) pushes onto the back of a scratch container instead,
 and one insert of it, reversed, after the loop puts the same elements in the same order.
+
+A loop consuming a local or by-value string or vector from the front (``s.erase(0, 1)``,
+``s.erase(s.begin())``, ``s = s.substr(1)``: ``code/front_consume.py`` has the proof) reads
+the unchanged container through an offset instead, and erases the consumed prefix once after
+the loop when the container is still observed there.
 """
 
 from __future__ import annotations
@@ -27,6 +32,12 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.front_consume import (
+    FrontConsumed,
+    front_consumed,
+    offset_text,
+    restore_text,
+)
 from perfpilot.code.front_inserts import FrontBuilt, front_built
 from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.syntax import (
@@ -39,7 +50,7 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.edits import Edit
+from perfpilot.rules.edits import Edit, overlaps
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -193,11 +204,57 @@ def _front_change(inp: RuleInput, fb: FrontBuilt, line: int) -> Change:
         f"contents, reversed, in front of '{r}' once after the loop.", (line,))
 
 
+def consume_rule(inp: RuleInput) -> RuleOutput:
+    """Loops consuming a local container from the front read it through an offset."""
+    found, refused = front_consumed(inp.facts, inp.unit)
+    notes = [f"{RULE_ID}: the loop at line {inp.line_of(r.loop)} keeps consuming '{r.name}' "
+             f"from the front: {r.why}" for r in refused]
+    changes: list[Change] = []
+    for fc in found:
+        line = inp.line_of(fc.loop)
+        if not statement_slot_ok(fc.loop):
+            notes.append(f"{RULE_ID}: the loop at line {line} stays: it is not directly inside "
+                         "a block, so nothing can be declared before it")
+            continue
+        changes.append(_consume_change(inp, fc, line))
+    return changes, notes
+
+
+def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
+    off = inp.fresh_name(f"{fc.name}_head")
+    edits = [insertion_before(inp, fc.loop, f"std::size_t {off} = 0;", RULE_ID, order=-10),
+             Edit(fc.consume.start_byte, fc.consume.end_byte, f"++{off};", RULE_ID)]
+    edits += [Edit(r.node.start_byte, r.node.end_byte, offset_text(r, fc.name, off), RULE_ID)
+              for r in fc.reads]
+    if fc.restore:
+        nl = newline_of(inp.text)
+        line_start = inp.data.rfind(b"\n", 0, fc.loop.start_byte) + 1
+        indent = inp.data[line_start:fc.loop.start_byte].decode("utf-8")
+        indent = indent if not indent.strip() else ""
+        # The consumed prefix goes once, so the container ends as the original loop left it.
+        edits.append(Edit(fc.loop.end_byte, fc.loop.end_byte,
+                          f"{nl}{indent}{restore_text(fc, off)}", RULE_ID))
+    how = {"erase": f"{fc.name}.erase(0, 1)", "erase-begin": f"{fc.name}.erase(begin())",
+           "substr": f"{fc.name} = {fc.name}.substr(1)"}[fc.form]
+    after = " and erases the consumed prefix once after the loop" if fc.restore else ""
+    return Change(
+        RULE_ID, tuple(edits),
+        f"The loop at line {line} removes the first element of '{fc.name}' with '{how}' on "
+        f"every iteration, moving all the remaining elements, so consuming it is quadratic; "
+        f"it now reads '{fc.name}' unchanged through the offset '{off}'{after}, constant "
+        "time per step.", (line,), ("<cstddef>",))
+
+
 def front_op_rule(inp: RuleInput) -> RuleOutput:
-    """Both rewrites: draining from the front, and building at the front."""
+    """The rewrites: draining from the front, building at the front, consuming from the
+    front (where the drain rewrite already took a loop, it keeps it)."""
     drained, notes = queue_rule(inp)
     built, more = front_insert_rule(inp)
-    return drained + built, notes + more
+    consumed, rest = consume_rule(inp)
+    taken = [e for c in drained for e in c.edits]
+    consumed = [c for c in consumed
+                if not any(overlaps(e, t) for e in c.edits for t in taken)]
+    return drained + built + consumed, notes + more + rest
 
 
 # detection
@@ -208,7 +265,24 @@ _VECTORISH = re.compile(r"^(?:std::)?(vector|string|basic_string)\b")
 
 def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
     """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop, or
-    ``r = c + r`` on a string."""
+    ``r = c + r`` on a string, or a proved front-consuming loop (``s.erase(0, 1)``,
+    ``s = s.substr(1)``)."""
+    consumed, _refused = front_consumed(facts, facts.root)
+    for fc in consumed:
+        lp = facts.loop_of(fc.consume)
+        if fc.form == "erase-begin" or lp is None:
+            continue  # erase(begin()) is reported below
+        yield make_finding(
+            "vector-front-op",
+            f"`{code(fc.consume)}` on line {line(fc.consume)} removes the first element of "
+            f"`{fc.name}` on every iteration of {loop_phrase(lp)}, moving (or copying) all "
+            f"the remaining elements each time (O(n²)): read `{fc.name}` through a moving "
+            "start offset instead and erase the consumed prefix once after the loop.",
+            [line(fc.consume), lp.line],
+            loop_range=lp.byte_range, node_range=rng(fc.consume), names=[fc.name],
+            data={"var": fc.name, "op": "erase"},
+            bonus=depth_bonus(lp.depth),
+        )
     for fb in front_built(facts):
         for ins in fb.inserts:
             e = ins.statement.named_children[0]
@@ -277,5 +351,16 @@ long drain(std::vector<int> &q) {
     return s;
 }
 """, "drain"),
+        Example("cpp", """
+#include <string>
+long consume(std::string s) {
+    long total = 0;
+    while (!s.empty()) {
+        total += s[0];
+        s.erase(0, 1);
+    }
+    return total;
+}
+""", "consume"),
     ),
 )
