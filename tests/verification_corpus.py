@@ -683,6 +683,42 @@ long count_pairs_with_sum(const std::vector<int>& v, int target) {
   return c;
 }"""),
     )),
+    Entry("most_repeats", "cpp", """\
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+int most_repeats(const std::vector<std::string>& w) {
+  int best = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    int c = 0;
+    for (std::size_t j = 0; j < w.size(); ++j)
+      if (w[j] == w[i]) ++c;
+    if (c > best) best = c;
+  }
+  return best;
+}
+""", """\
+int most_repeats(const std::vector<std::string>& w) {
+  std::unordered_map<std::string, int> count;
+  int best = 0;
+  for (const std::string& s : w) {
+    int c = ++count[s];
+    if (c > best) best = c;
+  }
+  return best;
+}""", (
+        Wrong("ordering", """\
+int most_repeats(const std::vector<std::string>& w) {
+  int best = w.empty() ? 0 : 1, run = 1;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    run = w[i] == w[i - 1] ? run + 1 : 1;
+    if (run > best) best = run;
+  }
+  return best;
+}"""),
+    )),
 )
 
 

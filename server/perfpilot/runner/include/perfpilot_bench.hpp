@@ -461,6 +461,14 @@ void sort_if_sorted_profile(T& x) {
   }
 }
 
+// The length of a string held in a container of size n: about sqrt(n), and in the small profile
+// words of up to two characters, so the same one comes again. Long random strings never
+// repeat, and code that counts or looks up words would only be checked on its first-occurrence
+// path.
+inline std::size_t element_string_length(std::size_t n, std::mt19937_64& rng) {
+  return profile() == kSmall ? static_cast<std::size_t>(rng() % 3) : side(n);
+}
+
 // Fill x with values of the current profile for size n. A vector of vectors (or of strings) is
 // about sqrt(n) by sqrt(n), so the total element count stays near n.
 template <class T>
@@ -484,7 +492,10 @@ void fill(T& x, std::size_t n, std::mt19937_64& rng) {
     if constexpr (is_vector<E>::value || std::is_same_v<E, std::string>) {
       std::size_t m = side(n);
       x.assign(m, E{});
-      for (auto& e : x) fill(e, m, rng);
+      for (auto& e : x) {
+        if constexpr (std::is_same_v<E, std::string>) fill(e, element_string_length(n, rng), rng);
+        else fill(e, m, rng);
+      }
     } else {
       x.resize(n);
       for (std::size_t k = 0; k < n; ++k) {  // index loop: std::vector<bool> has proxies
@@ -557,7 +568,8 @@ constexpr bool nests() {
 template <class E>
 std::size_t count_for(std::size_t n) { return nests<E>() ? side(n) : n; }
 template <class E>
-std::size_t element_size(std::size_t n) {
+std::size_t element_size(std::size_t n, std::mt19937_64& rng) {
+  if constexpr (std::is_same_v<E, std::string>) return element_string_length(n, rng);
   return (std::is_arithmetic_v<E> || std::is_enum_v<E>) ? n : side(n);
 }
 
@@ -571,10 +583,10 @@ void fill_any(T& x, std::size_t n, std::mt19937_64& rng) {
     x = static_cast<T>(rng() % 4);
   } else if constexpr (std::is_array_v<T>) {
     using E = std::remove_extent_t<T>;
-    for (auto& e : x) fill_any(e, element_size<E>(n), rng);
+    for (auto& e : x) fill_any(e, element_size<E>(n, rng), rng);
   } else if constexpr (ext::is_std_array<T>::value) {
     using E = typename T::value_type;
-    for (auto& e : x) fill_any(e, element_size<E>(n), rng);
+    for (auto& e : x) fill_any(e, element_size<E>(n, rng), rng);
   } else if constexpr (ext::is_pair<T>::value) {
     x.first = make_any<std::remove_const_t<typename T::first_type>>(n, rng);
     x.second = make_any<typename T::second_type>(n, rng);
@@ -584,21 +596,25 @@ void fill_any(T& x, std::size_t n, std::mt19937_64& rng) {
     using E = typename T::value_type;
     x.clear();
     std::size_t count = count_for<E>(n);
-    for (std::size_t k = 0; k < count; ++k) x.push_back(make_any<E>(element_size<E>(n), rng));
+    for (std::size_t k = 0; k < count; ++k) {
+      x.push_back(make_any<E>(element_size<E>(n, rng), rng));
+    }
   } else if constexpr (ext::has_mapped<T>::value) {
     using K = typename T::key_type;
     using V = typename T::mapped_type;
     x.clear();
     std::size_t count = count_for<V>(n);
     for (std::size_t k = 0; k < count; ++k) {
-      K key = make_any<K>(element_size<K>(n), rng);
-      x.emplace(std::move(key), make_any<V>(element_size<V>(n), rng));
+      K key = make_any<K>(element_size<K>(n, rng), rng);
+      x.emplace(std::move(key), make_any<V>(element_size<V>(n, rng), rng));
     }
   } else if constexpr (ext::has_key<T>::value) {
     using K = typename T::key_type;
     x.clear();
     std::size_t count = count_for<K>(n);
-    for (std::size_t k = 0; k < count; ++k) x.insert(make_any<K>(element_size<K>(n), rng));
+    for (std::size_t k = 0; k < count; ++k) {
+      x.insert(make_any<K>(element_size<K>(n, rng), rng));
+    }
   } else {
     static_assert(sizeof(T) == 0, "perfpilot::gen::fill_any: unsupported type");
   }
