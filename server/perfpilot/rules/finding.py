@@ -56,6 +56,8 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("prefix-sum", 1, 0.92, _C),
     Rule("sorted-linear-scan", 1, 0.90, _C),
     Rule("sort-for-selection", 1, 0.74, _C),
+    Rule("sort-for-prefix", 1, 0.72, _C),
+    Rule("sort-compare-counts", 1, 0.73, _C),
     Rule("repeated-extraction", 1, 0.86, _C),
     Rule("sorted-insert", 1, 0.84, _C),
     Rule("strlen-condition", 4, 0.78, _C),
@@ -108,6 +110,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
                           "first), search (lower_bound|upper_bound|equal_range|binary_search), "
                           "call (count|count_if|find|find_if, for a call, absent for a loop)",
     "sort-for-selection": "container, form (one|pair|extremes), index (the position kept)",
+    "sort-for-prefix": "container, cut (resize|erase)",
+    "sort-compare-counts": "containers (the two compared, a,b)",
     "repeated-extraction": "container, order (ascending|descending: the order taken)",
     "sorted-insert": "container",
     "qsort-to-sort": "replacement (the std::sort call)",

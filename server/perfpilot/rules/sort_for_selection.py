@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import int_literal, unparen
+from perfpilot.code.parse import unparen
+from perfpilot.code.sort_positions import Positions, scope_ok
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -37,11 +38,9 @@ from perfpilot.code.sorted_ranges import (
     SIZE,
     Mentions,
     SortCall,
-    Use,
     container_type,
     element_type,
     flat,
-    is_size_of,
     jumps_in,
     later_in_block,
     plain_local,
@@ -82,21 +81,12 @@ class Selection:
     floating: bool
 
 
-def _scope_ok(facts: FunctionFacts, s: SortCall, decl: Use) -> bool:
-    """Every loop around the sort declares the container afresh (a parameter: no loop)."""
-    lp = facts.loop_of(s.statement)
-    while lp is not None:
-        if not (lp.node.start_byte <= decl.ident.start_byte < lp.node.end_byte):
-            return False
-        lp = facts.loops[lp.parent] if lp.parent is not None else None
-    return True
-
-
 class _Finder:
     def __init__(self, facts: FunctionFacts, unit: Node) -> None:
         self.facts = facts
         self.mentions = Mentions(facts, unit)
         self.own = self.mentions.own
+        self.positions = Positions(facts, self.mentions)
 
     def selections(self) -> tuple[list[Selection], list[tuple[SortCall, str]]]:
         found: list[Selection] = []
@@ -132,7 +122,7 @@ class _Finder:
             return f"the name '{v}' is declared more than once"
         if any(u.kind == ESCAPE for u in all_uses):
             return f"'{v}' may be reached through a pointer, reference, iterator or call"
-        if not _scope_ok(f, s, decls[0]):
+        if not scope_ok(f, s, decls[0]):
             return f"a loop around the sort keeps '{v}' from one iteration to the next"
         if vt.scope == "param":
             why = self.mentions.alias_problem([(s.statement.end_byte, f.fn.end_byte)],
@@ -179,7 +169,7 @@ class _Finder:
             index = args[0] if name == "at" and len(args) == 1 else None
         if index is None or not small(index):
             return None
-        got = self._index(index, s)
+        got = self.positions.index(index, s, self.facts.fn.end_byte)
         if got is None:
             return None
         node = unparen(index)
@@ -187,45 +177,6 @@ class _Finder:
             operator(node) in ("+", "-") and flat(node.child_by_field_name("right")) == "1" \
             else None
         return got[0], got[1], k_node
-
-    def _index(self, node: Node, s: SortCall) -> tuple[str, str] | None:
-        """``(key, text)`` of a position: built from the size, literals and variables that
-        keep their value from the sort on (the text is valid at the sort)."""
-        node = unparen(node)
-        v = s.var
-        if node.type == "number_literal":
-            value = int_literal(node)
-            return (str(value), text(node)) if value is not None and value >= 0 else None
-        if is_size_of(node, v):
-            return "N", f"{v}.size()"
-        if node.type == "identifier":
-            name = text(node)
-            if self.mentions.size_alias(name, v) is not None:
-                return "N", f"{v}.size()"
-            return (name, name) if self._stable(name, s) else None
-        if node.type == "binary_expression" and operator(node) in ("+", "-", "*", "/", ">>",
-                                                                   "%"):
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            a = self._index(left, s) if left is not None else None
-            b = self._index(right, s) if right is not None else None
-            if a is None or b is None:
-                return None
-            op = operator(node)
-            return f"({a[0]}{op}{b[0]})", f"({a[1]} {op} {b[1]})"
-        return None
-
-    def _stable(self, name: str, s: SortCall) -> bool:
-        """An integer variable declared before the sort that nothing changes from it on."""
-        f = self.facts
-        vt = f.var(name)
-        if vt is None or not vt.is_integral or not plain_local(f, name) or \
-                not self.mentions.declared_once(name):
-            return False
-        if vt.scope == "local" and not any(
-                u.kind == DECL and u.ident.start_byte < s.statement.start_byte
-                for u in self.mentions.of(name)):
-            return False
-        return name not in f.modified_between(s.statement.start_byte, f.fn.end_byte)
 
     def _shape(self, s: SortCall, positions: dict[str, list[tuple[Node, Node | None]]],
                texts: dict[str, str], floating: bool) -> Selection | None:

@@ -1,0 +1,277 @@
+"""The sort-for-prefix rule: a container sorted whole, then cut to its first ``k`` elements.
+
+Rewrite: the sort becomes ``std::partial_sort`` of the prefix kept; the cut stays.
+
+``std::sort(v.begin(), v.end()); v.resize(k);`` orders all n elements in O(n log n) and throws
+away all but the first ``k``. ``std::partial_sort(v.begin(), v.begin() + m, v.end())`` with
+``m = std::min<std::size_t>(k, v.size())`` puts the ``m`` smallest (in the sort's order) first
+and in order in O(n log m); the resize then leaves exactly what it left before. A ``k`` past
+the size (or a negative ``int`` converted to a huge size) clamps to the size: the partial sort
+sorts everything, and the resize grows or throws ``std::length_error`` as before, on the same
+sorted contents. ``v.erase(v.begin() + k, v.end())`` needs ``0 <= k <= v.size()`` in the
+original (otherwise the range is invalid), so its position is used as it stands.
+
+Proved before rewriting: ``v`` is a local ``std::vector``/``std::deque`` or a by-value
+parameter declared once (a caller never sees the elements past ``k``), sorted whole in the
+natural order (or ``std::less``/``std::greater``, as ``sorted_ranges.sort_call`` accepts), in
+a block whose next statement mentioning ``v`` is the cut, with nothing between that mentions
+``v`` or jumps; ``k`` is built from ``v.size()``, integer literals and integer variables that
+nothing changes from the sort to the cut (``code/sort_positions.py``), so it has the same
+value at the sort. Elements must be integers or strings: equal elements are identical, so the
+prefix holds the same values in the same order. Floating elements are advised, not rewritten
+(``-0.0`` and ``0.0`` compare equal, and either may be kept).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from perfpilot.code.declarations import VarType
+from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.sort_positions import Positions, scope_ok
+from perfpilot.code.sorted_ranges import (
+    DECL,
+    ESCAPE,
+    Mentions,
+    SortCall,
+    container_type,
+    element_type,
+    ends_of,
+    flat,
+    jumps_in,
+    plain_local,
+    small,
+    sort_calls,
+    sorts_anything,
+)
+from perfpilot.code.syntax import Node, arguments, callee, line, operator, receiver, text
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, rng
+from perfpilot.rules.edits import Edit
+from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, rule_output
+
+RULE_ID = "sort-for-prefix"
+_SAFE = re.compile(r"0|N|\(N/[1-9]\d*\)|\(N>>\d+\)")  # positions within [0, size] for any size
+_FLOATING = frozenset({"float", "double", "long double"})
+_JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
+                    "throw_statement", "goto_statement", "co_return_statement"})
+_BEGINS = ("{v}.begin()", "std::begin({v})")
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """A sort followed by a cut to a prefix: the cut statement, the position where the kept
+    prefix ends as C++ text valid at the sort (an iterator expression), and whether the
+    elements are floating-point (advised only)."""
+
+    sort: SortCall
+    var: str
+    cut: Node
+    middle: str
+    floating: bool
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.named_children)
+
+
+def _names(node: Node, var: str) -> bool:
+    return any(n.type == "identifier" and text(n) == var for n in _walk(node))
+
+
+class _Finder:
+    def __init__(self, facts: FunctionFacts, unit: Node) -> None:
+        self.facts = facts
+        self.mentions = Mentions(facts, unit)
+        self.positions = Positions(facts, self.mentions)
+
+    def truncations(self) -> tuple[list[Truncation], list[tuple[SortCall, str]]]:
+        found: list[Truncation] = []
+        refused: list[tuple[SortCall, str]] = []
+
+        def element_of(var: str) -> str | None:
+            vt = container_type(self.facts, var)
+            return element_type(vt) if vt is not None else None
+
+        for s in sort_calls(self.facts, self.mentions.own, element_of):
+            got = self.truncation(s, element_of(s.var) or "")
+            if isinstance(got, Truncation):
+                found.append(got)
+            elif got:
+                refused.append((s, got))
+        return found, refused
+
+    def _cut(self, s: SortCall) -> tuple[Node, list[Node]] | None:
+        """The next statement of the sort's block that mentions the container, and the
+        statements between."""
+        block = s.statement.parent
+        if block is None or block.type != "compound_statement":
+            return None
+        between: list[Node] = []
+        for stmt in block.named_children[block.named_children.index(s.statement) + 1:]:
+            if _names(stmt, s.var):
+                return stmt, between
+            between.append(stmt)
+        return None
+
+    def _middle(self, cut: Node, s: SortCall) -> str | None:
+        """The end of the kept prefix, as an iterator at the sort, when ``cut`` is
+        ``v.resize(k)`` / ``v.resize(k, x)`` or ``v.erase(v.begin() + k, v.end())``."""
+        v = s.var
+        if cut.type != "expression_statement" or cut.named_child_count != 1:
+            return None
+        call = cut.named_children[0]
+        if call is None or call.type != "call_expression":
+            return None
+        fn, rcv = call.child_by_field_name("function"), receiver(call)
+        if fn is None or operator(fn) != "." or rcv is None or rcv.type != "identifier" or \
+                text(rcv) != v:
+            return None
+        args = arguments(call)
+        if callee(call) == "resize" and len(args) in (1, 2) and small(args[0]) and \
+                not any(_names(a, v) for a in args[1:]):
+            got = self.positions.index(args[0], s, cut.end_byte)
+            if got is None:
+                return None
+            at = got[1] if _SAFE.fullmatch(got[0]) else \
+                f"std::min<std::size_t>({got[1]}, {v}.size())"
+            return f"{v}.begin() + {at}"
+        if callee(call) == "erase" and len(args) == 2 and flat(args[1]) in ends_of(v):
+            first = args[0]
+            if first.type != "binary_expression" or operator(first) != "+":
+                return None
+            left, right = first.child_by_field_name("left"), first.child_by_field_name("right")
+            if left is None or right is None or \
+                    flat(left) not in {b.format(v=v) for b in _BEGINS} or not small(right):
+                return None
+            # the original's range is valid only for 0 <= k <= size: no clamp is needed
+            got = self.positions.index(right, s, cut.end_byte)
+            return f"{v}.begin() + {got[1]}" if got is not None else None
+        return None
+
+    def truncation(self, s: SortCall, element: str) -> Truncation | str:
+        """The sort as a prefix sort, why it cannot be one ('' when it plainly is not)."""
+        f, v = self.facts, s.var
+        vt = container_type(f, v)
+        if vt is None or not re.match(r"^(?:std::)?(?:vector|deque)\s*<", vt.base):
+            return ""
+        found = self._cut(s)
+        if found is None:
+            return ""
+        cut, between = found
+        middle = self._middle(cut, s)
+        if middle is None:
+            return ""  # the order is used some other way first
+        if not plain_local(f, v) or vt.const:
+            return f"'{v}' belongs to the caller, who sees its order"
+        uses = self.mentions.of(v)
+        decls = [u for u in uses if u.kind == DECL]
+        if len(decls) != 1:
+            return f"the name '{v}' is declared more than once"
+        if not scope_ok(f, s, decls[0]):
+            return f"a loop around the sort keeps '{v}' from one iteration to the next"
+        if between:
+            if any(n.type in _JUMPS for stmt in between for n in _walk(stmt)):
+                return f"a statement between the sort and the cut of '{v}' may leave the block"
+            if any(n.type == "try_statement" for n in _walk(f.fn)):
+                return f"a handler could see '{v}' between the sort and the cut"
+            if any(u.kind == ESCAPE and u.ident.start_byte < s.statement.start_byte and
+                   u.access.type != "return_statement" for u in uses):  # a return ends it
+                return f"'{v}' may be reached through a pointer, reference, iterator or call"
+            if vt.scope == "param":
+                why = self.mentions.alias_problem(
+                    [(s.statement.end_byte, cut.start_byte)], strict=False)
+                if why:
+                    return f"'{v}' is a parameter and {why}"
+        words = " ".join(element.replace("std::", "").split())
+        floating = words in _FLOATING
+        if not (VarType(words).is_integral or words == "string" or floating):
+            return f"the elements of '{v}' are not integers or strings"
+        return Truncation(s, v, cut, middle, floating)
+
+
+def truncations(facts: FunctionFacts, unit: Node) -> tuple[list[Truncation],
+                                                           list[tuple[SortCall, str]]]:
+    """The sorts of the function whose container is then cut to a prefix, and those that come
+    close but must stay (with why)."""
+    if facts.body is None or facts.language != "cpp" or not sorts_anything(facts) or \
+            jumps_in(facts) or not any(
+                text(n.child_by_field_name("field")) in ("resize", "erase")
+                for n in facts.nodes("field_expression")):
+        return [], []
+    return _Finder(facts, unit).truncations()
+
+
+def _partial_sort(t: Truncation) -> str:
+    v = t.var
+    comp = f", {t.sort.comparator}" if t.sort.comparator else ""
+    return f"std::partial_sort({v}.begin(), {t.middle}, {v}.end(){comp});"
+
+
+def detect(facts: FunctionFacts) -> Iterator[Finding]:
+    """Whole-container sorts followed by a cut to a prefix."""
+    found, _refused = truncations(facts, facts.root)
+    for t in found:
+        stmt = t.sort.statement
+        caveat = ("; the elements are floating-point, so check it by hand: `-0.0` and `0.0` "
+                  "compare equal and the partial sort may keep the other one"
+                  if t.floating else "")
+        yield make_finding(
+            RULE_ID,
+            f"`{code(stmt)}` on line {line(stmt)} orders all of `{t.var}`, but "
+            f"`{code(t.cut)}` on line {line(t.cut)} keeps only a prefix: "
+            f"`{_partial_sort(t)}` orders just that prefix in O(n log k) instead of "
+            f"O(n log n){caveat}.",
+            [line(stmt), line(t.cut)], node_range=rng(stmt), names=[t.var],
+            data={"container": t.var, "cut": callee(t.cut.named_children[0]) or ""},
+        )
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Replace each sort cut to a prefix with a partial sort of that prefix."""
+    facts = FunctionFacts(inp.site, inp.function, inp.unit)
+    found, refused = truncations(facts, inp.unit)
+    left = [Left("the sort", s.statement, why) for s, why in refused]
+    planned: list[Planned] = []
+    for t in found:
+        stmt = t.sort.statement
+        if t.floating:
+            left.append(Left("the sort", stmt, "its elements are floating-point, and -0.0 and "
+                             "0.0 compare equal, so a partial sort may keep the other one"))
+            continue
+        planned.append(Planned(
+            (Edit(stmt.start_byte, stmt.end_byte, _partial_sort(t), RULE_ID),),
+            f"'{t.var}' is sorted at line {inp.line_of(stmt)} and then cut to a prefix at "
+            f"line {inp.line_of(t.cut)}: std::partial_sort orders only the prefix kept, "
+            "in O(n log k) instead of O(n log n).",
+            (stmt, t.cut)))
+    return rule_output(inp, RULE_ID, planned, left)
+
+
+RULE = RuleSpec(
+    id=RULE_ID,
+    detect=detect,
+    rewrite=rewrite,
+    rewrites_as=frozenset({RULE_ID}),
+    phase=1,
+    order=13,
+    examples=(
+        Example("cpp", """
+#include <algorithm>
+#include <functional>
+#include <vector>
+std::vector<int> top_k(std::vector<int> v, int k) {
+    std::sort(v.begin(), v.end(), std::greater<int>());
+    v.resize(k);
+    return v;
+}
+""", "top_k"),
+    ),
+)
