@@ -220,6 +220,10 @@ _MID = "return v[v.size() / 2]; }"
     ("int f(const std::vector<int>& in) { std::vector<int> v; int s = 0; "
      "for (int x : in) { v.push_back(x); std::sort(v.begin(), v.end()); "
      "s += v[v.size() / 2]; } return s; }", "loop"),
+    # declared in a for header: one container for every iteration, whose update sees the order
+    ("int f(std::vector<int> in) { int s = 0; for (std::vector<int> v = in; v.size() > 1; "
+     "v.pop_back()) { std::sort(v.begin(), v.end()); s += v[v.size() / 2]; } return s; }",
+     "loop"),
     # elements that are records
     ("struct P { int a; bool operator<(const P& o) const { return a < o.a; } };\n"
      "int f(std::vector<P> v) { std::sort(v.begin(), v.end()); "

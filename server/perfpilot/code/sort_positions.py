@@ -17,10 +17,19 @@ from perfpilot.code.syntax import Node, operator, text
 
 
 def scope_ok(facts: FunctionFacts, s: SortCall, decl: Use) -> bool:
-    """Every loop around the sort declares the container afresh (a parameter: no loop)."""
+    """Every loop around the sort declares the container afresh (a parameter: no loop).
+
+    Afresh means in the loop's body, or as a range-for's element; a ``for`` header's
+    initializer makes one container for every iteration, and its update sees the order."""
+    at = decl.ident.start_byte
     lp = facts.loop_of(s.statement)
     while lp is not None:
-        if not (lp.node.start_byte <= decl.ident.start_byte < lp.node.end_byte):
+        body = lp.node.child_by_field_name("body")
+        fresh = body is not None and body.start_byte <= at < body.end_byte
+        element = lp.node.child_by_field_name("declarator")
+        if lp.node.type == "for_range_loop" and element is not None:
+            fresh = fresh or element.start_byte <= at < element.end_byte
+        if not fresh:
             return False
         lp = facts.loops[lp.parent] if lp.parent is not None else None
     return True
