@@ -14,14 +14,16 @@ needs:
 - it is not declared inside the loop the table is built before, and nothing in that loop can
   change it (``read_only_copy.source_unchanged``: no write to it or to any name that may share
   its storage, no call that may run unknown code) (``table_loops``);
-- for a count, ``*it == value`` compares the promoted values, so a value of another type
-  matches an element only when it lies in the element type's range (``equality_guard``).
+- for a count, the value must compare with the elements as a key does
+  (``code/count_keys.py``, used by ``code/count_tables.py``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from perfpilot.code.count_keys import container_element, scalar_type
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
@@ -79,46 +81,25 @@ def byte_container(v: VarType | None) -> str | None:
     return byte_type(args[0])
 
 
-def value_type(facts: FunctionFacts, node: Node) -> str | None:
-    """The type of a value compared with elements, when it is a one-byte type or a signed type
-    at least as wide as ``int``: a variable (a range-for variable included), an element of a
-    byte container, a plain character or decimal literal, or a cast."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        inner = node.named_children[0]
-        if inner is None:
-            return None
-        node = inner
-    if node.type == "identifier":
-        return _declared_scalar(facts, text(node))
-    if node.type == "subscript_expression":  # an element of a byte container
-        base = node.child_by_field_name("argument")
-        return byte_container(facts.var(text(base))) \
-            if base is not None and base.type == "identifier" else None
-    if node.type == "char_literal":
-        body = text(node)
-        return "char" if body.startswith("'") else None
-    if node.type == "number_literal":
-        return "int" if re.fullmatch(r"[0-9]+", text(node)) and int(text(node)) < 2 ** 31 \
-            else None
-    if node.type == "cast_expression":
-        ty = node.child_by_field_name("type")
-        return _scalar(text(ty)) if ty is not None else None
-    return None
-
-
-def _declared_scalar(facts: FunctionFacts, name: str, copies_only: bool = False
-                     ) -> str | None:
+def declared_scalar(facts: FunctionFacts, name: str, copies_only: bool = False,
+                    scalar: Callable[[str], str | None] | None = None,
+                    element: Callable[[VarType | None], str | None] | None = None
+                    ) -> str | None:
     """The scalar type every declaration of ``name`` in the function gives it (a range-for
-    ``auto`` variable takes a byte container's element type), or None; with
-    ``copies_only``, None also when some declaration makes it a reference."""
+    ``auto`` variable takes a container's element type), or None; with ``copies_only``,
+    None also when some declaration makes it a reference. ``scalar`` names the types taken
+    (one-byte and signed types at least as wide as ``int`` by default), ``element`` the
+    elements of a container (a byte container's by default)."""
+    scalar = scalar or _scalar
+    element = element or byte_container
     found: set[str | None] = set()
     for p in facts.site.params:
         if p.name == name:
             found.add(None if p.pointer or p.array or (copies_only and p.reference)
-                      else _scalar(p.base))
+                      else scalar(p.base))
     for d in facts.nodes("declaration"):
         found |= {None if v.pointer or v.array or (copies_only and v.reference)
-                  else _scalar(v.base) for v in facts.local_vars(d) if v.name == name}
+                  else scalar(v.base) for v in facts.local_vars(d) if v.name == name}
     for r in facts.nodes("for_range_loop"):
         decl = r.child_by_field_name("declarator")
         if declarator_name(decl) != name:
@@ -128,14 +109,14 @@ def _declared_scalar(facts: FunctionFacts, name: str, copies_only: bool = False
         if copies_only and decl is not None and decl.type != "identifier":
             found.add(None)  # a reference (or something else) to an element
         elif _plain(declared) == "auto":
-            found.add(byte_container(facts.var(text(right))) if right is not None and
+            found.add(element(facts.var(text(right))) if right is not None and
                       right.type == "identifier" else None)
         else:
-            found.add(_scalar(declared))
+            found.add(scalar(declared))
     if not found:
         v = facts.var(name)  # a global
         found.add(None if v is None or v.pointer or v.array or v.reference or copies_only
-                  else _scalar(v.base))
+                  else scalar(v.base))
     return found.pop() if len(found) == 1 else None
 
 
@@ -170,21 +151,38 @@ def _moved_pointer(facts: FunctionFacts, region: Node, name: str) -> bool:
     return True
 
 
+def _element_binding(facts: FunctionFacts, name: str) -> bool:
+    """``name`` is declared only by range-based for loops, each time as a ``const`` reference
+    or as a copy of an integer or string: binding it on each iteration writes no other
+    object, and no store can go through it."""
+    if any(p.name == name for p in facts.site.params) or any(
+            v.name == name for d in facts.nodes("declaration") for v in facts.local_vars(d)):
+        return False
+    found = False
+    for r in facts.nodes("for_range_loop"):
+        decl = r.child_by_field_name("declarator")
+        if decl is None or declarator_name(decl) != name:
+            continue
+        found = True
+        if decl.type == "reference_declarator":
+            const = any(c.type == "type_qualifier" and text(c) == "const"
+                        for c in r.children if c.end_byte <= decl.start_byte)
+            if not const or text(decl).lstrip().startswith("&&"):
+                return False
+            continue
+        right = r.child_by_field_name("right")
+        declared = _plain(text(r.child_by_field_name("type")))
+        copied = container_element(facts.var(text(right))) if declared == "auto" and \
+            right is not None and right.type == "identifier" else \
+            (scalar_type(declared) if declared != "auto" else None)
+        if decl.type != "identifier" or copied is None:
+            return False
+    return found
+
+
 def _scalar(type_text: str) -> str | None:
     plain = _plain(type_text)
     return _ONE_BYTE.get(plain) or _WIDE_SIGNED.get(plain)
-
-
-def equality_guard(value: str, element: str, expr: str) -> str | None:
-    """The test under which ``expr`` (of type ``value``) may equal some element of type
-    ``element``: '' when the types are one (every value is some element's), a range test
-    otherwise, None when the comparison is not understood here."""
-    if value == element:
-        return ""
-    if value not in _ONE_BYTE.values() and value not in _WIDE_SIGNED.values():
-        return None
-    limits = f"std::numeric_limits<{element}>"
-    return f"{limits}::min() <= ({expr}) && ({expr}) <= {limits}::max()"
 
 
 def simple_value(node: Node) -> bool:
@@ -214,8 +212,8 @@ def table_loops(facts: FunctionFacts, unit: UnitNames, node: Node, name: str
         # scalars the function holds by value own their storage: writing them (or handing
         # them to a call by value) changes nothing else
         own = frozenset(n for n in facts.modified_in(lp.node)
-                        if _declared_scalar(facts, n, copies_only=True) is not None
-                        or _moved_pointer(facts, lp.node, n))
+                        if declared_scalar(facts, n, copies_only=True) is not None
+                        or _moved_pointer(facts, lp.node, n) or _element_binding(facts, n))
         problem = source_unchanged(facts, unit, name, "", lp.node.start_byte, lp.node.end_byte,
                                    lp.node, own)
         if problem:

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from perfpilot.code.assoc_list import assoc_lists
 from perfpilot.code.container_changes import changes_in_loop
+from perfpilot.code.count_tables import count_calls
 from perfpilot.code.declarations import VarType
 from perfpilot.code.extraction_loops import extraction_loops
 from perfpilot.code.facts import FunctionFacts, Loop
@@ -37,6 +38,7 @@ from perfpilot.code.nested_membership import (
 from perfpilot.code.ordered_count import ordered_counts
 from perfpilot.code.pair_count import pair_counts
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
+from perfpilot.code.read_only_copy import unit_names
 from perfpilot.code.seen_list import seen_lists
 from perfpilot.code.sorted_calls import sorted_calls
 from perfpilot.code.sorted_scan import sorted_scans
@@ -414,10 +416,12 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
         if claimed is None:
             # a call over data already sorted is the sorted-linear-scan rule's, the search of
             # a proved seen list before its append the seen-list-set rule's, a proved count
-            # on one side of a value or between two the ordered-count rules'
+            # on one side of a value or between two the ordered-count rules', a count a table
+            # of counts answers the count-table rule's
             claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]} | \
                 {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
-                {c.site.start_byte for c in ordered_counts(facts)[0] if c.call}
+                {c.site.start_byte for c in ordered_counts(facts)[0] if c.call} | \
+                {c.call.start_byte for c in count_calls(facts, unit_names(facts.root))[0]}
             # the searches and erase of a loop taking out extremes one by one are the
             # repeated-extraction rule's, which names the sort that replaces them all
             extracted = [(n.start_byte, n.end_byte) for x in extraction_loops(facts, facts.root)[0]
