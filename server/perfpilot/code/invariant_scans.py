@@ -93,13 +93,15 @@ class InvariantScan:
     """An algorithm call ``call`` (kind ``kind``, first range over ``container``) that ``target``
     and every loop inside it around the call leave unchanged. ``guard``: "" to compute it
     before ``target`` unconditionally, else the condition under which ``target`` runs its
-    first iteration (the call is computed only then)."""
+    first iteration (the call is computed only then); ``fallback`` is then a value of the
+    call's own type, cheap and harmless, for when it is not (the loop never reads it)."""
 
     call: Node
     kind: str
     container: str
     target: Loop
     guard: str
+    fallback: str = ""
 
 
 def invariant_scans(facts: FunctionFacts) -> tuple[list[InvariantScan], list[tuple[Node, str]]]:
@@ -186,7 +188,21 @@ def _site(facts: FunctionFacts, call: Node, kind: str, loop: Loop,
                 "before it")
     if not _slot_ok(loop.node):
         return "the loop does not sit directly in a block"
-    return InvariantScan(call, kind, container, loop, guard)
+    return InvariantScan(call, kind, container, loop, guard, _fallback(kind, args))
+
+
+def _fallback(kind: str, args: list[Node]) -> str:
+    """A value of exactly the type ``kind`` returns for ``args``, computed without touching
+    the range: the initial value of a sum, the distance type, ``false``, the end iterator."""
+    if kind in ("accumulate", "inner_product") or (kind == "reduce" and len(args) > 2):
+        return f"({text(args[3 if kind == 'inner_product' else 2])})"
+    if kind == "reduce":
+        return f"std::decay_t<decltype(*{text(args[0])})>{{}}"
+    if kind in ("count", "count_if"):
+        return f"({text(args[1])} - {text(args[0])})"
+    if kind in ("all_of", "any_of", "none_of"):
+        return "false"
+    return text(args[1])
 
 
 def spec_reason(kind: str) -> str:

@@ -163,8 +163,7 @@ def _algorithm_hoists(inp: RuleInput, taken: set[str]) -> RuleOutput:
             name = fresh_name(taken, f"{first.container}_{first.kind}")
             taken.add(name)
             names.append(name)
-            value = call_text if not guard else \
-                f"({guard}) ? {call_text} : decltype({call_text}){{}}"
+            value = call_text if not guard else f"({guard}) ? {call_text} : {first.fallback}"
             edits.append(insertion_before(inp, loop.node, f"const auto {name} = {value};",
                                           ALGORITHM_RULE, order=-10 + k))
             edits.extend(Edit(c.start_byte, c.end_byte, name, ALGORITHM_RULE) for c in calls)
@@ -178,7 +177,7 @@ def _algorithm_hoists(inp: RuleInput, taken: set[str]) -> RuleOutput:
             "unchanged, so the value is bit-identical" +
             (", and it is computed only when the loop runs its first iteration, as the "
              "original did." if guarded else "."),
-            (inp.line_of(loop.node),)))
+            (inp.line_of(loop.node),), includes=("<type_traits>",) if any("decay_t" in s.fallback for s in group) else ()))
     return changes, notes
 
 
