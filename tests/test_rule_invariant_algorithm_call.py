@@ -27,8 +27,8 @@ HEAD = "#include <algorithm>\n#include <numeric>\n#include <vector>\n#include <c
 
 
 def _rewrite(body: str, params: str = "const std::vector<double>& v, int n") -> tuple[str, str]:
-    res = rewrite_function(HEAD + f"double f({params}) {{\n double s = 0;\n{body}\n return s;\n}}\n",
-                           RULES)
+    unit = HEAD + f"double f({params}) {{\n double s = 0;\n{body}\n return s;\n}}\n"
+    res = rewrite_function(unit, RULES)
     return res.code, "\n".join(res.notes)
 
 

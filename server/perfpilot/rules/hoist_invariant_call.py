@@ -177,7 +177,8 @@ def _algorithm_hoists(inp: RuleInput, taken: set[str]) -> RuleOutput:
             "unchanged, so the value is bit-identical" +
             (", and it is computed only when the loop runs its first iteration, as the "
              "original did." if guarded else "."),
-            (inp.line_of(loop.node),), includes=("<type_traits>",) if any("decay_t" in s.fallback for s in group) else ()))
+            (inp.line_of(loop.node),),
+            includes=("<type_traits>",) if any("decay_t" in s.fallback for s in group) else ()))
     return changes, notes
 
 
