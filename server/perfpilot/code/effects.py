@@ -44,6 +44,14 @@ READS_ITS_RANGES_ONLY = frozenset({
     "is_sorted", "inner_product", "reduce", "for_each", "copy", "strlen", "memcmp",
 })
 
+# Of those, the ones that return a value computed from the ranges (and the functions given to
+# them) and do nothing else: no output iterator, no function applied for its effect. A call of
+# one whose arguments a loop never changes gives the same result on every iteration.
+PURE_RANGE_SCANS = frozenset({
+    "accumulate", "reduce", "inner_product", "count", "count_if", "all_of", "any_of", "none_of",
+    "find", "find_if", "find_if_not", "min_element", "max_element",
+})
+
 # Methods that only read their object (const members of the standard containers, strings and
 # streams), so calling them on a shared object changes nothing.
 READ_ONLY_METHODS = frozenset({

@@ -21,7 +21,12 @@ from functools import cache, cached_property
 import tree_sitter
 
 from perfpilot.code.declarations import VarType, declared_vars
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS, READS_ITS_RANGES_ONLY
+from perfpilot.code.effects import (
+    NEVER_WRITES_MEMORY,
+    PURE_RANGE_SCANS,
+    READ_ONLY_METHODS,
+    READS_ITS_RANGES_ONLY,
+)
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import LOOP_TYPES, grammar, unwrap
 from perfpilot.code.site import FunctionSite, Language
@@ -386,8 +391,9 @@ class FunctionFacts:
             if name not in READ_ONLY_METHODS:
                 add(root_name(rcv))
             return
-        if name in NEVER_WRITES_MEMORY:
-            return
+        if name in NEVER_WRITES_MEMORY or (name in PURE_RANGE_SCANS and "".join(
+                text(c.child_by_field_name("function")).split()).startswith("std::")):
+            return  # (the standard scans take values by copy or const reference)
         for arg in arguments(c):
             if arg.type == "identifier":
                 add(text(arg))

@@ -56,7 +56,7 @@ def _element(vt: VarType | None) -> str | None:
     return m.group(1).strip()
 
 
-def _range_of(first: Node, last: Node) -> str | None:
+def whole_range(first: Node, last: Node) -> str | None:
     """``x`` when the arguments are ``x.begin(), x.end()`` (or ``cbegin``/``cend``)."""
     names = []
     for arg, want in ((first, ("begin", "cbegin")), (last, ("end", "cend"))):
@@ -143,7 +143,7 @@ def algorithm_calls(fn: Node, types: Mapping[str, VarType | None], unit: Node | 
         want = _KINDS[kind]
         if len(args) not in (want if isinstance(want, tuple) else (want,)):
             continue
-        source = _range_of(args[0], args[1])
+        source = whole_range(args[0], args[1])
         element = _element(types.get(source or ""))
         if source is None or element is None:
             continue

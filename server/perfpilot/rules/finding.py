@@ -44,6 +44,7 @@ _C, _P = Gain.COMPLEXITY, Gain.PARALLEL
 # base impact orders rules within one kind: algorithmic > locality > loop > call details.
 RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("invariant-inner-loop", 1, 0.97, _C),
+    Rule("invariant-algorithm-call", 1, 0.96, _C),
     Rule("linear-search-in-loop", 1, 0.95, _C),
     Rule("seen-list-set", 1, 0.94, _C),
     Rule("assoc-list-map", 1, 0.94, _C),
@@ -131,6 +132,8 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
     "loop-interchange": "outer_var, inner_var, arrays (a,b), perfect (yes|no), "
                         "inner_loop (start:end bytes)",
     "hoist-invariant-call": "call (its text), name, where (condition|body)",
+    "invariant-algorithm-call": "call (its text), container (the range scanned), guard (the "
+                                "loop's entry condition it is computed under, or empty)",
     "invariant-branch": "condition",
     "invariant-expression": "factor (the invariant product to compute once)",
     "branchless-select": "replacement, var",

@@ -1,5 +1,11 @@
 """The hoist-invariant-call rule: a call whose arguments the loop never changes, evaluated on every
 iteration.
+
+Its second finding, invariant-algorithm-call, is the complexity case: a standard algorithm that
+scans a whole container (``std::accumulate``, ``std::count_if``, ``std::max_element``, ...)
+with arguments the loop never changes, proved by ``code/invariant_scans.py``. The call moves
+before the outermost loop it is invariant in, into a ``const auto`` local the loop reads (under
+the loop's entry condition when the call could misbehave where the original never made it).
 """
 
 from __future__ import annotations
@@ -7,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
 from perfpilot.code.syntax import (
     Node,
@@ -102,14 +109,85 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
                 )
 
 
+ALGORITHM_RULE = "invariant-algorithm-call"
+
+
+def invariant_algorithm_calls(facts: FunctionFacts) -> Iterator[Finding]:
+    """A standard algorithm scanning a container the loop never changes, with arguments it
+    never changes: the same result on every iteration."""
+    for s in invariant_scans(facts)[0]:
+        loop = facts.loop_of(s.call)
+        if loop is None:
+            continue
+        where = "the loop" if s.target is loop else loop_phrase(s.target)
+        guard = (f" (under `{s.guard}`, the loop's entry condition, since the call could "
+                 "misbehave where the original never makes it)") if s.guard else ""
+        yield make_finding(
+            ALGORITHM_RULE,
+            f"`{code(s.call)}` on line {line(s.call)} scans `{s.container}` on every iteration "
+            f"of {loop_phrase(loop)}, though neither `{s.container}` nor its other arguments "
+            f"change there, so the loop does O(n·m) work for one value: compute it once "
+            f"before {where} into a `const auto` local{guard} and read that (O(n + m)); the "
+            f"call is the same, so even a floating sum is bit-identical.",
+            [line(s.call), loop.line] + ([s.target.line] if s.target is not loop else []),
+            loop_range=s.target.byte_range, node_range=rng(s.call),
+            names=[s.kind, s.container],
+            data={"call": code(s.call, 200), "container": s.container, "guard": s.guard},
+            bonus=depth_bonus(loop.depth),
+        )
+
+
+def _detect(facts: FunctionFacts) -> Iterator[Finding]:
+    yield from hoist_invariant_call(facts)
+    yield from invariant_algorithm_calls(facts)
+
+
 # rewrite
+
+
+def _algorithm_hoists(inp: RuleInput, taken: set[str]) -> RuleOutput:
+    """Each proved invariant algorithm call computed once before its loop."""
+    changes: list[Change] = []
+    scans, refused = invariant_scans(inp.facts)
+    notes = [f"{ALGORITHM_RULE}: `{code(c, 60)}` on line {inp.line_of(c)} stays: {why}"
+             for c, why in refused]
+    for loop, group in iter_targets(scans):
+        by_text: dict[tuple[str, str], list[Node]] = {}
+        for s in group:
+            by_text.setdefault((s.call.text.decode("utf-8") if s.call.text else "", s.guard),
+                               []).append(s.call)
+        edits: list[Edit] = []
+        names: list[str] = []
+        for k, ((call_text, guard), calls) in enumerate(by_text.items()):
+            first = next(s for s in group if s.call == calls[0])
+            name = fresh_name(taken, f"{first.container}_{first.kind}")
+            taken.add(name)
+            names.append(name)
+            value = call_text if not guard else f"({guard}) ? {call_text} : {first.fallback}"
+            edits.append(insertion_before(inp, loop.node, f"const auto {name} = {value};",
+                                          ALGORITHM_RULE, order=-10 + k))
+            edits.extend(Edit(c.start_byte, c.end_byte, name, ALGORITHM_RULE) for c in calls)
+        guarded = any(g for _, g in by_text)
+        changes.append(Change(
+            ALGORITHM_RULE, tuple(edits),
+            f"The loop at line {inp.line_of(loop.node)} recomputed "
+            f"{', '.join(sorted({f'std::{s.kind}' for s in group}))} over data it never "
+            f"changes on every iteration; it is now computed once before the loop (as "
+            f"{', '.join(names)}), which turns O(n·m) work into O(n + m); the call itself is "
+            "unchanged, so the value is bit-identical" +
+            (", and it is computed only when the loop runs its first iteration, as the "
+             "original did." if guarded else "."),
+            (inp.line_of(loop.node),),
+            includes=("<type_traits>",) if any("decay_t" in s.fallback for s in group) else ()))
+    return changes, notes
+
+
 
 
 def hoist_rule(inp: RuleInput) -> RuleOutput:
     """Evaluate ``strlen(s)`` / ``v.size()`` in a loop condition once, before the loop."""
-    changes: list[Change] = []
-    notes: list[str] = []
     taken = set(inp.taken)
+    changes, notes = _algorithm_hoists(inp, taken) if inp.language == "cpp" else ([], [])
     for lp in all_loops(inp.loops):
         if not lp.invariant_calls:
             continue
@@ -148,9 +226,10 @@ def hoist_rule(inp: RuleInput) -> RuleOutput:
 
 RULE = RuleSpec(
     id="hoist-invariant-call",
-    detect=hoist_invariant_call,
+    detect=_detect,
+    finds=frozenset({"hoist-invariant-call", ALGORITHM_RULE}),
     rewrite=hoist_rule,
-    rewrites_as=frozenset({"hoist-invariant-call"}),
+    rewrites_as=frozenset({"hoist-invariant-call", ALGORITHM_RULE}),
     phase=2,
     order=0,
     examples=(
@@ -164,5 +243,17 @@ int upper(const char *s) {
     return c;
 }
 """, "upper"),
+        Example("cpp", """
+#include <numeric>
+#include <vector>
+double variance(const std::vector<double>& v) {
+    double var = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        double mean = std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+        var += (v[i] - mean) * (v[i] - mean);
+    }
+    return var / v.size();
+}
+""", "variance"),
     ),
 )

@@ -27,6 +27,7 @@ from perfpilot.code.count_tables import count_calls
 from perfpilot.code.declarations import VarType
 from perfpilot.code.extraction_loops import extraction_loops
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.invariant_scans import scan_starts
 from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.nested_membership import (
     NestedScan,
@@ -210,6 +211,8 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
             if claimed is None:
                 # a seen list proved by the seen-list-set rule gets a hash set beside it
                 claimed = {s.search.start_byte for s in seen_lists(inp.facts, inp.unit)[0]}
+                # a search proved invariant is computed once before the loop instead
+                claimed |= scan_starts(inp.facts)
             if call.start_byte in claimed:
                 continue
             tests.setdefault(b, []).append((parent, value, node_text(op) == "!="))
@@ -417,11 +420,13 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
             # a call over data already sorted is the sorted-linear-scan rule's, the search of
             # a proved seen list before its append the seen-list-set rule's, a proved count
             # on one side of a value or between two the ordered-count rules', a count a table
-            # of counts answers the count-table rule's
+            # of counts answers the count-table rule's, a call proved invariant the
+            # invariant-algorithm-call finding's (computed once before the loop)
             claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]} | \
                 {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
                 {c.site.start_byte for c in ordered_counts(facts)[0] if c.call} | \
-                {c.call.start_byte for c in count_calls(facts, unit_names(facts.root))[0]}
+                {c.call.start_byte for c in count_calls(facts, unit_names(facts.root))[0]} | \
+                scan_starts(facts)
             # the searches and erase of a loop taking out extremes one by one are the
             # repeated-extraction rule's, which names the sort that replaces them all
             extracted = [(n.start_byte, n.end_byte) for x in extraction_loops(facts, facts.root)[0]
