@@ -502,8 +502,3 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
     elif any(t.verdict is not None and t.verdict.message == NO_SANDBOX for t in trials):
         message += ". " + NO_SANDBOX
     return Outcome(site, plan, trials, tuple(rejected), None, "not-improved", message)
-
-
-def with_site(outcome: Outcome, site: FunctionSite) -> Outcome:
-    """The outcome re-attached to a newer location of the same function."""
-    return replace(outcome, site=site)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfpilot.code.parse import parse
-from perfpilot.code.site import Language
-
 
 @dataclass(frozen=True)
 class Edit:
@@ -51,8 +48,3 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     for e in sorted(edits, key=lambda e: (e.start, e.end, e.order), reverse=True):
         data = data[:e.start] + e.text.encode("utf-8") + data[e.end:]
     return data.decode("utf-8")
-
-
-def parses_cleanly(text: str, language: Language) -> bool:
-    """Whether tree-sitter parses ``text`` without ERROR or missing nodes."""
-    return not parse(text, language).root_node.has_error

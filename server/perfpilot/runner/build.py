@@ -302,9 +302,3 @@ async def build_all(*jobs: asyncio.Future[Compiled] | asyncio.Task[Compiled]
                     ) -> list[Compiled]:
     """Wait for compiles started together (they run in parallel)."""
     return list(await asyncio.gather(*jobs))
-
-
-def copy_into(src: Path, workdir: Path, name: str) -> str:
-    """Copy a file into the work folder; its relative name there."""
-    shutil.copyfile(src, workdir / name)
-    return name

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import platform
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,12 +160,3 @@ def merge(*parts: Collected) -> Collected:
     """Several collections as one."""
     return Collected(tuple(r for p in parts for r in p.records),
                      tuple(s for p in parts for s in p.skipped))
-
-
-def iter_sources(workspaces: list[Path], evals: list[Path],
-                 tasks_root: Path | None) -> Iterator[Collected]:
-    """One collection per workspace and per evaluation folder."""
-    for ws in workspaces:
-        yield from_results(ws)
-    for out in evals:
-        yield from_eval(out, tasks_root)

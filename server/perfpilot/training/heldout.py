@@ -72,9 +72,3 @@ def model_plan_texts(model_dir: Path, tasks: Sequence[CorpusTask], max_new_token
 def plan_categories(texts: Sequence[str]) -> list[list[int]]:
     """The category ids each plan text names (none for a text that is not a plan)."""
     return [[s.category.id for s in parse_plan(t, "model").strategies] for t in texts]
-
-
-def model_plans(model_dir: Path, tasks: Sequence[CorpusTask], max_new_tokens: int = 160,
-                gguf: str | None = None) -> list[list[int]]:
-    """The categories of a causal LM's greedy plans for each task."""
-    return plan_categories(model_plan_texts(model_dir, tasks, max_new_tokens, gguf))
