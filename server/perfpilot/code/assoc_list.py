@@ -40,6 +40,7 @@ from perfpilot.code.seen_list import (
     normal_type,
     plain_empty_vector,
     searched_value_type,
+    whole_index_loop,
 )
 from perfpilot.code.sorted_ranges import (
     DECL,
@@ -51,7 +52,6 @@ from perfpilot.code.sorted_ranges import (
     WRITE,
     Mentions,
     flat,
-    is_size_of,
     jumps_in,
     later_in_block,
 )
@@ -143,24 +143,10 @@ def _scan_header(loop: Node) -> tuple[str, str, str, bool] | None:
                          if c.type == "type_qualifier" and c.start_byte < typ.start_byte)
         binding = " ".join(f"{quals} {text(typ)} {text(decl)}".split())
         return text(rng), name, binding, False
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    step = loop.child_by_field_name("update")
-    if init is None or cond is None or step is None or init.type != "declaration":
+    got = whole_index_loop(loop)
+    if got is None:
         return None
-    decls = init.children_by_field_name("declarator")
-    if len(decls) != 1 or decls[0].type != "init_declarator" or \
-            flat(decls[0].child_by_field_name("value")) != "0":
-        return None
-    i = text(decls[0].child_by_field_name("declarator"))
-    if cond.type != "binary_expression" or operator(cond) not in ("<", "!=") or \
-            flat(cond.child_by_field_name("left")) != i:
-        return None
-    size = cond.child_by_field_name("right")
-    var = next(iter(re.findall(r"(\w+)\.size\(\)", flat(size))), None)
-    if var is None or size is None or not is_size_of(size, var) or \
-            flat(step) not in (f"++{i}", f"{i}++", f"{i}+=1"):
-        return None
+    var, i, init = got
     typ = init.child_by_field_name("type")
     if typ is None or text(typ) == "auto" or len(init.children) != 3:
         return None  # ``auto`` from ``0`` is ``int``, and no qualifiers

@@ -297,6 +297,14 @@ def _scan_header(loop: Node) -> tuple[str, str, str] | None:
             return None
         name = flat(decl).lstrip("&")
         return (text(rng), name, name) if re.fullmatch(r"[A-Za-z_]\w*", name) else None
+    got = whole_index_loop(loop)
+    return (got[0], f"{got[0]}[{got[1]}]", got[1]) if got is not None else None
+
+
+def whole_index_loop(loop: Node) -> tuple[str, str, Node] | None:
+    """``(v, j, init)`` of ``for (T j = 0; j < v.size(); ++j)`` (also ``!=``, ``j++`` and
+    ``j += 1``): a counted loop over every index of ``v`` from the front, ``init`` its
+    declaration."""
     if loop.type != "for_statement":
         return None
     init = loop.child_by_field_name("initializer")
@@ -317,7 +325,7 @@ def _scan_header(loop: Node) -> tuple[str, str, str] | None:
     if var is None or size is None or not is_size_of(size, var) or \
             flat(step) not in (f"++{j}", f"{j}++", f"{j}+=1"):
         return None
-    return var, f"{var}[{j}]", j
+    return var, j, init
 
 
 def _assigned(stmt: Node, value: str) -> str | None:
