@@ -10,11 +10,24 @@ from one iteration to the next.
 
 from __future__ import annotations
 
+from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import int_literal, unparen
 from perfpilot.code.sorted_ranges import DECL, Mentions, SortCall, Use, is_size_of, plain_local
 from perfpilot.code.syntax import Node, operator, text
 
+EXACT, FLOATING = "exact", "floating"
+_FLOATING_TYPES = frozenset({"float", "double", "long double"})
+
+
+def element_kind(element: str) -> str:
+    """``EXACT`` for integer and string elements (equal ones are identical, so any order
+    statistic the sort would give is the same value), ``FLOATING`` for floating ones (``-0.0``
+    and ``0.0`` are equal yet tell apart), "" for anything else."""
+    words = " ".join(element.replace("std::", "").split())
+    if words in _FLOATING_TYPES:
+        return FLOATING
+    return EXACT if VarType(words).is_integral or words == "string" else ""
 
 def scope_ok(facts: FunctionFacts, s: SortCall, decl: Use) -> bool:
     """Every loop around the sort declares the container afresh (a parameter: no loop).

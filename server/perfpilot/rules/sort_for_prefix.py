@@ -28,9 +28,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.sort_positions import Positions, scope_ok
+from perfpilot.code.sort_positions import FLOATING, Positions, element_kind, scope_ok
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -46,7 +45,7 @@ from perfpilot.code.sorted_ranges import (
     sort_calls,
     sorts_anything,
 )
-from perfpilot.code.syntax import Node, arguments, callee, line, operator, receiver, text
+from perfpilot.code.syntax import Node, arguments, callee, line, operator, receiver, text, walk
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
@@ -55,7 +54,6 @@ from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, 
 
 RULE_ID = "sort-for-prefix"
 _SAFE = re.compile(r"0|N|\(N/[1-9]\d*\)|\(N>>\d+\)")  # positions within [0, size] for any size
-_FLOATING = frozenset({"float", "double", "long double"})
 _JUMPS = frozenset({"return_statement", "break_statement", "continue_statement",
                     "throw_statement", "goto_statement", "co_return_statement"})
 _BEGINS = ("{v}.begin()", "std::begin({v})")
@@ -74,16 +72,8 @@ class Truncation:
     floating: bool
 
 
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.named_children)
-
-
 def _names(node: Node, var: str) -> bool:
-    return any(n.type == "identifier" and text(n) == var for n in _walk(node))
+    return any(n.type == "identifier" and text(n) == var for n in walk(node))
 
 
 class _Finder:
@@ -178,9 +168,9 @@ class _Finder:
         if not scope_ok(f, s, decls[0]):
             return f"a loop around the sort keeps '{v}' from one iteration to the next"
         if between:
-            if any(n.type in _JUMPS for stmt in between for n in _walk(stmt)):
+            if any(n.type in _JUMPS for stmt in between for n in walk(stmt)):
                 return f"a statement between the sort and the cut of '{v}' may leave the block"
-            if any(n.type == "try_statement" for n in _walk(f.fn)):
+            if any(n.type == "try_statement" for n in walk(f.fn)):
                 return f"a handler could see '{v}' between the sort and the cut"
             if any(u.kind == ESCAPE and u.ident.start_byte < s.statement.start_byte and
                    u.access.type != "return_statement" for u in uses):  # a return ends it
@@ -190,11 +180,10 @@ class _Finder:
                     [(s.statement.end_byte, cut.start_byte)], strict=False)
                 if why:
                     return f"'{v}' is a parameter and {why}"
-        words = " ".join(element.replace("std::", "").split())
-        floating = words in _FLOATING
-        if not (VarType(words).is_integral or words == "string" or floating):
+        kind = element_kind(element)
+        if not kind:
             return f"the elements of '{v}' are not integers or strings"
-        return Truncation(s, v, cut, middle, floating)
+        return Truncation(s, v, cut, middle, kind == FLOATING)
 
 
 def truncations(facts: FunctionFacts, unit: Node) -> tuple[list[Truncation],

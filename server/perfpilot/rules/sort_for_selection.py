@@ -27,10 +27,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import unparen
-from perfpilot.code.sort_positions import Positions, scope_ok
+from perfpilot.code.sort_positions import FLOATING, Positions, element_kind, scope_ok
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -57,7 +56,6 @@ from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, 
 
 RULE_ID = "sort-for-selection"
 _SAFE = re.compile(r"0|\(N/[1-9]\d*\)|\(N>>\d+\)")  # positions within [0, size] for any size
-_FLOATING = frozenset({"float", "double", "long double"})
 
 
 @dataclass(frozen=True)
@@ -129,10 +127,10 @@ class _Finder:
                                               strict=False)
             if why:
                 return f"'{v}' is a parameter and {why}"
-        words = " ".join(element.replace("std::", "").split())
-        floating = words in _FLOATING
-        if not (VarType(words).is_integral or words == "string" or floating):
+        kind = element_kind(element)
+        if not kind:
             return f"the elements of '{v}' are not integers or strings"
+        floating = kind == FLOATING
         positions: dict[str, list[tuple[Node, Node | None]]] = {}
         texts: dict[str, str] = {}
         for u in reads:
