@@ -185,7 +185,7 @@ def test_a_withheld_figure_is_noisy_and_says_why() -> None:
     assert why in v.message and "0.05×" in v.message
 
 
-def test_a_parallel_slowdown_stands_only_when_a_second_run_shows_it() -> None:
+def test_a_slowdown_stands_only_when_a_second_run_shows_it() -> None:
     from perfpilot.runner.measure import confirm_slowdown
 
     slow = Measurement(speedup=0.05, ci95_low=0.049, ci95_high=0.051, pairs=30,
@@ -199,6 +199,8 @@ def test_a_parallel_slowdown_stands_only_when_a_second_run_shows_it() -> None:
     assert any("confirmed" in n for n in confirmed.notes)
     busy = confirm_slowdown(slow, replace(fast, withheld="CPU pressure was 80%."), T)
     assert busy.withheld == "CPU pressure was 80%."
+    serial = confirm_slowdown(replace(slow, threads=1), replace(fast, threads=1), T)
+    assert serial.withheld.startswith("The serial run measured 0.05×"), serial.withheld
 
 
 def test_a_multi_thread_figure_is_withheld_under_pressure_or_steal() -> None:
