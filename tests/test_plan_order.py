@@ -67,3 +67,25 @@ def test_every_complexity_rule_is_category_algorithmic_or_data_structure() -> No
     # the rule table, not names: complexity changes are algorithms, data structures, sorting,
     # strings and hoisting of loop-sized work
     assert {r.category_id for r in RULES.values() if r.gain == Gain.COMPLEXITY} <= {1, 2, 3, 4, 15}
+
+
+def test_a_claimed_node_keeps_only_the_claiming_rules_finding() -> None:
+    from perfpilot.planning.builtin.analysis import rank
+
+    call, loop = (40, 60), (30, 90)
+    generic = make_finding("linear-search-in-loop", "scan once", [5], node_range=call)
+    table = make_finding("count-table", "a table of counts", [5], node_range=call,
+                         claims=[call])
+    hoist = make_finding("hoist-invariant-call", "hoist it", [5], node_range=call)
+    outside = make_finding("linear-search-in-loop", "another scan", [7], node_range=(95, 99))
+    kept = [f.rule for f in rank([generic, table, hoist, outside])]
+    # The generic advice of the same category steps aside; another category's stays, and so
+    # does the same advice for a node nobody claims.
+    assert kept.count("linear-search-in-loop") == 1 and "count-table" in kept
+    assert "hoist-invariant-call" in kept
+    # A claim covers what lies inside it, and a rule never steps aside for itself.
+    wide = make_finding("sorted-linear-scan", "binary search", [4], node_range=loop,
+                        claims=[loop])
+    assert [f.rule for f in rank([wide, generic])] == ["sorted-linear-scan"]
+    own = make_finding("linear-search-in-loop", "scan", [4], node_range=loop, claims=[loop])
+    assert len(rank([own, generic])) == 2

@@ -54,6 +54,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
                 f"`{a.var}` keeps its contents and order.",
                 [line(s.loop), line(a.decl)],
                 loop_range=outer.byte_range, node_range=rng(s.loop), names=[a.var],
+                claims=[rng(s.loop)],
                 data={"container": a.var, "key": a.key_type},
                 bonus=depth_bonus(outer.depth + 1),
             )

@@ -53,6 +53,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"on every iteration of {loop_phrase(lp)}: O(n·m). {table} and read each count "
             "from it: O(n + m).",
             [line(found.call), lp.line], loop_range=lp.byte_range, node_range=rng(found.call),
+            claims=[rng(found.call)],
             names=[found.container], data={"container": found.container},
             bonus=depth_bonus(lp.depth + 1),
         )

@@ -53,6 +53,7 @@ def detect_counts(rule: str, facts: FunctionFacts) -> Iterator[Finding]:
             f"the loop and {how} (`std::lower_bound`/`std::upper_bound`): O((n + m) log m).",
             [lp.line, line(c.site)], loop_range=lp.byte_range,
             node_range=(c.site.start_byte, c.site.end_byte),
+            claims=[(c.site.start_byte, c.site.end_byte)],
             names=[c.seq] + ([c.counter] if c.counter else []),
             data={"container": c.seq, "counter": c.counter},
             bonus=depth_bonus(lp.depth + 1),

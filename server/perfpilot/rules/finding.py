@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from types import MappingProxyType
@@ -181,6 +181,9 @@ class Finding:
     exact node (call, declaration, parameter, statement). ``names`` are the variables or calls
     involved; ``data`` holds rule-specific strings for rewriters (keys listed in ``RULE_DATA``).
     ``callee`` is set on findings in a function the analysed one calls (see ``InCallee``).
+    ``claims`` are byte ranges (same convention) of the code whose cost this finding's rewrite
+    removes: a finding of another rule of the same category inside one of them says the same
+    strategy less precisely, and ranking drops it (``planning.builtin.analysis.rank``).
     """
 
     rule: str
@@ -194,6 +197,7 @@ class Finding:
     # Read-only; left out of the hash so findings can live in sets and dict keys.
     data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     callee: InCallee | None = None
+    claims: tuple[tuple[int, int], ...] = ()
 
     @property
     def gain(self) -> Gain:
@@ -218,8 +222,10 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
                  node_range: tuple[int, int] | None = None,
                  names: tuple[str, ...] | list[str] = (),
                  data: Mapping[str, str] | None = None,
-                 bonus: float = 0.0) -> Finding:
-    """A Finding for ``rule`` with its category and base impact plus ``bonus`` (e.g. nesting)."""
+                 bonus: float = 0.0,
+                 claims: Iterable[tuple[int, int]] = ()) -> Finding:
+    """A Finding for ``rule`` with its category and base impact plus ``bonus`` (e.g. nesting);
+    ``claims``: see ``Finding``."""
     r = RULES[rule]
     return Finding(
         rule=rule,
@@ -231,6 +237,7 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
         node_range=node_range,
         names=tuple(names),
         data=MappingProxyType(dict(data or {})),
+        claims=tuple(claims),
     )
 
 

@@ -130,7 +130,7 @@ def invariant_algorithm_calls(facts: FunctionFacts) -> Iterator[Finding]:
             f"before {where} into a `const auto` local{guard} and read that (O(n + m)); the "
             f"call is the same, so even a floating sum is bit-identical.",
             [line(s.call), loop.line] + ([s.target.line] if s.target is not loop else []),
-            loop_range=s.target.byte_range, node_range=rng(s.call),
+            loop_range=s.target.byte_range, node_range=rng(s.call), claims=[rng(s.call)],
             names=[s.kind, s.container],
             data={"call": code(s.call, 200), "container": s.container, "guard": s.guard},
             bonus=depth_bonus(loop.depth),

@@ -21,11 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from perfpilot.code.assoc_list import assoc_lists
 from perfpilot.code.container_changes import changes_in_loop
-from perfpilot.code.count_tables import count_calls
 from perfpilot.code.declarations import VarType
-from perfpilot.code.extraction_loops import extraction_loops
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import scan_starts
 from perfpilot.code.loops import LoopFacts, all_loops
@@ -36,12 +33,8 @@ from perfpilot.code.nested_membership import (
     outer_writes_ok,
     replacement,
 )
-from perfpilot.code.ordered_count import ordered_counts
-from perfpilot.code.pair_count import pair_counts
 from perfpilot.code.parse import node_text, statements, unwrap, walk_all
-from perfpilot.code.read_only_copy import unit_names
 from perfpilot.code.seen_list import seen_lists
-from perfpilot.code.sorted_calls import sorted_calls
 from perfpilot.code.sorted_scan import sorted_scans
 from perfpilot.code.syntax import (
     Node,
@@ -410,28 +403,12 @@ def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
-    claimed: set[int] | None = None
-    extracted: list[tuple[int, int]] = []
+    # A call that a more specific rule of this category rewrites (a binary search on sorted
+    # data, a hash set beside a seen list, a table of counts, a value computed once) is
+    # claimed by that rule's finding, and ranking drops this one.
     for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in LINEAR_SCANS or receiver(call) is not None:
-            continue
-        if claimed is None:
-            # a call over data already sorted is the sorted-linear-scan rule's, the search of
-            # a proved seen list before its append the seen-list-set rule's, a proved count
-            # on one side of a value or between two the ordered-count rules', a count a table
-            # of counts answers the count-table rule's, a call proved invariant the
-            # invariant-algorithm-call finding's (computed once before the loop)
-            claimed = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]} | \
-                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
-                {c.site.start_byte for c in ordered_counts(facts)[0] if c.call} | \
-                {c.call.start_byte for c in count_calls(facts, unit_names(facts.root))[0]} | \
-                scan_starts(facts)
-            # the searches and erase of a loop taking out extremes one by one are the
-            # repeated-extraction rule's, which names the sort that replaces them all
-            extracted = [(n.start_byte, n.end_byte) for x in extraction_loops(facts, facts.root)[0]
-                         for n in (x.found, x.erase)]
-        if call.start_byte in claimed or any(a <= call.start_byte < b for a, b in extracted):
             continue
         if name != "strstr" and len(arguments(call)) < 2:
             continue
@@ -465,22 +442,9 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
-    claimed: set[int] | None = None
+    # As for _scan_calls: an inner loop a more specific rule rewrites is claimed by its finding.
     for inner in facts.loops:
         if inner.parent is None or inner.kind not in ("for", "range-for"):
-            continue
-        if claimed is None:
-            # a scan of data already sorted is the sorted-linear-scan rule's: a binary search
-            # on it, not a hash set built from it; a proved seen list's scan before its
-            # append is the seen-list-set rule's; a proved count of equal pairs is the
-            # pair-count-sort rule's (sorted runs); a proved key search of an association
-            # list is the assoc-list-map rule's
-            claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]} | \
-                {s.search.start_byte for s in seen_lists(facts, facts.root)[0]} | \
-                {s.loop.start_byte for a in assoc_lists(facts, facts.root)[0] for s in a.scans} | \
-                {facts.children_of(facts.loops[k])[0].node.start_byte
-                 for k, p in pair_counts(facts) if not isinstance(p, str)}
-        if inner.node.start_byte in claimed:
             continue
         outer = facts.loops[inner.parent]
         ivar = inner.var or _range_for_var(inner)

@@ -14,7 +14,7 @@ from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.pair_count import PairCount, pair_counts
 from perfpilot.code.syntax import line
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.common import loop_phrase
+from perfpilot.rules.detect.common import loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
@@ -56,6 +56,8 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"depends only on the values, so sort a copy and {_how(found)}: O(n log n).",
             [lp.line, line(found.test)],
             loop_range=lp.byte_range, node_range=(found.test.start_byte, found.test.end_byte),
+            # the inner loop that tries every partner is what the sort replaces
+            claims=[rng(facts.children_of(lp)[0].node)],
             names=[found.counter, found.seq],
             data={"container": found.seq, "counter": found.counter, "op": found.op,
                   "limit": found.limit},

@@ -59,6 +59,8 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             "before the loop and a count of the elements taken give them in O(n log n).",
             [line(x.found), x.loop.line, line(x.erase)],
             loop_range=x.loop.byte_range, node_range=(x.found.start_byte, x.found.end_byte),
+            # the search and the erase, and any scan inside them, give way to one sort
+            claims=[(n.start_byte, n.end_byte) for n in (x.found, x.erase)],
             names=[x.var],
             data={"container": x.var, "order": "descending" if x.descending else "ascending"},
             bonus=depth_bonus(x.loop.depth),

@@ -60,6 +60,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"and `{s.var}` keeps its contents and order.",
             [line(s.search), line(s.decl), line(s.push)],
             loop_range=lp.byte_range, node_range=rng(s.search), names=[s.var],
+            claims=[rng(s.search)],
             data={"container": s.var, "form": s.form, "element": s.element},
             bonus=depth_bonus(lp.depth + 1),
         )

@@ -53,12 +53,26 @@ def _function_node(root: Node, site: FunctionSite) -> Node | None:
 
 def rank(findings: list[Finding]) -> tuple[Finding, ...]:
     """Largest kind of gain first (complexity, parallelism, constant factors), then highest
-    expected impact; one finding per (rule, lines, node)."""
+    expected impact; one finding per (rule, lines, node).
+
+    A finding whose node lies inside what another rule's finding of the same category claims
+    (``Finding.claims``) is dropped: the two name one strategy, and the claiming rule has
+    proved the facts its rewrite needs (a generic "scan once before the loop" beside a rule
+    that builds the table of counts).
+    """
+    claims = [(f.rule, f.category_id, c) for f in findings for c in f.claims]
+
+    def superseded(f: Finding) -> bool:
+        node = f.node_range
+        return node is not None and any(
+            rule != f.rule and cat == f.category_id and lo <= node[0] and node[1] <= hi
+            for rule, cat, (lo, hi) in claims)
+
     seen: set[tuple[str, tuple[int, ...], tuple[int, int] | None]] = set()
     out: list[Finding] = []
     for f in sorted(findings, key=plan_order):
         key = (f.rule, f.lines, f.node_range)
-        if key not in seen:
+        if key not in seen and not superseded(f):
             seen.add(key)
             out.append(f)
     return tuple(out)
