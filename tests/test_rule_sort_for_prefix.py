@@ -39,7 +39,7 @@ def _sort(rnd: random.Random, t: str) -> str:
 def _cut(rnd: random.Random, t: str) -> tuple[list[str], str]:
     """Statements before the sort (guards, sizes) and the cut."""
     fill = '"z"' if t == "std::string" else "7"
-    shape = rnd.randrange(8)
+    shape = rnd.randrange(10)
     if shape == 0:
         return [], "v.resize(k);"
     if shape == 1:
@@ -59,7 +59,15 @@ def _cut(rnd: random.Random, t: str) -> tuple[list[str], str]:
         return [], "v.erase(v.begin() + v.size() / 2, v.end());"
     if shape == 6:
         return ["if (v.size() < 2) return v;"], "v.erase(v.begin() + 2, v.end());"
-    return ["int n = v.size();"], "v.resize(n * 2 - k);"
+    if shape == 7:
+        return ["int n = v.size();"], "v.resize(n * 2 - k);"
+    if shape == 8:  # a guarded cut: skipped when k, as the test converts it, is past the size
+        return [], rnd.choice(("if (v.size() > k) v.resize(k);",
+                               "if (k < v.size()) { v.resize(k); }",
+                               "if (v.size() >= k + 1) v.resize(k + 1);"))
+    return [], rnd.choice(("if (k < v.size()) v.erase(v.begin() + k, v.end());",
+                           "if (v.size() > k) { v.erase(v.begin() + k, v.end()); }",
+                           "if (k <= v.size()) v.erase(v.begin() + k, v.end());"))
 
 
 def _variant(rnd: random.Random, name: str) -> Variant:
@@ -165,6 +173,15 @@ def test_an_erased_tail_keeps_its_position() -> None:
     assert "std::partial_sort(v.begin(), v.begin() + (v.size() / 2), v.end());" in res.code
 
 
+def test_a_guarded_cut_clamps_the_prefix() -> None:
+    code = ("std::vector<int> f(std::vector<int> v, long k) { std::sort(v.begin(), v.end()); "
+            "if (k < v.size()) v.erase(v.begin() + k, v.end()); return v; }")
+    res = rewrite_function(_unit(code), RULES)
+    # the partial sort runs whether or not the erase does: a negative k must not reach it
+    assert ("std::partial_sort(v.begin(), v.begin() + std::min<std::size_t>(k, v.size()), "
+            "v.end());") in res.code, res.code
+
+
 def test_floating_elements_are_advised_but_kept() -> None:
     code = ("std::vector<double> f(std::vector<double> v) { std::sort(v.begin(), v.end()); "
             "v.resize(3); return v; }")
@@ -210,6 +227,17 @@ _HEAD = "std::vector<int> f(std::vector<int> v, int k) { "
     (_HEAD + "std::sort(v.begin(), v.end(), [](int a, int b) { return a % 7 < b % 7; }); "
      + _CUT, ""),
     (_HEAD + "std::sort(v.begin() + 1, v.end()); " + _CUT, ""),
+    # a guard that tests something else, or lets the cut be skipped while k is below the size
+    (_HEAD + "std::sort(v.begin(), v.end()); if (v.size() > k + 1) v.resize(k); return v; }",
+     ""),
+    (_HEAD + "std::sort(v.begin(), v.end()); if (v.size() > 2 * k) v.resize(k); return v; }",
+     ""),
+    (_HEAD + "std::sort(v.begin(), v.end()); if (v.size() > k) v.resize(k); else v.clear(); "
+     "return v; }", ""),
+    (_HEAD + "std::sort(v.begin(), v.end()); if (v.size() > k) { v.resize(k); k = 0; } "
+     "return v; }", ""),
+    (_HEAD + "std::sort(v.begin(), v.end()); if (v.size() == k) v.resize(k); return v; }",
+     ""),
     # a cut at the front
     (_HEAD + "std::sort(v.begin(), v.end()); v.erase(v.begin(), v.begin() + k); "
      "return v; }", ""),

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import unparen
 from perfpilot.code.sort_positions import FLOATING, Positions, element_kind, scope_ok
 from perfpilot.code.sorted_ranges import (
     DECL,
@@ -39,6 +40,7 @@ from perfpilot.code.sorted_ranges import (
     element_type,
     ends_of,
     flat,
+    is_size_of,
     jumps_in,
     plain_local,
     small,
@@ -113,7 +115,14 @@ class _Finder:
 
     def _middle(self, cut: Node, s: SortCall) -> str | None:
         """The end of the kept prefix, as an iterator at the sort, when ``cut`` is
-        ``v.resize(k)`` / ``v.resize(k, x)`` or ``v.erase(v.begin() + k, v.end())``."""
+        ``v.resize(k)`` / ``v.resize(k, x)`` or ``v.erase(v.begin() + k, v.end())``, or one of
+        them alone under ``if (v.size() > k)``."""
+        inner = _guarded_cut(cut, s.var)
+        if inner is not None:
+            return self._middle_of(inner[0], s, cut.end_byte, clamp=True)
+        return self._middle_of(cut, s, cut.end_byte)
+
+    def _middle_of(self, cut: Node, s: SortCall, until: int, clamp: bool = False) -> str | None:
         v = s.var
         if cut.type != "expression_statement" or cut.named_child_count != 1:
             return None
@@ -127,12 +136,8 @@ class _Finder:
         args = arguments(call)
         if callee(call) == "resize" and len(args) in (1, 2) and small(args[0]) and \
                 not any(_names(a, v) for a in args[1:]):
-            got = self.positions.index(args[0], s, cut.end_byte)
-            if got is None:
-                return None
-            at = got[1] if _SAFE.fullmatch(got[0]) else \
-                f"std::min<std::size_t>({got[1]}, {v}.size())"
-            return f"{v}.begin() + {at}"
+            got = self.positions.index(args[0], s, until)
+            return f"{v}.begin() + {_clamped(got, v)}" if got is not None else None
         if callee(call) == "erase" and len(args) == 2 and flat(args[1]) in ends_of(v):
             first = args[0]
             if first.type != "binary_expression" or operator(first) != "+":
@@ -141,9 +146,12 @@ class _Finder:
             if left is None or right is None or \
                     flat(left) not in {b.format(v=v) for b in _BEGINS} or not small(right):
                 return None
-            # the original's range is valid only for 0 <= k <= size: no clamp is needed
-            got = self.positions.index(right, s, cut.end_byte)
-            return f"{v}.begin() + {got[1]}" if got is not None else None
+            # the original's range is valid only for 0 <= k <= size: no clamp is needed,
+            # except under a guard, where the partial sort runs whatever the guard says
+            got = self.positions.index(right, s, until)
+            if got is None:
+                return None
+            return f"{v}.begin() + {_clamped(got, v) if clamp else got[1]}"
         return None
 
     def truncation(self, s: SortCall, element: str) -> Truncation | str:
@@ -186,6 +194,53 @@ class _Finder:
         return Truncation(s, v, cut, middle, kind == FLOATING)
 
 
+def _clamped(position: tuple[str, str], v: str) -> str:
+    """A position (key, text) as an offset within ``[0, v.size()]``: as it stands when it is
+    one for any size, else clamped the way ``resize`` converts it (a negative ``int`` becomes
+    a huge size)."""
+    key, at = position
+    return at if _SAFE.fullmatch(key) else f"std::min<std::size_t>({at}, {v}.size())"
+
+
+def _guarded_cut(stmt: Node, v: str) -> tuple[Node, Node] | None:
+    """``(cut, k)`` for ``if (v.size() > k) cut`` or ``if (k < v.size()) cut`` (or ``>=``,
+    ``<=``) with no ``else``, the cut one statement (braced or not) whose position is ``k`` as
+    written.
+
+    When the test fails, ``k`` converted as the comparison converts it is at least the size,
+    so a partial sort up to ``min(k, size)`` sorts everything, as the original did.
+    """
+    if stmt.type != "if_statement" or stmt.child_by_field_name("alternative") is not None or \
+            any(c.type in ("constexpr", "init_statement") for c in stmt.children):
+        return None
+    cond = stmt.child_by_field_name("condition")
+    body = stmt.child_by_field_name("consequence")
+    if cond is None or body is None or cond.named_child_count != 1:
+        return None
+    test = unparen(cond.named_children[0])
+    if test.type != "binary_expression" or operator(test) not in (">", ">=", "<", "<="):
+        return None
+    left, right = test.child_by_field_name("left"), test.child_by_field_name("right")
+    size, k = (left, right) if operator(test) in (">", ">=") else (right, left)
+    if size is None or k is None or not is_size_of(unparen(size), v):
+        return None
+    if body.type == "compound_statement":
+        if body.named_child_count != 1:
+            return None
+        body = body.named_children[0]
+    call = body.named_children[0] if body is not None and \
+        body.type == "expression_statement" and body.named_child_count == 1 else None
+    args = arguments(call) if call is not None and call.type == "call_expression" else []
+    if call is None or body is None or not args:
+        return None
+    first: Node | None = args[0]
+    if callee(call) == "erase":
+        # v.erase(v.begin() + k, v.end()): k is the offset added to the beginning
+        plus = unparen(args[0])
+        first = plus.child_by_field_name("right") if plus.type == "binary_expression" else None
+    return (body, k) if first is not None and flat(first) == flat(k) else None
+
+
 def truncations(facts: FunctionFacts, unit: Node) -> tuple[list[Truncation],
                                                            list[tuple[SortCall, str]]]:
     """The sorts of the function whose container is then cut to a prefix, and those that come
@@ -204,6 +259,12 @@ def _partial_sort(t: Truncation) -> str:
     return f"std::partial_sort({v}.begin(), {t.middle}, {v}.end(){comp});"
 
 
+def _cut_name(t: Truncation) -> str:
+    guarded = _guarded_cut(t.cut, t.var)
+    call = (guarded[0] if guarded is not None else t.cut).named_children[0]
+    return callee(call) or "" if call is not None else ""
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Whole-container sorts followed by a cut to a prefix."""
     found, _refused = truncations(facts, facts.root)
@@ -219,7 +280,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{_partial_sort(t)}` orders just that prefix in O(n log k) instead of "
             f"O(n log n){caveat}.",
             [line(stmt), line(t.cut)], node_range=rng(stmt), names=[t.var],
-            data={"container": t.var, "cut": callee(t.cut.named_children[0]) or ""},
+            data={"container": t.var, "cut": _cut_name(t)},
         )
 
 
