@@ -132,8 +132,12 @@ async def test_a_serial_slowdown_is_timed_twice_before_it_is_reported() -> None:
     site = _site(DUPS, "count_dups")
     said: list[str] = []
     ctx = JobContext(on_report=lambda stage, msg, pct: said.append(msg))
-    v = await verify_and_measure(site, DUPS_THRICE, SETTINGS, ctx, tuning=FAST)
-    assert v.verdict in ("slower", "noisy"), v.message
+    # A busy machine may leave the first timing inconclusive, and then nothing is confirmed.
+    for _ in range(3):
+        v = await verify_and_measure(site, DUPS_THRICE, SETTINGS, ctx, tuning=FAST)
+        assert v.verdict in ("slower", "noisy"), v.message
+        if any("confirm a slowdown" in m for m in said):
+            break
     assert any("confirm a slowdown" in m for m in said), said
     if v.verdict == "slower":
         assert v.measurement is not None
