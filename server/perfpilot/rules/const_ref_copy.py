@@ -44,7 +44,9 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"read and its source does not change while it lives: declare it `const "
             f"{proof.type_text} &{proof.name}`.",
             [line(node)], node_range=rng(node), names=[proof.name],
-            data={"var": proof.name, "type": proof.type_text})
+            data={"var": proof.name, "type": proof.type_text},
+            # better not copied at all than hoisted: hoist-container steps aside
+            claims=[rng(node)])
 
 
 def rewrite(inp: RuleInput) -> RuleOutput:

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
-from perfpilot.code.read_only_copy import CopyProof, loop_copies
 from perfpilot.code.syntax import (
     Node,
     line,
@@ -211,11 +210,8 @@ def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
     """A container or string constructed (and destroyed) on every iteration of a loop."""
     if not cpp(facts):
         return
-    # A copy the const-ref-copy rule proves is better not copied at all than hoisted.
-    references = {n.start_byte for n, proof in loop_copies(facts) if isinstance(proof, CopyProof)}
+    # A copy the const-ref-copy rule proves claims its declaration (ranking drops this one).
     for decl in facts.in_loops("declaration"):
-        if decl.start_byte in references:
-            continue
         loop = facts.loop_of(decl)
         if loop is None or decl.parent is None or decl.parent.type in (
                 "for_statement", "for_range_loop"):
