@@ -1,4 +1,4 @@
-"""Loops that consume a local string or vector from the front, one element per iteration.
+"""Loops that consume a local string or vector from the front.
 
 ``while (!s.empty()) { use(s[0]); s.erase(0, 1); }`` moves every remaining element on each
 erase (``s = s.substr(1)`` copies them), so consuming ``n`` elements costs O(n²). The same loop
@@ -7,6 +7,18 @@ far) does O(1) per step: ``s[k]`` is ``s[off + (k)]``, ``s.front()`` is ``s[off]
 ``s.size()`` is ``s.size() - off``, ``s.empty()`` is ``off == s.size()``, and the consuming
 statement becomes ``++off``. After the loop the consumed prefix is erased once, so the container
 ends as the original loop left it (left out when nothing can observe it any more).
+
+A string may also lose a prefix of any length per iteration, ``s.erase(0, k)`` or
+``s = s.substr(k)`` (tokenizers, record parsers). ``erase(0, k)`` removes
+``min(k, size)`` characters and never throws, so it becomes
+``off += std::min<std::size_t>(k, s.size() - off)`` in any state of the loop; ``substr(k)``
+throws ``std::out_of_range`` exactly when ``k`` exceeds the size, so its offset form tests
+that first and, when it would throw, erases the consumed prefix and runs the original
+statement (the same exception, same message). Neither needs a non-empty guard. Such loops may
+also read ``s.find(x)`` (the position relative to the offset, ``npos`` kept),
+``s.substr(0, n)`` and ``s.substr()`` (taken from the offset), and pass ``s`` whole to
+``push_back``/``emplace_back`` of a ``std::vector<std::string>`` (``s.substr(off)``, the same
+copy).
 
 The proof asked of a loop:
 
@@ -18,11 +30,14 @@ The proof asked of a loop:
 - the body is a block holding, directly, exactly one consuming statement: ``s.erase(0, 1);``
   or ``s = s.substr(1);`` (strings), ``s.erase(s.begin());`` (both). Nothing else changes the
   size or the front of ``s`` in the loop, so ``s`` is non-empty at the consume and each form
-  removes exactly the first element (``substr(1)`` cannot throw there);
+  removes exactly the first element (``substr(1)`` cannot throw there). Without the guard, or
+  with a count ``k`` other than 1 (not mentioning ``s``), a string's ``s.erase(0, k);`` or
+  ``s = s.substr(k);`` is taken in its general form above;
 - every other mention of ``s`` in the loop (the condition included) is ``s[k]`` (read or
   written), ``s.front()``, ``s.back()``, ``s.size()``, ``s.length()``, ``s.empty()``,
-  ``s.push_back(x)`` or ``s.emplace_back(...)``, where ``k`` and the arguments do not
-  mention ``s``;
+  ``s.push_back(x)`` or ``s.emplace_back(...)``, and for a string ``s.find(x)``,
+  ``s.substr(0, n)``, ``s.substr()`` and ``v.push_back(s)`` into a ``std::vector<std::string>``,
+  where ``k`` and the arguments do not mention ``s``;
 - nothing can reach ``s`` under another name while the loop runs: no mention outside the loop
   that keeps a reference, pointer, iterator or lambda capture of it before the loop (or
   anywhere, when the loop sits in another loop); no ``goto``, label or ``try`` in the function
@@ -38,12 +53,22 @@ from dataclasses import dataclass
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements, unparen
 from perfpilot.code.sorted_ranges import ESCAPE, Mentions, flat, jumps_in
-from perfpilot.code.syntax import Node, is_within, operator, text, walk
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    is_within,
+    operator,
+    receiver,
+    text,
+    walk,
+)
 
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<.+>$", re.S)
 _STRING = re.compile(r"^(?:std::)?(?:string|basic_string\s*<\s*char\s*>)$")
 _LOOPS = ("while_statement", "for_statement")
 _KEPT = frozenset({"back", "push_back", "emplace_back"})
+_STRING_VECTOR = re.compile(r"^(?:std::)?vector\s*<\s*(?:std::)?string\s*>$")
 
 
 @dataclass(frozen=True)
@@ -59,7 +84,8 @@ class Read:
 @dataclass(frozen=True)
 class FrontConsumed:
     """A loop proved to consume ``name`` from the front (``form``: ``erase``, ``erase-begin``
-    or ``substr``); ``restore``: whether the container's final state can be observed after the
+    or ``substr`` for one element, ``erase-n`` or ``substr-n`` for ``count`` characters);
+    ``restore``: whether the container's final state can be observed after the
     loop, so the consumed prefix must be erased there."""
 
     loop: Node
@@ -69,6 +95,7 @@ class FrontConsumed:
     form: str
     reads: tuple[Read, ...]
     restore: bool
+    count: Node | None = None  # the prefix length of ``erase-n`` and ``substr-n``
 
 
 @dataclass(frozen=True)
@@ -87,7 +114,7 @@ def front_consumed(facts: FunctionFacts, unit: Node
     refused with why."""
     if facts.language != "cpp" or facts.body is None:
         return (), ()
-    candidates: list[tuple[Node, str, Node, str]] = []
+    candidates: list[tuple[Node, str, Node, str, Node | None]] = []
     for loop in (n for n in walk(facts.body) if n.type in _LOOPS):
         found = _candidate(loop)
         if found is not None:
@@ -103,10 +130,10 @@ def front_consumed(facts: FunctionFacts, unit: Node
                            "container half consumed)"
     proved: list[FrontConsumed] = []
     refused: list[Refused] = []
-    for loop, name, consume, form in candidates:
+    for loop, name, consume, form, count in candidates:
         why = function_problem or _container_problem(facts, m, name, form)
         result = Refused(loop, name, consume, why) if why else \
-            _prove(facts, m, loop, name, consume, form)
+            _prove(facts, m, loop, name, consume, form, count)
         if isinstance(result, Refused):
             refused.append(result)
         else:
@@ -114,25 +141,61 @@ def front_consumed(facts: FunctionFacts, unit: Node
     return tuple(proved), tuple(refused)
 
 
-def _candidate(loop: Node) -> tuple[str, Node, str] | None:
-    """``(name, consuming statement, form)`` for a loop guarded by a non-empty test of
-    ``name`` whose body directly holds a front consume of it."""
+def _candidate(loop: Node) -> tuple[str, Node, str, Node | None] | None:
+    """``(name, consuming statement, form, count)`` for a loop guarded by a non-empty test of
+    ``name`` whose body directly holds a front consume of it, or any loop whose body directly
+    holds a string's prefix consume (its count text)."""
     cond = loop.child_by_field_name("condition")
     body = loop.child_by_field_name("body")
-    if cond is None or body is None or body.type != "compound_statement":
+    if body is None or body.type != "compound_statement":
         return None
-    if cond.type == "condition_clause":
-        value = cond.child_by_field_name("value")
-        if value is None:
-            return None
-        cond = value
-    names = {n for n in (_nonempty_of(c) for c in _conjuncts(cond)) if n}
+    if cond is not None and cond.type == "condition_clause":
+        cond = cond.child_by_field_name("value")
+    names = {n for n in (_nonempty_of(c) for c in _conjuncts(cond)) if n} \
+        if cond is not None else set()
     for stmt in statements(body):
         for name in names:
             form = _consume_form(stmt, name)
             if form:
-                return name, stmt, form
+                return name, stmt, form, None
+    for stmt in statements(body):
+        general = _prefix_consume(stmt)
+        if general is not None:
+            return general[0], stmt, general[1], general[2]
     return None
+
+
+def _prefix_consume(stmt: Node) -> tuple[str, str, Node] | None:
+    """``(name, form, count)`` when ``stmt`` is ``s.erase(0, k);`` (``erase-n``) or
+    ``s = s.substr(k);`` (``substr-n``); mentions of ``s`` in ``k`` are reads the offset
+    must follow like any other."""
+    if stmt.type != "expression_statement" or stmt.named_child_count != 1:
+        return None
+    e = unparen(stmt.named_children[0])
+    form = ""
+    call: Node | None = e
+    if e.type == "assignment_expression" and operator(e) == "=":
+        call = e.child_by_field_name("right")
+        form = "substr-n"
+    if call is None or call.type != "call_expression":
+        return None
+    rcv, args = receiver(call), arguments(call)
+    if rcv is None or rcv.type != "identifier":
+        return None
+    name = text(rcv)
+    if form:
+        left = e.child_by_field_name("left")
+        if left is None or left.type != "identifier" or text(left) != name or \
+                callee(call) != "substr" or len(args) != 1:
+            return None
+        count = args[0]
+    else:
+        if callee(call) != "erase" or len(args) != 2 or flat(args[0]) != "0":
+            return None
+        form, count = "erase-n", args[1]
+    if count.type == "initializer_list":
+        return None
+    return name, form, count
 
 
 def _conjuncts(cond: Node) -> list[Node]:
@@ -180,17 +243,20 @@ def _container_problem(facts: FunctionFacts, m: Mentions, name: str, form: str) 
 
 
 def _prove(facts: FunctionFacts, m: Mentions, loop: Node, name: str, consume: Node,
-           form: str) -> FrontConsumed | Refused:
+           form: str, count: Node | None) -> FrontConsumed | Refused:
     def refuse(why: str) -> Refused:
         return Refused(loop, name, consume, why)
 
     nested = any(lp.byte_range != (loop.start_byte, loop.end_byte)
                  for lp in facts.enclosing_loops(loop))
+    vt = facts.var(name)
+    string = vt is not None and bool(_STRING.match(" ".join(vt.base.replace(
+        "const", " ").split())))
     reads: list[Read] = []
     after = False
     for u in m.of(name):
         n = u.ident
-        if is_within(n, consume):
+        if is_within(n, consume) and (count is None or not is_within(n, count)):
             continue
         if not is_within(n, loop):
             if n.start_byte >= loop.end_byte:
@@ -199,29 +265,43 @@ def _prove(facts: FunctionFacts, m: Mentions, loop: Node, name: str, consume: No
                 return refuse(f"'{name}' may be reached under another name while the loop "
                               f"runs (line {n.start_point[0] + 1})")
             continue
-        read = _read(n, name)
+        read = _read(facts, n, name, string)
         if read is None:
             return refuse(f"the loop uses '{name}' on line {n.start_point[0] + 1} in a way "
-                          "an offset cannot follow (only indexing, front, back, size, empty "
-                          "and appends can)")
+                          "an offset cannot follow (only indexing, front, back, size, empty, "
+                          "appends, find, substr from 0 and copies into a vector can)")
         if read.kind:
             reads.append(read)
-    for n in walk(loop):
-        if n.type in ("declaration", "parameter_declaration") and \
-                name in {text(i) for i in walk(n) if i.type == "identifier"}:
-            return refuse(f"the loop declares a name '{name}'")
-    vt = facts.var(name)
-    string = vt is not None and bool(_STRING.match(" ".join(vt.base.replace(
-        "const", " ").split())))
-    return FrontConsumed(loop, name, string, consume, form, tuple(reads), after or nested)
+    if any(name in _declared(n) for n in walk(loop)):
+        return refuse(f"the loop declares a name '{name}'")
+    return FrontConsumed(loop, name, string, consume, form, tuple(reads), after or nested,
+                         count)
 
 
-def _read(n: Node, name: str) -> Read | None:
+def _declared(n: Node) -> set[str]:
+    """The identifiers in the declarators of a declaration (initial values left out, so
+    ``T x = s.size();`` does not declare ``s``); all of a parameter's."""
+    if n.type == "parameter_declaration":
+        return {text(i) for i in walk(n) if i.type == "identifier"}
+    if n.type not in ("declaration", "for_range_loop"):
+        return set()
+    out: set[str] = set()
+    for d in n.children_by_field_name("declarator"):
+        if d.type == "init_declarator":
+            d = d.child_by_field_name("declarator") or d
+        out |= {text(i) for i in walk(d) if i.type == "identifier"}
+    return out
+
+
+def _read(facts: FunctionFacts, n: Node, name: str, string: bool) -> Read | None:
     """How the offset rewrite reads the mention ``n`` of ``name`` inside the loop: a Read with
-    an empty kind when it stays as written; None when it cannot."""
+    an empty kind when it stays as written; None when it cannot (``string``: members only a
+    string has may be followed)."""
     p = n.parent
     if p is None:
         return None
+    if string and p.type == "argument_list":
+        return _whole(facts, n, name)
     if p.type == "subscript_expression" and p.child_by_field_name("argument") == n:
         idx = p.child_by_field_name("indices") or p.child_by_field_name("index")
         parts = [c for c in idx.named_children if c.type != "comment"] if idx is not None \
@@ -241,18 +321,49 @@ def _read(n: Node, name: str) -> Read | None:
         return None
     if method in _KEPT:
         return Read(call, "")
-    if args.named_child_count:
+    parts = [a for a in args.named_children if a.type != "comment"]
+    if string and method == "find" and len(parts) == 1 and \
+            parts[0].type != "initializer_list":
+        return Read(call, "find", text(parts[0]))
+    if string and method == "substr" and len(parts) <= 2 and \
+            (not parts or flat(parts[0]) == "0"):
+        return Read(call, "substr", text(parts[1]) if len(parts) == 2 else "")
+    if parts:
         return None
     kind = {"front": "front", "size": "size", "length": "size", "empty": "empty"}.get(method)
     return Read(call, kind) if kind else None
+
+
+def _whole(facts: FunctionFacts, n: Node, name: str) -> Read | None:
+    """``v.push_back(s)`` or ``v.emplace_back(s)`` with ``v`` a ``std::vector<std::string>``:
+    a copy of the string, which ``s.substr(off)`` makes of what is left."""
+    call = n.parent.parent if n.parent is not None else None
+    if call is None or call.type != "call_expression" or \
+            callee(call) not in ("push_back", "emplace_back") or len(arguments(call)) != 1:
+        return None
+    rcv = receiver(call)
+    if rcv is None or rcv.type != "identifier" or text(rcv) == name:
+        return None
+    vt = facts.var(text(rcv))
+    if vt is None or vt.pointer or vt.array or \
+            not _STRING_VECTOR.match(" ".join(vt.base.split())):
+        return None
+    return Read(n, "whole")
 
 
 def _mentions(node: Node, name: str) -> bool:
     return any(i.type == "identifier" and text(i) == name for i in walk(node))
 
 
-def offset_text(read: Read, name: str, off: str) -> str:
-    """The replacement of one read of ``name`` with ``off`` elements consumed."""
+def offset_text(read: Read, name: str, off: str, finder: str = "") -> str:
+    """The replacement of one read of ``name`` with ``off`` elements consumed (``finder``:
+    the helper of ``find_helper_text``, for a ``find`` read)."""
+    if read.kind == "find":
+        return f"{finder}({read.index})"
+    if read.kind == "substr":
+        return f"{name}.substr({off}, {read.index})" if read.index else f"{name}.substr({off})"
+    if read.kind == "whole":
+        return f"{name}.substr({off})"
     if read.kind == "index":
         return f"{name}[{off} + ({read.index})]"
     if read.kind == "front":
@@ -260,6 +371,40 @@ def offset_text(read: Read, name: str, off: str) -> str:
     if read.kind == "size":
         return f"({name}.size() - {off})"
     return f"({off} == {name}.size())"
+
+
+def find_helper_text(name: str, off: str, finder: str, arg: str, at: str) -> str:
+    """A lambda ``finder(x)``: ``name.find(x)`` on what is left after ``off`` characters, as
+    a position in it (``npos`` when absent)."""
+    return (f"const auto {finder} = [&](const auto& {arg}) -> std::size_t {{ "
+            f"const std::size_t {at} = {name}.find({arg}, {off}); "
+            f"return {at} == std::string::npos ? {at} : {at} - {off}; }};")
+
+
+def consume_text(fc: FrontConsumed, off: str, count: str, finder: str = "") -> str:
+    """The statement replacing the consume (``count``: a fresh name, for ``substr-n``); the
+    reads of the string in its count are followed through the offset here."""
+    k = ""
+    if fc.count is not None:
+        start = fc.count.start_byte
+        inner = sorted((r for r in fc.reads if is_within(r.node, fc.count)),
+                       key=lambda r: r.node.start_byte, reverse=True)
+        k = text(fc.count)
+        raw = k.encode("utf-8")
+        for r in inner:
+            raw = raw[:r.node.start_byte - start] + \
+                offset_text(r, fc.name, off, finder).encode("utf-8") + \
+                raw[r.node.end_byte - start:]
+        k = raw.decode("utf-8")
+    if fc.form == "erase-n":
+        # erase(0, k) removes min(k, size) characters and never throws.
+        return f"{off} += std::min<std::size_t>({k}, {fc.name}.size() - {off});"
+    if fc.form == "substr-n":
+        # Where substr(k) would throw, the original statement runs on the original string.
+        return (f"{{ const std::size_t {count} = {k}; "
+                f"if ({count} > {fc.name}.size() - {off}) {{ {fc.name}.erase(0, {off}); "
+                f"{fc.name} = {fc.name}.substr({count}); }} {off} += {count}; }}")
+    return f"++{off};"
 
 
 def restore_text(fc: FrontConsumed, off: str) -> str:

@@ -34,6 +34,8 @@ from collections.abc import Iterator
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.front_consume import (
     FrontConsumed,
+    consume_text,
+    find_helper_text,
     front_consumed,
     offset_text,
     restore_text,
@@ -44,9 +46,11 @@ from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
+    is_within,
     line,
     receiver,
     root_name,
+    text,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -222,10 +226,20 @@ def consume_rule(inp: RuleInput) -> RuleOutput:
 
 def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
     off = inp.fresh_name(f"{fc.name}_head")
+    count = inp.fresh_name(f"{fc.name}_cut")
+    finder = inp.fresh_name(f"{fc.name}_find") if any(r.kind == "find" for r in fc.reads) \
+        else ""
     edits = [insertion_before(inp, fc.loop, f"std::size_t {off} = 0;", RULE_ID, order=-10),
-             Edit(fc.consume.start_byte, fc.consume.end_byte, f"++{off};", RULE_ID)]
-    edits += [Edit(r.node.start_byte, r.node.end_byte, offset_text(r, fc.name, off), RULE_ID)
-              for r in fc.reads]
+             Edit(fc.consume.start_byte, fc.consume.end_byte,
+                  consume_text(fc, off, count, finder), RULE_ID)]
+    if finder:
+        helper = find_helper_text(fc.name, off, finder, inp.fresh_name("what"),
+                                  inp.fresh_name("at"))
+        edits.append(insertion_before(inp, fc.loop, helper, RULE_ID, order=-9))
+    # Reads in the consume's count are followed inside its replacement.
+    edits += [Edit(r.node.start_byte, r.node.end_byte,
+                   offset_text(r, fc.name, off, finder), RULE_ID) for r in fc.reads
+              if not is_within(r.node, fc.consume)]
     if fc.restore:
         nl = newline_of(inp.text)
         line_start = inp.data.rfind(b"\n", 0, fc.loop.start_byte) + 1
@@ -235,14 +249,18 @@ def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
         edits.append(Edit(fc.loop.end_byte, fc.loop.end_byte,
                           f"{nl}{indent}{restore_text(fc, off)}", RULE_ID))
     how = {"erase": f"{fc.name}.erase(0, 1)", "erase-begin": f"{fc.name}.erase(begin())",
-           "substr": f"{fc.name} = {fc.name}.substr(1)"}[fc.form]
+           "substr": f"{fc.name} = {fc.name}.substr(1)",
+           "erase-n": f"{fc.name}.erase(0, {text(fc.count)})",
+           "substr-n": f"{fc.name} = {fc.name}.substr({text(fc.count)})"}[fc.form]
+    what = "a prefix" if fc.form in ("erase-n", "substr-n") else "the first element"
     after = " and erases the consumed prefix once after the loop" if fc.restore else ""
+    includes = ("<cstddef>", "<algorithm>") if fc.form == "erase-n" else ("<cstddef>",)
     return Change(
         RULE_ID, tuple(edits),
-        f"The loop at line {line} removes the first element of '{fc.name}' with '{how}' on "
+        f"The loop at line {line} removes {what} of '{fc.name}' with '{how}' on "
         f"every iteration, moving all the remaining elements, so consuming it is quadratic; "
         f"it now reads '{fc.name}' unchanged through the offset '{off}'{after}, constant "
-        "time per step.", (line,), ("<cstddef>",))
+        "time per step.", (line,), includes)
 
 
 def front_op_rule(inp: RuleInput) -> RuleOutput:
@@ -272,9 +290,10 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
         lp = facts.loop_of(fc.consume)
         if fc.form == "erase-begin" or lp is None:
             continue  # erase(begin()) is reported below
+        what = "a prefix" if fc.form in ("erase-n", "substr-n") else "the first element"
         yield make_finding(
             "vector-front-op",
-            f"`{code(fc.consume)}` on line {line(fc.consume)} removes the first element of "
+            f"`{code(fc.consume)}` on line {line(fc.consume)} removes {what} of "
             f"`{fc.name}` on every iteration of {loop_phrase(lp)}, moving (or copying) all "
             f"the remaining elements each time (O(n²)): read `{fc.name}` through a moving "
             "start offset instead and erase the consumed prefix once after the loop.",
