@@ -182,3 +182,12 @@ def test_a_wrong_offset_rewrite_changes_results(tmp_path: Path, breakage: str) -
                              timeout=120)
         outputs.append((run.returncode, run.stdout))  # a crash fails it too
     assert outputs[0][0] == 0 and outputs[0] != outputs[1]
+
+
+def test_two_loops_consuming_one_string_get_two_offsets() -> None:
+    code = ("int f(std::string a) { int n = 0; "
+            "while (!a.empty()) { if (a[0] == 'x') ++n; a.erase(0, 1); } a += \"xy\"; "
+            "while (!a.empty()) { if (a[0] == 'y') ++n; a.erase(0, 1); } return n; }")
+    out = _rewritten(code)
+    # One phase rewrites both loops: each declares its own offset, so the function compiles.
+    assert out.count("std::size_t a_head = 0;") == 1 and "std::size_t a_head2 = 0;" in out, out

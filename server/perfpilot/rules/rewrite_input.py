@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import tree_sitter
@@ -43,6 +43,9 @@ class RuleInput:
     taken: frozenset[str]
     unit: Node  # the root of the parsed translation unit (the original, unchanged)
     unit_globals: Mapping[str, VarType | None]  # its top-level variables
+    # Names handed out by ``fresh_name``: two rewrites in one phase (two loops, two rules)
+    # must not both declare the same new local.
+    issued: set[str] = field(default_factory=set, compare=False, repr=False)
 
     @cached_property
     def facts(self) -> FunctionFacts:
@@ -89,8 +92,11 @@ class RuleInput:
         return None
 
     def fresh_name(self, base: str) -> str:
-        """A valid identifier built from ``base`` that the unit and the function do not use."""
-        return fresh_name(self.taken, base)
+        """A valid identifier built from ``base`` that the unit and the function do not use,
+        nor any earlier call on this input."""
+        name = fresh_name(self.taken | self.issued, base)
+        self.issued.add(name)
+        return name
 
 
 def fresh_name(taken: Set[str], base: str) -> str:
