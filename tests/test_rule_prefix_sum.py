@@ -3,13 +3,16 @@ every outer iteration, becomes a difference of prefix sums built once before the
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import perfpilot.code.container_changes as cc
 import perfpilot.code.range_sum as rs
 import perfpilot.rules.prefix_sum as ps
 from differential_support import (
@@ -95,6 +98,47 @@ long f(std::vector<int>& a, int q) {
     assert out.index("a.push_back(r);") < out.index("prefix_a2(a.size() + 1)")
 
 
+MOVING = """
+std::vector<long long> f(const std::vector<int>& a, int k) {
+    std::vector<long long> out;
+    for (std::size_t i = 0; i + k <= a.size(); ++i) {
+        long long s = 0;
+        for (int j = 0; j < k; ++j) s += a[i + j];
+        out.push_back(s);
+    }
+    return out;
+}
+"""
+
+
+def test_a_sliding_window_sum_becomes_prefix_sums() -> None:
+    """The window's elements are read at the outer counter plus the inner one; collecting
+    the sums in a local vector of numbers changes nothing the sums read."""
+    out, rules = _rewritten(MOVING)
+    assert rules == RULES
+    assert "s += a[i + j]" not in out
+    assert "if (j < k)" in out and "prefix_a[k + i] - prefix_a[j + i]" in out
+    assert "out.push_back(s);" in out
+    assert "prefix-sum" in _findings(MOVING)
+
+
+def test_a_shift_subtracted_and_written_first() -> None:
+    out, rules = _rewritten(MOVING.replace("j = 0; j < k", "j = i + 2; j < i + 2 + k")
+                            .replace("a[i + j]", "a[j - 2]"))
+    assert rules == RULES
+    assert "prefix_a[(i + 2 + k) - 2] - prefix_a[j - 2]" in out
+    out, rules = _rewritten(MOVING.replace("a[i + j]", "a[(i) + j]"))
+    assert rules == RULES and "prefix_a[k + i] - prefix_a[j + i]" in out
+
+
+def test_row_sums_of_a_flat_matrix_are_left_alone() -> None:
+    """A shift with a product steps by whole rows: each element is summed once already."""
+    code = MOVING.replace("a[i + j]", "a[i * k + j]").replace("i + k <= a.size()",
+                                                             "(i + 1) * k <= a.size()")
+    assert _rewritten(code)[1] == frozenset()
+    assert "prefix-sum" not in _findings(code)
+
+
 _NEST_HEAD = "    for (int i = 0; i < (int)a.size(); ++i)\n" \
              "        for (int j = i; j < (int)a.size(); ++j) {\n"
 
@@ -138,7 +182,28 @@ def _nest(acc: str = "long", body: str = "s += a[k];", cond: str = "k <= j",
             f"            t += (long)s;{after}\n        }}\n    return t;\n}}\n")
 
 
+def _any_owner(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(cc, "_owned_elsewhere", lambda *_: True)
+
+
+def _any_elements(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(cc, "_NUMBER_SEQUENCE", re.compile(".*"))
+
+
+def _any_method(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(cc, "_OWN_CHANGES", cc._OWN_CHANGES | {"insert"})
+
+
 NEGATIVES: list[tuple[str, str, _Weaken]] = [
+    (_nest(after=" out.push_back(1);").replace("    long t = 0;\n",
+                                               "    long t = 0; static std::vector<int> out;\n"),
+     "growth of a static vector, which a may name (from an earlier call)", _any_owner),
+    (_nest(after=" out.push_back(\"x\");").replace(
+        "    long t = 0;\n", "    long t = 0; std::vector<std::string> out;\n"),
+     "a vector of strings: copying an element runs a constructor", _any_elements),
+    (_nest(after=" out.insert(out.end(), s);").replace(
+        "    long t = 0;\n", "    long t = 0; std::vector<long> out;\n"),
+     "a method other than the growth ones", _any_method),
     (_nest(acc="double"), "a floating accumulator (rounding order)", _wide),
     (_nest(acc="short"), "an accumulator narrower than int", _wide),
     (_nest(param="const std::vector<double>& a"), "floating elements (each step truncates)",
@@ -174,7 +239,17 @@ def test_left_alone_and_only_by_its_check(code: str, why: str, weaken: _Weaken,
 
 
 @pytest.mark.parametrize(("code", "why"), [
-    (_nest(body="s += a[k + 1];"), "not the element at the counter"),
+    (_nest(body="s += a[k * 2];"), "not the element at the counter, shifted"),
+    # refused twice: a reference written, and its growth may be a's
+    (_nest(after=" out.push_back(1);",
+           param="const std::vector<int>& a, std::vector<int>& out"),
+     "growth of a vector parameter, which may be a itself"),
+    (_nest(body="s += a[k + k];"), "the shift is the counter"),
+    (_nest(body="s += a[1 - k];"), "the counter subtracted: the range runs backwards"),
+    (_nest(body="s += a[k + s * 0];"), "the shift reads the accumulator"),
+    (_nest(body="s += a[k + j * 2];"), "a product in the shift: whole windows, no overlap"),
+    (_nest(body="s += a[k + m[j]];", param="const std::vector<int>& a, std::map<int, int>& m"),
+     "a map's operator[] in the shift inserts"),
     (_nest(body="s -= a[k];"), "subtracts"),
     (_nest(cond="k != j"), "not an ordering test"),
     (_nest(cond="k <= j").replace("++k", "k += 2"), "steps by two"),
@@ -213,11 +288,22 @@ def _variant(rnd: random.Random, n: int) -> Variant:
     kt = rnd.choice((idx, "int", "std::size_t"))
     op = rnd.choice(("<=", "<"))
     body = rnd.choice(("s += a[k];", "s = s + a[k];", "{ s += a[k]; }"))
-    shape = rnd.choice(("i..j", "j..i+w", "0..j", "i-1..j"))
+    shape = rnd.choice(("i..j", "j..i+w", "0..j", "i-1..j", "window", "window", "back"))
     w = rnd.choice((0, 1, 3))
     name = f"rsum{n}"
     size = f"({idx})a.size()"
-    if shape == "i..j":
+    if shape in ("window", "back"):  # a sliding window: the index shifted by the outer counter
+        w = rnd.choice((1, 2, 3, 5))
+        loops = (f"for ({idx} r = 0; r < 2; ++r)\n"
+                 f"        for ({idx} i = 0; i + {w} <= {size}; ++i) {{\n")
+        if shape == "window":
+            lo, hi = "0", (str(w) if op == "<" else f"{w} - 1")
+            at = rnd.choice(("i + k", "k + i", "k + (i)"))
+        else:
+            lo, hi = "i + 2", (f"i + 2 + {w}" if op == "<" else f"i + 1 + {w}")
+            at = "k - 2"
+        body = body.replace("a[k]", f"a[{at}]")
+    elif shape == "i..j":
         loops = (f"for ({idx} i = 0; i < {size}; ++i)\n"
                  f"        for ({idx} j = i; j < {size}; ++j) {{\n")
         lo, hi = "i", "j"
@@ -237,13 +323,20 @@ def _variant(rnd: random.Random, n: int) -> Variant:
         lo, hi, op = "i", "j", "<="
     signed_acc = acc != "unsigned long"
     init = rnd.choice(("0", "7", "-3")) if signed_acc else rnd.choice(("0", "7"))
+    # the sums hashed at once, or collected in a local vector first (its growth changes
+    # nothing else)
+    collect = rnd.random() < 0.5
+    keep = "out.push_back(s);" if collect else "h = h * 1000003ull + (unsigned long long)s;"
     code = (f"unsigned long long {name}(const {ctype}& a) {{\n"
             f"    unsigned long long h = 1;\n"
+            f"    std::vector<{acc}> out;\n"
             f"    {loops}"
             f"            {acc} s = {init};\n"
             f"            for ({kt} k = {lo}; k {op} {hi}; ++k) {body}\n"
-            f"            h = h * 1000003ull + (unsigned long long)s;\n"
-            f"        }}\n    return h;\n}}\n")
+            f"            {keep}\n"
+            f"        }}\n"
+            f"    for ({acc} v : out) h = h * 1000003ull + (unsigned long long)v;\n"
+            f"    return h;\n}}\n")
     top = _LIMITS[elem]
     # a signed accumulator as wide as the elements (or wider) must not overflow: 40 terms
     if signed_acc and elem != "unsigned":
@@ -261,7 +354,7 @@ def _variant(rnd: random.Random, n: int) -> Variant:
 
 def _variants() -> list[Variant]:
     rnd = random.Random(23)
-    out = [_variant(rnd, n) for n in range(72)]
+    out = [_variant(rnd, n) for n in range(96)]
     first = out[0]
     # the rewrite's headers, for the whole unit
     return [Variant(first.name, "#include <deque>\n#include <type_traits>\n" + first.code,
@@ -278,7 +371,18 @@ def test_the_differential_test_catches_p_hi_for_p_hi_plus_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same variants, rewritten with ``P[hi]`` where ``P[hi + 1]`` belongs, must fail."""
     real = ps._index
-    monkeypatch.setattr(ps, "_index", lambda expr, _plus_one: real(expr, False))
+    monkeypatch.setattr(ps, "_index", lambda expr, found, _plus_one: real(expr, found, False))
+    assert_outputs_differ(_variants(), RULES, tmp_path)
+
+
+@pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
+def test_the_differential_test_catches_a_dropped_shift(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same variants, their window sums read at ``P[hi] - P[lo]`` without the index's
+    shift, must fail."""
+    real = ps._index
+    monkeypatch.setattr(ps, "_index", lambda expr, found, plus_one: real(
+        expr, dataclasses.replace(found, shift=""), plus_one))
     assert_outputs_differ(_variants(), RULES, tmp_path)
 
 

@@ -8,7 +8,14 @@ import re
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import Node, callee, receiver
+
+# Methods of the standard sequences that change their own object only.
+_OWN_CHANGES = frozenset({"push_back", "emplace_back", "pop_back", "clear", "reserve"})
+# Sequences of plain numbers: copying an element runs no user code.
+_NUMBER = (r"(?:(?:un)?signed\s+)?(?:bool|char|short|int|long|long\s+long|float|double)"
+           r"(?:\s+int)?|(?:un)?signed|(?:std::)?u?int(?:8|16|32|64)_t|(?:std::)?(?:size_t|ptrdiff_t)")
+_NUMBER_SEQUENCE = re.compile(rf"^(?:std::)?(?:(?:vector|deque)<(?:{_NUMBER})>|string)$")
 
 
 def _norm(text: str) -> str:
@@ -28,6 +35,20 @@ def _owned_elsewhere(other: VarType, b_type: VarType) -> bool:
     return other.scope == "local" and not other.reference and not other.pointer and \
         not other.array and "static" not in other.type_text.split() and \
         not (b_type.scope == "local" and b_type.reference)
+
+
+def changes_only_its_own(call: Node, b: str, b_type: VarType,
+                         types: dict[str, VarType | None]) -> bool:
+    """Whether ``call`` is ``v.push_back(x)`` (or ``emplace_back``, ``pop_back``, ``clear``,
+    ``reserve``) on a local sequence of plain numbers that cannot be ``b``: it changes ``v``
+    alone (copying a number runs no user code; its arguments are only read)."""
+    obj = receiver(call)
+    if obj is None or obj.type != "identifier" or callee(call) not in _OWN_CHANGES or \
+            node_text(obj) == b:
+        return False
+    other = types.get(node_text(obj))
+    return other is not None and _owned_elsewhere(other, b_type) and \
+        bool(_NUMBER_SEQUENCE.match(_norm(other.base)))
 
 
 def changes_in_loop(loop: Node, b: str, b_type: VarType, types: dict[str, VarType | None],

@@ -448,15 +448,19 @@ class FunctionFacts:
         key = (loop.node.start_byte, loop.node.end_byte)
         hit = self._unknown_calls.get(key)
         if hit is None:
-            hit = False
-            for c in self.nodes("call_expression", loop.node):
-                name = callee(c)
-                known = READ_ONLY_METHODS if receiver(c) is not None else NEVER_WRITES_MEMORY
-                if name not in known and name not in READS_ITS_RANGES_ONLY:
-                    hit = True
-                    break
+            hit = bool(self.unknown_calls(loop))
             self._unknown_calls[key] = hit
         return hit
+
+    def unknown_calls(self, loop: Loop) -> list[Node]:
+        """The calls in the loop to functions or methods not known to leave state alone."""
+        found: list[Node] = []
+        for c in self.nodes("call_expression", loop.node):
+            name = callee(c)
+            known = READ_ONLY_METHODS if receiver(c) is not None else NEVER_WRITES_MEMORY
+            if name not in known and name not in READS_ITS_RANGES_ONLY:
+                found.append(c)
+        return found
 
     # --- collection ------------------------------------------------------------------------
     def _collect_vars(self) -> None:

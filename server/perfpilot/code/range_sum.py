@@ -15,14 +15,20 @@ replacement exact:
   refused (the original narrows on every step);
 - the loop declares its counter ``k`` in its header (so nothing reads it after), tests
   ``k <= hi`` or ``k < hi`` and steps by one; its body is exactly ``s += a[k]`` or
-  ``s = s + a[k]``;
+  ``s = s + a[k]``, the index possibly shifted (``k + c``, ``c + k``, ``k - c``: a sliding
+  window), ``c`` held to the bounds' rules and free of products (``a[r * w + k]`` mostly
+  steps by whole rows, already summed once each). The sums' indices are shifted alike,
+  in the loop's own index types: exact whenever the original's indices were valid and
+  ``a.size() + 1`` fits those types;
 - ``lo`` and ``hi`` are names, literals, element reads, + - * and ``x.size()``: no effects,
   and neither mentions ``k``, ``s`` nor anything the inner loop writes;
 - ``a`` is a ``vector``, ``array``, ``string`` or ``deque`` object (its length is
   ``size()``; raw pointers and arrays are refused) of an integer type; ``P`` is built just
   before the outermost enclosing loop in which nothing writes ``a``, no unknown function is
-  called, and every variable written is a plain non-reference, non-pointer object (so no
-  write can reach ``a``'s elements through an alias);
+  called (``out.push_back(x)`` and the like on a non-static local sequence of numbers held by
+  value change only ``out``, which ``a`` cannot be), and every variable written is a plain
+  non-reference, non-pointer object (so no write can reach ``a``'s elements through an
+  alias);
 - ``a``, ``s`` and every variable written have one type in all their declarations (a
   shadowing declaration of another type might be the one at the loop); no pragma is bound to
   the summing loop (it would bind to the block replacing it);
@@ -36,10 +42,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from perfpilot.code.container_changes import changes_only_its_own
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import statements, unparen, unwrap, walk_all
-from perfpilot.code.syntax import Node, declarator_name, steps_by_one, text
+from perfpilot.code.syntax import Node, declarator_name, receiver, steps_by_one, text
 
 # accumulators at least as wide as int (narrower ones narrow on every step)
 _WIDE = frozenset({"int", "signed", "signed int", "unsigned", "unsigned int", "long",
@@ -64,7 +71,8 @@ _PLAIN = frozenset({"identifier", "number_literal", "binary_expression",
 class RangeSum:
     """A proved range sum: the inner loop, the loop before which the prefix sums go, the
     array, the accumulator and its type, the counter's declaration text (type and name),
-    the bounds' texts, and whether the upper bound is inclusive (``<=``)."""
+    the bounds' texts, whether the upper bound is inclusive (``<=``), and the shift ``c`` of
+    the index with its sign (``a[k + c]``: ``c``, ``+``; ``a[k]``: ``""``)."""
 
     inner: Node
     top: Node
@@ -76,6 +84,8 @@ class RangeSum:
     lo: str
     hi: str
     inclusive: bool
+    shift: str = ""
+    sign: str = "+"
 
 
 def _norm(t: str) -> str:
@@ -111,20 +121,52 @@ def _header(loop: Loop) -> tuple[str, str, Node, Node, bool] | str:
     return " ".join(f"{quals} {text(type_node)}".split()), k, value, right, text(op) == "<="
 
 
-def _element_read(node: Node | None, k: str) -> str | None:
-    """``a`` when ``node`` is ``a[k]`` with ``a`` a plain name."""
+def _index_node(node: Node) -> Node | None:
+    """The index expression of a subscript, parentheses dropped."""
+    idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+    if idx is not None and idx.type == "subscript_argument_list":
+        kids = [c for c in idx.named_children if c.type != "comment"]
+        idx = kids[0] if len(kids) == 1 else None
+    return unparen(idx) if idx is not None else None
+
+
+def element_read(node: Node | None, k: str) -> tuple[str, Node | None, str] | None:
+    """``(a, c, sign)`` when ``node`` is ``a[k]`` (``c`` None), ``a[k + c]``, ``a[c + k]``
+    (sign ``+``) or ``a[k - c]`` (sign ``-``) with ``a`` a plain name."""
     node = unwrap(node) if node is not None else None
     if node is None or node.type != "subscript_expression":
         return None
     arg = node.child_by_field_name("argument")
-    idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-    if arg is None or arg.type != "identifier" or idx is None or text(idx).strip("[] ") != k:
+    idx = _index_node(node)
+    if arg is None or arg.type != "identifier" or idx is None:
         return None
-    return text(arg)
+    if idx.type == "identifier" and text(idx) == k:
+        return text(arg), None, "+"
+    if idx.type != "binary_expression":
+        return None
+    op = text(idx.child_by_field_name("operator") or idx)
+    left, right = idx.child_by_field_name("left"), idx.child_by_field_name("right")
+    if left is None or right is None:
+        return None
+    left, right = unparen(left), unparen(right)
+    if op in ("+", "-") and left.type == "identifier" and text(left) == k:
+        return text(arg), right, op
+    if op == "+" and right.type == "identifier" and text(right) == k:
+        return text(arg), left, op
+    return None
 
 
-def _summand(body: Node | None, k: str) -> tuple[str, str] | str:
-    """``(s, a)`` when the body is exactly ``s += a[k];`` or ``s = s + a[k];``."""
+def multiplies(shift: Node) -> bool:
+    """Whether an index shift has a product: ``a[r * w + k]`` mostly steps by whole windows
+    (a matrix's rows), so every element is summed once already and prefix sums would only
+    add a pass."""
+    return any(n.type == "binary_expression" and
+               text(n.child_by_field_name("operator") or n) == "*" for n in walk_all(shift))
+
+
+def _summand(body: Node | None, k: str) -> tuple[str, tuple[str, Node | None, str]] | str:
+    """``(s, (a, c, sign))`` when the body is exactly ``s += a[k];`` or ``s = s + a[k];``
+    (the index possibly shifted: ``k + c``, ``c + k``, ``k - c``)."""
     stmts = statements(body)
     if len(stmts) != 1 or stmts[0].type != "expression_statement" or \
             len(stmts[0].named_children) != 1:
@@ -138,11 +180,11 @@ def _summand(body: Node | None, k: str) -> tuple[str, str] | str:
         return "the loop body is not an addition to a variable"
     s = text(left)
     if text(op) == "+=":
-        a = _element_read(right, k)
+        a = element_read(right, k)
     elif text(op) == "=" and right.type == "binary_expression" and \
             text(right.child_by_field_name("operator") or right) == "+" and \
             text(right.child_by_field_name("left") or right) == s:
-        a = _element_read(right.child_by_field_name("right"), k)
+        a = element_read(right.child_by_field_name("right"), k)
     else:
         return "the loop body is not 's += a[k]'"
     if a is None:
@@ -226,10 +268,19 @@ def _acc_type(facts: FunctionFacts, s: str) -> str | None:
 
 def _nest_leaves_alone(facts: FunctionFacts, top: Loop, a: str) -> bool:
     """Whether nothing in ``top`` can change ``a``: ``a`` is not written, no unknown function
-    is called, and every variable written is a plain object (no reference, no pointer) that
-    cannot alias ``a``'s elements."""
-    if a in facts.declared_in(top.node) or facts.calls_unknown(top):
+    is called (``out.push_back(x)`` on a local sequence of numbers that is not ``a`` only
+    changes ``out``), and every variable written is a plain object (no reference, no pointer)
+    that cannot alias ``a``'s elements."""
+    if a in facts.declared_in(top.node):
         return False
+    a_type = _one_type(facts, a)
+    if a_type is None:
+        return False
+    for call in facts.unknown_calls(top):
+        obj = receiver(call)
+        name = text(obj) if obj is not None else ""
+        if not changes_only_its_own(call, a, a_type, {name: _one_type(facts, name)}):
+            return False
     written = facts.modified_in(top.node)
     if a in written:
         return False
@@ -271,7 +322,7 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
     found = _summand(inner.body, k)
     if isinstance(found, str):
         return found
-    s, a = found
+    s, (a, shift, sign) = found
     if s == a:
         return "the accumulator is the array"
     why = _array_ok(facts, a)
@@ -280,9 +331,9 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
     acc = _acc_type(facts, s)
     if acc is None:
         return f"'{s}' is not a local integer at least as wide as int"
-    for b in (lo, hi):
+    for b in (lo, hi) if shift is None else (lo, hi, shift):
         if not _plain_bound(b):
-            return "a bound is not a side-effect-free expression"
+            return "a bound or the index shift is not a side-effect-free expression"
         for n in walk_all(b):
             # a map's operator[] inserts: only arrays, pointers and sequences are read plainly
             arg = n.child_by_field_name("argument") if n.type == "subscript_expression" \
@@ -293,14 +344,17 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
                 return "a bound reads an element of something other than an array"
         used = _names(b)
         if used & {k, s}:
-            return "a bound depends on the counter or the accumulator"
+            return "a bound or the index shift depends on the counter or the accumulator"
         if used & (facts.modified_in(inner.node) | facts.declared_in(inner.node)):
-            return "a bound is written inside the loop"
+            return "a bound or the index shift is written inside the loop"
+    if shift is not None and multiplies(shift):
+        return "the index shift is a product: the windows likely do not overlap"
     top = _placement(facts, inner, a)
     if top is None:
         return f"'{a}' may change in every loop around the sum, or no slot to build the sums"
     return RangeSum(inner.node, top.node, a, s, acc, ctype, k, " ".join(text(lo).split()),
-                    " ".join(text(hi).split()), inclusive)
+                    " ".join(text(hi).split()), inclusive,
+                    " ".join(text(shift).split()) if shift is not None else "", sign)
 
 
 def range_sums(facts: FunctionFacts) -> Iterator[tuple[Loop, RangeSum | str]]:

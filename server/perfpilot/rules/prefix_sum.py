@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import statements, unwrap
-from perfpilot.code.range_sum import RangeSum, range_sums
+from perfpilot.code.range_sum import RangeSum, element_read, multiplies, range_sums
 from perfpilot.code.syntax import (
     identifiers,
     line,
@@ -52,11 +52,16 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
         if e.type != "assignment_expression" or operator(e) != "+=":
             continue
         value = unwrap(e.child_by_field_name("right"))
-        if value is None or value.type != "subscript_expression":
+        read = element_read(value, inner.var)
+        if read is None and value is not None and value.type == "subscript_expression":
+            # a member array (`p.v[k]`) is advised too, by its root name
+            idx = value.child_by_field_name("indices") or value.child_by_field_name("index")
+            root = root_name(value)
+            read = (root, None, "+") if root and text(idx).strip("[] ") == inner.var else None
+        if read is None:
             continue
-        idx = value.child_by_field_name("indices") or value.child_by_field_name("index")
-        array = root_name(value)
-        if array is None or text(idx).strip("[] ") != inner.var:
+        array, shift, _sign = read
+        if shift is not None and multiplies(shift):
             continue
         outer = facts.loops[inner.parent]
         if array in facts.modified_in(outer.node):
@@ -65,12 +70,14 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
         # loop-invariant computation (invariant-inner-loop), not a range query
         changed = facts.modified_in(outer.node) | facts.declared_in(outer.node)
         header = identifiers(inner.init) | identifiers(inner.condition)
+        if shift is not None:
+            header |= identifiers(shift)
         if not (header - {inner.var}) & (changed | {outer.var} if outer.var else changed):
             continue
         acc = text(e.child_by_field_name("left"))
         yield make_finding(
             "prefix-sum",
-            f"{loop_phrase(inner)} adds up `{array}[{inner.var}]` over a range again on every "
+            f"{loop_phrase(inner)} adds up `{text(value)}` over a range again on every "
             f"iteration of {loop_phrase(outer)}, O(n) per query; `{array}` does not change, so "
             f"build prefix sums once (`p[k + 1] = p[k] + {array}[k]`) and get each range sum "
             f"as `p[hi + 1] - p[lo]` in O(1).",
@@ -81,9 +88,16 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
         )
 
 
-def _index(expr: str, plus_one: bool) -> str:
-    """``expr`` (or ``expr + 1``) as an index, parenthesised when it is not a plain name."""
-    inner = expr if expr.replace("_", "a").isalnum() else f"({expr})"
+def _paren(expr: str) -> str:
+    return expr if expr.replace("_", "a").isalnum() else f"({expr})"
+
+
+def _index(expr: str, found: RangeSum, plus_one: bool) -> str:
+    """The element index at counter value ``expr`` (shifted as the loop's index is), plus one
+    when asked, parenthesised when it is not a plain name."""
+    inner = _paren(expr)
+    if found.shift:
+        inner = f"{inner} {found.sign} {_paren(found.shift)}"
     return f"{inner} + 1" if plus_one else inner
 
 
@@ -110,7 +124,8 @@ def _replacement(found: RangeSum, p: str) -> str:
     # addition is done unsigned (modulo 2^w) like the loop's sum of the same elements
     return (f"{{ const {found.counter_type} {k} = {found.lo}; if ({k} {op} {found.hi}) "
             f"{s} = static_cast<{found.acc_type}>(static_cast<{u}>({s}) + "
-            f"({p}[{_index(found.hi, found.inclusive)}] - {p}[{k}])); }}")
+            f"({p}[{_index(found.hi, found, found.inclusive)}] - "
+            f"{p}[{_index(k, found, False)}])); }}")
 
 
 def rewrite(inp: RuleInput) -> RuleOutput:
