@@ -69,6 +69,13 @@ def rewrite_function(unit: str, rules: frozenset[str], name: str = "f") -> Rewri
     return rewrite(function_by_name(unit, "cpp", name), rules)
 
 
+def rewritten_code(unit: str, rules: frozenset[str], name: str = "f") -> str:
+    """The text of ``rules``' rewrite of the C++ function ``name`` in ``unit``, or "" when
+    none of them applied."""
+    res = rewrite_function(unit, rules, name)
+    return res.code if res.changed else ""
+
+
 def finding_rules(unit: str, name: str = "f") -> list[str]:
     """The rules the built-in analysis reports on the C++ function ``name`` in ``unit``."""
     return [f.rule for f in analyze_site(function_by_name(unit, "cpp", name)).findings]

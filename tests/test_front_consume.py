@@ -13,18 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from differential_support import HAVE_GXX, Variant, compare, rewrite_all
+from differential_support import HAVE_GXX, Variant, compare, rewrite_all, rewritten_code
 from perfpilot.code.locate import function_by_name
-from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
 
 HEAD = "#include <string>\n#include <vector>\n"
 RULES = frozenset({"vector-front-op"})
 
-
-def _rewritten(code: str) -> str:
-    res = rewrite(function_by_name(HEAD + code, "cpp", "f"), RULES)
-    return res.code if "vector-front-op" in res.rules else ""
 
 
 @pytest.mark.parametrize(("code", "expected", "restored"), [
@@ -41,7 +36,7 @@ def _rewritten(code: str) -> str:
      "++s_head;", True),
 ])
 def test_front_consumes_become_an_offset(code: str, expected: str, restored: bool) -> None:
-    got = _rewritten(code)
+    got = rewritten_code(HEAD + code, RULES)
     assert expected in got, got
     assert ("erase(" in got) == restored, got
 
@@ -92,7 +87,7 @@ def test_the_finding_names_the_consume() -> None:
     "{ t += s[0]; s.erase(0, 1); } return t; }",
 ])
 def test_other_loops_stay(code: str) -> None:
-    assert _rewritten(code) == ""
+    assert rewritten_code(HEAD + code, RULES) == ""
 
 
 # -- differential ---------------------------------------------------------------------------
@@ -188,6 +183,6 @@ def test_two_loops_consuming_one_string_get_two_offsets() -> None:
     code = ("int f(std::string a) { int n = 0; "
             "while (!a.empty()) { if (a[0] == 'x') ++n; a.erase(0, 1); } a += \"xy\"; "
             "while (!a.empty()) { if (a[0] == 'y') ++n; a.erase(0, 1); } return n; }")
-    out = _rewritten(code)
+    out = rewritten_code(HEAD + code, RULES)
     # One phase rewrites both loops: each declares its own offset, so the function compiles.
     assert out.count("std::size_t a_head = 0;") == 1 and "std::size_t a_head2 = 0;" in out, out

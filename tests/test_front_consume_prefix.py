@@ -14,18 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from differential_support import HAVE_GXX, Variant, compare_rewritten, rewrite_all
+from differential_support import HAVE_GXX, Variant, compare_rewritten, rewrite_all, rewritten_code
 from perfpilot.code.locate import function_by_name
-from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
 
 HEAD = "#include <string>\n#include <vector>\n"
 RULES = frozenset({"vector-front-op"})
 
-
-def _rewritten(code: str) -> str:
-    res = rewrite(function_by_name(HEAD + code, "cpp", "f"), RULES)
-    return res.code if "vector-front-op" in res.rules else ""
 
 
 @pytest.mark.parametrize(("code", "expected"), [
@@ -61,7 +56,7 @@ def _rewritten(code: str) -> str:
      "s.erase(0, 2); } return t; }", ["t += s_find(\"ab\");"]),
 ])
 def test_prefix_consumes_become_an_offset(code: str, expected: list[str]) -> None:
-    got = _rewritten(code)
+    got = rewritten_code(HEAD + code, RULES)
     for e in expected:
         assert e in got, got
 
@@ -109,7 +104,7 @@ def test_the_finding_names_the_prefix() -> None:
     "s.erase(s.begin(), s.begin() + 2); } return t; }",
 ])
 def test_other_loops_stay(code: str) -> None:
-    assert _rewritten(code) == ""
+    assert rewritten_code(HEAD + code, RULES) == ""
 
 
 # -- differential ---------------------------------------------------------------------------

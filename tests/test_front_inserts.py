@@ -11,18 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from differential_support import HAVE_GXX, Variant, compare, rewrite_all
+from differential_support import HAVE_GXX, Variant, compare, rewrite_all, rewritten_code
 from perfpilot.code.locate import function_by_name
-from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
 
 HEAD = "#include <string>\n#include <vector>\n"
 RULES = frozenset({"vector-front-op"})
 
-
-def _rewritten(code: str) -> str:
-    res = rewrite(function_by_name(HEAD + code, "cpp", "f"), RULES)
-    return res.code if "vector-front-op" in res.rules else ""
 
 
 @pytest.mark.parametrize(("code", "expected"), [
@@ -40,7 +35,7 @@ def _rewritten(code: str) -> str:
      "{ const std::string& r_piece = w; r_front.append(r_piece.rbegin(), r_piece.rend()); }"),
 ])
 def test_front_inserts_go_to_a_scratch_container(code: str, expected: str) -> None:
-    got = _rewritten(code)
+    got = rewritten_code(HEAD + code, RULES)
     assert expected in got, got
     name = "v" if "v_front" in got else "r"
     assert f"{name}.insert({name}.begin(), {name}_front.rbegin(), {name}_front.rend());" in got
@@ -85,7 +80,7 @@ def test_the_finding_names_a_string_prepend() -> None:
     "r = g(i) + r; return r; }",
 ])
 def test_other_loops_stay(code: str) -> None:
-    assert _rewritten(code) == ""
+    assert rewritten_code(HEAD + code, RULES) == ""
 
 
 # -- differential ---------------------------------------------------------------------------

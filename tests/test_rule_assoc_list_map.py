@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from differential_support import HAVE_GXX, Variant, compare, rewrite_all
+from differential_support import HAVE_GXX, Variant, compare, rewrite_all, rewritten_code
 from perfpilot.code.locate import function_by_name
-from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
 
 HEAD = "#include <algorithm>\n#include <string>\n#include <utility>\n#include <vector>\n"
@@ -33,10 +32,6 @@ WORDS = """int f(const std::vector<std::string>& words) {
 }"""
 
 
-def _rewritten(code: str) -> str:
-    res = rewrite(function_by_name(HEAD + code, "cpp", "f"), RULES)
-    return res.code if RULE in res.rules else ""
-
 
 @pytest.mark.parametrize(("code", "expected"), [
     (WORDS, "auto & p = freq[freq_at->second]; ++p.second; found = true; } }"),
@@ -53,7 +48,7 @@ def _rewritten(code: str) -> str:
      "auto p = v[v_at->second]; hit = true; } }"),
 ])
 def test_key_searches_use_the_map(code: str, expected: str) -> None:
-    got = _rewritten(code)
+    got = rewritten_code(HEAD + code, RULES)
     assert expected in got, got
     assert "std::unordered_map<" in got and ".emplace(" in got and ".back().first, " in got
 
@@ -106,7 +101,7 @@ def test_the_finding_names_the_search() -> None:
     .replace("    int best = 0;", "    } catch (...) {}\n    int best = 0;"),
 ])
 def test_other_searches_stay(code: str) -> None:
-    assert _rewritten(code) == ""
+    assert rewritten_code(HEAD + code, RULES) == ""
 
 
 # -- differential ---------------------------------------------------------------------------
