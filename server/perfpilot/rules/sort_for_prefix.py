@@ -63,15 +63,17 @@ _BEGINS = ("{v}.begin()", "std::begin({v})")
 
 @dataclass(frozen=True)
 class Truncation:
-    """A sort followed by a cut to a prefix: the cut statement, the position where the kept
-    prefix ends as C++ text valid at the sort (an iterator expression), and whether the
-    elements are floating-point (advised only)."""
+    """A sort followed by a cut to a prefix: the cut statement (an ``if`` around the cut when
+    guarded), the position where the kept prefix ends as C++ text valid at the sort (an
+    iterator expression), whether the elements are floating-point (advised only), and the
+    cutting method (``resize`` or ``erase``)."""
 
     sort: SortCall
     var: str
     cut: Node
     middle: str
     floating: bool
+    method: str
 
 
 def _names(node: Node, var: str) -> bool:
@@ -113,16 +115,17 @@ class _Finder:
             between.append(stmt)
         return None
 
-    def _middle(self, cut: Node, s: SortCall) -> str | None:
-        """The end of the kept prefix, as an iterator at the sort, when ``cut`` is
-        ``v.resize(k)`` / ``v.resize(k, x)`` or ``v.erase(v.begin() + k, v.end())``, or one of
-        them alone under ``if (v.size() > k)``."""
+    def _middle(self, cut: Node, s: SortCall) -> tuple[str, str] | None:
+        """The end of the kept prefix, as an iterator at the sort, and the cutting method, when
+        ``cut`` is ``v.resize(k)`` / ``v.resize(k, x)`` or ``v.erase(v.begin() + k,
+        v.end())``, or one of them alone under ``if (v.size() > k)``."""
         inner = _guarded_cut(cut, s.var)
         if inner is not None:
-            return self._middle_of(inner[0], s, cut.end_byte, clamp=True)
+            return self._middle_of(inner, s, cut.end_byte, clamp=True)
         return self._middle_of(cut, s, cut.end_byte)
 
-    def _middle_of(self, cut: Node, s: SortCall, until: int, clamp: bool = False) -> str | None:
+    def _middle_of(self, cut: Node, s: SortCall, until: int,
+                   clamp: bool = False) -> tuple[str, str] | None:
         v = s.var
         if cut.type != "expression_statement" or cut.named_child_count != 1:
             return None
@@ -137,7 +140,7 @@ class _Finder:
         if callee(call) == "resize" and len(args) in (1, 2) and small(args[0]) and \
                 not any(_names(a, v) for a in args[1:]):
             got = self.positions.index(args[0], s, until)
-            return f"{v}.begin() + {_clamped(got, v)}" if got is not None else None
+            return (f"{v}.begin() + {_clamped(got, v)}", "resize") if got is not None else None
         if callee(call) == "erase" and len(args) == 2 and flat(args[1]) in ends_of(v):
             first = args[0]
             if first.type != "binary_expression" or operator(first) != "+":
@@ -151,7 +154,7 @@ class _Finder:
             got = self.positions.index(right, s, until)
             if got is None:
                 return None
-            return f"{v}.begin() + {_clamped(got, v) if clamp else got[1]}"
+            return f"{v}.begin() + {_clamped(got, v) if clamp else got[1]}", "erase"
         return None
 
     def truncation(self, s: SortCall, element: str) -> Truncation | str:
@@ -164,9 +167,10 @@ class _Finder:
         if found is None:
             return ""
         cut, between = found
-        middle = self._middle(cut, s)
-        if middle is None:
-            return ""  # the order is used some other way first
+        found_middle = self._middle(cut, s)
+        if found_middle is None:
+            return ""
+        middle, method = found_middle  # the order is used some other way first
         if not plain_local(f, v) or vt.const:
             return f"'{v}' belongs to the caller, who sees its order"
         uses = self.mentions.of(v)
@@ -191,7 +195,7 @@ class _Finder:
         kind = element_kind(element)
         if not kind:
             return f"the elements of '{v}' are not integers or strings"
-        return Truncation(s, v, cut, middle, kind == FLOATING)
+        return Truncation(s, v, cut, middle, kind == FLOATING, method)
 
 
 def _clamped(position: tuple[str, str], v: str) -> str:
@@ -202,8 +206,8 @@ def _clamped(position: tuple[str, str], v: str) -> str:
     return at if _SAFE.fullmatch(key) else f"std::min<std::size_t>({at}, {v}.size())"
 
 
-def _guarded_cut(stmt: Node, v: str) -> tuple[Node, Node] | None:
-    """``(cut, k)`` for ``if (v.size() > k) cut`` or ``if (k < v.size()) cut`` (or ``>=``,
+def _guarded_cut(stmt: Node, v: str) -> Node | None:
+    """The cut statement of ``if (v.size() > k) cut`` or ``if (k < v.size()) cut`` (or ``>=``,
     ``<=``) with no ``else``, the cut one statement (braced or not) whose position is ``k`` as
     written.
 
@@ -238,7 +242,7 @@ def _guarded_cut(stmt: Node, v: str) -> tuple[Node, Node] | None:
         # v.erase(v.begin() + k, v.end()): k is the offset added to the beginning
         plus = unparen(args[0])
         first = plus.child_by_field_name("right") if plus.type == "binary_expression" else None
-    return (body, k) if first is not None and flat(first) == flat(k) else None
+    return body if first is not None and flat(first) == flat(k) else None
 
 
 def truncations(facts: FunctionFacts, unit: Node) -> tuple[list[Truncation],
@@ -259,12 +263,6 @@ def _partial_sort(t: Truncation) -> str:
     return f"std::partial_sort({v}.begin(), {t.middle}, {v}.end(){comp});"
 
 
-def _cut_name(t: Truncation) -> str:
-    guarded = _guarded_cut(t.cut, t.var)
-    call = (guarded[0] if guarded is not None else t.cut).named_children[0]
-    return callee(call) or "" if call is not None else ""
-
-
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Whole-container sorts followed by a cut to a prefix."""
     found, _refused = truncations(facts, facts.root)
@@ -280,7 +278,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{_partial_sort(t)}` orders just that prefix in O(n log k) instead of "
             f"O(n log n){caveat}.",
             [line(stmt), line(t.cut)], node_range=rng(stmt), names=[t.var],
-            data={"container": t.var, "cut": _cut_name(t)},
+            data={"container": t.var, "cut": t.method},
         )
 
 
