@@ -54,6 +54,7 @@ from perfpilot.code.syntax import (
     arguments,
     callee,
     declarator_name,
+    identifiers_of,
     number,
     operator,
     receiver,
@@ -156,7 +157,7 @@ def _site(facts: FunctionFacts, call: Node, kind: str, loop: Loop,
                         [args[k] for k in functors], elements[0])
     names: set[str] = set()
     for k in scalars:
-        names |= _free_names(args[k])
+        names |= identifiers_of(args[k])
     for k in functors:
         f = unparen(args[k])
         if f.type != "lambda_expression" or not pure_lambda(f, facts.root):
@@ -371,22 +372,6 @@ def _comparing_lambda(facts: FunctionFacts, lam: Node) -> bool:
     return True
 
 
-def _free_names(node: Node) -> set[str]:
-    """Variables an argument reads (not the names of called functions or fields)."""
-    out: set[str] = set()
-    for n in walk_all(node):
-        if n.type != "identifier":
-            continue
-        p = n.parent
-        if p is not None and p.type == "call_expression" and \
-                p.child_by_field_name("function") == n:
-            continue
-        if p is not None and p.type == "qualified_identifier":
-            continue
-        out.add(text(n))
-    return out
-
-
 def _lambda_free_names(lam: Node) -> set[str]:
     """The names a lambda reads from around it: all but its parameters and own locals."""
     own: set[str] = set()
@@ -396,7 +381,7 @@ def _lambda_free_names(lam: Node) -> set[str]:
             if name:
                 own.add(name)
     body = lam.child_by_field_name("body")
-    return (_free_names(body) - own) if body is not None else set()
+    return (identifiers_of(body) - own) if body is not None else set()
 
 
 def _changes(facts: FunctionFacts, loop: Loop, roots: list[str], names: set[str],
@@ -599,7 +584,7 @@ def _entry_guard(facts: FunctionFacts, loop: Loop) -> str | None:
         return None
     bound = "".join(text(loop.bound).split())
     if not (_simple(loop.init) and _simple(loop.bound)) or \
-            loop.var in _free_names(loop.bound) or \
+            loop.var in identifiers_of(loop.bound) or \
             "".join(text(cond).split()) not in (f"{loop.var}{loop.compare}{bound}",
                                                 f"{bound}{_FLIP[loop.compare]}{loop.var}"):
         return None
