@@ -97,8 +97,9 @@ def _settings(args: argparse.Namespace, root: Path, role: str = "") -> Settings:
         config = workspace_config(root, trusted=trusted)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
-    if config.ignored:
-        print(f"perfpilot: {config.ignored_message()}", file=sys.stderr)
+    notice = config.notice()
+    if notice:
+        print(f"perfpilot: {notice}", file=sys.stderr)
     settings = config.settings
     over = setting_overrides(args, role)
     try:

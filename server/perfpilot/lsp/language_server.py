@@ -179,7 +179,7 @@ class PerfPilotServer(LanguageServer):
         try:
             config = workspace_config(self.workspace_root, trusted=trusted)
             base = config.settings
-            message = config.ignored_message()
+            message = config.notice()
             if message and message != self._told_ignored:  # once, not on every change
                 self._told_ignored = message
                 self.tell(f"PerfPilot: {message}", lsp.MessageType.Warning)
