@@ -68,3 +68,20 @@ async def test_nothing_to_write_has_its_own_exit_status(tmp_path: Path) -> None:
     assert status == exit_codes.WRITE_REFUSED == 4, err
     assert "not written" in err
     assert path.read_text() == "int same(int x)\n{\n    return x;\n}\n"
+
+
+async def test_a_model_rewrite_written_to_a_crlf_file_has_crlf_lines(tmp_path: Path) -> None:
+    # The model answers with LF lines; the file is CRLF; the written file is CRLF throughout.
+    # (The runner is off in this trusted workspace: the line endings are under test.)
+    path = tmp_path / "items.cpp"
+    path.write_bytes(SOURCE.replace("\n", "\r\n").encode())
+    (tmp_path / ".perfpilot.toml").write_text("[runner]\nenabled = false\n")
+    right = "```cpp\nunsigned long count_items(const std::vector<int>& v)\n{\n    return v.size();\n}\n```"
+    async with FaultyEndpoint(Stream(right)) as ep:
+        status, _out, err = await perfpilot(
+            "optimize", str(path), "--function", "count_items", "--write", "--trust-workspace",
+            "--optimizer", "remote", "--endpoint", ep.url, "--model", "tiny", cwd=tmp_path)
+    assert status == exit_codes.OK, err
+    data = path.read_bytes()
+    assert b"    return v.size();\r\n}\r\n" in data, data
+    assert data.count(b"\n") == data.count(b"\r\n"), data

@@ -142,3 +142,4 @@ def test_cli_refuses_when_the_symlink_is_repointed_during_the_run(
                      "--trust-workspace"]) == exit_codes.WRITE_REFUSED
     assert one.read_text() == SCALE and two.read_text() == SCALE
     assert os.readlink(link) == str(two)
+

@@ -389,8 +389,10 @@ async def cmd_confirm_cli(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from perfpilot.lsp.log_lines import one_line_logging
     from perfpilot.lsp.server import create_server
 
+    one_line_logging(logging.getLogger().handlers)  # a hostile client cannot flood stderr
     server = create_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
