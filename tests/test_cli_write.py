@@ -76,7 +76,8 @@ async def test_a_model_rewrite_written_to_a_crlf_file_has_crlf_lines(tmp_path: P
     path = tmp_path / "items.cpp"
     path.write_bytes(SOURCE.replace("\n", "\r\n").encode())
     (tmp_path / ".perfpilot.toml").write_text("[runner]\nenabled = false\n")
-    right = "```cpp\nunsigned long count_items(const std::vector<int>& v)\n{\n    return v.size();\n}\n```"
+    right = ("```cpp\nunsigned long count_items(const std::vector<int>& v)\n{\n"
+             "    return v.size();\n}\n```")
     async with FaultyEndpoint(Stream(right)) as ep:
         status, _out, err = await perfpilot(
             "optimize", str(path), "--function", "count_items", "--write", "--trust-workspace",
