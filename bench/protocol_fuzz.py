@@ -66,24 +66,29 @@ def id_key(msg_id: Any) -> str:
 class RawServer:
     """The server as a child process, spoken to in raw bytes; responses are collected."""
 
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None,
+                 stderr: Path | None = None) -> None:
         self.cwd = cwd
         self.env = env
+        self.stderr = stderr  # where the server's log goes (else nowhere)
         self.proc: asyncio.subprocess.Process | None = None
         self.responses: dict[str, dict[str, Any]] = {}
         self.received_at: dict[str, float] = {}
         self.null_id_errors: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
+        self.server_requests: list[dict[str, Any]] = []  # e.g. workspace/applyEdit
         self._arrived = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._next_id = 0
 
     async def start(self) -> None:
         """Start the server."""
-        self.proc = await asyncio.create_subprocess_exec(
-            *SERVER, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True)
+        with contextlib.ExitStack() as files:
+            log = (files.enter_context(self.stderr.open("wb")) if self.stderr is not None
+                   else asyncio.subprocess.DEVNULL)
+            self.proc = await asyncio.create_subprocess_exec(
+                *SERVER, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=log, start_new_session=True)
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
@@ -103,6 +108,7 @@ class RawServer:
                 continue
             message = json.loads(await out.readexactly(length))
             if "method" in message and "id" in message:  # a request from the server
+                self.server_requests.append(message)
                 await self.send_raw(encode({"jsonrpc": "2.0", "id": message["id"],
                                             "result": None}))
             elif "method" in message:

@@ -70,8 +70,12 @@ def test_optimize_json_and_write(source: Path) -> None:
     # A counted append into an empty vector of numbers: sized once, filled by index.
     assert "resize(" in cand["code"] and "push_back" not in cand["code"], cand["code"]
     assert source.read_text() == before  # without --write nothing changes
-    proc = run("optimize", str(source), "--function", "energy", "--write")
+    # --write measures first; with the runner turned off (the user's own choice, here from a
+    # trusted workspace file) the rewrite is written unmeasured, and the user is told so.
+    (source.parent / ".perfpilot.toml").write_text("[runner]\nenabled = false\n")
+    proc = run("optimize", str(source), "--function", "energy", "--write", "--trust-workspace")
     assert proc.returncode == 0, proc.stderr
+    assert "written without being measured" in proc.stderr
     assert "resize(" in source.read_text()
 
 

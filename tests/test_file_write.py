@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from perfpilot import cli
+from perfpilot import cli, exit_codes
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.file_write import WriteRefused, replace_if_unchanged, snapshot
 
@@ -82,12 +82,19 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300, check=False)
 
 
+def runner_off(folder: Path) -> None:
+    """The write is under test, not the measurement: the runner is off in this (trusted)
+    workspace, so --write writes the unmeasured rewrite and reaches the compare-and-swap."""
+    (folder / ".perfpilot.toml").write_text("[runner]\nenabled = false\n")
+
+
 def test_cli_refuses_to_write_a_read_only_file(tmp_path: Path) -> None:
     path = tmp_path / "energy.cpp"
     path.write_text(SCALE)
     path.chmod(0o444)
-    proc = run("optimize", str(path), "--function", "energy", "--write")
-    assert proc.returncode == 2
+    runner_off(tmp_path)
+    proc = run("optimize", str(path), "--function", "energy", "--write", "--trust-workspace")
+    assert proc.returncode == exit_codes.WRITE_REFUSED
     assert "read-only" in proc.stderr
     assert path.read_text() == SCALE
 
@@ -106,8 +113,10 @@ def test_cli_refuses_when_the_file_is_saved_during_the_run(
         return outcome
 
     monkeypatch.setattr(Engine, "optimize", optimize_then_user_saves)
-    status = cli.main(["optimize", str(path), "--function", "energy", "--write"])
-    assert status == 2
+    runner_off(tmp_path)
+    status = cli.main(["optimize", str(path), "--function", "energy", "--write",
+                       "--trust-workspace"])
+    assert status == exit_codes.WRITE_REFUSED
     assert "changed on disk" in capsys.readouterr().err
     assert path.read_text() == edited
 
@@ -128,6 +137,9 @@ def test_cli_refuses_when_the_symlink_is_repointed_during_the_run(
         return outcome
 
     monkeypatch.setattr(Engine, "optimize", optimize_then_repoint)
-    assert cli.main(["optimize", str(link), "--function", "energy", "--write"]) == 2
+    runner_off(tmp_path)
+    assert cli.main(["optimize", str(link), "--function", "energy", "--write",
+                     "--trust-workspace"]) == exit_codes.WRITE_REFUSED
     assert one.read_text() == SCALE and two.read_text() == SCALE
     assert os.readlink(link) == str(two)
+

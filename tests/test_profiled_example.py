@@ -65,7 +65,12 @@ def test_profile_then_confirm_the_example_project(tmp_path: Path) -> None:
     assert hottest == moment
 
     # The builtin default rewrites it (written to the copy, then taken out as the candidate).
-    assert main(["optimize", str(source), "--line", str(moment.first_line), "--write"]) == 0
+    # The runner is off in this trusted copy: the program's own A/B below is the measurement
+    # under test, and --write would otherwise time the rewrite first.
+    with (root / ".perfpilot.toml").open("a", encoding="utf-8") as config:
+        config.write("\n[runner]\nenabled = false\n")
+    assert main(["optimize", str(source), "--line", str(moment.first_line), "--write",
+                 "--trust-workspace"]) == 0
     rewritten = source.read_text(encoding="utf-8")
     source.write_text(text, encoding="utf-8")
     assert rewritten != text and "std::pow(v[i] - centre, 3)" not in rewritten

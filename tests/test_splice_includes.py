@@ -88,3 +88,45 @@ def test_headers_right_above_the_function_go_into_its_replacement() -> None:
                          version=1, confirm=False, includes=("<cstdlib>",))
     assert _apply(unit, edit) == ("#include <vector>\n#include <cstdlib>\n"
                                   "int f(int x) {\n  return std::abs(x);\n}\n")
+
+
+CRLF_UNIT = UNIT.replace("\n", "\r\n")
+
+
+def _bare_lf(text: str) -> int:
+    return text.count("\n") - text.count("\r\n")
+
+
+def test_a_crlf_file_gets_crlf_lines_in_the_edit_and_back_on_revert() -> None:
+    uri = "file:///w/count.cpp"
+    site = function_by_name(CRLF_UNIT, "cpp", "count", uri=uri)
+    doc = TextDocument(uri, CRLF_UNIT, version=3)
+    edit = function_edit(doc, site, NEW, "Optimize count", version=3, confirm=False,
+                         includes=("<unordered_set>",))
+    assert edit.document_changes is not None
+    change = edit.document_changes[0]
+    assert isinstance(change, lsp.TextDocumentEdit)
+    assert all(_bare_lf(e.new_text) == 0 for e in change.edits)  # function and include line
+    applied = _apply(CRLF_UNIT, edit)
+    assert _bare_lf(applied) == 0 and "#include <unordered_set>\r\n" in applied
+    assert applied == splice(site, NEW, ("<unordered_set>",))
+    now = function_by_name(applied, "cpp", "count", uri=uri)
+    back = function_edit(TextDocument(uri, applied, version=4), now, site.text, "Revert count",
+                         version=4, confirm=False, drop_includes=("<unordered_set>",))
+    assert _apply(applied, back) == CRLF_UNIT
+
+
+def test_splice_keeps_each_files_line_endings() -> None:
+    crlf = function_by_name(CRLF_UNIT, "cpp", "count")
+    out = splice(crlf, NEW, ("<unordered_set>",))
+    assert _bare_lf(out) == 0 and "#include <unordered_set>\r\n" in out
+    assert "return (long)std::count_if" in out
+    lf = function_by_name(UNIT, "cpp", "count")
+    assert "\r" not in splice(lf, NEW, ("<unordered_set>",))
+    # A function of CRLF lines in a mostly-LF file keeps its own endings, and a text that
+    # already has CRLF endings (an original put back) is the same bytes.
+    mixed = UNIT.replace(lf.text, lf.text.replace("\n", "\r\n"))
+    site = function_by_name(mixed, "cpp", "count")
+    assert _bare_lf(site.text) == 0
+    assert splice(site, NEW) == mixed.replace(site.text, NEW.rstrip("\n").replace("\n", "\r\n"))
+    assert splice(site, site.text) == mixed

@@ -87,7 +87,7 @@ def test_untrusted_workspace_keeps_only_harmless_keys(tmp_path: Path) -> None:
     assert s.runner.compiler == "" and s.runner.threads == 1 and s.apply_mode == "ask"
     assert set(config.ignored) == {"optimizer.endpoint", "optimizer.api_key_env",
                                    "optimizer.model", "runner.compiler", "runner.enabled"}
-    assert "optimizer.endpoint" in config.ignored_message()
+    assert "optimizer.endpoint" in config.notice()
     trusted = workspace_config(repo, trusted=True).settings
     assert trusted.optimizer.endpoint == "http://127.0.0.1:9/v1"
     assert trusted.optimizer.api_key_env == "STOLEN_SECRET"
@@ -177,3 +177,18 @@ async def test_language_server_needs_the_trust_option(tmp_path: Path) -> None:
     assert any("ignoring" in m and "optimizer.endpoint" in m for m in untrusted), untrusted
     trusted = await lsp_messages(repo, config_home, {"trustWorkspace": True})
     assert not any("ignoring" in m for m in trusted), trusted
+
+
+async def test_language_server_never_takes_the_sandbox_switch_from_a_workspace(
+        tmp_path: Path) -> None:
+    repo = tmp_path / "cloned"
+    repo.mkdir()
+    (repo / ".perfpilot.toml").write_text("[runner]\nSandbox = false\nallow-unsandboxed = true\n"
+                                          "[optimizer]\nsamples = 300\n")
+    config_home = tmp_path / "home-config"
+    for options in ({}, {"trustWorkspace": True}):
+        shown = [m for m in await lsp_messages(repo, config_home, options)
+                 if "never by a workspace file" in m]
+        assert len(shown) == 1, shown  # said once
+        assert "runner.sandbox" in shown[0] and "runner.allow_unsandboxed" in shown[0]
+        assert ("optimizer.samples at 1" in shown[0]) == (not options), shown

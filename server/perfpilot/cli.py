@@ -49,6 +49,11 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit status 2 (``exit_codes.USAGE``)."""
 
 
+class NotWritten(Exception):
+    """``--write`` wrote nothing: printed as one line, exit status 4
+    (``exit_codes.WRITE_REFUSED``)."""
+
+
 def read_source(path: Path) -> str:
     """Read a C/C++ file as UTF-8, with a clear error for missing or non-UTF-8 files."""
     return read_snapshot(path)[0]
@@ -97,8 +102,9 @@ def _settings(args: argparse.Namespace, root: Path, role: str = "") -> Settings:
         config = workspace_config(root, trusted=trusted)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
-    if config.ignored:
-        print(f"perfpilot: {config.ignored_message()}", file=sys.stderr)
+    notice = config.notice()
+    if notice:
+        print(f"perfpilot: {notice}", file=sys.stderr)
     settings = config.settings
     over = setting_overrides(args, role)
     try:
@@ -235,12 +241,19 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     text, snap = read_snapshot(path)
     site = locate(path, text, args.function, args.line)
     root = _root_for(path)
-    engine = Engine(_settings(args, root), root)
+    settings = _settings(args, root)
+    engine = Engine(settings, root)
     compdb = flags_for(path, root)
     ctx = _ctx(args.verbose)
+    # --write obeys the apply mode: a rewrite reaches the file only once measured faster, so
+    # writing implies the measurement (in every mode: the mode may come from the workspace).
+    measure = args.bench or args.write
+    if args.write and not args.bench and settings.runner.enabled and not args.json:
+        print("perfpilot: --write measures the candidates first (as --bench does): only a "
+              "rewrite measured faster is written", file=sys.stderr)
     try:
         outcome: Outcome = await _with_sigint(ctx, engine.optimize(
-            site, ctx, measure=args.bench, source_path=path.resolve(),
+            site, ctx, measure=measure, source_path=path.resolve(),
             spec=Path(args.spec) if args.spec else None,
             flags=compdb.flags if compdb else (), fresh=args.remeasure))
     finally:
@@ -268,20 +281,34 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
             print(f"\nChosen: candidate {outcome.best + 1}, measured faster.")
         else:
             print(f"\n{outcome.message}")
-    chosen = outcome.chosen
     if args.write:
-        if chosen is None or outcome.status == "weakly-verified":
-            raise CliError(f"{path}: not written: {outcome.message}")
-        try:
-            written = replace_if_unchanged(
-                snap, splice(site, chosen.candidate.code, chosen.candidate.includes))
-        except WriteRefused as exc:
-            raise CliError(str(exc)) from exc
-        except OSError as exc:
-            raise CliError(f"{path}: not written: {exc.strerror or exc}") from exc
+        written = write_chosen(path, snap, outcome, settings)
         if not args.json:
             print(f"Wrote {written}")
     return 0
+
+
+def write_chosen(path: Path, snap: FileSnapshot, outcome: Outcome, settings: Settings) -> Path:
+    """Write the outcome's chosen rewrite over the file (compare-and-swap); raises NotWritten
+    unless it was measured faster and fully verified. Only where the user turned the runner
+    off (``runner.enabled = false``) is an unmeasured rewrite written, as the editor applies it
+    then."""
+    chosen = outcome.chosen
+    if chosen is None or outcome.status == "weakly-verified":
+        raise NotWritten(f"{path}: not written: {outcome.message}")
+    if outcome.status == "unmeasured" and settings.runner.enabled:
+        raise NotWritten(f"{path}: not written: the rewrite was not measured (apply mode "
+                         f"{settings.apply_mode} writes only a rewrite measured faster)")
+    if outcome.status == "unmeasured":
+        print("perfpilot: the runner is off (runner.enabled = false): the rewrite is written "
+              "without being measured", file=sys.stderr)
+    try:
+        return replace_if_unchanged(
+            snap, splice(outcome.site, chosen.candidate.code, chosen.candidate.includes))
+    except WriteRefused as exc:
+        raise NotWritten(str(exc)) from exc
+    except OSError as exc:
+        raise NotWritten(f"{path}: not written: {exc.strerror or exc}") from exc
 
 
 async def cmd_bench(args: argparse.Namespace) -> int:
@@ -362,8 +389,10 @@ async def cmd_confirm_cli(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from perfpilot.lsp.log_lines import one_line_logging
     from perfpilot.lsp.server import create_server
 
+    one_line_logging(logging.getLogger().handlers)  # a hostile client cannot flood stderr
     server = create_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
@@ -421,7 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_backend_flags(p)
     _add_trust_flag(p)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--write", action="store_true", help="write the chosen rewrite to the file")
+    p.add_argument("--write", action="store_true",
+                   help="measure the candidates (as --bench) and write the one measured faster "
+                        "to the file; exit status 4 when nothing is written")
     p.add_argument("--bench", action="store_true", help="verify and measure each candidate")
     p.add_argument("--remeasure", action="store_true",
                    help="with --bench: measure again instead of reusing cached verdicts")
@@ -509,6 +540,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, ProfileError) as exc:
         print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return exit_codes.USAGE
+    except NotWritten as exc:
+        print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
+        return exit_codes.WRITE_REFUSED
     except (ModelError, BackendError) as exc:  # the message names the role that failed
         print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return exit_codes.MODEL

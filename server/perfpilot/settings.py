@@ -105,15 +105,25 @@ class Settings:
     max_file_bytes: int = 4_000_000
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+def setting_key(name: str) -> str:
+    """The snake_case field name a settings key means, however it is spelled.
+
+    camelCase, PascalCase, kebab-case, upper case and mixtures all name the same field:
+    ``allowUnsandboxed``, ``allow-unsandboxed``, ``Allow_Unsandboxed`` and
+    ``ALLOW_UNSANDBOXED`` are ``allow_unsandboxed``. Both the merge and the workspace filter
+    (``engine.workspace_config``) read keys through this one function, so a spelling the merge
+    accepts is a spelling the filter sees.
+    """
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", words)
+    return re.sub(r"_+", "_", words.replace("-", "_")).lower()
 
 
 def _merge(obj: Any, data: Mapping[str, Any], path: str) -> Any:
     changes: dict[str, Any] = {}
     fields = {f.name: f for f in dataclasses.fields(obj)}
     for raw_key, value in data.items():
-        key = _snake(str(raw_key)).replace("-", "_")
+        key = setting_key(str(raw_key))
         if key not in fields or value is None:
             continue
         current = getattr(obj, key)
@@ -157,7 +167,7 @@ _CHOICES = {
 
 def setting_choices(name: str) -> tuple[str, ...]:
     """The allowed values of a setting that is a choice (``backend``, ``applyMode``), or ()."""
-    return _CHOICES.get(_snake(name), ())
+    return _CHOICES.get(setting_key(name), ())
 
 
 def _validate(obj: Any, path: str) -> None:

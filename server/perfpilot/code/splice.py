@@ -45,6 +45,31 @@ def include_point(unit_text: str, before_byte: int) -> tuple[int, int]:
     return offset, data[:offset].count(b"\n")
 
 
+def _majority_ending(text: str) -> str | None:
+    lines = text.count("\n")
+    if not lines:
+        return None
+    return "\r\n" if 2 * text.count("\r\n") > lines else "\n"
+
+
+def unit_line_ending(unit_text: str) -> str:
+    """The line ending of a file: CRLF when most of its lines end so, else LF."""
+    return _majority_ending(unit_text) or "\n"
+
+
+def function_line_ending(site: FunctionSite) -> str:
+    """The line ending a rewrite of the function gets: that of most of the function's own
+    lines, else (a one-line function) the file's."""
+    return _majority_ending(site.text) or unit_line_ending(site.unit_text)
+
+
+def with_line_ending(text: str, newline: str) -> str:
+    """``text`` with each bare LF written as ``newline``. Line endings already CRLF are kept,
+    and for an LF file nothing changes: a model's LF text becomes CRLF in a CRLF file, and
+    the original text put back (Revert) is the same bytes it was."""
+    return text if newline == "\n" else re.sub(r"(?<!\r)\n", newline, text)
+
+
 def include_lines(headers: Sequence[str], newline: str = "\n") -> str:
     """The ``#include`` lines for ``headers``, each ending with ``newline``."""
     return "".join(f"#include {h}{newline}" for h in headers)
@@ -52,15 +77,17 @@ def include_lines(headers: Sequence[str], newline: str = "\n") -> str:
 
 def splice(site: FunctionSite, new_text: str, includes: Sequence[str] = ()) -> str:
     """The unit text with exactly the function's byte range replaced by ``new_text``, and the
-    headers of ``includes`` the unit lacks added after its last include above the function."""
+    headers of ``includes`` the unit lacks added after its last include above the function.
+    The new lines keep the file's line endings (CRLF in a CRLF file)."""
     data = site.unit_text.encode("utf-8")
-    new = new_text.rstrip("\n")
-    if site.text.endswith("\n") and not new.endswith("\n"):
-        new += "\n"
+    newline = function_line_ending(site)
+    new = with_line_ending(new_text, newline).rstrip("\r\n")
+    if site.text.endswith("\n"):
+        new += newline
     out = data[: site.start_byte] + new.encode("utf-8") + data[site.end_byte:]
     missing = missing_includes(site.unit_text, includes)
     if missing:
         offset, _line = include_point(site.unit_text, site.start_byte)
-        newline = "\r\n" if b"\r\n" in data else "\n"
-        out = out[:offset] + include_lines(missing, newline).encode("utf-8") + out[offset:]
+        lines = include_lines(missing, unit_line_ending(site.unit_text))
+        out = out[:offset] + lines.encode("utf-8") + out[offset:]
     return out.decode("utf-8")

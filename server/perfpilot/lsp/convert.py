@@ -8,7 +8,14 @@ from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.code.splice import include_lines, include_point, missing_includes
+from perfpilot.code.splice import (
+    function_line_ending,
+    include_lines,
+    include_point,
+    missing_includes,
+    unit_line_ending,
+    with_line_ending,
+)
 
 
 def client_position(doc: TextDocument, line: int, col: int) -> lsp.Position:
@@ -71,11 +78,14 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
     if text_at(doc, site_range(doc, site)) != site.text:
         raise StaleSiteError(f"the text of {site.name} is no longer what was analysed")
     annotation_id = "perfpilot" if confirm else None
-    new = new_text.rstrip("\n") if not site.text.endswith("\n") else new_text
+    # The file's line endings: a model writes LF, the edit goes into a CRLF file as CRLF.
+    new = with_line_ending(new_text, function_line_ending(site))
+    if not site.text.endswith("\n"):
+        new = new.rstrip("\r\n")
     edits: list[tuple[lsp.Range, str]] = []
     missing = missing_includes(site.unit_text, includes)
     if missing:
-        newline = "\r\n" if "\r\n" in site.unit_text else "\n"
+        newline = unit_line_ending(site.unit_text)
         _offset, line = include_point(site.unit_text, site.start_byte)
         if line >= site.start_line:
             new = include_lines(missing, newline) + new  # no insertion where the range starts

@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 from cachetools import LRUCache
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
@@ -41,6 +42,7 @@ from perfpilot.lsp.transport import (
     BoundedStreamReader,
     GuardedProtocol,
     MessageFramer,
+    is_empty_body,
     is_parse_failure,
     parse_error,
 )
@@ -49,6 +51,11 @@ from perfpilot.settings import Settings, merge_settings
 log = logging.getLogger(__name__)
 
 DISK_READ_TIMEOUT_S = 2.0  # unopened documents: a file that takes longer is not read
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__
 
 
 class PerfPilotServer(LanguageServer):
@@ -118,10 +125,20 @@ class PerfPilotServer(LanguageServer):
         log.warning("PerfPilot: %s", reason)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """A body that is not JSON gets a parse error (id null) instead of silence."""
+        """A body that is not JSON gets a parse error (id null) instead of silence. Any other
+        error of the message loop itself (``source`` JsonRpcException: a message the protocol
+        could not take) is logged as one line, never shown to the user as a server error:
+        the client sent it, and the user cannot act on it. Errors of feature handlers go on
+        to pygls (a notification handler's failure is shown)."""
         if is_parse_failure(error):
-            self.guarded.answer_error(None, parse_error())
-            log.warning("answered a message that is not JSON: %s", str(error)[:200])
+            answer = parse_error(error)
+            self.guarded.answer_error(None, answer)
+            detail = "" if is_empty_body(error) else f" ({_first_line(error)})"
+            log.warning("answered -32700: %s%s", answer.message, detail)
+            return
+        if source is JsonRpcException:
+            log.warning("dropped a message the protocol could not take: %s: %s",
+                        type(error).__name__, _first_line(error))
             return
         super().report_server_error(error, source)
 
@@ -179,7 +196,7 @@ class PerfPilotServer(LanguageServer):
         try:
             config = workspace_config(self.workspace_root, trusted=trusted)
             base = config.settings
-            message = config.ignored_message()
+            message = config.notice()
             if message and message != self._told_ignored:  # once, not on every change
                 self._told_ignored = message
                 self.tell(f"PerfPilot: {message}", lsp.MessageType.Warning)

@@ -6,12 +6,16 @@ so the client waits forever for an answer. Here:
 
 - ``MessageFramer`` feeds pygls's message loop with lines and bodies of bounded size. A message
   whose declared length is over the limit is skipped (never buffered), with one log line, and
-  reading resumes at the next header.
+  reading resumes at the next header. A ``Content-Length: 0`` message (which pygls's loop
+  skips without a word) is handed on as a one-space body, so it is answered -32700 like any
+  other body that is not JSON.
 - ``GuardedProtocol`` answers every request it cannot serve: invalid JSON (-32700), a message
   that is not a request (-32600), parameters of the wrong shape (-32602), requests after
-  ``shutdown`` (-32600). It also refuses ``didChange`` notifications that do not advance the
-  document version, since applying them would leave the server and the client disagreeing
-  about which text a version names.
+  ``shutdown`` (-32600). A ``$/cancelRequest`` whose id is not an integer or a string is
+  dropped with a log line (it is a notification: no answer, and no error shown to the user).
+  It also refuses ``didChange`` notifications that do not advance the document version, since
+  applying them would leave the server and the client disagreeing about which text a version
+  names. Every malformed message is logged as one line (``log_lines`` keeps it so).
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ _READ_CHUNK = 64 * 1024
 _CONTENT_LENGTH = re.compile(rb"Content-Length: (\d+)\r\n")  # as pygls matches it
 _HEADER_NAME = b"Content-Length:"
 _REPLACEMENT_HEADER = b"X-PerfPilot-Skipped: oversized\r\n"
+# A zero-length message is announced to pygls as one byte long and handed on as this body.
+_EMPTY_HEADER = b"Content-Length: 1\r\n"
+EMPTY_BODY = b" "
 
 
 class MessageFramer:
@@ -64,6 +71,9 @@ class MessageFramer:
         self._buf = bytearray()
         self.eof = False
         self._skipping = False
+        # A Content-Length was handed on for the message being read (pygls takes the first).
+        self._length_seen = False
+        self._empty_body = False
 
     def feed(self, data: bytes) -> None:
         """More bytes from the stream; ``b""`` marks its end."""
@@ -85,11 +95,15 @@ class MessageFramer:
 
     def body(self, n: int) -> bytes | None:
         """The next ``n`` bytes (fewer at end of stream), or None: feed more."""
+        if self._empty_body:  # announced as one byte: nothing is taken from the stream
+            self._empty_body = self._length_seen = False
+            return EMPTY_BODY
         n = min(n, self.max_message_bytes)
         if len(self._buf) < n and not self.eof:
             return None
         data = bytes(self._buf[:n])
         del self._buf[:n]
+        self._length_seen = False
         return data
 
     def _take_line(self, n: int) -> bytes:
@@ -102,12 +116,17 @@ class MessageFramer:
                 self._buf[0:0] = line[at:]
                 return line[:at]
         match = _CONTENT_LENGTH.fullmatch(line)
-        if match is None:
-            return line
+        if match is None or self._length_seen:
+            return line  # a second Content-Length of one message: pygls keeps the first
         digits = match.group(1)
         size = int(digits) if len(digits) <= 15 else None
+        if size == 0:
+            self._skipping = False
+            self._length_seen = self._empty_body = True
+            return _EMPTY_HEADER
         if size is not None and size <= self.max_message_bytes:
             self._skipping = False
+            self._length_seen = True
             return line
         self._skipping = True
         shown = f"{size:,}" if size is not None else f"a {len(digits)}-digit number of"
@@ -224,14 +243,18 @@ class GuardedProtocol(LanguageServerProtocol):
             method = data.get("method")
             if "method" in data and "id" in data:
                 if msg_id is None:
+                    log.warning("answered -32600 to a request with an unusable id")
                     self.answer_error(None, JsonRpcInvalidRequest(
                         "the request id must be an integer or a string"))
                 else:
+                    log.warning("answered -32602 to %.100r: %s", method, detail)
                     self.answer_error(msg_id, JsonRpcInvalidParams(
                         f"invalid parameters for {str(method)[:100]!r}" +
                         (f": {detail}" if detail else "")))
                 return _Answered()
             if "method" not in data and msg_id is not None:
+                log.warning("failed request %.100r: the client's response was malformed: %s",
+                            msg_id, detail)
                 self._handle_response(msg_id, None, lsp.ResponseError(
                     JsonRpcInvalidParams.CODE, f"the client's response was malformed: {detail}"))
                 return _Answered()
@@ -250,6 +273,7 @@ class GuardedProtocol(LanguageServerProtocol):
         has_id = ("id" in raw) if raw is not None else hasattr(message, "id")
         msg_id = raw.get("id") if raw is not None else getattr(message, "id", None)
         if raw is None and not hasattr(message, "jsonrpc"):
+            log.warning("answered -32600 to a message that is not an object")
             self.answer_error(None, JsonRpcInvalidRequest("not a JSON-RPC 2.0 request object"))
             return
         if raw is not None or message.jsonrpc != self.VERSION:
@@ -258,11 +282,20 @@ class GuardedProtocol(LanguageServerProtocol):
             elif method is None and has_id:
                 log.warning("ignored a response that is not JSON-RPC 2.0")
             else:
+                log.warning("answered -32600 to a request that is not JSON-RPC 2.0")
                 self.answer_error(msg_id if _usable_id(msg_id) else None,
                                   JsonRpcInvalidRequest("not a JSON-RPC 2.0 request object"))
             return
+        if method == lsp.CANCEL_REQUEST and not has_id:
+            cancelled = getattr(getattr(message, "params", None), "id", None)
+            if not _usable_id(cancelled):
+                # A notification: no answer is due, and no error may reach the user.
+                log.warning("ignored $/cancelRequest: the id must be an integer or a string, "
+                            "not %s", type(cancelled).__name__)
+                return
         if method is not None and has_id:
             if not _usable_id(msg_id):
+                log.warning("answered -32600 to a request with an unusable id")
                 self.answer_error(None, JsonRpcInvalidRequest(
                     "the request id must be an integer or a string"))
                 return
@@ -328,6 +361,14 @@ def is_parse_failure(error: Exception) -> bool:
     return isinstance(error, json.JSONDecodeError | UnicodeDecodeError | RecursionError)
 
 
-def parse_error() -> JsonRpcException:
-    """The error answered (with id null) to a body that is not JSON."""
+def is_empty_body(error: Exception) -> bool:
+    """Whether a parse failure was of a body with nothing in it (``Content-Length: 0``, which
+    the framer hands on as ``EMPTY_BODY``, or only blanks)."""
+    return isinstance(error, json.JSONDecodeError) and not error.doc.strip()
+
+
+def parse_error(error: Exception | None = None) -> JsonRpcException:
+    """The error answered (with id null) to a body that is not JSON (or is empty)."""
+    if error is not None and is_empty_body(error):
+        return JsonRpcParseError("the message body is empty")
     return JsonRpcParseError("the message body is not valid JSON")

@@ -16,8 +16,14 @@ from perfpilot.profiling.stacks import costs_to_profile, stacks_to_profile
 from perfpilot.profiling.symbols import Extent, binutils_available, symbol_extents
 from perfpilot.profiling.values import Profile
 from perfpilot.progress import JobContext
+from perfpilot.regular_files import FileReadError, read_regular_file_async
 
 Profiler = Literal["auto", "perf", "callgrind"]
+# An imported profile is read like any path from outside (``regular_files``): a regular file
+# only (a FIFO or ``/dev/zero`` is refused at once), off the event loop, within a time and a
+# size: text profiles are parsed whole, so one larger than this is refused, not loaded.
+MAX_PROFILE_TEXT_BYTES = 512 * 1024 * 1024
+PROFILE_READ_TIMEOUT_S = 60.0
 
 
 async def choose_profiler(wanted: Profiler, ctx: JobContext | None = None
@@ -142,18 +148,22 @@ async def import_profile(path: Path, *, binary: Path | None = None,
     """Read a profile a user already has: ``perf.data`` (through ``perf script``), ``perf
     script`` text, a callgrind output file, or a gprof text report (``binary``: the profiled
     program, for gprof's file and line information)."""
+    path = path.absolute()
     try:
-        head = path.open("rb").read(65536)
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    kind = detect_format(path, head)
-    if kind == "perf-data":
-        if perf.perf_path() is None:
-            raise ProfileError(f"{path} is a perf.data file; reading it needs perf")
-        text = await perf.script(path, ctx)
-        kind = "perf-script"
-    else:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        head = await read_regular_file_async(path, MAX_PROFILE_TEXT_BYTES,
+                                             PROFILE_READ_TIMEOUT_S, head=65536)
+        kind = detect_format(path, head)
+        if kind == "perf-data":  # perf reads it (of any size); the file is a regular one
+            if perf.perf_path() is None:
+                raise ProfileError(f"{path} is a perf.data file; reading it needs perf")
+            text = await perf.script(path, ctx)
+            kind = "perf-script"
+        else:
+            data = await read_regular_file_async(path, MAX_PROFILE_TEXT_BYTES,
+                                                 PROFILE_READ_TIMEOUT_S)
+            text = data.decode("utf-8", errors="replace")
+    except FileReadError as exc:
+        raise ProfileError(str(exc)) from exc
     if kind == "perf-script":
         event, stacks = perf.parse_script(text)
         if not stacks:
