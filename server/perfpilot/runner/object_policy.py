@@ -142,7 +142,7 @@ def _state_key(symbol: str) -> str:
 
 def _state_shown(state: StateSymbol, names: dict[str, str]) -> tuple[str, str]:
     """(the variable's name, what kind of variable) for a message."""
-    text = names.get(state.symbol, state.symbol)
+    text = names.get(state.symbol, state.symbol).replace("(anonymous namespace)::", "")
     guard = text.startswith("guard variable for ")
     text = text.removeprefix("guard variable for ")
     if state.thread_local:
@@ -172,24 +172,44 @@ def _import_violations(cand: Reach, orig: Reach, names: dict[str, str], families
     return out
 
 
+def _stream_initialiser(reach: Reach) -> bool:
+    """Whether load-time code only initialises the standard streams (``<iostream>``)."""
+    return "_ZNSt8ios_base4InitC1Ev" in reach.imports \
+        and reach.imports <= _STREAM_INIT_IMPORTS \
+        and {s.symbol for s in reach.state} <= _STREAM_INIT_STATE
+
+
+def _function_of(section: str) -> str:
+    """The function a code section holds, from its name (``.text.startup._ZL4initv``)."""
+    return re.sub(r"^\.text(\.(startup|exit|hot|unlikely))?\.", "", section)
+
+
 def _load_violations(cand: ObjectFacts, orig: ObjectFacts,
                      names: dict[str, str]) -> list[ObjectViolation]:
-    if not cand.has_load_code:
-        return []
-    extra_imports = cand.load.imports - orig.load.imports - orig.entry.imports
-    extra_state = {_state_key(s.symbol) for s in cand.load.state} - \
-        {_state_key(s.symbol) for s in orig.load.state}
-    if not orig.has_load_code and (extra_imports - _STREAM_INIT_IMPORTS
-                                   or extra_state - _STREAM_INIT_STATE):
-        return [ObjectViolation(".init_array", "adds code that runs when the library loads "
-                                "(`.init_array`), which the original does not have")]
-    out = _import_violations(Reach(extra_imports - _STREAM_INIT_IMPORTS, frozenset(),
-                                   frozenset()), Reach(frozenset(), frozenset(), frozenset()),
-                             names, frozenset(), "runs, when the library loads,")
-    for key in sorted(extra_state - _STREAM_INIT_STATE):
-        name, _ = _state_shown(StateSymbol(key, "", False), names)
-        out.append(ObjectViolation(name, f"sets `{name}` when the library loads, which the "
-                                         "original does not"))
+    """Load-time code (constructors of globals, ``constructor`` attributes): a function the
+    original's tables do not list may only initialise the standard streams; one they list
+    (the unit's initialiser) may not gain imports or variables."""
+    known = dict(orig.load)
+    out: list[ObjectViolation] = []
+    for section, reach in cand.load:
+        before = known.get(section)
+        if before is None:
+            if not _stream_initialiser(reach):
+                shown = names.get(_function_of(section), _function_of(section))
+                out.append(ObjectViolation(shown, f"adds code that runs when the library loads "
+                                                  f"(`{shown}`), which the original does not "
+                                                  "have"))
+            continue
+        extra = Reach(reach.imports - before.imports - _STREAM_INIT_IMPORTS, frozenset(),
+                      frozenset())
+        out += _import_violations(extra, Reach(frozenset(), frozenset(), frozenset()), names,
+                                  frozenset(), "runs, when the library loads,")
+        had = {_state_key(s.symbol) for s in before.state}
+        for state in sorted(reach.state, key=lambda s: s.symbol):
+            if _state_key(state.symbol) not in had | _STREAM_INIT_STATE:
+                name, _ = _state_shown(state, names)
+                out.append(ObjectViolation(name, f"sets `{name}` when the library loads, which "
+                                                 "the original does not"))
     return out
 
 
@@ -220,9 +240,12 @@ async def object_violations(original: Path, candidate: Path, entry: str, *,
     """
     orig, cand = await asyncio.to_thread(
         lambda: (read_object(original, entry), read_object(candidate, entry)))
-    symbols = [*cand.entry.imports, *orig.entry.imports, *cand.load.imports,
-               *(s.symbol for s in cand.entry.state), *(s.symbol for s in cand.load.state)]
-    code = cand.entry.code | cand.load.code
+    symbols = [*cand.entry.imports, *orig.entry.imports,
+               *(s.symbol for s in cand.entry.state),
+               *(n for section, reach in cand.load
+                 for n in (_function_of(section), *reach.imports,
+                           *(s.symbol for s in reach.state)))]
+    code = cand.entry.code | cand.load_code
     names, kernel = await asyncio.gather(
         demangle(symbols),
         syscall_sections(candidate) if code else _no_sections())
@@ -246,7 +269,7 @@ async def _no_sections() -> frozenset[str]:
 
 
 async def _original_enters_kernel(path: Path, facts: ObjectFacts) -> bool:
-    return bool(await syscall_sections(path) & (facts.entry.code | facts.load.code))
+    return bool(await syscall_sections(path) & (facts.entry.code | facts.load_code))
 
 
 async def unit_violations(original: Path, candidate: Path) -> tuple[ObjectViolation, ...]:

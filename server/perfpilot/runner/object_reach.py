@@ -62,14 +62,19 @@ class Reach:
 
 @dataclass(frozen=True)
 class ObjectFacts:
-    """One object read for the policy: what its entry reaches, what its load-time code
-    reaches, and the allocated sections beyond the usual ones."""
+    """One object read for the policy: what its entry reaches, what each function its
+    load-time tables list reaches (by the function's section name), and the allocated
+    sections beyond the usual ones."""
 
     entry_found: bool
     entry: Reach
-    load: Reach
-    has_load_code: bool
+    load: tuple[tuple[str, Reach], ...]
     unusual_sections: frozenset[str]
+
+    @property
+    def load_code(self) -> frozenset[str]:
+        """Every code section load-time code reaches."""
+        return frozenset(c for _, reach in self.load for c in reach.code)
 
 
 def _is_state(section: Section) -> bool:
@@ -170,13 +175,17 @@ def read_object(path: Path, entry: str) -> ObjectFacts:
     if not found:
         roots = [i for i, s in enumerate(graph.sections)
                  if int(s["sh_flags"]) & _SHF_EXECINSTR]
-    load_roots = [i for i, s in enumerate(graph.sections) if _load_section(s)]
+    tables = [i for i, s in enumerate(graph.sections) if _load_section(s)]
+    listed = sorted({t for i in tables for t in graph.edges.get(i, ())})
+    load = tuple((graph.sections[t].name, graph.reach([t])) for t in listed)
+    # A table entry that names a symbol outside the object: load-time code all the same.
+    load += tuple((name, Reach(frozenset({name}), frozenset(), frozenset()))
+                  for i in tables for name in sorted(graph.imports.get(i, ())))
     unusual = frozenset(
         s.name for s in graph.sections
         if int(s["sh_flags"]) & _SHF_ALLOC and not _load_section(s)
         and not USUAL_SECTION.match(s.name))
-    return ObjectFacts(found, graph.reach(roots), graph.reach(load_roots), bool(load_roots),
-                       unusual)
+    return ObjectFacts(found, graph.reach(roots), load, unusual)
 
 
 def unit_imports(path: Path) -> frozenset[str]:
