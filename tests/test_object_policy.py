@@ -237,6 +237,35 @@ def test_whole_builds_are_compared_on_the_unit_imports(tmp_path: Path) -> None:
     assert "`system` (process control)" in described(asyncio.run(both()))
 
 
+def test_sanitized_builds_of_pure_work_import_nothing_refused(tmp_path: Path) -> None:
+    from perfpilot.runner.verify import SAN_FLAGS
+
+    work = _sum("""\
+  std::vector<long> v(a, a + n);
+  std::sort(v.begin(), v.end());
+  std::unordered_map<long, int> seen;
+  for (long x : v) ++seen[x];
+  std::ostringstream out;
+  out << std::to_string(n) << std::sqrt(double(n));
+  if (out.str().empty()) return -1;""", head=("#include <algorithm>\n#include <cmath>\n"
+                                                 "#include <sstream>\n#include <string>\n"
+                                                 "#include <unordered_map>\n#include <vector>\n"))
+
+    async def both() -> tuple[ObjectViolation, ...]:
+        libs = []
+        for name, unit in (("a", ORIGINAL), ("b", work)):
+            (tmp_path / f"{name}.cpp").write_text(unit)
+            proc = await asyncio.create_subprocess_exec(
+                "g++", "-O2", "-std=c++17", *SAN_FLAGS, "-fPIC", "-shared",
+                str(tmp_path / f"{name}.cpp"), "-o", str(tmp_path / f"{name}.so"))
+            assert await proc.wait() == 0
+            libs.append(tmp_path / f"{name}.so")
+        return await unit_violations(libs[0], libs[1])
+
+    found = asyncio.run(both())
+    assert not found, described(found)
+
+
 @pytest.mark.parametrize(("mangled", "demangled", "verdict", "shown"), [
     ("memcpy", "memcpy", "pure", "memcpy"),
     ("__memcpy_chk", "__memcpy_chk", "pure", "memcpy"),
@@ -246,6 +275,9 @@ def test_whole_builds_are_compared_on_the_unit_imports(tmp_path: Path) -> None:
     ("GOMP_parallel", "GOMP_parallel", "pure", "GOMP_parallel"),
     ("system", "system", "denied", "system"),
     ("chmod", "chmod", "denied", "chmod"),
+    ("__asan_report_load8", "__asan_report_load8", "pure", "__asan_report_load8"),
+    ("__sanitizer_set_report_path", "__sanitizer_set_report_path", "denied",
+     "__sanitizer_set_report_path"),
     ("_Znwm", "operator new(unsigned long)", "pure", "operator new"),
     ("_ZSt16__ostream_insertIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_PKS3_l",
      "std::basic_ostream<char, std::char_traits<char> >& std::__ostream_insert<char, "

@@ -50,8 +50,6 @@ _STREAM_INIT_STATE = frozenset({"_ZStL8__ioinit"})
 # Instructions that enter the kernel directly (x86-64, i386 and AArch64 spellings).
 _SYSCALL_INSN = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\b)")
 _SECTION_LINE = re.compile(r"^Disassembly of section (\S+):")
-# Runtime support of sanitized builds: the sanitizers' own entry points.
-_SANITIZER = re.compile(r"^__(asan|ubsan|lsan|tsan|msan|sanitizer)_")
 # A named OpenMP critical section's lock: the runtime's, not data the code reads.
 _OMP_LOCK = re.compile(r"^\.gomp_critical_user_")
 
@@ -274,10 +272,10 @@ async def _original_enters_kernel(path: Path, facts: ObjectFacts) -> bool:
 
 async def unit_violations(original: Path, candidate: Path) -> tuple[ObjectViolation, ...]:
     """The coarse check for builds read as a whole: symbols the candidate's build imports that
-    the original's same build does not, beyond pure library work and sanitizer runtime."""
+    the original's same build does not, beyond pure library work (sanitizer checks included)."""
     orig, cand = await asyncio.to_thread(
         lambda: (unit_imports(original), unit_imports(candidate)))
-    extra = sorted(s for s in cand - orig if not _SANITIZER.match(s))
+    extra = sorted(cand - orig)  # sanitizer entry points are pure (object_symbols)
     names = await demangle([*extra, *orig])
     families = _families(orig, names)
     return tuple(_import_violations(Reach(frozenset(extra), frozenset(), frozenset()),

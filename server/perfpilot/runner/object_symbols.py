@@ -61,9 +61,15 @@ omp_get_max_active_levels omp_get_schedule omp_init_lock omp_destroy_lock omp_se
 omp_unset_lock omp_test_lock omp_init_nest_lock omp_destroy_nest_lock omp_set_nest_lock
 omp_unset_nest_lock omp_test_nest_lock
 """)
-# The compiler's own runtime: OpenMP entry points, C++ ABI helpers, libgcc arithmetic.
+# The compiler's own runtime: OpenMP entry points, C++ ABI helpers, the checks sanitizers
+# insert (not their API: `__sanitizer_set_report_path` writes files), libgcc arithmetic.
 _C_PURE_PATTERN = re.compile(
-    r"^(GOMP_\w+|__cxa_\w+|__(fpclassify|isnan|isinf|finite|signbit|issignaling)[fl]?|"
+    r"^(GOMP_\w+|__cxa_\w+|__ubsan_(handle|vptr)_\w+|__tsan_(read|write|func_entry|func_exit|"
+    r"init|atomic|vptr|unaligned)\w*|__asan_(report|load|store|init|version_mismatch_check|"
+    r"register|unregister|handle_no_return|stack_malloc|stack_free|option_detect|memcpy|"
+    r"memset|memmove|set_shadow|alloca_poison|allocas_unpoison|before_dynamic_init|"
+    r"after_dynamic_init|shadow_memory_dynamic_address|poison_stack_memory|"
+    r"unpoison_stack_memory|exp_)\w*|__(fpclassify|isnan|isinf|finite|signbit|issignaling)[fl]?|"
     r"__(u?(div|mod)[dt]i3|mul[dt]i3|mulv[dst]i3|(ashl|ashr|lshr)[dt]i3|neg[dt]i2|"
     r"u?cmp[dt]i2|(popcount|clz|ctz|ffs|parity)[sdt]i2|bswap[sd]i2|float(un)?[dt]i[sdxt]f|"
     r"fix(uns)?[sdxt]f[dt]i|(mul|div)[sdxt]c3|powi[sdxt]f2|extend[hsd]f[sdx]f2|"
