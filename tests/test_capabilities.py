@@ -143,6 +143,9 @@ ALLOWED = {
                        "long sum(const long* a, long n) {\n  long s = 0;\n"
                        "  for (long i = 0; i < n; ++i) s += twice(a[i]) / 2;\n  return s;\n}\n",
     "standard header": "#include <unordered_set>\n" + _body(""),
+    # <chrono> is a standard header: durations are pure, only its clocks are refused.
+    "chrono durations": "#include <chrono>\n"
+                        + _body("std::chrono::milliseconds d(n); s += d.count() * 0;"),
     "openmp guard": "#ifdef _OPENMP\n#include <omp.h>\n#endif\n" + _body(""),
     "prefetch hint": "#include <immintrin.h>\n"
                      + _body("_mm_prefetch((const char*)a, _MM_HINT_T0);"),

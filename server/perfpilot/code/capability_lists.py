@@ -22,17 +22,17 @@ stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdlib.h stdnoreturn
 tgmath.h uchar.h wchar.h wctype.h stdio.h
 """)
 # C++ headers of pure facilities (no <fstream>, <filesystem>, <csignal>, <cstdio> is allowed
-# for memory formatting; its stream functions are gated by name).
+# for memory formatting; its stream functions are gated by name, as <chrono>'s clocks are).
 CPP_HEADERS = _words("""
 algorithm any array atomic barrier bit bitset cassert ccomplex cctype cerrno cfenv cfloat
-charconv cinttypes ciso646 climits cmath compare complex concepts cstdarg cstdbool cstddef
+charconv chrono cinttypes ciso646 climits cmath compare complex concepts cstdarg cstdbool cstddef
 cstdint cstdio cstdlib cstring ctgmath cuchar cwchar cwctype deque exception execution expected
 format forward_list functional initializer_list iomanip ios iosfwd iostream istream iterator
 latch limits list map memory memory_resource mutex new numbers numeric optional ostream queue
 random ranges ratio scoped_allocator semaphore set shared_mutex source_location span sstream
 stack stdexcept stop_token streambuf string string_view syncstream system_error thread tuple
 type_traits typeindex typeinfo unordered_map unordered_set utility valarray variant vector
-version
+version regex coroutine mdspan flat_map flat_set stdfloat
 """)
 # Vector intrinsics and OpenMP: hardware-aware and parallel rewrites need them.
 EXTRA_HEADERS = _words("""
