@@ -369,3 +369,12 @@ async def test_a_whole_program_is_judged_from_main(tmp_path: Path,
     assert verdict.verdict == "rejected", verdict.message
     assert "`system` (process control)" in verdict.message
     assert not mark.exists()
+
+
+def test_the_units_own_initialiser_may_stay_but_not_grow() -> None:
+    head = "#include <vector>\nstatic std::vector<long> table(8, 1);\n"
+    original = _sum("  if (n < 0) return table[0];", head=head)
+    assert not _run(original, _sum("  if (n < -1) return table[1];", head=head))
+    grown = head.replace("(8, 1);", "(8, 1);\nstatic std::vector<long> more(4, 2);\n")
+    found = _run(original, _sum("  if (n < -1) return more[1];", head=grown))
+    assert "sets `more` when the library loads" in described(found)

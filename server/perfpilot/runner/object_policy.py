@@ -182,15 +182,21 @@ def _function_of(section: str) -> str:
     return re.sub(r"^\.text(\.(startup|exit|hot|unlikely))?\.", "", section)
 
 
+def _load_key(section: str) -> str:
+    """A load-time function's section as both objects name it: the unit's initialiser is
+    named after its source file (``_GLOBAL__sub_I_unit.cpp``)."""
+    return re.sub(r"(_GLOBAL__sub_[ID]_).*$", r"\1", section)
+
+
 def _load_violations(cand: ObjectFacts, orig: ObjectFacts,
                      names: dict[str, str]) -> list[ObjectViolation]:
     """Load-time code (constructors of globals, ``constructor`` attributes): a function the
     original's tables do not list may only initialise the standard streams; one they list
     (the unit's initialiser) may not gain imports or variables."""
-    known = dict(orig.load)
+    known = {_load_key(section): reach for section, reach in orig.load}
     out: list[ObjectViolation] = []
     for section, reach in cand.load:
-        before = known.get(section)
+        before = known.get(_load_key(section))
         if before is None:
             if not _stream_initialiser(reach):
                 shown = names.get(_function_of(section), _function_of(section))
