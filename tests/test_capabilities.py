@@ -299,6 +299,9 @@ SCOPE_REFUSED = {
     "unknown function after its name's scope": (
         _body('{ int chmod = 0; (void)chmod; }\n  ::chmod("x", 0777);'), "chmod", 4),
     "dprintf": (_body('{ int dprintf = 0; (void)dprintf; }\n  dprintf(2, "x");'), "dprintf", 4),
+    "qualified by a namespace that only re-exports it": (
+        "namespace ns { using ::system; }\n"
+        + _body('{ int system = 0; (void)system; }\n  ns::system("id");'), "system", 5),
     "a thread of its own": (_body("std::thread([] {}).detach();"), "thread", 3),
     "sleeping": (_body("std::this_thread::sleep_for(std::chrono::seconds(1));"),
                  "this_thread", 3),
@@ -314,6 +317,8 @@ SCOPE_ALLOWED = {
     "member defined outside its class": (
         "struct Acc { long total = 0; long add(long x); };\n"
         "long Acc::add(long x) { total += x; return total; }\n" + _body("Acc c; s += c.add(1);")),
+    "enumerator named like a capability": (
+        "enum class Mode { time, read };\n" + _body("s += (long)Mode::time;")),
     "namespace constant used after the namespace": (
         "namespace { const long kBias = 0; }\n" + _body("s += kBias;")),
 }

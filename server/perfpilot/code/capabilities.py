@@ -2,10 +2,12 @@
 
 A candidate may use what the original already uses, plus pure standard facilities. It may not
 add process control, files or streams the original does not use, sockets, the environment,
-dynamic loading, clocks, inline assembly, load-time code (constructor attributes, global
-initialisers), includes outside the standard headers (by exact name), pragmas other than
-loop and OpenMP ones, macro definitions, volatile or mutable static state. Names are allowed
-from lists (see ``capability_lists``), not only denied, so an unknown function is refused too.
+dynamic loading, clocks, threads, inline assembly, load-time code (constructor attributes,
+global initialisers), includes outside the standard headers (by exact name), pragmas other than
+loop and OpenMP ones, macro definitions, volatile, or state that outlives a call (statics other
+than constant tables). A name the candidate declares excuses a capability's name only within
+the scope of its declaration (``code/decl_scopes.py``). Names are allowed from lists (see
+``capability_lists``), not only denied, so an unknown function is refused too.
 
 Pure and fast: one tree-sitter parse of the candidate and one of the original.
 """
@@ -236,6 +238,18 @@ def _constant_names(nodes: tuple[tree_sitter.Node, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
+def _named_bodies(nodes: tuple[tree_sitter.Node, ...]) -> dict[str, list[Span]]:
+    """The bodies of the named classes, enumerations and namespaces among ``nodes``."""
+    out: dict[str, list[Span]] = {}
+    for node in nodes:
+        if node.type in ("struct_specifier", "class_specifier", "union_specifier",
+                         "enum_specifier", "namespace_definition"):
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is not None and body is not None:
+                out.setdefault(node_text(name), []).append((body.start_byte, body.end_byte))
+    return out
+
+
 def _member_declarator(declarator: tree_sitter.Node) -> bool:
     """Whether a function declarator declares a member function inside its class."""
     return declarator.parent is not None and declarator.parent.type == "field_declaration"
@@ -278,6 +292,8 @@ class _Checker:
         # Where each name the candidate declares is visible: a declaration excuses a
         # capability's name only where it is in scope.
         self.visible: dict[str, list[Span]] = {}
+        self.declared_at: dict[str, list[int]] = {}
+        self.bodies = _named_bodies(cand.nodes)
         self.declared = self._declared_variables()
         self.literal_types = base.literal_types | literal_types(cand.nodes)
         self.constants = base.constants | _constant_names(cand.nodes)
@@ -345,17 +361,19 @@ class _Checker:
                     and parent.child_by_field_name("declarator") == node):
                 name = node_text(node)
                 names.add(name)
+                self.declared_at.setdefault(name, []).append(node.start_byte)
                 span = visibility(node, end)
                 self.visible.setdefault(name, []).extend([span, *methods.get(span, [])])
         return frozenset(names)
 
     def _own(self, name: str, pos: int, scope: list[str] | None) -> bool:
-        """Whether the name at ``pos`` is one the candidate declares: in the scope of its
-        declaration and not qualified by ``std::`` or ``::`` (members of the candidate's own
-        types and namespaces, ``Memo::last``, count as its own)."""
+        """Whether the name at ``pos`` is one the candidate declares: unqualified, in the
+        scope of its declaration; qualified (``Memo::last``), declared inside the body of the
+        candidate's own type or namespace of that name. ``std::`` and ``::`` names never are."""
         if scope is not None:
-            return scope[0] not in ("", "std") and scope[0] in self.declared \
-                and name in self.declared
+            return scope[0] not in ("", "std") and any(
+                start <= at < stop for at in self.declared_at.get(name, ())
+                for start, stop in self.bodies.get(scope[-1], ()))
         return any(start <= pos < stop for start, stop in self.visible.get(name, ()))
 
     def _vexing(self, fdecl: tree_sitter.Node) -> bool:
