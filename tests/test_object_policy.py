@@ -299,6 +299,9 @@ def test_sanitized_builds_of_pure_work_import_nothing_refused(tmp_path: Path) ->
     ("_ZTINSt6thread6_StateE", "typeinfo for std::thread::_State", "family",
      "typeinfo for std::thread::_State"),
     ("_ZTIi", "typeinfo for int", "pure", "typeinfo for int"),
+    ("_ZNSt6localeC1EPKc", "std::locale::locale(char const*)", "denied",
+     "std::locale::locale"),
+    ("_ZNSt6locale7classicEv", "std::locale::classic()", "pure", "std::locale::classic"),
     ("_ZN12_GLOBAL__N_16helperEi", "(anonymous namespace)::helper(int)", "denied",
      "(anonymous namespace)::helper"),
 ])

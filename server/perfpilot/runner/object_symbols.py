@@ -271,6 +271,10 @@ def _cxx_kind(name: str, prefix: str) -> Kind:
     return _UNKNOWN
 
 
+# A locale by name reads the locale files, and `std::locale("")` the environment.
+_NAMED_LOCALE = re.compile(r"^std::locale::locale\(.*(char const\*|basic_string)")
+
+
 def classify(symbol: str, demangled: str) -> tuple[Kind, str]:
     """How the policy treats ``symbol`` (as the object spells it; ``demangled`` is its
     demangled form, or the same text when it is not a C++ name), and the name to show."""
@@ -278,6 +282,8 @@ def classify(symbol: str, demangled: str) -> tuple[Kind, str]:
         return _c_kind(symbol), c_base(symbol)
     prefix, name = entity(demangled)
     shown = f"{prefix} {name}" if prefix else name
+    if _NAMED_LOCALE.match(demangled):
+        return Kind("denied", label="environment and identity"), shown
     return _cxx_kind(name, prefix), shown
 
 
