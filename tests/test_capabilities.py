@@ -143,6 +143,9 @@ ALLOWED = {
                        "long sum(const long* a, long n) {\n  long s = 0;\n"
                        "  for (long i = 0; i < n; ++i) s += twice(a[i]) / 2;\n  return s;\n}\n",
     "standard header": "#include <unordered_set>\n" + _body(""),
+    # <chrono> is a standard header: durations are pure, only its clocks are refused.
+    "chrono durations": "#include <chrono>\n"
+                        + _body("std::chrono::milliseconds d(n); s += d.count() * 0;"),
     "openmp guard": "#ifdef _OPENMP\n#include <omp.h>\n#endif\n" + _body(""),
     "prefetch hint": "#include <immintrin.h>\n"
                      + _body("_mm_prefetch((const char*)a, _MM_HINT_T0);"),
@@ -274,3 +277,116 @@ def test_the_fast_io_rewrite_of_an_output_only_program_passes() -> None:
     assert not check_candidate(site, result.code, result.includes)
     reads = result.code.replace("return 0;", "int x; std::cin >> x;\n  return 0;")
     assert any(v.construct == "cin" for v in check_candidate(site, reads))
+
+
+# -- a declared name excuses a capability only within its scope ------------------------------
+SCOPE_REFUSED = {
+    "block-scope variable then the library call": (
+        _body('{ int system = 0; (void)system; }\n  std::system("id");'), "system", 4),
+    "block-scope variable then an unqualified call": (
+        _body('{ int system = 0; (void)system; }\n  system("id");'), "system", 4),
+    "lambda parameter": (
+        _body('auto q = [](const char* system) { return system; };\n  std::system(q("id"));'),
+        "system", 4),
+    "a variable is never std::": (_body('int getenv = 0; (void)getenv;\n  std::getenv("H");'),
+                                  "getenv", 4),
+    "a variable is never ::": (_body('int remove = 0; (void)remove;\n  ::remove("x");'),
+                               "remove", 4),
+    "later in the block than the call": (_body('quick_exit(1);\n  int quick_exit = 0;'),
+                                         "quick_exit", 3),
+    "parameter of a prototype": (_body('using F = int(int fopen);\n  std::fopen("x", "w");'),
+                                 "fopen", 4),
+    "unknown function after its name's scope": (
+        _body('{ int chmod = 0; (void)chmod; }\n  ::chmod("x", 0777);'), "chmod", 4),
+    "dprintf": (_body('{ int dprintf = 0; (void)dprintf; }\n  dprintf(2, "x");'), "dprintf", 4),
+    "qualified by a namespace that only re-exports it": (
+        "namespace ns { using ::system; }\n"
+        + _body('{ int system = 0; (void)system; }\n  ns::system("id");'), "system", 5),
+    "a thread of its own": (_body("std::thread([] {}).detach();"), "thread", 3),
+    "sleeping": (_body("std::this_thread::sleep_for(std::chrono::seconds(1));"),
+                 "this_thread", 3),
+}
+
+SCOPE_ALLOWED = {
+    "variable used in its own block": _body("{ long time = 2; s += time; }"),
+    "loop variable": _body("for (int read = 0; read < 2; ++read) s += read;"),
+    "lambda parameter used inside": _body("auto f = [](long system) { return system + 1; };\n"
+                                          "  s += f(1);"),
+    "condition variable": _body("if (long write = n) s += write;"),
+    "label before its goto": _body("goto done;\n  done: s += 0;"),
+    "member defined outside its class": (
+        "struct Acc { long total = 0; long add(long x); };\n"
+        "long Acc::add(long x) { total += x; return total; }\n" + _body("Acc c; s += c.add(1);")),
+    "enumerator named like a capability": (
+        "enum class Mode { time, read };\n" + _body("s += (long)Mode::time;")),
+    "namespace constant used after the namespace": (
+        "namespace { const long kBias = 0; }\n" + _body("s += kBias;")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCOPE_REFUSED))
+def test_a_declared_name_excuses_only_uses_in_its_scope(name: str) -> None:
+    code, construct, line = SCOPE_REFUSED[name]
+    found = check_candidate(_site(), code)
+    assert any(v.construct == construct and v.line == line for v in found), describe(found, 9)
+
+
+@pytest.mark.parametrize("name", sorted(SCOPE_ALLOWED))
+def test_names_in_their_scope_stay_the_candidates_own(name: str) -> None:
+    found = check_candidate(_site(), SCOPE_ALLOWED[name])
+    assert not found, describe(found, 9)
+
+
+# -- state that outlives a call --------------------------------------------------------------
+STATE_REFUSED = {
+    "static const smart pointer": "static const std::unique_ptr<std::vector<long>> memo = "
+                                  "std::make_unique<std::vector<long>>(); (void)memo;",
+    "static const struct with mutable members": "struct Memo { mutable long n = -1; };\n"
+                                                "  static const Memo memo{}; (void)memo;",
+    "static const from a parameter": "static const long first = n; (void)first;",
+    "static const pointer": "static const long* const seen = a; (void)seen;",
+    "static const container": "static const std::vector<long> v{1, 2}; (void)v;",
+    "static const string": 'static const std::string s0 = "x"; (void)s0;',
+    "thread-local": "thread_local long calls = 0; ++calls;",
+}
+STATE_ALLOWED = {
+    "constant array": "static const long k[4] = {1, 2, 3, 4}; s += k[n & 3];",
+    "constexpr std::array": "static constexpr std::array<int, 3> t{1, 2, 3}; s += t[0];",
+    "plain struct of numbers": "struct P { int a; double b; };\n"
+                               "  static const P p{1, 2.0}; s += p.a;",
+    "constants from constants": "static constexpr long K = 4;\n"
+                                "  static const long twice = K * 2 + sizeof(long); s += twice;",
+    "constexpr auto number": "static constexpr auto limit = 64; s += limit;",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATE_REFUSED))
+def test_statics_that_can_remember_a_call_are_refused(name: str) -> None:
+    found = check_candidate(_site(), _body(STATE_REFUSED[name]))
+    assert any("keeps state between calls" in v.reason or "mutable static" in v.reason
+               for v in found), describe(found, 9)
+
+
+@pytest.mark.parametrize("name", sorted(STATE_ALLOWED))
+def test_constant_tables_may_be_static(name: str) -> None:
+    found = check_candidate(_site(), _body(STATE_ALLOWED[name]))
+    assert not found, describe(found, 9)
+
+
+def test_namespace_scope_state_is_refused_even_when_const() -> None:
+    found = check_candidate(_site(), "const std::vector<long> table{1, 2};\n"
+                                     + _body("s += table[0];"))
+    assert any(v.line == 1 and "keeps state between calls" in v.reason for v in found), \
+        describe(found, 9)
+    members = "struct Memo { static const std::vector<long> last; };\n" + _body("")
+    assert any(v.line == 1 for v in check_candidate(_site(), members))
+
+
+def test_a_static_the_original_keeps_may_be_kept_and_programs_may_keep_any() -> None:
+    unit = "long sum(const long* a, long n) {\n  static long calls = 0;\n  ++calls;\n" \
+           "  long s = 0;\n  for (long i = 0; i < n; ++i) s += a[i];\n  return s;\n}\n"
+    kept = unit.replace("++calls;", "calls += 1;")
+    assert not check_candidate(_site(unit), kept)
+    program = "#include <cstdio>\nint main() {\n  printf(\"%d\\n\", 1);\n  return 0;\n}\n"
+    memo = program.replace("  printf", "  static std::vector<int> seen;\n  (void)seen;\n  printf")
+    assert not check_candidate(_site(program, "main"), memo)

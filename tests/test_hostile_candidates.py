@@ -39,6 +39,25 @@ SETTINGS = RunnerSettings(pairs=6, callgrind=False, run_timeout_s=20.0, build_ti
 TUNING = Tuning(target_sample_s=0.0005, edge_sizes=(0, 1, 7, 33), budget_s=3.0,
                 noisy_retries=0, build_cache=False)
 NO_POLICY = replace(TUNING, capability_policy=False)
+# Attacks spelled to slip past a check of names (tests/hostile/dodges/): a shadowing variable,
+# a path built at run time, memoised answers in `static const` objects, a detached thread.
+# What the syntax-tree policy must name for each; the compiled-code check names the symbol.
+DODGES = {
+    "shadowed_system": ("system",),
+    "lambda_system": ("system",),
+    "shadowed_fopen_remove": ("fopen", "remove"),
+    "shadowed_getenv": ("getenv",),
+    "shadowed_quick_exit": ("quick_exit",),
+    "shadowed_dprintf": ("dprintf",),
+    "runtime_tmp_path": ("fopen",),
+    "memo_unique_ptr": ("static const std::unique_ptr",),
+    "memo_mutable_struct": ("static const Memo memo{};",),
+    "detached_thread": ("thread",),
+    "exit_paths": ("exit", "_Exit"),
+}
+# The compiled-code check on its own: builds cached across the dodges (the original and the
+# driver are built once), no sanitized builds (the check comes before any of them would run).
+OBJECT_ONLY = replace(TUNING, build_cache=True, sanitizers=False, mutants=False, coverage=False)
 
 
 @dataclass(frozen=True)
@@ -164,6 +183,16 @@ async def _measure(scene: Scene, attack: str, tuning: Tuning,
                                     origin=origin)  # type: ignore[arg-type]
 
 
+async def _measure_cached(scene: Scene, attack: str) -> Verdict:
+    """``_measure`` with ``OBJECT_ONLY`` and without the scene's source path, so that the
+    compile flags (no ``-iquote`` of a fresh folder) and with them the cached builds of the
+    original and the driver are the same in every test."""
+    code = scene.substitute((CORPUS / f"{attack}.cpp").read_text())
+    site = function_by_name((CORPUS / "original.cpp").read_text(), "cpp", "sum_array")
+    return await verify_and_measure(site, code, SETTINGS, JobContext(), tuning=OBJECT_ONLY,
+                                    origin="model")
+
+
 async def _settled(scene: Scene) -> list[str]:
     # A process killed with its namespace may take a moment to disappear from /proc.
     for _ in range(20):
@@ -205,6 +234,55 @@ async def test_without_bubblewrap_model_candidates_never_run(scene: Scene, no_bw
     assert verdict.message == NO_SANDBOX
     assert not await _settled(scene)
     assert not scene.leaks(verdict)
+
+
+def test_every_dodge_in_the_corpus_has_its_expectation() -> None:
+    on_disk = {p.stem for p in (CORPUS / "dodges").glob("*.cpp")} - {"honest"}
+    assert on_disk == set(DODGES)
+
+
+@pytest.mark.parametrize("dodge", sorted(DODGES))
+async def test_the_policy_names_every_dodge_before_building(scene: Scene, dodge: str) -> None:
+    verdict = await _measure(scene, f"dodges/{dodge}", TUNING)
+    assert verdict.verdict == "rejected", verdict.message
+    assert verdict.build_log == "" and "capability policy" in verdict.message
+    named = {note.split("`")[1] for note in verdict.notes if "`" in note}
+    for construct in DODGES[dodge]:
+        assert any(n.startswith(construct) for n in named), verdict.notes
+    assert not await _settled(scene)
+
+
+@pytest.fixture(scope="module")
+def build_cache_folder() -> Iterator[str]:
+    folder = tempfile.mkdtemp(prefix="pp-hostile-cache-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("dodge", sorted(DODGES))
+async def test_the_compiled_check_alone_refuses_every_dodge_before_it_runs(
+        scene: Scene, dodge: str, build_cache_folder: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.runner import measure
+
+    # Names can be spelled past any list: the object check must hold without the syntax one.
+    monkeypatch.setattr(measure, "policy_verdict", lambda *a, **k: None)
+    monkeypatch.setenv("XDG_CACHE_HOME", build_cache_folder)
+    verdict = await _measure_cached(scene, f"dodges/{dodge}")
+    assert verdict.verdict == "rejected", verdict.message
+    assert verdict.message.startswith("Rejected by the capability policy before it ran"), \
+        verdict.message
+    assert verdict.validation_status == "skipped" and verdict.speedup is None
+    assert not await _settled(scene)
+    assert not scene.leaks(verdict)
+
+
+async def test_the_honest_rewrite_passes_both_checks(scene: Scene, build_cache_folder: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", build_cache_folder)
+    verdict = await _measure_cached(scene, "dodges/honest")
+    assert verdict.verdict not in ("rejected", "build-failed", "incorrect"), verdict.message
+    assert verdict.validation_status == "passed"
 
 
 async def test_without_bubblewrap_an_opt_in_runs_model_code_and_the_builtin_rules_run(

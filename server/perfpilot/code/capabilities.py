@@ -2,10 +2,12 @@
 
 A candidate may use what the original already uses, plus pure standard facilities. It may not
 add process control, files or streams the original does not use, sockets, the environment,
-dynamic loading, clocks, inline assembly, load-time code (constructor attributes, global
-initialisers), includes outside the standard headers (by exact name), pragmas other than
-loop and OpenMP ones, macro definitions, volatile or mutable static state. Names are allowed
-from lists (see ``capability_lists``), not only denied, so an unknown function is refused too.
+dynamic loading, clocks, threads, inline assembly, load-time code (constructor attributes,
+global initialisers), includes outside the standard headers (by exact name), pragmas other than
+loop and OpenMP ones, macro definitions, volatile, or state that outlives a call (statics other
+than constant tables). A name the candidate declares excuses a capability's name only within
+the scope of its declaration (``code/decl_scopes.py``). Names are allowed from lists (see
+``capability_lists``), not only denied, so an unknown function is refused too.
 
 Pure and fast: one tree-sitter parse of the candidate and one of the original.
 """
@@ -20,8 +22,15 @@ import tree_sitter
 
 from perfpilot.code import capability_lists as L
 from perfpilot.code.callees import direct_callees
+from perfpilot.code.decl_scopes import Span, class_bodies, visibility
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite, Language
+from perfpilot.code.static_state import (
+    STATIC_WORDS,
+    constant_table,
+    literal_types,
+    qualifier_words,
+)
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,8 @@ class _Baseline:
     globals_unused: frozenset[str]  # the unit's mutable globals the function does not use
     mutable_statics: bool
     has_errors: bool
+    literal_types: frozenset[str]  # the unit's enumerations and plain structs of numbers
+    constants: frozenset[str]  # names the unit declares const or constexpr, its enumerators
 
     @classmethod
     def of(cls, function_text: str, unit_text: str, language: Language) -> _Baseline:
@@ -164,10 +175,15 @@ class _Baseline:
                    fn_pointers, globals_unused,
                    any(_mutable_static(n) for n in fn.nodes
                        if n.type == "declaration"),
-                   fn.tree.root_node.has_error)
+                   fn.tree.root_node.has_error, literal_types(unit.nodes),
+                   _constant_names(unit.nodes))
 
 
 _CASTS = frozenset({"static_cast", "const_cast", "reinterpret_cast", "dynamic_cast"})
+_STATE_REASON = ("keeps state between calls, so it can remember an earlier call's answer: "
+                 "only constant tables may be static or global (const or constexpr numbers, "
+                 "characters, arrays or plain structs of them, with constant initialisers; "
+                 "no pointers, containers, smart pointers or mutable members)")
 
 
 def _function_pointer(node: tree_sitter.Node) -> bool:
@@ -200,6 +216,43 @@ def _unit_globals(nodes: tuple[tree_sitter.Node, ...]) -> frozenset[str]:
             if decl is not None and decl.type == "identifier":
                 names.add(node_text(decl))
     return frozenset(names)
+
+
+def _constant_names(nodes: tuple[tree_sitter.Node, ...]) -> frozenset[str]:
+    """Names declared ``const`` or ``constexpr`` (any scope), and enumerators: what a constant
+    initialiser may refer to."""
+    names: set[str] = set()
+    for node in nodes:
+        if node.type == "enumerator":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                names.add(node_text(name))
+        elif node.type in ("declaration", "field_declaration") \
+                and qualifier_words(node) & {"const", "constexpr"}:
+            for top in node.children_by_field_name("declarator"):
+                decl: tree_sitter.Node | None = top
+                while decl is not None and decl.type not in ("identifier", "field_identifier"):
+                    decl = decl.child_by_field_name("declarator")
+                if decl is not None:
+                    names.add(node_text(decl))
+    return frozenset(names)
+
+
+def _named_bodies(nodes: tuple[tree_sitter.Node, ...]) -> dict[str, list[Span]]:
+    """The bodies of the named classes, enumerations and namespaces among ``nodes``."""
+    out: dict[str, list[Span]] = {}
+    for node in nodes:
+        if node.type in ("struct_specifier", "class_specifier", "union_specifier",
+                         "enum_specifier", "namespace_definition"):
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is not None and body is not None:
+                out.setdefault(node_text(name), []).append((body.start_byte, body.end_byte))
+    return out
+
+
+def _member_declarator(declarator: tree_sitter.Node) -> bool:
+    """Whether a function declarator declares a member function inside its class."""
+    return declarator.parent is not None and declarator.parent.type == "field_declaration"
 
 
 def _norm(text: str) -> str:
@@ -236,7 +289,14 @@ class _Checker:
         self.keep = base.unit_tokens if keep_from_unit else base.function_tokens
         self.out: list[Violation] = []
         self.approved: set[int] = set()  # byte offsets of tokens a call check allowed
+        # Where each name the candidate declares is visible: a declaration excuses a
+        # capability's name only where it is in scope.
+        self.visible: dict[str, list[Span]] = {}
+        self.declared_at: dict[str, list[int]] = {}
+        self.bodies = _named_bodies(cand.nodes)
         self.declared = self._declared_variables()
+        self.literal_types = base.literal_types | literal_types(cand.nodes)
+        self.constants = base.constants | _constant_names(cand.nodes)
         # Variables that look like function declarations count as names the candidate
         # declares, but never excuse a capability's name.
         self.objects = self._vexing_names()
@@ -284,6 +344,8 @@ class _Checker:
         """Variables, parameters, fields, types and labels the candidate declares itself
         (functions it only declares are not: that is how a library function is reached)."""
         names: set[str] = set()
+        end = len(self.cand.data)
+        methods = class_bodies(self.cand.nodes)
         for node in self.cand.nodes:
             parent = node.parent
             if node.type not in ("identifier", "field_identifier", "type_identifier",
@@ -294,10 +356,25 @@ class _Checker:
             if parent.type in ("structured_binding_declarator", "reference_declarator") or (
                     field is not None
                     and any(node == c for c in parent.children_by_field_name(field))) or (
-                    parent.type == "function_declarator" and self._defines(parent)
+                    parent.type == "function_declarator"
+                    and (self._defines(parent) or _member_declarator(parent))
                     and parent.child_by_field_name("declarator") == node):
-                names.add(node_text(node))
+                name = node_text(node)
+                names.add(name)
+                self.declared_at.setdefault(name, []).append(node.start_byte)
+                span = visibility(node, end)
+                self.visible.setdefault(name, []).extend([span, *methods.get(span, [])])
         return frozenset(names)
+
+    def _own(self, name: str, pos: int, scope: list[str] | None) -> bool:
+        """Whether the name at ``pos`` is one the candidate declares: unqualified, in the
+        scope of its declaration; qualified (``Memo::last``), declared inside the body of the
+        candidate's own type or namespace of that name. ``std::`` and ``::`` names never are."""
+        if scope is not None:
+            return scope[0] not in ("", "std") and any(
+                start <= at < stop for at in self.declared_at.get(name, ())
+                for start, stop in self.bodies.get(scope[-1], ()))
+        return any(start <= pos < stop for start, stop in self.visible.get(name, ()))
 
     def _vexing(self, fdecl: tree_sitter.Node) -> bool:
         """Whether a block-scope ``T name(arg, ...)`` is a variable built from arguments that
@@ -383,10 +460,12 @@ class _Checker:
         elif _function_pointer(node) and not self.base.fn_pointers:
             self.add(node.start_byte, node_text(node)[:60], "a function pointer type can call "
                      "any address, past every name this check looks at")
-        elif t == "field_declaration" and _mutable_static(node) and not self.program \
-                and not self.base.mutable_statics:
-            self.add(node.start_byte, _norm(node_text(node))[:60], "mutable static state can "
-                     "remember earlier calls and answer from them")
+        elif t == "field_declaration" and qualifier_words(node) & STATIC_WORDS \
+                and not self.program and not any(
+                    d.type == "function_declarator"
+                    for d in node.children_by_field_name("declarator")) \
+                and _norm(node_text(node)) not in self.base.declarations:
+            self._static_state(node, _norm(node_text(node)))
         elif t == "type_qualifier" and node_text(node) == "volatile" \
                 and "volatile" not in self.keep:
             self.add(node.start_byte, "volatile", "volatile accesses are not a speed-up the "
@@ -514,19 +593,24 @@ class _Checker:
             return
         at_top = node.parent is not None and node.parent.type in (
             "translation_unit", "declaration_list", "linkage_specification")
-        if at_top and text not in self.base.declarations and not self.program \
-                and not words & {"constexpr", "const"}:
+        if text in self.base.declarations:
+            return
+        if at_top and not self.program and not words & {"constexpr", "const"}:
             self.add(node.start_byte, text[:60], "a global variable may run code when the "
                      "library loads and keeps state between calls")
-        elif at_top and text not in self.base.declarations \
-                and any(n.type in ("call_expression", "lambda_expression")
-                        for n in walk_all(node)):
+        elif at_top and any(n.type in ("call_expression", "lambda_expression")
+                            for n in walk_all(node)):
             self.add(node.start_byte, text[:60], "a global initialiser runs code when the "
                      "library loads")
-        if not at_top and _mutable_static(node) and not self.base.mutable_statics \
-                and not self.program:
-            self.add(node.start_byte, text[:60], "mutable static state can remember earlier "
-                     "calls and answer from them")
+        elif (at_top or words & STATIC_WORDS) and not self.program:
+            self._static_state(node, text)
+
+    def _static_state(self, node: tree_sitter.Node, text: str) -> None:
+        """Refuse a variable that outlives the call unless it is a constant table."""
+        if _mutable_static(node) and self.base.mutable_statics:
+            return  # the original function keeps state of its own
+        if not constant_table(node, self.literal_types, self.constants):
+            self.add(node.start_byte, text[:60], _STATE_REASON)
 
     def _definition(self, node: tree_sitter.Node) -> None:
         decl = node.child_by_field_name("declarator")
@@ -579,9 +663,9 @@ class _Checker:
             self.add(pos, name, "a stream function the original does not use")
             return
         if category is not None and name not in self.keep:
-            if name in self.declared and not global_qualified and name not in L.FILES \
+            if self._own(name, pos, scope) and name not in L.FILES \
                     .intersection({"ofstream", "ifstream", "fstream", "filesystem"}):
-                return  # the candidate's own variable of that name
+                return  # the candidate's own variable of that name, where it is in scope
             self.add(pos, name, f"{category}: the original does not use it")
             return
         if name in L.RESERVED_DENIED:
@@ -593,12 +677,12 @@ class _Checker:
                 self.add(pos, name, "a name reserved for the implementation, not a pure "
                          "standard facility")
             return
-        if name in self.base.globals_unused and name not in self.declared \
+        if name in self.base.globals_unused and not self._own(name, pos, scope) \
                 and not self.program and scope is None:
             self.add(pos, name, "a global the original function does not use can keep state "
                      "between calls")
             return
-        if name in L.C_FUNCTIONS and name not in self.declared and name not in self.keep \
+        if name in L.C_FUNCTIONS and not self._own(name, pos, scope) and name not in self.keep \
                 and name not in self.base.unit_tokens \
                 and not _is_called(self.cand.blanked, pos + len(name)):
             self.add(pos, name, "taking a library function's address is a step to any other "
@@ -610,7 +694,7 @@ class _Checker:
         if scope is not None and not global_qualified and (
                 in_std or scope[0] in self.base.unit_tokens or scope[0] in self.declared):
             return  # std:: (denied names were refused above) or the unit's own scopes
-        if name in self.declared or name in self.objects or name in self.base.unit_tokens \
+        if self._own(name, pos, scope) or name in self.objects or name in self.base.unit_tokens \
                 or name in L.PURE_FUNCTIONS \
                 or name in L.PURE_TYPES or name in L.STREAM_SETUP or L.INT_TYPE.match(name) \
                 or L.INTRINSIC.match(name):

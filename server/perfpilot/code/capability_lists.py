@@ -22,17 +22,17 @@ stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdlib.h stdnoreturn
 tgmath.h uchar.h wchar.h wctype.h stdio.h
 """)
 # C++ headers of pure facilities (no <fstream>, <filesystem>, <csignal>, <cstdio> is allowed
-# for memory formatting; its stream functions are gated by name).
+# for memory formatting; its stream functions are gated by name, as <chrono>'s clocks are).
 CPP_HEADERS = _words("""
 algorithm any array atomic barrier bit bitset cassert ccomplex cctype cerrno cfenv cfloat
-charconv cinttypes ciso646 climits cmath compare complex concepts cstdarg cstdbool cstddef
+charconv chrono cinttypes ciso646 climits cmath compare complex concepts cstdarg cstdbool cstddef
 cstdint cstdio cstdlib cstring ctgmath cuchar cwchar cwctype deque exception execution expected
 format forward_list functional initializer_list iomanip ios iosfwd iostream istream iterator
 latch limits list map memory memory_resource mutex new numbers numeric optional ostream queue
 random ranges ratio scoped_allocator semaphore set shared_mutex source_location span sstream
 stack stdexcept stop_token streambuf string string_view syncstream system_error thread tuple
 type_traits typeindex typeinfo unordered_map unordered_set utility valarray variant vector
-version
+version regex coroutine mdspan flat_map flat_set stdfloat
 """)
 # Vector intrinsics and OpenMP: hardware-aware and parallel rewrites need them.
 EXTRA_HEADERS = _words("""
@@ -153,7 +153,7 @@ chown lchown fchown fchownat truncate ftruncate utime utimes futimes utimensat a
 stat lstat fstat fstatat statx opendir fdopendir readdir closedir scandir nftw ftw shm_open
 shm_unlink sendfile splice tee copy_file_range fsync fdatasync sync syncfs ioctl fcntl dup
 dup2 dup3 pipe pipe2 mkfifo mknod write read pread pwrite readv writev preadv pwritev lseek
-fileno flock lockf inotify_init fanotify_init io_uring_setup
+fileno flock lockf inotify_init fanotify_init io_uring_setup dprintf vdprintf
 ofstream ifstream fstream filebuf basic_ofstream basic_ifstream basic_fstream basic_filebuf
 filesystem
 """)
@@ -173,7 +173,13 @@ CLOCKS = _words("""
 clock time gettimeofday clock_gettime clock_settime settimeofday adjtime times getrusage
 now rdtsc __rdtsc __rdtscp _rdtsc _rdrand16_step _rdrand32_step _rdrand64_step
 sleep usleep nanosleep clock_nanosleep sched_yield pause random_device omp_get_wtime
-omp_get_wtick
+omp_get_wtick this_thread sleep_for sleep_until
+""")
+# Threads of the candidate's own (OpenMP pragmas are the way to run in parallel): they can
+# outlive the call and keep working after it returned.
+THREADS = _words("""
+thread jthread async pthread_create pthread_detach pthread_join thrd_create thrd_detach
+thrd_join
 """)
 # Process-wide state the measuring process shares with the original: floating-point modes,
 # locale, allocator and handler hooks, the random seed.
@@ -192,7 +198,7 @@ __builtin_apply __builtin_apply_args __builtin_return backtrace backtrace_symbol
 CATEGORIES: tuple[tuple[str, frozenset[str]], ...] = (
     ("process control", PROCESS), ("files and I/O", FILES), ("networking", NETWORK),
     ("environment and identity", ENVIRONMENT), ("dynamic loading", DYNAMIC),
-    ("clocks and scheduling", CLOCKS), ("stack inspection", STACK),
+    ("clocks and scheduling", CLOCKS), ("threads", THREADS), ("stack inspection", STACK),
     ("process-wide state", PROCESS_STATE),
 )
 

@@ -3,10 +3,18 @@ model-written code needs. A refusal is a ``rejected`` verdict that says why."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
 from typing import Literal
 
 from perfpilot.code.capabilities import Violation, check_candidate, describe
 from perfpilot.code.site import FunctionSite
+from perfpilot.runner.object_policy import (
+    ObjectUnreadable,
+    ObjectViolation,
+    object_violations,
+    unit_violations,
+)
 from perfpilot.runner.sandbox import Sandbox
 from perfpilot.runner.values import Verdict
 from perfpilot.settings import RunnerSettings
@@ -44,6 +52,59 @@ def policy_verdict(original: FunctionSite, code: str, includes: tuple[str, ...] 
         notes=tuple(v.describe() if v.line else f"`{v.construct}` — {v.reason}"
                     for v in found),
     )
+
+
+async def object_verdict(base: Verdict, workdir: Path, original: str, candidate: str,
+                         entry: str, *, state: bool = True,
+                         whole_units: tuple[tuple[str, str], ...] = ()) -> Verdict | None:
+    """A ``rejected`` verdict (``base`` with the verdict, message and notes replaced) when the
+    candidate's compiled object does what the policy refuses; None when it may run.
+
+    ``original`` and ``candidate`` are the objects ``build.compile_check_object`` made (paths
+    relative to ``workdir``), judged from the function ``entry``; ``state=False`` lets whole
+    programs keep state. ``whole_units`` are pairs of other builds (original, candidate) that
+    will run too, compared on the whole unit's imports.
+    """
+    try:
+        found = await object_violations(workdir / original, workdir / candidate, entry,
+                                        state=state)
+    except ObjectUnreadable as exc:
+        found = (_unreadable(exc),)
+    found += await whole_unit_violations(workdir, whole_units)
+    unique = tuple({v.describe(): v for v in found}.values())  # a build pair may repeat one
+    return object_refusal(base, unique)
+
+
+def _unreadable(exc: ObjectUnreadable) -> ObjectViolation:
+    return ObjectViolation("object", f"cannot be read to check what it calls ({exc})")
+
+
+async def whole_unit_violations(workdir: Path, pairs: tuple[tuple[str, str], ...]
+                                ) -> tuple[ObjectViolation, ...]:
+    """What each candidate build of ``pairs`` (original, candidate; relative to ``workdir``)
+    imports that the original's same build does not, beyond pure library work."""
+    found: list[ObjectViolation] = []
+    for a, b in pairs:
+        try:
+            found += await unit_violations(workdir / a, workdir / b)
+        except ObjectUnreadable as exc:
+            found.append(_unreadable(exc))
+    return tuple(found)
+
+
+def object_refusal(base: Verdict, found: tuple[ObjectViolation, ...],
+                   limit: int = 3) -> Verdict | None:
+    """``base`` turned into the ``rejected`` verdict naming ``found``; None when empty."""
+    if not found:
+        return None
+    clauses = "; ".join(v.describe() for v in found[:limit])
+    more = f"; and {len(found) - limit} more" if len(found) > limit else ""
+    return replace(
+        base, verdict="rejected",
+        message=f"Rejected by the capability policy before it ran: the compiled candidate "
+                f"{clauses}{more}.",
+        validation_status="skipped", validation_detail=found[0].describe(),
+        notes=(*base.notes, *(f"compiled candidate {v.describe()}" for v in found)))
 
 
 def sandbox_verdict(sandbox: Sandbox, settings: RunnerSettings, origin: Origin) -> Verdict | None:

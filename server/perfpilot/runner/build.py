@@ -255,6 +255,37 @@ async def _pad_object(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
     return name
 
 
+# The build the capability policy reads (runner/object_policy.py): every function and variable
+# in a section of its own, so that relocations say which function references what; machine code
+# even when the project's flags ask for link-time optimisation.
+CHECK_FLAGS = ("-ffunction-sections", "-fdata-sections", "-fno-lto")
+
+
+def check_object_name(side: str) -> str:
+    """Where ``compile_check_object`` puts one side's object, relative to the work folder."""
+    return f"{side}/check.o"
+
+
+async def compile_check_object(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
+                               unit_text: str, unit_name: str, *, timeout_s: float,
+                               ctx: JobContext, cache: BuildCache | None = None,
+                               unprivileged: bool = False, pic: bool = True) -> Compiled:
+    """Compile one version of the unit as the timed build does, plus ``CHECK_FLAGS``, into
+    ``<side>/check.o`` for the object policy. A build of its own: the sections would change
+    the timed code's layout. ``pic=False`` for whole programs."""
+    folder = workdir / side
+    folder.mkdir(exist_ok=True)
+    write_source(folder / unit_name, unit_text)
+    output = check_object_name(side)
+    argv = [tc.cc, *tc.flags, *(["-fPIC"] if pic else []), "-c",
+            *(["-fopenmp"] if tc.openmp else []), *CHECK_FLAGS, f"{side}/{unit_name}",
+            "-o", output]
+    use = cache if '#include "' not in unit_text else None
+    return await _cached_compile(sandbox, argv, workdir, output, side, [f"{side}/{unit_name}"],
+                                 timeout_s=timeout_s, ctx=ctx, ro_binds=_visible(tc),
+                                 cache=use, unprivileged=unprivileged)
+
+
 async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_text: str,
                          *, timeout_s: float, ctx: JobContext, extra: tuple[str, ...] = (),
                          cache: BuildCache | None = None,

@@ -30,6 +30,8 @@ class Job:
     compile_as_nobody: bool = False
     gate: MeasureGate = field(default_factory=MeasureGate)
     bench: str = ""  # the bench source (generated or from a spec)
+    # Judge the candidate's compiled object before it runs (builtin and model candidates).
+    object_policy: bool = False
 
     def limits(self, threads: int) -> Limits:
         """Resource limits of one driver run at ``threads`` threads."""

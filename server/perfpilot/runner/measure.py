@@ -14,10 +14,18 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner import verdicts
-from perfpilot.runner.admission import Origin, policy_verdict, sandbox_verdict
+from perfpilot.runner.admission import (
+    Origin,
+    object_refusal,
+    object_verdict,
+    policy_verdict,
+    sandbox_verdict,
+    whole_unit_violations,
+)
 from perfpilot.runner.build import (
     BuildCache,
     Compiled,
+    compile_check_object,
     compile_driver,
     compile_placed,
     compile_shared,
@@ -34,7 +42,7 @@ from perfpilot.runner.driver_run import (
     pairs_of,
     run_driver,
 )
-from perfpilot.runner.entry import EntryError, entry_source
+from perfpilot.runner.entry import ENTRY_SYMBOL, EntryError, entry_source
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.harness import HarnessUnsupported, harness_source
 from perfpilot.runner.job import Job
@@ -120,12 +128,14 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     if refused is not None:
         return refused
     spec_path = spec or find_spec(original.qualified_name, source_path, workspace)
+    # The user's own code is not policed; builtin and model candidates are, once compiled too.
+    policed = tuning.capability_policy and origin != "user"
     if original.name == "main":
         from perfpilot.runner.program import measure_program
 
         return await measure_program(original, candidate_unit, settings, ctx,
                                      workspace=workspace, source_path=source_path,
-                                     tuning=tuning, gate=gate)
+                                     tuning=tuning, gate=gate, policed=policed)
     mode = "spec" if spec_path is not None else "harness"
     try:
         tc = make_toolchain(settings, original.language, source_path, workspace,
@@ -150,7 +160,7 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
         as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
                                                    *compiler_folders(tc)])
         job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
-                  gate, bench)
+                  gate, bench, object_policy=policed)
         return await _run(job, base, units[0], units[1], bench)
 
 
@@ -205,6 +215,16 @@ async def _without_added_flags(job: Job, verdict: Verdict, case: Case) -> Verdic
         note = f"{head}; without it: not measured (the build without it failed)."
         return replace(verdict, added_flags=job.tc.added_flags,
                        message=f"{verdict.message} {note}")
+    if job.object_policy:
+        # Other macros (no _OPENMP): the build that runs next is judged on its own.
+        found = await whole_unit_violations(job.workdir,
+                                            ((built[0].output, built[1].output),))
+        fresh = Verdict(verdict="rejected", message="", flags=verdict.flags,
+                        compiler=verdict.compiler, input_mode=verdict.input_mode,
+                        sandbox=verdict.sandbox)
+        refused = object_refusal(fresh, found)
+        if refused is not None:
+            return refused
     make_writable_for_runs(job.workdir, job.sandbox)
     timed = await _time(job, 1, case, libs=(built[0].output, built[1].output))
     if isinstance(timed, Failure):
@@ -269,12 +289,19 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
         compile_driver(job.sandbox, tc, job.workdir, bench, timeout_s=t, ctx=ctx, cache=cache,
                        unprivileged=nobody))
     san_builds = build_sanitized(job, cache) if sanitize else _nothing()
-    (a, b, drv), san = await asyncio.gather(builds, san_builds)
+    checks = _check_objects(job, cache, (unit_a, unit_b))
+    (a, b, drv), san, checked_builds = await asyncio.gather(builds, san_builds, checks)
     failed = _build_failure(base, a, b, drv, job.mode)
     if failed is not None:
         return failed
-    base = replace(base, build_log=b.log)
     sanitized = bool(san) and all(c.ok for c in san)
+    if job.object_policy:
+        # Before anything of the candidate runs: what its compiled code reaches.
+        refused = await _object_refusal(job, base, checked_builds,
+                                        ((san[0].output, san[1].output),) if sanitized else ())
+        if refused is not None:
+            return refused
+    base = replace(base, build_log=b.log)
     if sanitize and not sanitized:
         why = next((first_error(c.log) for c in san if not c.ok), "")
         base = replace(base, notes=(*base.notes, "sanitizers unavailable, validation without "
@@ -300,6 +327,31 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
 
 async def _nothing() -> tuple[Compiled, ...]:
     return ()
+
+
+async def _check_objects(job: Job, cache: BuildCache | None,
+                         units: tuple[str, str]) -> tuple[Compiled, ...]:
+    """Both sides built for the object policy (none when the job is not policed)."""
+    if not job.object_policy:
+        return ()
+    name = f"unit{job.tc.suffix}"
+    return tuple(await asyncio.gather(*(
+        compile_check_object(job.sandbox, job.tc, job.workdir, side, unit, name,
+                             timeout_s=job.settings.build_timeout_s, ctx=job.ctx, cache=cache,
+                             unprivileged=job.compile_as_nobody)
+        for side, unit in zip(("a", "b"), units, strict=True))))
+
+
+async def _object_refusal(job: Job, base: Verdict, checks: tuple[Compiled, ...],
+                          whole_units: tuple[tuple[str, str], ...]) -> Verdict | None:
+    """The object policy's verdict on the checked builds (and ``whole_units`` pairs)."""
+    if len(checks) != 2 or not all(c.ok for c in checks):
+        why = next((first_error(c.log) for c in checks if not c.ok), "not built")
+        return replace(base, verdict="rejected", validation_status="skipped",
+                       message=f"Rejected by the capability policy: the build it reads to "
+                               f"check the candidate failed: {why}.")
+    return await object_verdict(base, job.workdir, checks[0].output, checks[1].output,
+                                ENTRY_SYMBOL, whole_units=whole_units)
 
 
 async def _time_both(job: Job, base: Verdict, case: Case) -> _Timed | Verdict:
@@ -540,6 +592,12 @@ async def _count(job: Job, calib: Calibration | None, threads: int,
             for side, unit in (("a", job.units[0]), ("b", job.units[1]))))
         if not (a.ok and b.ok):
             return _Counted(None, f"instruction counts skipped: {blocked} and no x86-64-v3 build")
+        found = await whole_unit_violations(job.workdir, ((a.output, b.output),)) \
+            if job.object_policy else ()
+        if found:
+            # Other macros (no AVX-512): this build is never run when it imports more.
+            return _Counted(None, f"instruction counts skipped: the x86-64-v3 build of the "
+                            f"candidate {found[0].describe()}")
         libs = (a.output, b.output)
         make_writable_for_runs(job.workdir, job.sandbox)
         note = " (x86-64-v3 builds)"

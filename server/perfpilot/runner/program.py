@@ -18,7 +18,14 @@ from pathlib import Path
 from perfpilot.code.site import FunctionSite
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
-from perfpilot.runner.build import compile_program, first_error, install_headers
+from perfpilot.runner.admission import object_verdict
+from perfpilot.runner.build import (
+    Compiled,
+    compile_check_object,
+    compile_program,
+    first_error,
+    install_headers,
+)
 from perfpilot.runner.driver_run import pairs_of, parse_events
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.sandbox import (
@@ -34,6 +41,7 @@ from perfpilot.runner.sandbox import (
 from perfpilot.runner.stats import CpuSnapshot, gate_parallel, read_psi, summarize
 from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
 from perfpilot.runner.toolchain import (
+    Toolchain,
     ToolchainError,
     absolute_paths,
     compiler_folders,
@@ -71,10 +79,13 @@ def compare_output(expected: str, actual: str) -> str:
 async def measure_program(original: FunctionSite, candidate_unit: str,
                           settings: RunnerSettings, ctx: JobContext, *,
                           workspace: Path | None, source_path: Path | None,
-                          tuning: Tuning, gate: MeasureGate | None = None) -> Verdict:
+                          tuning: Tuning, gate: MeasureGate | None = None,
+                          policed: bool = False) -> Verdict:
     """Build both programs, check their outputs on the stdin files, time them per process.
 
-    With a shared ``gate`` the builds may overlap other builds; timing runs alone."""
+    With a shared ``gate`` the builds may overlap other builds; timing runs alone. ``policed``
+    candidates are judged on their compiled objects before they run (``object_policy``; a
+    program may keep state, it runs once per process)."""
     gate = gate or MeasureGate()
     base = Verdict(verdict="build-failed", message="", input_mode="stdin")
     reason = no_input_reason(source_path)
@@ -106,7 +117,7 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
                                               encoding="utf-8")
         t = settings.build_timeout_s
         async with gate.building():
-            a, b, launcher = await asyncio.gather(
+            (a, b, launcher), checks = await asyncio.gather(asyncio.gather(
                 compile_program(sandbox, tc, workdir, "a", original.unit_text, name,
                                 timeout_s=t, ctx=ctx, unprivileged=nobody),
                 compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
@@ -114,7 +125,9 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
                 run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude",
                                         "launcher.cpp", "-o", "launcher"], workdir,
                               timeout_s=t, limits=Limits(cpu_s=int(t) + 5), ctx=ctx,
-                              unprivileged=nobody))
+                              unprivileged=nobody)),
+                _check_objects(sandbox, tc, workdir, (original.unit_text, candidate_unit),
+                               name, t, ctx, nobody) if policed else _none())
         if not a.ok:
             return replace(base, message=f"The original does not build: {first_error(a.log)}",
                            build_log=a.log)
@@ -125,6 +138,10 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
         if launcher.returncode != 0:
             return replace(base, message="The program launcher does not compile: "
                            + first_error(launcher.stderr), build_log=launcher.stderr)
+        if policed:
+            refused = await _object_refusal(base, workdir, checks)
+            if refused is not None:
+                return refused
         base = replace(base, build_log=b.log)
         names: list[str] = []
         for k, (path, _exp) in enumerate(inputs):
@@ -172,6 +189,32 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
         m, psi = result
         verdict = verdicts.from_measurement(replace(base, psi=psi), m, None, None, tuning)
         return replace(verdict, validation_detail=f"outputs agree on {len(inputs)} input file(s)")
+
+
+async def _none() -> tuple[Compiled, ...]:
+    return ()
+
+
+async def _check_objects(sandbox: Sandbox, tc: Toolchain, workdir: Path, units: tuple[str, str],
+                         name: str, timeout_s: float, ctx: JobContext,
+                         nobody: bool) -> tuple[Compiled, ...]:
+    """Both programs compiled as objects for the object policy."""
+    return tuple(await asyncio.gather(*(
+        compile_check_object(sandbox, tc, workdir, side, unit, name, timeout_s=timeout_s,
+                             ctx=ctx, unprivileged=nobody, pic=False)
+        for side, unit in zip(("a", "b"), units, strict=True))))
+
+
+async def _object_refusal(base: Verdict, workdir: Path,
+                          checks: tuple[Compiled, ...]) -> Verdict | None:
+    """The object policy's verdict on the candidate program, judged from ``main``."""
+    if len(checks) != 2 or not all(c.ok for c in checks):
+        why = next((first_error(c.log) for c in checks if not c.ok), "not built")
+        return replace(base, verdict="rejected", validation_status="skipped",
+                       message=f"Rejected by the capability policy: the build it reads to "
+                               f"check the candidate failed: {why}.")
+    return await object_verdict(base, workdir, checks[0].output, checks[1].output, "main",
+                                state=False)
 
 
 async def _time_programs(sandbox: Sandbox, workdir: Path, names: list[str], pairs: int,
