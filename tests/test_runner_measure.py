@@ -758,3 +758,49 @@ async def test_counts_confirm_an_exponential_gain_at_the_timed_size() -> None:
     assert "the gain grows" not in counted or \
         counted.startswith(f"callgrind at size {v.measurement.size if v.measurement else 0}:")
     assert v.instructions_ratio * 10 >= v.speedup, (v.speedup, v.notes)
+
+
+SUM = """\
+#include <cstddef>
+#include <vector>
+long total(const std::vector<int>& v) {
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  return s;
+}
+"""
+# Remembers the last input and its answer: by where the input lives, or by a cheap
+# fingerprint of it (its length). Both return the old sum once the input changed in place.
+SUM_MEMO_BY_ADDRESS = """\
+long total(const std::vector<int>& v) {
+  struct Memo { const int* data = nullptr; std::size_t n = 0; long sum = 0; };
+  static Memo memo;
+  if (memo.data == v.data() && memo.n == v.size() && memo.data != nullptr) return memo.sum;
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  memo = Memo{v.data(), v.size(), s};
+  return s;
+}"""
+SUM_MEMO_BY_LENGTH = """\
+long total(const std::vector<int>& v) {
+  static std::size_t last = 0;
+  static long answer = 0;
+  if (last != 0 && v.size() == last) return answer;
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  last = v.size();
+  answer = s;
+  return s;
+}"""
+
+
+@pytest.mark.parametrize("memo", [SUM_MEMO_BY_ADDRESS, SUM_MEMO_BY_LENGTH],
+                         ids=["address", "length"])
+async def test_a_candidate_answering_from_memory_is_incorrect(memo: str) -> None:
+    # The capability policy would refuse the static state; the runner must catch it alone.
+    site = _site(SUM, "total")
+    v = await verify_and_measure(site, memo, SETTINGS, JobContext(), tuning=RUNNER_ONLY)
+    assert v.verdict == "incorrect", v.message
+    assert v.message.startswith("The candidate answers from memory: after its input changed "
+                                "in place it returned the previous answer (size "), v.message
+    assert v.validation_detail.startswith("answers from memory: size ")

@@ -45,8 +45,18 @@ def forged(lines: int) -> Failure | None:
 def mismatch(event: Mapping[str, Any]) -> Failure:
     """An ``incorrect`` verdict from the driver's mismatch event."""
     detail = f"size {event.get('size')}: {event.get('detail')}"
+    if event.get("memory"):
+        return from_memory(detail)
     return Failure("incorrect", f"The candidate's output differs from the original's at {detail}.",
                    "failed", detail)
+
+
+def from_memory(detail: str) -> Failure:
+    """``incorrect`` for a candidate caught by the memory probe returning, after its input was
+    changed in place, the answer to the input before (``detail``: where, and the values)."""
+    return Failure("incorrect", "The candidate answers from memory: after its input changed in "
+                   f"place it returned the previous answer ({detail}).", "failed",
+                   f"answers from memory: {detail}")
 
 
 def wall_outruns_counts(wall: float, instructions_ratio: float) -> bool:
