@@ -20,9 +20,11 @@
 //             do the cases tell apart from A?
 //   time      case=P:S [partner=P:S]: calibrate the size, probe it (memory_probe), warm up,
 //             time pairs in ABBA order, each sample alternating the case's inputs with its
-//             partner's, then probe again on every copy of B
-//   count     size=N side=A|B case=P:S [partner=P:S]: a warm-up call on the partner's inputs,
-//             then one call on the case's between callgrind start/stop client requests
+//             partner's (copied in turn into one set of objects), then probe again on every
+//             copy of B
+//   count     size=N side=A|B case=P:S [partner=P:S]: a warm-up call at half the size, then
+//             a call on the case's inputs and one on the partner's (the calls of one timed
+//             sample) between callgrind start/stop client requests
 // Every event is one JSON object a line, on the authenticated channel (see Channel).
 #pragma once
 
@@ -355,12 +357,17 @@ inline void call_and_record(Bench& bench, Side& side) {
 }
 
 // k timed calls (inputs reset before each, untimed); the sample is their sum. The calls
-// alternate between inputs x and y (x first): timing two different inputs of one size, a
-// function that answers from memory of its last input gets no help from it.
-inline Sample timed(Bench& x, Bench& y, void* fn, long long k) {
+// alternate between inputs x and y (x first), two inputs of one size, so that a function that
+// answers from memory of its last input gets no help from it. With `into`, each call's input
+// is first copied into that one bench (untimed, like reset()), so every call runs on the same
+// objects at the same addresses and the data's footprint stays that of one input; x and y are
+// never called then, and stay as set up.
+inline Sample timed(Bench* into, Bench& x, Bench& y, void* fn, long long k) {
   Sample s;
   for (long long r = 0; r < k; ++r) {
-    Bench& bench = (r % 2 == 0) ? x : y;
+    Bench& from = (r % 2 == 0) ? x : y;
+    if (into != nullptr) (*into)->overwrite_from(*from);
+    Bench& bench = into != nullptr ? *into : from;
     bench->reset();
     SchedStat s0 = sched_stat();
     // The calling thread's CPU clock: exact, whereas the process clock becomes tick-granular
@@ -381,7 +388,9 @@ inline Sample timed(Bench& x, Bench& y, void* fn, long long k) {
   return s;
 }
 
-inline Sample timed(Bench& bench, void* fn, long long k) { return timed(bench, bench, fn, k); }
+inline Sample timed(Bench& bench, void* fn, long long k) {
+  return timed(nullptr, bench, bench, fn, k);
+}
 
 inline std::string describe(const Entry& e, const std::vector<std::string>& labels) {
   std::ostringstream o;
@@ -912,6 +921,9 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   Bench scratch(info.make());
   std::vector<Recorder> ra;
   if (!agree_at(scratch, bench, other, a, b, n, cs, partner, ra, "")) return 0;
+  // Timed calls run in scratch, each on a copy of one of the two inputs; a bench that cannot
+  // be copied alternates its two objects instead.
+  Bench* into = scratch->overwrite_from(*bench) ? &scratch : nullptr;
   a.rec.clear();
   b.rec.clear();
   long long reps = 1;
@@ -930,11 +942,11 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   // The first copies get the full warm-up (thread pools, caches); every other copy one call,
   // which faults its pages in and binds its symbols.
   for (long long w = 0; w < warmup; ++w) {
-    timed(bench, other, a.fns.front(), reps);
-    timed(bench, other, b.fns.front(), reps);
+    timed(into, bench, other, a.fns.front(), reps);
+    timed(into, bench, other, b.fns.front(), reps);
   }
-  for (std::size_t c = 1; c < a.fns.size(); ++c) timed(bench, other, a.fns[c], reps);
-  for (std::size_t c = 1; c < b.fns.size(); ++c) timed(bench, other, b.fns[c], reps);
+  for (std::size_t c = 1; c < a.fns.size(); ++c) timed(into, bench, other, a.fns[c], reps);
+  for (std::size_t c = 1; c < b.fns.size(); ++c) timed(into, bench, other, b.fns[c], reps);
   std::string out = "{\"event\":\"timing\",\"size\":" + std::to_string(n) +
                     ",\"reps\":" + std::to_string(reps) + ",\"pairs\":[";
   long long done = 0;
@@ -947,11 +959,11 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
     void* fb = b.fns[(block + block / a.fns.size()) % b.fns.size()];
     Sample sa, sb;
     if (p % 2 == 0) {
-      sa = timed(bench, other, fa, reps);
-      sb = timed(bench, other, fb, reps);
+      sa = timed(into, bench, other, fa, reps);
+      sb = timed(into, bench, other, fb, reps);
     } else {
-      sb = timed(bench, other, fb, reps);
-      sa = timed(bench, other, fa, reps);
+      sb = timed(into, bench, other, fb, reps);
+      sa = timed(into, bench, other, fa, reps);
     }
     if (p) out += ",";
     out += "[" + std::to_string(sa.wall) + "," + std::to_string(sb.wall) + "," +
@@ -965,8 +977,10 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   // Compare again after timing, on both inputs and on every copy of the candidate: a function
   // that behaves only while it is validated (a call counter, a static flag), or that answers
   // from memory once it has seen an input, is caught here.
-  fresh_inputs(bench, n, cs);
-  fresh_inputs(other, n, partner);
+  if (into == nullptr) {
+    fresh_inputs(bench, n, cs);
+    fresh_inputs(other, n, partner);
+  }
   a.fn = a.fns.front();
   ra.clear();
   for (void* fb : b.fns) {
@@ -987,19 +1001,26 @@ inline int run_count(Bench& bench, Side& a, Side& b, const Args& args,
     emit("{\"event\":\"error\",\"message\":\"cannot build inputs: " + json_escape(why) + "\"}");
     return 0;
   }
-  // Warm-up outside the counted region (thread pools, lazy symbol binding), on the partner's
-  // inputs: the counted call meets inputs it has never seen, so no memory of a previous call
-  // can shorten it.
+  // The counted calls are those of one timed sample: the case's inputs, then the partner's.
   Bench other(info.make());
-  if (setup(other, n, partner, why))
-    timed(other, s.fn, 1);
+  const bool both = setup(other, n, partner, why);
+  // Warm-up outside the counted region (thread pools, lazy symbol binding) on inputs of half
+  // the size: the counted calls meet inputs never seen, so no memory of an earlier call can
+  // shorten them.
+  Bench warm(info.make());
+  if (setup(warm, n > 1 ? n / 2 : n, cs, why))
+    timed(warm, s.fn, 1);
   else
     timed(bench, s.fn, 1);
   bench->reset();
+  if (both) other->reset();
   CALLGRIND_START_INSTRUMENTATION;
-  try {
-    bench->call(s.fn);
-  } catch (...) {
+  for (Bench* in : {&bench, &other}) {
+    if (in == &other && !both) break;
+    try {
+      (*in)->call(s.fn);
+    } catch (...) {
+    }
   }
   CALLGRIND_STOP_INSTRUMENTATION;
   emit("{\"event\":\"counted\",\"size\":" + std::to_string(n) + "}");
