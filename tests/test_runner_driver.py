@@ -186,3 +186,116 @@ def test_a_missing_copy_is_a_load_error_of_its_side(workdir: Path) -> None:
     error = next(e for e in events if e["event"] == "load-error")
     assert error["side"] == "B"
     assert "missing.so" in str(error["message"])
+
+
+# Candidates that answer from memory of their last input, for the memory probe and the
+# alternating timing. Each counts its calls and the ones it answered from memory, and writes
+# both to a file when the driver exits.
+_MEMO_REPORT = """\
+#include <cstdio>
+#include <vector>
+static long calls = 0, hits = 0;
+static struct Report {
+  ~Report() {
+    if (FILE* f = std::fopen("memo_hits.txt", "w")) {
+      std::fprintf(f, "%ld %ld", calls, hits);
+      std::fclose(f);
+    }
+  }
+} report;
+"""
+MEMO_BY_ADDRESS = _MEMO_REPORT + """\
+long total(const std::vector<int>& v) {
+  static const int* last = nullptr;
+  static long answer = 0;
+  ++calls;
+  if (v.data() == last && last != nullptr) { ++hits; return answer; }
+  long s = 0;
+  for (int x : v) s += x;
+  last = v.data();
+  answer = s;
+  return s;
+}
+"""
+MEMO_BY_LENGTH = _MEMO_REPORT + """\
+long total(const std::vector<int>& v) {
+  static std::size_t last = 0;
+  static long answer = 0;
+  ++calls;
+  if (v.size() == last) { ++hits; return answer; }
+  long s = 0;
+  for (int x : v) s += x;
+  last = v.size();
+  answer = s;
+  return s;
+}
+"""
+# A fingerprint that tells the probe's two inputs apart: the probe cannot catch it, but with
+# one entry it never answers a timed call from memory.
+MEMO_BY_FINGERPRINT = _MEMO_REPORT + """\
+long total(const std::vector<int>& v) {
+  struct Key { std::size_t n; int first, last; long answer; };
+  static Key memo{~std::size_t{0}, 0, 0, 0};
+  ++calls;
+  if (!v.empty() && v.size() == memo.n && v.front() == memo.first && v.back() == memo.last) {
+    ++hits;
+    return memo.answer;
+  }
+  long s = 0;
+  for (int x : v) s += x;
+  if (!v.empty()) memo = Key{v.size(), v.front(), v.back(), s};
+  return s;
+}
+"""
+
+
+def _memo_lib(w: Path, name: str, unit: str) -> str:
+    site = function_by_name(UNIT, "cpp", "total")
+    (w / f"{name}.cpp").write_text(unit + "\n" + entry_source(site), encoding="utf-8")
+    subprocess.run(["g++", "-std=c++17", "-O2", "-fPIC", "-shared", f"{name}.cpp", "-o",
+                    f"{name}.so"], cwd=w, check=True)
+    return f"./{name}.so"
+
+
+@pytest.mark.parametrize("unit", [MEMO_BY_ADDRESS, MEMO_BY_LENGTH], ids=["address", "length"])
+def test_the_memory_probe_catches_an_answer_from_memory(workdir: Path, unit: str) -> None:
+    lib = _memo_lib(workdir, "memo", unit)
+    # Fresh inputs at each size: without the probe such a memo can pass every check.
+    args = ("sizes=0,1,9,33", "cases=0:1,1:1")
+    events = _driver(workdir, "check", LIB_A, lib, *args, "probe=1")
+    mismatch = next(e for e in events if e["event"] == "mismatch")
+    assert mismatch["probe"] is True and mismatch["memory"] is True, mismatch
+    assert mismatch["size"] == 9  # the second-largest size: small, but not trivial
+    assert str(mismatch["detail"]).startswith("after its input was overwritten in place: "
+                                              "original return value = ")
+    # The original against itself agrees on the probe too; alone it runs its half of it.
+    same = _driver(workdir, "check", LIB_A, LIB_B, *args, "probe=1")
+    assert [e["status"] for e in same if e["event"] == "case"] == ["ok", "ok"]
+    alone = _driver(workdir, "check", LIB_A, lib, *args, "probe=1", "sides=A")
+    assert [e["status"] for e in alone if e["event"] == "case"] == ["ok", "ok"]
+
+
+def test_timing_probes_the_timed_size_before_timing(workdir: Path) -> None:
+    lib = _memo_lib(workdir, "memo_time", MEMO_BY_ADDRESS)
+    events = _driver(workdir, "time", LIB_A, lib, "target_ns=200000", "pairs=6")
+    mismatch = next(e for e in events if e["event"] == "mismatch")
+    assert mismatch["memory"] is True and "after" not in mismatch
+    assert not any(e["event"] == "timing" for e in events)
+
+
+def test_timing_alternates_inputs_so_a_memo_never_answers_a_timed_call(workdir: Path) -> None:
+    lib = _memo_lib(workdir, "memo_print", MEMO_BY_FINGERPRINT)
+    (workdir / "memo_hits.txt").unlink(missing_ok=True)
+    events = _driver(workdir, "time", LIB_A, lib, "target_ns=200000", "pairs=12",
+                     "max_pairs=12", "warmup=1")
+    timing = next(e for e in events if e["event"] == "timing")
+    reps = int(str(timing["reps"]))
+    assert reps % 2 == 0  # every sample calls both inputs equally often
+    calls, hits = map(int, (workdir / "memo_hits.txt").read_text().split())
+    timed_calls = (12 + 1) * reps  # the pairs' calls and the warm-up
+    assert calls > timed_calls
+    # Only calibration, which calls each side twice on one input per size, is answered from
+    # memory, and the first call of the probe and of the warm-up (each follows a call on the
+    # same input); no timed call is, where one input would have given hits on all of them.
+    calibrations = sum(1 for e in events if e["event"] == "calib")
+    assert hits <= calibrations + 2, (hits, calibrations, calls)

@@ -758,3 +758,85 @@ async def test_counts_confirm_an_exponential_gain_at_the_timed_size() -> None:
     assert "the gain grows" not in counted or \
         counted.startswith(f"callgrind at size {v.measurement.size if v.measurement else 0}:")
     assert v.instructions_ratio * 10 >= v.speedup, (v.speedup, v.notes)
+
+
+SUM = """\
+#include <cstddef>
+#include <vector>
+long total(const std::vector<int>& v) {
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  return s;
+}
+"""
+# Remembers the last input and its answer: by where the input lives, or by a cheap
+# fingerprint of it (its length). Both return the old sum once the input changed in place.
+SUM_MEMO_BY_ADDRESS = """\
+long total(const std::vector<int>& v) {
+  struct Memo { const int* data = nullptr; std::size_t n = 0; long sum = 0; };
+  static Memo memo;
+  if (memo.data == v.data() && memo.n == v.size() && memo.data != nullptr) return memo.sum;
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  memo = Memo{v.data(), v.size(), s};
+  return s;
+}"""
+SUM_MEMO_BY_LENGTH = """\
+long total(const std::vector<int>& v) {
+  static std::size_t last = 0;
+  static long answer = 0;
+  if (last != 0 && v.size() == last) return answer;
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  last = v.size();
+  answer = s;
+  return s;
+}"""
+
+
+@pytest.mark.parametrize("memo", [SUM_MEMO_BY_ADDRESS, SUM_MEMO_BY_LENGTH],
+                         ids=["address", "length"])
+async def test_a_candidate_answering_from_memory_is_incorrect(memo: str) -> None:
+    # The capability policy would refuse the static state; the runner must catch it alone.
+    site = _site(SUM, "total")
+    v = await verify_and_measure(site, memo, SETTINGS, JobContext(), tuning=RUNNER_ONLY)
+    assert v.verdict == "incorrect", v.message
+    assert v.message.startswith("The candidate answers from memory: after its input changed "
+                                "in place it returned the previous answer (size "), v.message
+    assert v.validation_detail.startswith("answers from memory: size ")
+
+
+# Two entries keyed by a fingerprint that tells the probe's inputs apart: it passes every
+# comparison, and with two entries alternating inputs still hit. Its counted call meets an
+# input it has not seen, so the counts show no gain while the clock shows a huge one.
+DUPS_MEMO_TWO = """\
+long count_dups(const std::vector<int>& v) {
+  struct Entry { std::size_t n = 0; int first = 0, last = 0; long answer = -1; };
+  static Entry memo[2];
+  static int next = 0;
+  if (!v.empty())
+    for (const Entry& e : memo)
+      if (e.answer >= 0 && e.n == v.size() && e.first == v.front() && e.last == v.back())
+        return e.answer;
+  long c = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = i + 1; j < v.size(); ++j)
+      if (v[i] == v[j]) { ++c; break; }
+  if (!v.empty()) { memo[next] = Entry{v.size(), v.front(), v.back(), c}; next ^= 1; }
+  return c;
+}"""
+
+
+async def test_a_memo_the_probe_misses_is_suspicious_by_its_counts() -> None:
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind not installed")
+    site = _site(DUPS, "count_dups")
+    settings = RunnerSettings(pairs=8, callgrind=True, run_timeout_s=60.0)
+    v = await verify_and_measure(site, DUPS_MEMO_TWO, settings, JobContext(),
+                                 tuning=RUNNER_ONLY)
+    if v.instructions_ratio is None:
+        pytest.skip(f"callgrind unavailable here: {v.notes}")
+    assert v.verdict == "suspicious", v.message
+    assert v.message.startswith("Wall time says ") and "nothing is applied" in v.message
+    assert v.speedup is None and v.measurement is not None
+    assert v.instructions_ratio == pytest.approx(1.0, rel=0.2)

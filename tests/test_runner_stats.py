@@ -221,7 +221,7 @@ def test_a_multi_thread_figure_is_withheld_under_pressure_or_steal() -> None:
     assert gate_parallel(serial, before, busy, T) == serial
 
 
-def test_a_wall_time_gain_ten_times_the_counted_one_is_withheld() -> None:
+def test_a_wall_time_gain_ten_times_the_counted_one_is_suspicious() -> None:
     from perfpilot.runner.verdicts import from_measurement, wall_outruns_counts
 
     m = Measurement(speedup=40.0, ci95_low=38.0, ci95_high=42.0, pairs=30, dropped_pairs=0,
@@ -230,10 +230,44 @@ def test_a_wall_time_gain_ten_times_the_counted_one_is_withheld() -> None:
     assert not wall_outruns_counts(1.1, 40.0)  # counts may show more gain than the clock
     assert not wall_outruns_counts(40.0, 5.0) and not wall_outruns_counts(40.0, 0.0)
     tampered = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 1.1, T)
-    assert tampered.verdict == "noisy"
-    assert "40.00×" in tampered.message and "1.10×" in tampered.message
+    assert tampered.verdict == "suspicious"
+    assert tampered.message.startswith("Wall time says 40.00× but instruction counts say 1.10×")
+    # Never a figure to show, rank or apply; the measurement stays as evidence.
+    assert tampered.speedup is None and tampered.ci95 is None
+    assert tampered.measurement == m and tampered.instructions_ratio == 1.1
     backed = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 12.0, T)
     assert backed.verdict == "faster", backed.message
+
+
+def test_a_parallel_figure_is_judged_suspicious_by_its_one_thread_run() -> None:
+    from perfpilot.runner.verdicts import from_measurement
+
+    par = Measurement(speedup=60.0, ci95_low=58.0, ci95_high=62.0, pairs=30, dropped_pairs=0,
+                      threads=4, median_a_s=6e-2, median_b_s=1e-3)
+    one = replace(par, threads=1, speedup=30.0, ci95_low=29.0, ci95_high=31.0)
+    v = from_measurement(Verdict(verdict="build-failed", message=""), par, one, 2.0, T)
+    assert v.verdict == "suspicious" and v.serial_speedup is None
+    assert "30.00×" in v.message and "2.00×" in v.message
+    # Threads divide the wall time, not the instructions: 4 threads at 4x is no suspicion.
+    honest = replace(one, speedup=4.0, ci95_low=3.9, ci95_high=4.1)
+    assert from_measurement(Verdict(verdict="build-failed", message=""), par, honest, 2.0,
+                            T).verdict == "faster"
+
+
+def test_counts_showing_ten_times_the_wall_gain_are_a_note_not_a_verdict() -> None:
+    # An honest rewrite whose call became tiny: the clock sees memory and allocation the
+    # counts do not (a bundled rewrite measured 21x by the clock and 921x by the counts).
+    from perfpilot.runner.verdicts import counts_outrun_wall, from_measurement
+
+    m = Measurement(speedup=21.0, ci95_low=20.0, ci95_high=22.0, pairs=30, dropped_pairs=0,
+                    threads=1, median_a_s=2.1e-2, median_b_s=1e-3)
+    assert counts_outrun_wall(21.0, 921.0) and not counts_outrun_wall(21.0, 150.0)
+    v = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 921.0, T)
+    assert v.verdict == "faster" and v.speedup == 21.0
+    assert "Instruction counts say 921×" in v.message and "do not show" in v.message
+    near = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 60.0, T)
+    assert near.verdict == "faster" and "do not show" not in near.message
+    assert "Instruction counts say 60.00×, far from" in near.message
 
 
 def test_a_size_chosen_while_the_cpu_was_held_is_not_timed() -> None:

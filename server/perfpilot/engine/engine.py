@@ -371,7 +371,7 @@ def origin_of(candidate: Candidate) -> Origin:
     return "builtin" if candidate.backend == "builtin" else "model"
 
 
-_FAILED = frozenset({"build-failed", "timeout", "incorrect", "no-input"})
+_FAILED = frozenset({"build-failed", "timeout", "incorrect", "no-input", "suspicious"})
 
 
 def _rejected_message(site: FunctionSite, trials: tuple[Trial, ...]) -> str:

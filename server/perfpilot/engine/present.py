@@ -105,6 +105,8 @@ def speedup_phrase(v: Verdict) -> str:
     if v.verdict == "rejected":
         # The short reason: the first refused construct, or that no sandbox is available.
         return f"rejected — {v.validation_detail}" if v.validation_detail else "rejected"
+    if v.verdict == "suspicious":
+        return suspicious_phrase(v)
     if v.speedup is None or v.ci95 is None or v.verdict in ("incorrect", "build-failed",
                                                             "timeout", "noisy", "no-input"):
         return {
@@ -123,6 +125,16 @@ def speedup_phrase(v: Verdict) -> str:
     phrase = (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
               f"(95% CI {interval(v.ci95)}); {serial}")
     return phrase + added_flags_phrase(v)
+
+
+def suspicious_phrase(v: Verdict) -> str:
+    """``suspicious, not applied: the clock says 2175× but instruction counts say 241×`` (a
+    suspicious verdict has no speedup of its own: the figures come from its measurement)."""
+    m = v.serial_measurement or v.measurement
+    if m is None or v.instructions_ratio is None:
+        return "suspicious, not applied: wall time and instruction counts disagree"
+    return (f"suspicious, not applied: the clock says {ratio(m.speedup)} but instruction "
+            f"counts say {ratio(v.instructions_ratio)}")
 
 
 def added_flags_phrase(v: Verdict) -> str:
@@ -293,6 +305,8 @@ def report_markdown(outcome: Outcome) -> str:
         elif t.verdict is not None:
             out += ["", f"**{escape_md(speedup_phrase(t.verdict))}**", "",
                     measurement_table(t.verdict)]
+            if t.verdict.verdict == "suspicious":
+                out += ["", escape_md(t.verdict.message)]
             if t.verdict.validation_detail:
                 out += ["", "Validation: " + escape_md(t.verdict.validation_detail)]
             if t.verdict.verdict == "build-failed" and t.verdict.build_log:

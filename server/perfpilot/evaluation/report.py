@@ -102,7 +102,8 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
 
 _MEASURED = ("faster", "slower", "no-change")
 _SHORT = {"no-candidate": "none", "incorrect": "wrong", "build-failed": "build", "error": "error",
-          "timeout": "timeout", "noisy": "noisy", "no-input": "no input", "rejected": "refused"}
+          "timeout": "timeout", "noisy": "noisy", "no-input": "no input", "rejected": "refused",
+          "suspicious": "suspicious"}
 
 
 def write_chart(metrics: Mapping[str, Any], path: Path) -> Path:

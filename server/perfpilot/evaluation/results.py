@@ -11,12 +11,15 @@ from perfpilot.runner.values import VERDICTS
 TASK_VERDICTS: tuple[str, ...] = (*VERDICTS, "no-candidate", "error")
 TIMED = ("faster", "slower", "no-change")
 # A noisy sample passed validation (the runner validates before timing): correct, unmeasured.
+# A suspicious one passed it too, but its clock and its instruction counts disagree the way
+# code that answers from memory makes them: neither correct nor a figure.
 CORRECT = (*TIMED, "noisy")
 UNMEASURED = ("noisy", "error", "no-input")
-# When no candidate was faster, the task takes the word of its most telling sample. A noisy
-# sample comes first: it might have been the faster one, so the task stays unmeasured.
-_PRIORITY = ("noisy", "no-change", "slower", "timeout", "incorrect", "build-failed",
-             "no-input", "rejected")
+# When no candidate was faster, the task takes the word of its most telling sample. A
+# suspicious sample comes first (the alarm must show), then a noisy one: it might have been
+# the faster one, so the task stays unmeasured.
+_PRIORITY = ("suspicious", "noisy", "no-change", "slower", "timeout", "incorrect",
+             "build-failed", "no-input", "rejected")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from perfpilot.lsp.language_server import PerfPilotServer
 
 _PROBLEM_VERDICTS = {"incorrect": lsp.DiagnosticSeverity.Warning,
+                     "suspicious": lsp.DiagnosticSeverity.Warning,
                      "build-failed": lsp.DiagnosticSeverity.Warning,
                      "slower": lsp.DiagnosticSeverity.Information}
 

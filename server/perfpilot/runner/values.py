@@ -7,10 +7,14 @@ from typing import Any, Literal
 
 # ``no-input``: a whole program with no stdin file that has content; it was not timed.
 # ``rejected``: never built, refused by the capability policy or for want of a sandbox.
+# ``suspicious``: validated and timed, but the clock claimed more than ten times the gain the
+# instruction counts show (timing tampered with, or answered from memory): no figure, never
+# applied.
 VerdictWord = Literal["faster", "weakly-verified", "slower", "no-change", "incorrect",
-                      "build-failed", "timeout", "noisy", "no-input", "rejected"]
+                      "build-failed", "timeout", "noisy", "suspicious", "no-input", "rejected"]
 VERDICTS: tuple[str, ...] = ("faster", "weakly-verified", "slower", "no-change", "incorrect",
-                             "build-failed", "timeout", "noisy", "no-input", "rejected")
+                             "build-failed", "timeout", "noisy", "suspicious", "no-input",
+                             "rejected")
 # "weak": outputs agreed, but the inputs did not tell the original from all of its mutants.
 ValidationStatus = Literal["passed", "weak", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]

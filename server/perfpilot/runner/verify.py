@@ -10,7 +10,9 @@ Before a candidate is compared, the original is studied once (and the result cac
 3. Reach: branch coverage of the original under the valid cases (gcov).
 Then the candidate is compared with the original on the valid cases, both sanitized, each case
 in a child process of the driver (a crash or a hang ends only that case); parallel candidates
-also at several threads, where races show as differences.
+also at several threads, where races show as differences. Each case also runs the memory probe
+(see the driver): its inputs are overwritten in place with its partner's and restored, so a
+function that answers from memory of its last input returns a stale answer.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ SAN_EXIT = 86
 LIB_A_SAN = "a/liba_san.so"
 LIB_B_SAN = "b/libb_san.so"
 DRIVER_SAN = "./driver_san"
-_ANALYSIS_VERSION = "2"
+_ANALYSIS_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,12 @@ class Case:
         """``signed values, seed 12346``."""
         name = PROFILE_NAMES[self.profile] if 0 <= self.profile < len(PROFILE_NAMES) else "?"
         return f"{name} values, seed {self.seed}"
+
+
+def partner(case: Case) -> Case:
+    """The case whose inputs the memory probe and timing alternate with ``case``'s: the same
+    profile (so the same size and shape), the next seed. The driver's ``partner_of``."""
+    return Case(case.profile, case.seed + 1)
 
 
 def base_cases(job: Job) -> list[Case]:
@@ -174,7 +182,8 @@ class _Runs:
     async def check(self, cases: list[Case] | tuple[Case, ...], *, sides: str, threads: int = 1,
                     case_ms: int, libs: tuple[str, str] | None = None,
                     fork: bool = True, driver: str | None = None,
-                    sizes: str | None = None, stop_ns: int = 0) -> DriverRun:
+                    sizes: str | None = None, stop_ns: int = 0,
+                    probe: bool = False) -> DriverRun:
         job = self.job
         env = dict(job.env(threads))
         if self.sanitized and driver is None:
@@ -187,6 +196,8 @@ class _Runs:
             args["fork"] = 0
         if stop_ns:
             args["stop_ns"] = stop_ns
+        if probe:
+            args["probe"] = 1
         if libs is None:
             libs = (LIB_A_SAN, LIB_B_SAN) if use_san else (LIB_A, LIB_B)
         limits = job.limits(threads)
@@ -214,7 +225,9 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
     first = base_cases(job)
     extra = [Case(c.profile, c.seed + 1000 + k) for c in first[::job.tuning.seeds_per_profile]
              for k in range(job.tuning.search_seeds)] if job.tuning.mutants else []
-    run = await runs.check(first + extra, sides="A", case_ms=_case_ms(job, 5000))
+    # The memory probe runs here too, on the original alone: a partner input the original
+    # fails on makes that size invalid for the case, never a candidate's fault.
+    run = await runs.check(first + extra, sides="A", case_ms=_case_ms(job, 5000), probe=True)
     valid: list[Case] = []
     rejected: list[str] = []
     skips: dict[tuple[int, int], list[int]] = {}
@@ -279,8 +292,9 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
 
 
 async def _timing_reach(runs: _Runs, case: Case) -> int | Failure:
-    """The largest size (doubling from the smallest timing size) at which ``case`` is valid
-    for the original, scanning upwards until a call takes long enough to be timed.
+    """The largest size (doubling from the smallest timing size) at which ``case`` and its
+    partner (timing alternates the two) are valid for the original, scanning upwards until a
+    call takes long enough to be timed.
 
     Inputs that are valid at small sizes can stop being valid as they grow (values that index
     a buffer whose size does not grow with them): timing past that point would run the
@@ -296,8 +310,9 @@ async def _timing_reach(runs: _Runs, case: Case) -> int | Failure:
     sizes.append(t.max_size)
     # Sanitized calls run a few times slower than the timed build: stop well past the target.
     stop_ns = int(max(0.02, 10 * t.target_sample_s) * 1e9)
-    run = await runs.check([Case(case.profile, case.seed)], sides="A", case_ms=_case_ms(job, 30000),
-                           sizes=",".join(map(str, sizes)), stop_ns=stop_ns)
+    run = await runs.check([Case(case.profile, case.seed), partner(case)], sides="A",
+                           case_ms=_case_ms(job, 30000), sizes=",".join(map(str, sizes)),
+                           stop_ns=stop_ns)
     bad = [int(e.get("size", 0)) for e in run.events if e.get("event") == "invalid"]
     if not bad:
         return t.max_size
@@ -429,7 +444,7 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
                        + (f" at {t} threads" if t > 1 else ""), 25)
         await gate_for_tests("validating", job.ctx)
         run = await runs.check(analysis.valid, sides="AB", threads=t,
-                               case_ms=_case_ms(job, 10000))
+                               case_ms=_case_ms(job, 10000), probe=True)
         failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t)
         if failed is not None:
             return failed
@@ -453,6 +468,8 @@ def _candidate_failure(job: Job, run: DriverRun, threads: int) -> Failure | None
             m = mismatches.get(case.key, {})
             detail = f"size {m.get('size', event.get('size'))}, {case.describe()}{at}: " \
                      f"{m.get('detail', 'outputs differ')}"
+            if m.get("memory"):
+                return verdicts.from_memory(detail)
             return Failure("incorrect", f"The candidate's output differs from the original's at "
                            f"{detail}.", "failed", detail)
         if event.get("side") == "B":

@@ -116,7 +116,7 @@ def _task_sites(tasks_root: Path | None) -> dict[str, tuple[str, str, str, str]]
 def _sample_validation(verdict: str) -> str:
     # The runner validates before it times, so a timed sample passed; evaluation files keep
     # the verdict word only.
-    if verdict in ("faster", "slower", "no-change", "noisy"):
+    if verdict in ("faster", "slower", "no-change", "noisy", "suspicious"):
         return "passed"
     if verdict == "weakly-verified":
         return "weak"

@@ -3,9 +3,9 @@
 The planner's completion is parsed as a plan; the builtin rewriter, restricted to the rules of
 the planned categories, writes the candidate; the runner verifies and times it. The reward is
 ``log(speedup)`` of a strongly verified, timed verdict; incorrect, failed and timed-out
-candidates get a fixed penalty; noisy, weakly verified or unvalidated ones are skipped (None:
-trl leaves them out of the advantage), so no unproven figure ever becomes a reward. Results are
-cached per (unit, candidate) for the life of the reward object.
+candidates get a fixed penalty; noisy, suspicious, weakly verified or unvalidated ones are
+skipped (None: trl leaves them out of the advantage), so no unproven figure ever becomes a
+reward. Results are cached per (unit, candidate) for the life of the reward object.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@
 //
 // Optional members of the bench type:
 //   void reset();                                   restore inputs the call mutates (not timed)
+//   void overwrite(const Bench& other);             copy other's inputs into this one's objects
+//                                                   (the memory probe; default: assignment)
 //   static constexpr std::size_t max_size = N;      largest size the runner may choose
 //   static constexpr std::size_t min_size = N;      smallest size to start calibration from
 //   static std::vector<std::size_t> edge_sizes();   sizes validated before timing
@@ -39,6 +41,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <new>
 #include <tuple>
 #include <random>
 #include <string>
@@ -660,11 +663,19 @@ struct CaseBase {
   virtual void reset() = 0;
   virtual void call(void* fn) = 0;
   virtual void record(Recorder& r) = 0;
+  // Give this bench the inputs of `other` (a bench of the same type and size) in its own
+  // objects, at their addresses: the memory probe changes an input in place. False when the
+  // bench type can neither be overwritten nor copied.
+  virtual bool overwrite_from(CaseBase& other) = 0;
 };
 
 template <class B, class = void> struct has_reset : std::false_type {};
 template <class B>
 struct has_reset<B, std::void_t<decltype(std::declval<B&>().reset())>> : std::true_type {};
+template <class B, class = void> struct has_overwrite : std::false_type {};
+template <class B>
+struct has_overwrite<B, std::void_t<decltype(std::declval<B&>().overwrite(std::declval<const B&>()))>>
+    : std::true_type {};
 template <class B, class = void> struct has_max_size : std::false_type {};
 template <class B>
 struct has_max_size<B, std::void_t<decltype(B::max_size)>> : std::true_type {};
@@ -687,6 +698,24 @@ struct Adapter final : CaseBase {
   }
   void call(void* fn) override { bench.call(reinterpret_cast<Fn>(fn)); }
   void record(Recorder& r) override { bench.record(r); }
+  bool overwrite_from(CaseBase& other) override {
+    const B& src = static_cast<Adapter&>(other).bench;
+    if constexpr (has_overwrite<B>::value) {
+      bench.overwrite(src);
+      return true;
+    } else if constexpr (std::is_copy_assignable_v<B>) {
+      // Assignment between containers of equal size reuses the target's storage.
+      bench = src;
+      return true;
+    } else if constexpr (std::is_copy_constructible_v<B>) {
+      // The bench object (and so every input member) stays where it is.
+      bench.~B();
+      ::new (static_cast<void*>(&bench)) B(src);
+      return true;
+    } else {
+      return false;
+    }
+  }
 };
 
 struct Info {
