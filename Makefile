@@ -6,7 +6,7 @@ PERFPILOT := $(VENV)/bin/perfpilot
 CORE := $(VENV)/.core-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-core demo test test-python test-vscode lint bench eval eval-holdout train-demo vsix clean
+.PHONY: setup setup-core demo test test-deep test-python test-vscode vscode-deps lint bench eval eval-holdout train-demo vsix clean
 
 # The core (builtin backends, runner, server): no torch, enough for the demo.
 $(CORE): pyproject.toml
@@ -30,10 +30,24 @@ demo: setup-core
 	@$(PERFPILOT) doctor || true
 	$(PY) examples/demo.py
 
-test: setup lint test-python test-vscode
+# The Python tests run on two workers (whole files to one worker: module fixtures stay shared)
+# while the VS Code suites' tools download; exhaustive sweeps are left to test-deep.
+PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile
+
+test: setup lint
+	$(MAKE) -j2 --no-print-directory test-python vscode-deps
+	$(MAKE) --no-print-directory test-vscode
+
+# Every generated variant of the differential sweeps, the whole verification corpus, and the
+# other tests marked deep.
+test-deep: setup
+	PERFPILOT_TEST_DEEP=1 $(PYTEST) -m "deep or sweep"
 
 test-python: setup
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+	$(PYTEST) -m "not deep"
+
+vscode-deps: setup
+	$(MAKE) -C client-vscode build install-test-deps
 
 test-vscode: setup
 	$(MAKE) -C client-vscode test PERFPILOT_PYTHON=$(abspath $(PY))

@@ -25,6 +25,16 @@ atexit.register(shutil.rmtree, _CACHE, True)
 _STRICT_TOOLS = os.environ.get("PERFPILOT_STRICT_TOOLS") == "1"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Differential sweeps (modules built on ``differential_support``) run a sample of their
+    variants under ``make test`` and all of them again under ``make test-deep``."""
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and any(getattr(v, "__module__", "") == "differential_support"
+                                      for v in vars(module).values()):
+            item.add_marker(pytest.mark.sweep)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield

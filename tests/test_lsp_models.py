@@ -24,19 +24,16 @@ from lsp_support import (
     finished_job,
     vscode_capabilities,
 )
+from model_fixtures import transformers_serve
+from optional_support import needs
 from perfpilot.code.locate import function_by_name
 from perfpilot.prompting.context import unit_context
 from perfpilot.prompting.prompts import optimizer_messages, planner_messages
 from perfpilot.strategy.plan_format import parse_output
 from perfpilot.strategy.values import Plan
-
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
-
-from model_fixtures import transformers_serve
 from test_llm_tiny_models import build_tiny_model, finetune_to_emit
+
+pytestmark = needs("torch", "transformers", "fastapi", "uvicorn")
 
 # Copying the vector on every call dominates; taking it by const reference is O(1).
 SOURCE = """\

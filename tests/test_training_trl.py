@@ -8,17 +8,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("trl")
-pytest.importorskip("peft")
-pytest.importorskip("datasets")
-
+from optional_support import needs
 from perfpilot.training.corpus import generate
 from perfpilot.training.examples import preference_rows, prompt, sft_row
 from perfpilot.training.records import PlanStep, Record
 from perfpilot.training.trainers import RunSpec, dpo, reward_model, score, sft
 from test_llm_tiny_models import build_tiny_model
+
+pytestmark = needs("torch", "transformers", "trl", "peft", "datasets")
 
 FN = "long total(const std::vector<long>& v) {\n  long s = 0;\n  for (std::size_t i = 0; " \
      "i < v.size(); ++i) s += v[i];\n  return s;\n}\n"
