@@ -63,6 +63,15 @@ async def checks() -> tuple[Check, ...]:
     out.append(Check("valgrind", valgrind is not None,
                      await _first_line(valgrind, "--version") if valgrind
                      else "not installed: no instruction counts"))
+    # The compiled-code check reads candidates' objects with these (binutils, beside gcc).
+    for name, works, missing in (
+            ("c++filt", "reads the C++ symbols a candidate imports by name",
+             "C++ symbols stay mangled, so candidates importing any are refused"),
+            ("objdump", "finds system call instructions in a candidate",
+             "system call instructions in a candidate go unseen")):
+        path = shutil.which(name)
+        out.append(Check(name, path is not None,
+                         works if path else f"not installed (Debian: binutils): {missing}"))
     for name in ("gcc", "g++", "clang", "clang++"):
         path = shutil.which(name)
         out.append(Check(name, path is not None,
