@@ -11,9 +11,12 @@
 // Both sides share one set of inputs, so data placement is identical too.
 // Modes:
 //   probe     print what this driver supports
-//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N]: each case (value
-//             profile and seed) in a child process, calling both (or only A) on each size and
-//             comparing records; a size at which A fails is reported invalid and skipped
+//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [budget_ns=N]: each
+//             case (value profile and seed) in a child process, calling both (or only A) on
+//             each size and comparing records; a size at which A fails is reported invalid and
+//             skipped. budget_ns: sizes as given (a bench's own edge sizes do not replace
+//             them), stopping before a size at which A's call would take longer
+// Every mode takes consts=1000000007,0.5,... (numbers of the code, for the constants profile).
 //   mutants   ids=1,2,... cases=... sizes=...: B is built with mutant schemata; which mutants
 //             do the cases tell apart from A?
 //   time      case=P:S: calibrate the size, validate it, warm up, time pairs in ABBA order,
@@ -449,6 +452,7 @@ struct Progress {
   volatile long long index;  // position in the size list
   volatile int finished;
   volatile int checked;      // sizes compared (or run, for A alone) without a failure
+  volatile long long recorded;  // values A's calls recorded (none: nothing can be compared)
 };
 
 inline Progress* shared_progress() {
@@ -472,8 +476,11 @@ inline bool skipped(const Case& c, std::size_t n) {
 //   stop_ns > 0: stop after the first size at which A's call takes longer (a scan of sizes).
 inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
                       const std::vector<std::size_t>& sizes, const detail::Info& info,
-                      Progress* prog, bool quiet, std::size_t from = 0, long long stop_ns = 0) {
+                      Progress* prog, bool quiet, std::size_t from = 0, long long stop_ns = 0,
+                      long long budget_ns = 0) {
   int built = 0;
+  long long prev_took = 0;
+  std::size_t prev_n = 0;
   for (std::size_t k = from; k < sizes.size(); ++k) {
     const std::size_t n = sizes[k];
     if ((info.max_size && n > info.max_size) || skipped(c, n)) continue;
@@ -486,9 +493,11 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
     const long long t0 = now_ns(CLOCK_MONOTONIC);
     call_and_record(bench, a);
     const long long took = now_ns(CLOCK_MONOTONIC) - t0;
+    prog->recorded = prog->recorded + static_cast<long long>(a.rec.entries().size());
     if (b != nullptr) {
-      prog->side = 1;
+      prog->side = -1;  // setting the inputs up again is neither side's doing
       fresh_inputs(bench, n, c);
+      prog->side = 1;
       call_and_record(bench, *b);
     }
     prog->side = -1;
@@ -503,6 +512,20 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
     }
     prog->checked = prog->checked + 1;
     if (stop_ns > 0 && took > stop_ns) break;
+    if (budget_ns > 0 && k + 1 < sizes.size()) {
+      // A's time at the next size, growing as it did from the previous one (at least
+      // linearly): an original that is exponential in the size must not be run past it.
+      double growth = 1.0;
+      if (prev_took > 0 && prev_n > 0 && n > prev_n && took > prev_took)
+        growth = std::log(static_cast<double>(took) / prev_took) /
+                 std::log(static_cast<double>(n) / prev_n);
+      const double next = static_cast<double>(took) *
+          std::pow(static_cast<double>(sizes[k + 1]) / std::max<std::size_t>(n, 1),
+                   std::max(1.0, growth));
+      if (next > static_cast<double>(budget_ns)) break;
+    }
+    prev_took = took;
+    prev_n = n;
   }
   prog->finished = 1;
   return built ? 0 : 2;
@@ -612,7 +635,8 @@ inline std::string end_json(const ChildEnd& e) {
 inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const detail::Info& info,
                      unsigned long long seed) {
   std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
-  if (!info.edges.empty()) sizes = info.edges;
+  const long long budget_ns = arg_ll(args, "budget_ns", 0);
+  if (!info.edges.empty() && budget_ns == 0) sizes = info.edges;
   std::vector<Case> cases = parse_cases(args.count("cases") ? args.at("cases") : "", seed);
   const bool both = !(args.count("sides") && args.at("sides") == "A");
   const long long timeout_ms = arg_ll(args, "case_ms", 10000);
@@ -621,9 +645,11 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
   Progress* prog = shared_progress();
   if (arg_ll(args, "fork", 1) == 0) {
     for (const Case& c : cases) {
+      prog->recorded = 0;
       int rc = check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false);
       emit("{\"event\":\"case\"," + case_json(c) + ",\"status\":\"" +
-           (rc == 0 ? "ok" : (rc == 1 ? "mismatch" : "noinputs")) + "\"}");
+           (rc == 0 ? "ok" : (rc == 1 ? "mismatch" : "noinputs")) + "\",\"recorded\":" +
+           std::to_string(prog->recorded) + "}");
     }
     emit("{\"event\":\"done\"}");
     return 0;
@@ -633,14 +659,17 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
     // next child resumes after it.
     std::size_t from = 0;
     int checked = 0;
+    long long recorded = 0;
     ChildEnd end;
     for (;;) {
       prog->checked = 0;
+      prog->recorded = 0;
       end = in_child(
           [&]() { return check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false,
-                                    from, stop_ns); },
+                                    from, stop_ns, budget_ns); },
           timeout_ms, prog, mem_mb);
       checked += prog->checked;
+      recorded += prog->recorded;
       const bool original_failed = end.side == 0 && (end.status == "crash" ||
                                                      end.status == "sanitizer" ||
                                                      end.status == "timeout");
@@ -653,7 +682,8 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
       }
     }
     if (end.status == "ok" && checked == 0) end.status = "invalid";
-    emit("{\"event\":\"case\"," + case_json(c) + "," + end_json(end) + "}");
+    emit("{\"event\":\"case\"," + case_json(c) + "," + end_json(end) + ",\"recorded\":" +
+         std::to_string(recorded) + "}");
   }
   emit("{\"event\":\"done\"}");
   return 0;
@@ -880,6 +910,7 @@ inline int main(int argc, char** argv) {
   const detail::Info info = detail::registered();
   unsigned long long seed = static_cast<unsigned long long>(arg_ll(args, "seed", 12345));
   const Case one = parse_cases(args.count("case") ? args.at("case") : "", seed).front();
+  perfpilot::gen::set_constants(args.count("consts") ? args.at("consts") : "");
   Side a, b;
   if (!load(a, argv[2], "A") || !load(b, argv[3], "B")) return 3;
   Bench bench(info.make());
