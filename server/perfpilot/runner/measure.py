@@ -179,7 +179,7 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     async with job.gate.building():
         beyond = await check_beyond(job, prepared.timing_case, max(
             measurement.size, serial.size if serial else 0), measurement.threads,
-            prepared.sanitized, valid_up_to)
+            valid_up_to, calib.steps)
     if isinstance(beyond, Failure):
         return beyond.apply(replace(base, verification=prepared.verification))
     verification = replace(prepared.verification, beyond=beyond)
@@ -246,7 +246,6 @@ class _Built:
     verification: Verification
     timing_case: Case
     timing_max_size: int
-    sanitized: bool = False
 
 
 @dataclass(frozen=True)
@@ -312,7 +311,7 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
         notes += (f"timed at sizes up to {analysis.timing_max_size}: larger generated inputs are "
                   "invalid for the original",)
     return _Built(replace(base, notes=base.notes + notes), checked, analysis.valid[0],
-                  analysis.timing_max_size, sanitized)
+                  analysis.timing_max_size)
 
 
 async def _nothing() -> tuple[Compiled, ...]:

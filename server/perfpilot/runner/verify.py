@@ -219,7 +219,7 @@ class _Runs:
     async def check(self, cases: list[Case] | tuple[Case, ...], *, sides: str, threads: int = 1,
                     case_ms: int, libs: tuple[str, str] | None = None,
                     fork: bool = True, driver: str | None = None,
-                    sizes: str | None = None, stop_ns: int = 0, budget_ns: int = 0,
+                    sizes: str | None = None, stop_ns: int = 0, exact: bool = False,
                     pool: tuple[Number, ...] | None = None) -> DriverRun:
         job = self.job
         env = dict(job.env(threads))
@@ -233,8 +233,8 @@ class _Runs:
             args["fork"] = 0
         if stop_ns:
             args["stop_ns"] = stop_ns
-        if budget_ns:
-            args["budget_ns"] = budget_ns
+        if exact:
+            args["exact"] = 1
         consts = pool_arg(pool if pool is not None else original_pool(job))
         if consts:
             args["consts"] = consts
@@ -668,49 +668,67 @@ def _settle_constants(v: Verification, open_constants: tuple[OpenConstant, ...],
                    notes=v.notes + notes)
 
 
-async def check_beyond(job: Job, case: Case, timed: int, threads: int, sanitized: bool,
-                       valid_up_to: int | None) -> Failure | str:
-    """Outputs compared past the timed size ``timed``: up to ``beyond_factor`` times it, as
-    far as the original's call stays within ``beyond_budget_s`` (sanitized when the builds
-    exist) and within ``valid_up_to`` (the largest size the study found the inputs valid at,
-    when it found a limit). Returns the failure, or what was checked as a phrase."""
+async def check_beyond(job: Job, case: Case, timed: int, threads: int,
+                       valid_up_to: int | None,
+                       calibration: tuple[tuple[int, int, int], ...] = ()) -> Failure | str:
+    """Outputs compared once past the timed size ``timed``: at ``beyond_factor`` times it, or
+    at the largest doubling of it at which one call of the original stays within
+    ``beyond_budget_s``, whichever is smaller, and not past ``valid_up_to`` (the largest size
+    the study found the inputs valid at, when it found a limit). ``calibration`` holds the
+    timing run's (size, ns of the original's call, ns of the candidate's) steps, which predict
+    the original's time. Unsanitized builds, as timing uses: the sanitized original at 4x the
+    timed size, with every output element recorded in the sanitized driver, costs several
+    times more. Returns the failure, or what was checked as a phrase."""
     t = job.tuning
+    budget_ns = t.beyond_budget_s * 1e9
     top = timed * max(t.beyond_factor, 1)
     if valid_up_to is not None:
         top = min(top, valid_up_to)
     if timed <= 0 or top <= timed:
         return ""
-    # Steps of sqrt(2) from below the timed size (so that the first step past it is predicted
-    # from a measured growth) up to the top.
-    ladder = sorted({max(1, round(timed * 2 ** (k / 2))) for k in range(-1, 2 * 8)
-                     if timed * 2 ** (k / 2) <= top} | {top})
-    job.ctx.report("validating", f"comparing outputs past the timed size (up to {top})", 78)
-    run = await _Runs(job, sanitized).check(
+    growth, call_ns = _growth(calibration, timed)
+    fits = [n for n in [timed << k for k in range(1, 8)] + [top]
+            if timed < n <= top and call_ns * (n / timed) ** growth <= budget_ns]
+    slow = f"one call of the original would take longer than {t.beyond_budget_s:g} s"
+    if not fits:
+        return f"outputs not compared past the timed size {timed}: {slow}"
+    size = max(fits)
+    job.ctx.report("validating", f"comparing outputs past the timed size (at {size})", 78)
+    run = await _Runs(job, False).check(
         [Case(case.profile, case.seed)], sides="AB", threads=threads,
-        case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s))),
-        sizes=",".join(map(str, ladder)), budget_ns=int(t.beyond_budget_s * 1e9))
+        case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s))), sizes=str(size),
+        exact=True)
     failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads)
     if failed is not None:
         return replace(failed, message=failed.message.replace(
             "The candidate's output differs", "Past the timed size, the candidate's output "
             "differs"))
     end = run.last("case")
-    invalid = {int(e.get("size", -1)) for e in run.events if e.get("event") == "invalid"}
-    last = int(end.get("size", -1)) if end is not None and end.get("status") == "ok" else -1
-    reached = max((n for n in ladder if n <= last and n not in invalid), default=0)
-    if invalid or (valid_up_to is not None and reached >= valid_up_to):
-        why = "larger inputs are invalid for the original"
-    else:
-        why = f"one call of the original would take longer than {t.beyond_budget_s:g} s"
-        if job.mode == "spec":
-            why += " or the bench spec allows no larger size"
-    if reached <= timed:
+    if end is None or end.get("status") != "ok":
+        why = ("larger inputs are invalid for the original" if run.first("invalid") else
+               "the bench spec allows no larger size" if job.mode == "spec" else
+               "the check did not run")
         return f"outputs not compared past the timed size {timed}: {why}"
-    factor = reached / timed
-    times = f"{factor:.0f}x" if math.isclose(factor, round(factor)) else f"{factor:.1f}x"
-    if reached == timed * t.beyond_factor:
-        return f"outputs also agree at size {reached}, {times} the timed size"
-    return f"outputs also agree at size {reached}, {times} the timed size (beyond it {why})"
+    times = f"{size // timed}x" if size % timed == 0 else f"{size / timed:.1f}x"
+    if size == timed * t.beyond_factor:
+        return f"outputs also agree at size {size}, {times} the timed size"
+    why = "larger inputs are invalid for the original" if size == valid_up_to else slow
+    return f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
+
+
+def _growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:
+    """How the original's time grows with the size (the exponent over the last calibration
+    step, at least 1) and its call time at ``timed`` (ns; 0 when unknown)."""
+    known = sorted((size, a) for size, a, _ in steps if 0 < size <= timed and a > 0)
+    if not known:
+        return 1.0, 0.0
+    size, a = known[-1]
+    growth = 1.0
+    if len(known) > 1:
+        size0, a0 = known[-2]
+        if size > size0 and a > a0:
+            growth = min(30.0, max(1.0, math.log(a / a0) / math.log(size / size0)))
+    return growth, a * (timed / size) ** growth
 
 
 def _candidate_failure(job: Job, run: DriverRun, threads: int) -> Failure | None:

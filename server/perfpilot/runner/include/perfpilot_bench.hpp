@@ -178,6 +178,7 @@ class Recorder {
       nested(0, v.first, tol);
       nested(1, v.second, tol);
     } else if constexpr (is_sequence<D>::value) {
+      room(v.size() + 1);
       push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
       using E = typename D::value_type;
       long long k = 0;
@@ -223,6 +224,13 @@ class Recorder {
     entries_.push_back(std::move(e));
   }
 
+  // Room for `more` entries, growing geometrically: a large output is recorded element by
+  // element, and moving every entry at each growth step doubled the time that takes.
+  void room(std::size_t more) {
+    const std::size_t need = entries_.size() + more;
+    if (need > entries_.capacity()) entries_.reserve(std::max(need, 2 * entries_.capacity()));
+  }
+
   int intern(const char* label) {
     std::string s = label ? label : "";
     for (std::size_t k = 0; k < labels_.size(); ++k)
@@ -256,12 +264,14 @@ class Recorder {
       perfpilot_record(*this, v);
       hook_tol_ = saved;
     } else if constexpr (kind == 3) {
+      room(std::extent_v<D> + 1);
       push('n', static_cast<unsigned long long>(std::extent_v<D>), 0, 0.0, 0.0);
       for (std::size_t k = 0; k < std::extent_v<D>; ++k)
         nested(static_cast<long long>(k), v[k], tol);
     } else if constexpr (kind == 4) {
       // Iteration order of an unordered container is not part of its value: record the
       // elements sorted by their own records.
+      room(v.size() + 1);
       push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
       std::vector<std::pair<std::vector<Entry>, const typename D::value_type*>> items;
       for (const auto& x : v) {
@@ -275,8 +285,9 @@ class Recorder {
       long long k = 0;
       for (const auto& item : items) nested(k++, *item.second, tol);
     } else {
-      push('n', static_cast<unsigned long long>(std::distance(v.begin(), v.end())), 0, 0.0,
-           0.0);
+      const auto count = static_cast<std::size_t>(std::distance(v.begin(), v.end()));
+      room(count + 1);
+      push('n', static_cast<unsigned long long>(count), 0, 0.0, 0.0);
       long long k = 0;
       for (const auto& x : v) nested(k++, x, tol);
     }

@@ -11,11 +11,10 @@
 // Both sides share one set of inputs, so data placement is identical too.
 // Modes:
 //   probe     print what this driver supports
-//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [budget_ns=N]: each
-//             case (value profile and seed) in a child process, calling both (or only A) on
-//             each size and comparing records; a size at which A fails is reported invalid and
-//             skipped. budget_ns: sizes as given (a bench's own edge sizes do not replace
-//             them), stopping before a size at which A's call would take longer
+//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [exact=1]: each case
+//             (value profile and seed) in a child process, calling both (or only A) on each
+//             size and comparing records; a size at which A fails is reported invalid and
+//             skipped. exact=1: these sizes even where a bench has edge sizes of its own
 // Every mode takes consts=1000000007,0.5,... (numbers of the code, for the constants profile).
 //   mutants   ids=1,2,... cases=... sizes=...: B is built with mutant schemata; which mutants
 //             do the cases tell apart from A?
@@ -476,11 +475,8 @@ inline bool skipped(const Case& c, std::size_t n) {
 //   stop_ns > 0: stop after the first size at which A's call takes longer (a scan of sizes).
 inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
                       const std::vector<std::size_t>& sizes, const detail::Info& info,
-                      Progress* prog, bool quiet, std::size_t from = 0, long long stop_ns = 0,
-                      long long budget_ns = 0) {
+                      Progress* prog, bool quiet, std::size_t from = 0, long long stop_ns = 0) {
   int built = 0;
-  long long prev_took = 0;
-  std::size_t prev_n = 0;
   for (std::size_t k = from; k < sizes.size(); ++k) {
     const std::size_t n = sizes[k];
     if ((info.max_size && n > info.max_size) || skipped(c, n)) continue;
@@ -512,20 +508,6 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
     }
     prog->checked = prog->checked + 1;
     if (stop_ns > 0 && took > stop_ns) break;
-    if (budget_ns > 0 && k + 1 < sizes.size()) {
-      // A's time at the next size, growing as it did from the previous one (at least
-      // linearly): an original that is exponential in the size must not be run past it.
-      double growth = 1.0;
-      if (prev_took > 0 && prev_n > 0 && n > prev_n && took > prev_took)
-        growth = std::log(static_cast<double>(took) / prev_took) /
-                 std::log(static_cast<double>(n) / prev_n);
-      const double next = static_cast<double>(took) *
-          std::pow(static_cast<double>(sizes[k + 1]) / std::max<std::size_t>(n, 1),
-                   std::max(1.0, growth));
-      if (next > static_cast<double>(budget_ns)) break;
-    }
-    prev_took = took;
-    prev_n = n;
   }
   prog->finished = 1;
   return built ? 0 : 2;
@@ -635,8 +617,7 @@ inline std::string end_json(const ChildEnd& e) {
 inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const detail::Info& info,
                      unsigned long long seed) {
   std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
-  const long long budget_ns = arg_ll(args, "budget_ns", 0);
-  if (!info.edges.empty() && budget_ns == 0) sizes = info.edges;
+  if (!info.edges.empty() && arg_ll(args, "exact", 0) == 0) sizes = info.edges;
   std::vector<Case> cases = parse_cases(args.count("cases") ? args.at("cases") : "", seed);
   const bool both = !(args.count("sides") && args.at("sides") == "A");
   const long long timeout_ms = arg_ll(args, "case_ms", 10000);
@@ -666,7 +647,7 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
       prog->recorded = 0;
       end = in_child(
           [&]() { return check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false,
-                                    from, stop_ns, budget_ns); },
+                                    from, stop_ns); },
           timeout_ms, prog, mem_mb);
       checked += prog->checked;
       recorded += prog->recorded;
