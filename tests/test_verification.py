@@ -14,6 +14,7 @@ from perfpilot.code.mutants import CONSTANT_KINDS, LEVELS, STRONG, schemata
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning, Verdict
+from perfpilot.runner.verify import call_growth
 from perfpilot.settings import RunnerSettings
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc") is None,
@@ -88,6 +89,16 @@ def test_schemata_hold_strong_mutants_and_keep_the_function_text_otherwise() -> 
     # Every mutant has its own id, and the descriptions name the code they change.
     assert [m.id for m in sch.mutants] == list(range(1, len(sch.mutants) + 1))
     assert any("return -1" in m.description for m in sch.mutants)
+
+
+def test_the_originals_time_past_the_timed_size_is_predicted_from_calibration() -> None:
+    # (size, ns of the original's call, ns of the candidate's), as calibration tried them.
+    growth, ns = call_growth(((1024, 1000, 900), (2048, 2000, 1800)), 2048)
+    assert growth == pytest.approx(1.0) and ns == pytest.approx(2000)
+    # A recursive Fibonacci: 2000 times slower for twice the size; at 4x it takes hours.
+    growth, ns = call_growth(((16, 5_000, 10), (32, 10_000_000, 10)), 32)
+    assert growth > 10 and ns * 4 ** growth > 3.6e12
+    assert call_growth((), 100) == (1.0, 0.0)
 
 
 async def test_invalid_cases_are_dropped_not_blamed_on_a_correct_rewrite() -> None:
@@ -254,7 +265,8 @@ async def test_a_changed_modulus_that_no_valid_input_reaches_is_weakly_verified(
     assert v.verdict not in ("incorrect", "faster"), v.message
     assert v.validation_status == "weak", v.validation_detail
     assert "the modulus 1000000007 on line 3" in v.validation_detail
-    # Twice the timed size would take the original far past the budget: not tried.
+    # Twice the timed size would take the original far past the budget (or past the time
+    # limit, which makes those sizes invalid): not tried.
     assert "not compared past the timed size" in v.validation_detail
     if v.verdict == "weakly-verified":
         assert "modulus 1000000007" in v.message

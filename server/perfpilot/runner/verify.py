@@ -586,7 +586,11 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
     verification = analysis.verification
     notes: list[str] = []
     mine = candidate_constants(job)
-    added = [v for v in mine.pool if v not in set(original_pool(job))]
+    theirs = set(original_pool(job))
+    # Integers within the signed profile's span at the largest edge size are drawn already.
+    span = max(job.tuning.edge_sizes, default=0)
+    added = [v for v in mine.pool if v not in theirs and
+             not (isinstance(v, int) and abs(v) <= span)]
     if added and CONSTANTS_PROFILE in job.tuning.profiles:
         failed_or_note = await _check_constants(job, runs, added)
         if isinstance(failed_or_note, Failure):
@@ -684,9 +688,12 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     top = timed * max(t.beyond_factor, 1)
     if valid_up_to is not None:
         top = min(top, valid_up_to)
-    if timed <= 0 or top <= timed:
+    if timed <= 0:
         return ""
-    growth, call_ns = _growth(calibration, timed)
+    if top <= timed:
+        return (f"outputs not compared past the timed size {timed}: larger inputs are invalid "
+                "for the original")
+    growth, call_ns = call_growth(calibration, timed)
     fits = [n for n in [timed << k for k in range(1, 8)] + [top]
             if timed < n <= top and call_ns * (n / timed) ** growth <= budget_ns]
     slow = f"one call of the original would take longer than {t.beyond_budget_s:g} s"
@@ -716,7 +723,7 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     return f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
 
 
-def _growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:
+def call_growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:
     """How the original's time grows with the size (the exponent over the last calibration
     step, at least 1) and its call time at ``timed`` (ns; 0 when unknown)."""
     known = sorted((size, a) for size, a, _ in steps if 0 < size <= timed and a > 0)
