@@ -74,6 +74,11 @@ def test_constants_have_roles_and_named_constants_resolve() -> None:
     assert not by_text[("4", "constant")].rewritable
     assert any(c.text == "3" and not c.rewritable for c in found)
     assert "the modulus MOD (1000000007)" in [c.describe() for c in found]
+    # A const local computed at run time is no constant expression; one made of numbers is.
+    local = ("long g(long a) { const long m = a % 97; const int k = 10; int b[k]; "
+             "return m + k + b[0]; }")
+    kinds = {c.text: c.rewritable for c in function_constants(local, "cpp", 0, len(local))}
+    assert kinds["97"] and not kinds["10"]
 
 
 def test_the_input_pool_drops_trivial_values_and_repeats() -> None:

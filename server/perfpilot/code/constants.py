@@ -231,23 +231,29 @@ def _role(node: tree_sitter.Node) -> Role:
 
 def _rewritable(node: tree_sitter.Node, body: tree_sitter.Node) -> bool:
     """Whether the use may become a run-time expression (no constant expression required)."""
+    child = node
     parent = node.parent
     while parent is not None and parent.start_byte >= body.start_byte and parent != body:
-        if parent.type in _CONSTANT_CONTEXTS:
+        if parent.type in _CONSTANT_CONTEXTS or parent.type == "sizeof_expression":
             return False
-        if parent.type == "declaration" and _is_static_or_const(parent):
-            # A static's initialiser must be constant in C; a const may size an array.
+        if parent.type == "declaration" and _needs_constant(parent, child):
             return False
-        if parent.type == "sizeof_expression":
-            return False
-        parent = parent.parent
+        child, parent = parent, parent.parent
     return True
 
 
-def _is_static_or_const(decl: tree_sitter.Node) -> bool:
+def _needs_constant(decl: tree_sitter.Node, part: tree_sitter.Node) -> bool:
+    """Whether the initialiser ``part`` of a local declaration must stay a constant
+    expression: a static's must in C, and a const one made of numbers may size an array
+    or be a template argument (``const int n = 10; int a[n];``)."""
     words = {node_text(c) for c in decl.children
              if c.type in ("type_qualifier", "storage_class_specifier")}
-    return bool(words & {"const", "constexpr", "static", "constinit"})
+    if words & {"constexpr", "static", "constinit"}:
+        return True
+    if "const" not in words:
+        return False
+    value = part.child_by_field_name("value") if part.type == "init_declarator" else None
+    return value is None or _evaluate(value, {}) is not None
 
 
 def _locals(body: tree_sitter.Node) -> set[str]:

@@ -40,7 +40,7 @@ from perfpilot.code.constants import (
     format_number,
     unit_constants,
 )
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import node_text, parse, unparen, walk_all
 from perfpilot.code.site import FunctionSite
 
 SELECTOR = "perfpilot_mutant"
@@ -227,7 +227,8 @@ def _constant_points(body: tree_sitter.Node, site: FunctionSite,
         if op not in _DROPPED or left is None or right is None:
             continue
         for const_side, keep in ((right, "left"), (left, "right")):
-            operand = by_span.get((_bare(const_side).start_byte, _bare(const_side).end_byte))
+            bare = unparen(const_side)
+            operand = by_span.get((bare.start_byte, bare.end_byte))
             if operand is None or operand.role != _DROPPED[op] or not operand.rewritable:
                 continue
             kept = left if keep == "left" else right
@@ -237,12 +238,6 @@ def _constant_points(body: tree_sitter.Node, site: FunctionSite,
                               keep=keep))
             break
     return out
-
-
-def _bare(node: tree_sitter.Node) -> tree_sitter.Node:
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
-    return node
 
 
 def _variants(c: Constant) -> list[Number]:
