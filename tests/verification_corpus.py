@@ -1,7 +1,7 @@
 """Subtly wrong candidates, and a correct rewrite, for ordinary functions.
 
 Each entry is an original function, one correct faster rewrite, and wrong rewrites of the kinds
-models write: a sign, range, boundary, overflow, modulus, character-class, ordering, NaN,
+models write: a sign, range, boundary, overflow, modulus, packing, character-class, ordering, NaN,
 aliasing or race mistake that leaves most inputs unchanged. The runner must reject every wrong
 one (or at worst call it weakly verified) and must never reject the correct one for bad inputs.
 This set is for checking the verifier, not for tuning it: the rules of input generation are
@@ -717,6 +717,45 @@ int most_repeats(const std::vector<std::string>& w) {
     if (run > best) best = run;
   }
   return best;
+}"""),
+    )),
+    Entry("distinct_pairs", "cpp", """\
+#include <cstddef>
+#include <set>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+long distinct_pairs(const std::vector<int>& a, const std::vector<int>& b) {
+  std::set<std::pair<int, int>> seen;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) seen.insert({a[i], b[i]});
+  return (long)seen.size();
+}
+""", """\
+long distinct_pairs(const std::vector<int>& a, const std::vector<int>& b) {
+  std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  std::unordered_set<unsigned long long> seen;
+  seen.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    seen.insert(((unsigned long long)(unsigned)a[i] << 32) | (unsigned)b[i]);
+  return (long)seen.size();
+}""", (
+        Wrong("packing base", """\
+long distinct_pairs(const std::vector<int>& a, const std::vector<int>& b) {
+  std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  std::unordered_set<long long> seen;
+  seen.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) seen.insert((long long)a[i] * 100000 + b[i]);
+  return (long)seen.size();
+}"""),
+        Wrong("packing mask", """\
+long distinct_pairs(const std::vector<int>& a, const std::vector<int>& b) {
+  std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  std::unordered_set<unsigned long long> seen;
+  seen.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    seen.insert(((unsigned long long)(unsigned)a[i] << 16) | (b[i] & 0xFFFF));
+  return (long)seen.size();
 }"""),
     )),
 )

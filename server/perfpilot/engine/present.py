@@ -156,7 +156,7 @@ def verification_phrase(v: Verdict) -> str:
         return ""
     phrase = checked.phrase()
     if checked.weak:
-        phrase += f"; untested: {checked.survivors[0]}"
+        phrase += f"; untested: {checked.untested(1)}"
     return phrase
 
 

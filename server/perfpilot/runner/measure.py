@@ -67,7 +67,13 @@ from perfpilot.runner.toolchain import (
 )
 from perfpilot.runner.values import Measurement, Tuning, Verdict, Verification
 from perfpilot.runner.verdicts import Failure
-from perfpilot.runner.verify import Case, analyse_original, build_sanitized, check_candidate
+from perfpilot.runner.verify import (
+    Case,
+    analyse_original,
+    build_sanitized,
+    check_beyond,
+    check_candidate,
+)
 from perfpilot.settings import RunnerSettings
 
 
@@ -170,6 +176,9 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     if isinstance(prepared, Verdict):
         return prepared
     base = prepared.base
+    # Sizes past this one were invalid for the original (else only timing stops there).
+    valid_up_to = prepared.timing_max_size \
+        if prepared.timing_max_size < job.tuning.max_size else None
     job = replace(job, tuning=replace(job.tuning, max_size=min(job.tuning.max_size,
                                                               prepared.timing_max_size)))
     async with job.gate.timing():
@@ -177,6 +186,13 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     if isinstance(timed, Verdict):
         return timed
     measurement, serial, calib, psi = timed.measurement, timed.serial, timed.calib, timed.psi
+    async with job.gate.building():
+        beyond = await check_beyond(job, prepared.timing_case, max(
+            measurement.size, serial.size if serial else 0), measurement.threads,
+            valid_up_to, calib.steps)
+    if isinstance(beyond, Failure):
+        return beyond.apply(replace(base, verification=prepared.verification))
+    verification = replace(prepared.verification, beyond=beyond)
     ratio: float | None = None
     notes = list(base.notes) + list(measurement.notes)
     if job.settings.callgrind:
@@ -190,7 +206,7 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
         if note:
             notes.append(note)
     verdict = verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
-                                        serial, ratio, job.tuning, prepared.verification)
+                                        serial, ratio, job.tuning, verification)
     if job.tc.added_flags and verdict.verdict in ("faster", "weakly-verified"):
         async with job.gate.timing():
             verdict = await _without_added_flags(job, verdict, prepared.timing_case)

@@ -27,7 +27,11 @@ class Verification:
     ``cases`` input cases (a value profile and a seed, each at every validation size) were
     valid for the original; ``rejected_cases`` were not (the original crashed or had undefined
     behaviour on them). Of ``mutants`` simple mutants of the original the inputs told ``killed``
-    apart; ``survivors`` describe the rest, strong ones (untested behaviour) first.
+    apart (their outputs differed); ``undecided`` neither agreed nor differed (the run timed
+    out or crashed outside the mutant's own call); ``survivors`` describe the rest and the
+    undecided ones, strong ones (untested behaviour) first. ``blind``: the bench recorded no
+    output at all, so no input could tell two versions of the function apart. ``beyond``: the
+    check past the timed size (``outputs also agree at size 16384, 4x the timed size``).
     """
 
     cases: int = 0
@@ -42,11 +46,29 @@ class Verification:
     sanitizers: bool = False
     races: str = ""  # how data races were checked, for parallel candidates
     notes: tuple[str, ...] = ()
+    undecided: int = 0
+    blind: bool = False
+    beyond: str = ""
 
     @property
     def weak(self) -> bool:
-        """Whether some behaviour of the original went untested (a strong mutant survived)."""
-        return self.strong_survivors > 0
+        """Whether some behaviour of the original went untested (a strong mutant survived or
+        was not decided), or nothing was compared at all."""
+        return self.strong_survivors > 0 or self.blind
+
+    def untested(self, limit: int = 3) -> str:
+        """What went untested, for the verdict: the first ``limit`` strong survivors, or why
+        nothing was."""
+        if self.blind:
+            return "every output (the bench records none)"
+        return "; ".join(self.survivors[:self.strong_survivors][:limit])
+
+    def weakness(self) -> str:
+        """Why a faster candidate is only weakly verified, as a clause."""
+        if self.blind:
+            return ("the bench records no output, so no input could tell the candidate from "
+                    "the original")
+        return f"the inputs never exercised {self.untested()}"
 
     @property
     def inputs(self) -> int:
@@ -56,8 +78,11 @@ class Verification:
     def phrase(self) -> str:
         """``48 inputs, 11/12 mutants killed, 9/10 branches, sanitizers`` (one short phrase)."""
         parts = [f"{self.inputs} inputs"]
-        if self.mutants:
-            parts.append(f"{self.killed}/{self.mutants} mutants killed")
+        if self.blind:
+            parts.append("no output recorded to compare")
+        elif self.mutants:
+            parts.append(f"{self.killed}/{self.mutants} mutants killed"
+                         + (f", {self.undecided} not decided" if self.undecided else ""))
         if self.branches:
             parts.append(f"{self.branches_taken}/{self.branches} branches")
         if self.sanitizers:
@@ -72,6 +97,7 @@ class Verification:
                 "strong_survivors": self.strong_survivors, "branches": self.branches,
                 "branches_taken": self.branches_taken, "sanitizers": self.sanitizers,
                 "races": self.races, "notes": list(self.notes), "weak": self.weak,
+                "undecided": self.undecided, "blind": self.blind, "beyond": self.beyond,
                 "phrase": self.phrase()}
 
     @classmethod
@@ -86,7 +112,9 @@ class Verification:
                    branches=data.get("branches"), branches_taken=data.get("branches_taken"),
                    sanitizers=bool(data.get("sanitizers", False)),
                    races=str(data.get("races", "")),
-                   notes=tuple(str(x) for x in data.get("notes", ())))
+                   notes=tuple(str(x) for x in data.get("notes", ())),
+                   undecided=int(data.get("undecided", 0)),
+                   blind=bool(data.get("blind", False)), beyond=str(data.get("beyond", "")))
 
 
 @dataclass(frozen=True)
@@ -136,9 +164,9 @@ class Tuning:
     max_size: int = 1 << 20
     edge_sizes: tuple[int, ...] = (0, 1, 2, 7, 33, 100)
     # Value profiles (see perfpilot_bench.hpp: natural, signed, small, sorted, wide, extreme,
-    # special, aliased) and seeds of each: every pair is one input case, validated at every
-    # edge size.
-    profiles: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7)
+    # special, aliased, constants) and seeds of each: every pair is one input case, validated
+    # at every edge size. The constants profile runs only where the code has constants.
+    profiles: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8)
     seeds_per_profile: int = 2
     # More seeds per profile, tried against mutants that the first inputs did not kill.
     search_seeds: int = 6
@@ -179,6 +207,10 @@ class Tuning:
     # Refuse candidates the capability policy rejects before building them. Off only in tests
     # that check what the sandbox alone contains.
     capability_policy: bool = True
+    # After timing, outputs are compared once more past the timed size: up to this many times
+    # it, but only as far as one call of the original (sanitized) takes at most beyond_budget_s.
+    beyond_factor: int = 4
+    beyond_budget_s: float = 2.0
 
 
 @dataclass(frozen=True)

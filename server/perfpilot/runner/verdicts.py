@@ -134,15 +134,14 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
     status = "passed"
     detail = f"outputs agree on edge sizes and at size {m.size}"
     if verification is not None:
-        detail = (f"outputs agree on {verification.phrase()} and at the timed size {m.size}")
+        detail = (f"outputs agree on {verification.phrase()} and at the timed size {m.size}"
+                  + (f"; {verification.beyond}" if verification.beyond else ""))
         if verification.weak:
             status = "weak"
-            untested = "; ".join(verification.survivors[:verification.strong_survivors][:3])
-            detail += f"; untested: {untested}"
+            detail += f"; untested: {verification.untested()}"
             if word == "faster":
                 word = "weakly-verified"
-                message = (f"{message[:-1]}, but only weakly verified: the inputs never "
-                           f"exercised {untested}.")
+                message = f"{message[:-1]}, but only weakly verified: {verification.weakness()}."
     verdict = replace(
         base,
         verdict=word,

@@ -12,7 +12,9 @@ Then the candidate is compared with the original on the valid cases, both saniti
 in a child process of the driver (a crash or a hang ends only that case); parallel candidates
 also at several threads, where races show as differences. Each case also runs the memory probe
 (see the driver): its inputs are overwritten in place with its partner's and restored, so a
-function that answers from memory of its last input returns a stale answer.
+function that answers from memory of its last input returns a stale answer. Constants the
+candidate brings that the original lacks get input cases of their own (the constants profile),
+and after timing the outputs are compared once more past the timed size (``check_beyond``).
 """
 
 from __future__ import annotations
@@ -21,14 +23,26 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from perfpilot.code.mutants import LEVELS, Mutant, schemata
+from perfpilot.code.constants import (
+    Constant,
+    Number,
+    format_number,
+    function_constants,
+    input_pool,
+    pool_arg,
+    unit_literals,
+)
+from perfpilot.code.locate import LocateError, function_by_name
+from perfpilot.code.mutants import CONSTANT_KINDS, LEVELS, Mutant, schemata
 from perfpilot.progress import gate_for_tests
 from perfpilot.runner import verdicts
 from perfpilot.runner.build import BuildCache, Compiled, cache_folder, compile_shared
@@ -39,7 +53,8 @@ from perfpilot.runner.values import Verification
 from perfpilot.runner.verdicts import Failure
 
 PROFILE_NAMES = ("natural", "signed", "small", "sorted", "wide", "extreme", "special",
-                 "aliased")
+                 "aliased", "constants")
+CONSTANTS_PROFILE = 8
 SAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
              "-fno-omit-frame-pointer")
 SAN_EXIT = 86
@@ -81,9 +96,24 @@ def partner(case: Case) -> Case:
 
 
 def base_cases(job: Job) -> list[Case]:
-    """Every profile of the tuning with its first seeds."""
+    """Every profile of the tuning with its first seeds (the constants profile only where
+    the original has constants to draw from)."""
     t = job.tuning
-    return [Case(p, t.seed + k) for p in t.profiles for k in range(t.seeds_per_profile)]
+    pool = original_pool(job)
+    return [Case(p, t.seed + k) for p in t.profiles for k in range(t.seeds_per_profile)
+            if p != CONSTANTS_PROFILE or pool]
+
+
+@lru_cache(maxsize=64)
+def _constants(unit_text: str, language: str, start: int, end: int) -> tuple[Constant, ...]:
+    return function_constants(unit_text, "c" if language == "c" else "cpp", start, end)
+
+
+def original_pool(job: Job) -> tuple[Number, ...]:
+    """The numbers of the original function the constants profile draws from."""
+    site = job.site
+    found = _constants(site.unit_text, site.language, site.start_byte, site.end_byte)
+    return input_pool([c.value for c in found])
 
 
 def _cases_arg(cases: list[Case] | tuple[Case, ...]) -> str:
@@ -103,6 +133,17 @@ def san_env(memory_mb: int) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+class OpenConstant:
+    """A strong mutant of a constant that the inputs never told apart from the original:
+    the survivor's text in the verification, and the constant's role and value (a
+    candidate that keeps the same constant in the same role leaves it as it was)."""
+
+    text: str
+    role: str
+    value: str
+
+
+@dataclass(frozen=True)
 class OriginalAnalysis:
     """What studying the original found; shared by every candidate of the same original."""
 
@@ -112,12 +153,14 @@ class OriginalAnalysis:
     # The largest size at which the first valid case is valid for the original (sizes are
     # scanned upwards, sanitized, until a call takes long enough to time): timing stays there.
     timing_max_size: int = 0
+    open_constants: tuple[OpenConstant, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON-able dict (the cache's format)."""
         return {"valid": [[c.profile, c.seed, list(c.skip)] for c in self.valid],
                 "rejected": list(self.rejected), "verification": self.verification.to_json(),
-                "timing_max_size": self.timing_max_size}
+                "timing_max_size": self.timing_max_size,
+                "open_constants": [[o.text, o.role, o.value] for o in self.open_constants]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> OriginalAnalysis:
@@ -126,7 +169,9 @@ class OriginalAnalysis:
                          for p, s, skip in data["valid"]),
                    tuple(str(x) for x in data["rejected"]),
                    Verification.from_json(data["verification"]),
-                   int(data.get("timing_max_size", 0)))
+                   int(data.get("timing_max_size", 0)),
+                   tuple(OpenConstant(str(t), str(r), str(v))
+                         for t, r, v in data.get("open_constants", ())))
 
 
 def _sizes(job: Job) -> str:
@@ -182,7 +227,8 @@ class _Runs:
     async def check(self, cases: list[Case] | tuple[Case, ...], *, sides: str, threads: int = 1,
                     case_ms: int, libs: tuple[str, str] | None = None,
                     fork: bool = True, driver: str | None = None,
-                    sizes: str | None = None, stop_ns: int = 0,
+                    sizes: str | None = None, stop_ns: int = 0, exact: bool = False,
+                    pool: tuple[Number, ...] | None = None,
                     probe: bool = False) -> DriverRun:
         job = self.job
         env = dict(job.env(threads))
@@ -198,6 +244,11 @@ class _Runs:
             args["stop_ns"] = stop_ns
         if probe:
             args["probe"] = 1
+        if exact:
+            args["exact"] = 1
+        consts = pool_arg(pool if pool is not None else original_pool(job))
+        if consts:
+            args["consts"] = consts
         if libs is None:
             libs = (LIB_A_SAN, LIB_B_SAN) if use_san else (LIB_A, LIB_B)
         limits = job.limits(threads)
@@ -231,6 +282,7 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
     valid: list[Case] = []
     rejected: list[str] = []
     skips: dict[tuple[int, int], list[int]] = {}
+    recorded: dict[tuple[int, int], int] = {}
     per_case_s = run.proc.wall_s / max(len(first) + len(extra), 1)
     for event in run.events:
         case = _case_of(event)
@@ -239,6 +291,7 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
             rejected.append(f"the original {_why(event, job.workdir)} on {case.describe()}")
         elif event.get("event") == "case" and event.get("status") == "ok":
             valid.append(replace(case, skip=tuple(skips.get(case.key, ()))))
+            recorded[case.key] = int(event.get("recorded", 1))
         elif event.get("event") == "case":
             rejected.append(f"the original {_why(event, job.workdir)} on {case.describe()}")
     first_keys = {c.key for c in first}
@@ -250,45 +303,91 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
                        "Inputs could not be generated: the original itself fails on every "
                        f"generated input ({detail}). Write a bench spec with valid inputs "
                        "(docs/bench-spec.md).", "skipped", detail)
-    mutants: tuple[Mutant, ...] = ()
-    survivors: list[Mutant] = []
+    # Records that hold nothing agree with every other record: such inputs judge nothing,
+    # and no mutant can be said to be caught by them.
+    blind = not any(recorded.get(c.key, 0) for c in valid)
+    study = _Study()
     notes: list[str] = []
     used = list(valid_first)
-    if job.tuning.mutants:
+    if blind:
+        notes.append("the bench records no output (no return value, no modified argument, "
+                     "nothing recorded by the spec): outputs could not be compared, so "
+                     "mutants were not run")
+    elif job.tuning.mutants:
         job.ctx.report("validating", "checking that the inputs catch mutants of the original", 15)
-        mutant_ms = max(200, min(3000, int(per_case_s * 1000 * 30) + 100))
-        mutants, survivors, note = await _mutation(job, valid_first, mutant_ms)
-        if note:
-            notes.append(note)
-        if survivors and valid_extra:
-            _, still, _ = await _mutation(job, valid_extra, mutant_ms, only=survivors)
-            if len(still) < len(survivors):
+        study = await _mutation(job, valid_first, per_case_s)
+        if study.note:
+            notes.append(study.note)
+        if study.open and valid_extra:
+            again = await _mutation(job, valid_extra, per_case_s, only=study.open)
+            if len(again.open) < len(study.open):
                 used += valid_extra
-                survivors = [m for m in survivors if m in still]
+                study = study.narrowed(again)
     reach = await _timing_reach(runs, valid_first[0])
     if isinstance(reach, Failure):
         return reach
     branches: tuple[int, int] | None = None
     if job.tuning.coverage:
         branches = await _coverage(job, used)
-    strong = [m for m in survivors if m.strong]
-    weak = [m for m in survivors if not m.strong]
+    survivors, strong_count, open_constants = _survivor_texts(study)
     verification = Verification(
         cases=len(used), rejected_cases=len(rejected),
-        sizes=tuple(job.tuning.edge_sizes), mutants=len(mutants),
-        killed=len(mutants) - len(survivors),
-        survivors=tuple(f"line {m.line}: {m.description}" for m in strong + weak),
-        strong_survivors=len(strong),
+        sizes=tuple(job.tuning.edge_sizes), mutants=len(study.mutants),
+        killed=len(study.mutants) - len(study.open),
+        survivors=survivors, strong_survivors=strong_count,
         branches=branches[0] if branches else None,
         branches_taken=branches[1] if branches else None,
-        sanitizers=sanitized, notes=tuple(notes))
-    analysis = OriginalAnalysis(tuple(used), tuple(rejected), verification, reach)
+        sanitizers=sanitized, notes=tuple(notes), undecided=len(study.undecided), blind=blind)
+    analysis = OriginalAnalysis(tuple(used), tuple(rejected), verification, reach,
+                                open_constants)
     if path is not None:
         with contextlib.suppress(OSError):
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(analysis.to_json()), encoding="utf-8")
             os.replace(tmp, path)
     return analysis
+
+
+@dataclass(frozen=True)
+class _Study:
+    """Mutation analysis: every mutant, those the inputs did not tell apart (``open``:
+    survivors and undecided ones, in id order), and why some were not decided."""
+
+    mutants: tuple[Mutant, ...] = ()
+    open: tuple[Mutant, ...] = ()
+    undecided: dict[int, str] = field(default_factory=dict)  # mutant id -> why not decided
+    note: str = ""
+
+    def narrowed(self, again: _Study) -> _Study:
+        """This study with the mutants ``again`` (a run on more cases) told apart closed."""
+        still = {m.id for m in again.open}
+        why = {k: v for k, v in again.undecided.items() if k in still}
+        return replace(self, open=tuple(m for m in self.open if m.id in still), undecided=why)
+
+
+def _survivor_texts(study: _Study) -> tuple[tuple[str, ...], int, tuple[OpenConstant, ...]]:
+    """The survivors as the verification lists them (strong first), how many are strong, and
+    the open strong constants. Mutants of one constant make one entry: ``the modulus
+    1000000007 on line 4``."""
+    undecided = study.undecided
+    strong: list[str] = []
+    weak: list[str] = []
+    constants: list[OpenConstant] = []
+    seen: set[tuple[int, str]] = set()
+    for m in study.open:
+        why = undecided.get(m.id)
+        suffix = f" (not decided: {why})" if why else ""
+        if m.kind in CONSTANT_KINDS and m.subject:
+            if (m.line, m.subject) in seen:
+                continue
+            seen.add((m.line, m.subject))
+            text = f"{m.subject} on line {m.line}"
+            if m.strong:
+                constants.append(OpenConstant(text, m.role, m.value))
+        else:
+            text = f"line {m.line}: {m.description}{suffix}"
+        (strong if m.strong else weak).append(text)
+    return tuple(strong + weak), len(strong), tuple(constants)
 
 
 async def _timing_reach(runs: _Runs, case: Case) -> int | Failure:
@@ -346,10 +445,16 @@ def _analysis_key(job: Job, sanitized: bool) -> str:
     return h.hexdigest()
 
 
-async def _mutation(job: Job, cases: list[Case], case_ms: int,
-                    only: list[Mutant] | None = None
-                    ) -> tuple[tuple[Mutant, ...], list[Mutant], str]:
-    """All mutants, the survivors on ``cases``, and a note when no schemata could be built."""
+async def _mutation(job: Job, cases: list[Case], per_case_s: float,
+                    only: tuple[Mutant, ...] | None = None) -> _Study:
+    """Every mutant and which of them ``cases`` tell apart from the original.
+
+    Only a difference in outputs, or a crash or hang of the mutant's own call on inputs the
+    original handled, decides a mutant (it is killed). A run that timed out or crashed
+    anywhere else (setting inputs up, the original's call), or that ran into a time limit
+    too short to tell a hang from slow inputs, decides nothing: the mutant stays open, as
+    "not decided", and counts as a survivor.
+    """
     entry = job.units[0][len(job.site.unit_text):]
     name = f"unit_mut{job.tc.suffix}"
     built: Compiled | None = None
@@ -357,7 +462,7 @@ async def _mutation(job: Job, cases: list[Case], case_ms: int,
     for level in LEVELS:
         sch = schemata(job.site, level)
         if not sch.mutants:
-            return (), [], ""
+            return _Study()
         built = await compile_shared(job.sandbox, job.tc, job.workdir, "a", sch.unit_text + entry,
                                      name, timeout_s=job.settings.build_timeout_s, ctx=job.ctx,
                                      tag="_mut", cache=BuildCache.default()
@@ -367,23 +472,67 @@ async def _mutation(job: Job, cases: list[Case], case_ms: int,
             mutants = sch.mutants
             break
     if built is None or not built.ok:
-        return (), [], "mutation analysis skipped: no mutant of the original compiles"
+        return _Study(note="mutation analysis skipped: no mutant of the original compiles")
     make_writable_for_runs(job.workdir, job.sandbox)
-    targets = only if only is not None else list(mutants)
+    targets = list(only) if only is not None else list(mutants)
+    # One child runs every case for a mutant, both sides: the time the original's side needs
+    # (from the sanitized validity run, an overestimate) times a margin, within bounds. A
+    # hang is told from slow inputs only when the limit was not cut by the upper bound.
+    needed_ms = per_case_s * 1000 * len(cases)
+    case_ms = int(min(_MUTANT_MS_MAX, max(_MUTANT_MS_MIN, 3 * needed_ms + 200)))
+    hang_decides = case_ms >= 3 * needed_ms
     args: dict[str, object] = {"sizes": _sizes(job), "cases": _cases_arg(cases),
                                "ids": ",".join(str(m.id) for m in targets), "case_ms": case_ms,
                                "seed": job.tuning.seed, "mem_mb": job.tuning.memory_mb}
+    consts = pool_arg(original_pool(job))
+    if consts:
+        args["consts"] = consts
     timeout = job.settings.run_timeout_s + len(targets) * case_ms / 1000
     run = await run_driver(job.sandbox, job.workdir, "mutants", args, env=job.env(1),
                            timeout_s=timeout, limits=job.limits(1), ctx=job.ctx,
                            libs=(LIB_A, built.output))
-    status = {int(e["id"]): str(e.get("status")) for e in run.events
-              if e.get("event") == "mutant"}
-    survivors = [m for m in targets if status.get(m.id) == "ok"]
-    if run.first("done") is None:
-        # The run did not finish: mutants it did not reach count as surviving (unknown).
-        survivors += [m for m in targets if m.id not in status]
-    return mutants, survivors, ""
+    ends = {int(e["id"]): e for e in run.events if e.get("event") == "mutant"}
+    still: list[Mutant] = []
+    undecided: dict[int, str] = {}
+    for m in targets:
+        event = ends.get(m.id)
+        if event is None:
+            # The run did not reach it (it stopped early): unknown.
+            still.append(m)
+            undecided[m.id] = "the run stopped before it"
+            continue
+        outcome = mutant_outcome(event, hang_decides)
+        if outcome != "killed":
+            still.append(m)
+            if outcome != "survived":
+                undecided[m.id] = outcome
+    return _Study(mutants, tuple(still), undecided)
+
+
+_MUTANT_MS_MIN = 300
+_MUTANT_MS_MAX = 3000
+
+
+def mutant_outcome(event: dict[str, Any], hang_decides: bool) -> str:
+    """``killed``, ``survived``, or why a mutant run decided nothing (``timed out``, ...).
+
+    ``event`` is the driver's mutant event: its status, and which side was running when the
+    child ended (B: the mutant's own call, after the original's call on the same input
+    returned)."""
+    status = str(event.get("status"))
+    if status == "mismatch":
+        return "killed"
+    if status == "ok":
+        return "survived"
+    own_call = event.get("side") == "B"
+    if own_call and status in ("crash", "sanitizer"):
+        return "killed"
+    if own_call and status == "timeout" and hang_decides:
+        return "killed"
+    if status == "timeout":
+        return ("timed out" if own_call else
+                "timed out outside the mutant's own call")
+    return f"the run ended ({status}) outside the mutant's own call"
 
 
 async def _coverage(job: Job, cases: list[Case]) -> tuple[int, int] | None:
@@ -436,7 +585,8 @@ def branch_counts(gcov_json: str, unit_name: str, first: int, last: int) -> tupl
 
 async def check_candidate(job: Job, analysis: OriginalAnalysis,
                           sanitized: bool) -> Failure | Verification:
-    """Compare the candidate with the original on every valid case (and thread count)."""
+    """Compare the candidate with the original on every valid case (and thread count), and on
+    cases drawn from the constants the candidate brings."""
     runs = _Runs(job, sanitized)
     threads = [1] + ([job.tuning.race_threads] if job.tc.openmp else [])
     for t in threads:
@@ -448,11 +598,159 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
         failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t)
         if failed is not None:
             return failed
+    verification = analysis.verification
+    notes: list[str] = []
+    mine = candidate_constants(job)
+    theirs = set(original_pool(job))
+    # Integers within the signed profile's span at the largest edge size are drawn already.
+    span = max(job.tuning.edge_sizes, default=0)
+    added = [v for v in mine.pool if v not in theirs and
+             not (isinstance(v, int) and abs(v) <= span)]
+    if added and CONSTANTS_PROFILE in job.tuning.profiles:
+        failed_or_note = await _check_constants(job, runs, added)
+        if isinstance(failed_or_note, Failure):
+            return failed_or_note
+        notes.append(failed_or_note)
+    verification = _settle_constants(verification, analysis.open_constants, mine.uses)
     races = ""
     if job.tc.openmp:
         races = (f"data races checked only by comparing outputs at 1 and "
                  f"{job.tuning.race_threads} threads (no race detector)")
-    return replace(analysis.verification, races=races)
+    return replace(verification, races=races, notes=verification.notes + tuple(notes))
+
+
+@dataclass(frozen=True)
+class CandidateConstants:
+    """The numbers a candidate is written with: ``pool`` for input generation (its function's
+    constants, and numbers its unit has that the original's does not), ``uses`` the
+    (role, value) of each constant in its function."""
+
+    pool: tuple[Number, ...]
+    uses: frozenset[tuple[str, str]]
+
+
+def candidate_constants(job: Job) -> CandidateConstants:
+    """The candidate's constants (see ``CandidateConstants``)."""
+    site = job.site
+    entry = job.units[0][len(site.unit_text):]
+    unit_b = job.units[1][:len(job.units[1]) - len(entry)] if entry and \
+        job.units[1].endswith(entry) else job.units[1]
+    found: tuple[Constant, ...] = ()
+    with contextlib.suppress(LocateError, ValueError):
+        cand = function_by_name(unit_b, site.language, site.qualified_name, check_errors=False)
+        found = _constants(unit_b, site.language, cand.start_byte, cand.end_byte)
+    theirs = set(unit_literals(site.unit_text, site.language))
+    new = [v for v in unit_literals(unit_b, site.language) if v not in theirs]
+    pool = input_pool([c.value for c in found] + new)
+    uses = frozenset((c.role, format_number(c.value)) for c in found)
+    return CandidateConstants(pool, uses)
+
+
+async def _check_constants(job: Job, runs: _Runs, added: list[Number]) -> Failure | str:
+    """Both sides on the constants profile drawn from the candidate's own constants (and the
+    original's). The cached study never saw these inputs: a failure of the original on them
+    (attributed by the driver, as in the study) marks them invalid, not the candidate wrong."""
+    pool = input_pool(added + list(original_pool(job)))
+    t = job.tuning
+    cases = [Case(CONSTANTS_PROFILE, t.seed + 2000 + k) for k in range(max(t.seeds_per_profile, 1))]
+    shown = ", ".join(format_number(v) for v in added[:4]) + (", ..." if len(added) > 4 else "")
+    job.ctx.report("validating", f"comparing outputs on inputs near the candidate's constants "
+                   f"({shown})", 30)
+    run = await runs.check(cases, sides="AB", case_ms=_case_ms(job, 10000), pool=pool)
+    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, 1)
+    if failed is not None:
+        said = f"values near the candidate's constants ({shown})"
+        return replace(failed, message=failed.message.replace("constants values", said),
+                       validation_detail=failed.validation_detail.replace("constants values",
+                                                                          said))
+    ok = sum(1 for e in run.events if e.get("event") == "case" and e.get("status") == "ok")
+    if not ok:
+        return (f"inputs near the candidate's constants ({shown}) are invalid for the "
+                "original: not compared")
+    return f"outputs also agree on inputs near the candidate's constants ({shown})"
+
+
+def _settle_constants(v: Verification, open_constants: tuple[OpenConstant, ...],
+                      uses: frozenset[tuple[str, str]]) -> Verification:
+    """``v`` without the untested constants the candidate keeps as they are (the same value
+    in the same role): the inputs cannot tell whether the constant matters, but the
+    candidate did not change it. A note says so."""
+    kept = [o for o in open_constants if (o.role, o.value) in uses and o.text in v.survivors]
+    if not kept:
+        return v
+    gone = {o.text for o in kept}
+    strong = [x for x in v.survivors[:v.strong_survivors] if x not in gone]
+    weak = list(v.survivors[v.strong_survivors:])
+    notes = tuple(f"{o.text} was never exercised by the inputs; the candidate keeps it "
+                  "unchanged" for o in kept)
+    return replace(v, survivors=tuple(strong + weak), strong_survivors=len(strong),
+                   notes=v.notes + notes)
+
+
+async def check_beyond(job: Job, case: Case, timed: int, threads: int,
+                       valid_up_to: int | None,
+                       calibration: tuple[tuple[int, int, int], ...] = ()) -> Failure | str:
+    """Outputs compared once past the timed size ``timed``: at ``beyond_factor`` times it, or
+    at the largest doubling of it at which one call of the original stays within
+    ``beyond_budget_s``, whichever is smaller, and not past ``valid_up_to`` (the largest size
+    the study found the inputs valid at, when it found a limit). ``calibration`` holds the
+    timing run's (size, ns of the original's call, ns of the candidate's) steps, which predict
+    the original's time. Unsanitized builds, as timing uses: the sanitized original at 4x the
+    timed size, with every output element recorded in the sanitized driver, costs several
+    times more. Returns the failure, or what was checked as a phrase."""
+    t = job.tuning
+    budget_ns = t.beyond_budget_s * 1e9
+    top = timed * max(t.beyond_factor, 1)
+    if valid_up_to is not None:
+        top = min(top, valid_up_to)
+    if timed <= 0:
+        return ""
+    if top <= timed:
+        return (f"outputs not compared past the timed size {timed}: larger inputs are invalid "
+                "for the original")
+    growth, call_ns = call_growth(calibration, timed)
+    fits = [n for n in [timed << k for k in range(1, 8)] + [top]
+            if timed < n <= top and call_ns * (n / timed) ** growth <= budget_ns]
+    slow = f"one call of the original would take longer than {t.beyond_budget_s:g} s"
+    if not fits:
+        return f"outputs not compared past the timed size {timed}: {slow}"
+    size = max(fits)
+    job.ctx.report("validating", f"comparing outputs past the timed size (at {size})", 78)
+    run = await _Runs(job, False).check(
+        [Case(case.profile, case.seed)], sides="AB", threads=threads,
+        case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s))), sizes=str(size),
+        exact=True)
+    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads)
+    if failed is not None:
+        return replace(failed, message=failed.message.replace(
+            "The candidate's output differs", "Past the timed size, the candidate's output "
+            "differs"))
+    end = run.last("case")
+    if end is None or end.get("status") != "ok":
+        why = ("larger inputs are invalid for the original" if run.first("invalid") else
+               "the bench spec allows no larger size" if job.mode == "spec" else
+               "the check did not run")
+        return f"outputs not compared past the timed size {timed}: {why}"
+    times = f"{size // timed}x" if size % timed == 0 else f"{size / timed:.1f}x"
+    if size == timed * t.beyond_factor:
+        return f"outputs also agree at size {size}, {times} the timed size"
+    why = "larger inputs are invalid for the original" if size == valid_up_to else slow
+    return f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
+
+
+def call_growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:
+    """How the original's time grows with the size (the exponent over the last calibration
+    step, at least 1) and its call time at ``timed`` (ns; 0 when unknown)."""
+    known = sorted((size, a) for size, a, _ in steps if 0 < size <= timed and a > 0)
+    if not known:
+        return 1.0, 0.0
+    size, a = known[-1]
+    growth = 1.0
+    if len(known) > 1:
+        size0, a0 = known[-2]
+        if size > size0 and a > a0:
+            growth = min(30.0, max(1.0, math.log(a / a0) / math.log(size / size0)))
+    return growth, a * (timed / size) ** growth
 
 
 def _candidate_failure(job: Job, run: DriverRun, threads: int) -> Failure | None:
@@ -480,6 +778,11 @@ def _candidate_failure(job: Job, run: DriverRun, threads: int) -> Failure | None
         if status in ("crash", "sanitizer"):
             detail = f"the check stopped ({_why(event, job.workdir)}, {case.describe()}{at})"
             return Failure("incorrect", f"Validation failed: {detail}.", "failed", detail)
+        if status == "timeout" and event.get("side") != "A":
+            # Setting inputs up (neither side running) ran out of time: nothing was judged.
+            detail = f"the check {_why(event, job.workdir)} ({case.describe()}{at})"
+            return Failure("timeout", f"Validation did not finish: {detail}.", "failed",
+                           detail)
     if run.first("done") is None:
         return Failure("incorrect", "Validation stopped without a result"
                        f"{at}: {run.crashed or 'no report'}.", "failed",

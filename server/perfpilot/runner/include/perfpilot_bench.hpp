@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -180,6 +181,7 @@ class Recorder {
       nested(0, v.first, tol);
       nested(1, v.second, tol);
     } else if constexpr (is_sequence<D>::value) {
+      room(v.size() + 1);
       push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
       using E = typename D::value_type;
       long long k = 0;
@@ -225,6 +227,13 @@ class Recorder {
     entries_.push_back(std::move(e));
   }
 
+  // Room for `more` entries, growing geometrically: a large output is recorded element by
+  // element, and moving every entry at each growth step doubled the time that takes.
+  void room(std::size_t more) {
+    const std::size_t need = entries_.size() + more;
+    if (need > entries_.capacity()) entries_.reserve(std::max(need, 2 * entries_.capacity()));
+  }
+
   int intern(const char* label) {
     std::string s = label ? label : "";
     for (std::size_t k = 0; k < labels_.size(); ++k)
@@ -258,12 +267,14 @@ class Recorder {
       perfpilot_record(*this, v);
       hook_tol_ = saved;
     } else if constexpr (kind == 3) {
+      room(std::extent_v<D> + 1);
       push('n', static_cast<unsigned long long>(std::extent_v<D>), 0, 0.0, 0.0);
       for (std::size_t k = 0; k < std::extent_v<D>; ++k)
         nested(static_cast<long long>(k), v[k], tol);
     } else if constexpr (kind == 4) {
       // Iteration order of an unordered container is not part of its value: record the
       // elements sorted by their own records.
+      room(v.size() + 1);
       push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
       std::vector<std::pair<std::vector<Entry>, const typename D::value_type*>> items;
       for (const auto& x : v) {
@@ -277,8 +288,9 @@ class Recorder {
       long long k = 0;
       for (const auto& item : items) nested(k++, *item.second, tol);
     } else {
-      push('n', static_cast<unsigned long long>(std::distance(v.begin(), v.end())), 0, 0.0,
-           0.0);
+      const auto count = static_cast<std::size_t>(std::distance(v.begin(), v.end()));
+      room(count + 1);
+      push('n', static_cast<unsigned long long>(count), 0, 0.0, 0.0);
       long long k = 0;
       for (const auto& x : v) nested(k++, x, tol);
     }
@@ -329,7 +341,9 @@ enum Profile : int {
   kExtreme = 5,  // the type's limits mixed with small values; huge and tiny floats; any byte
   kSpecial = 6,  // as kSigned, floats include NaN, infinities and -0.0
   kAliased = 7,  // as kSigned; a generated harness passes overlapping input and output buffers
-  kProfiles = 8
+  kConstants = 8,  // the code's own constants, values around them and above them, mixed with
+                   // small and signed values (see constants() below)
+  kProfiles = 9
 };
 
 inline int& profile() {
@@ -339,8 +353,72 @@ inline int& profile() {
 
 inline const char* profile_name(int p) {
   static const char* const names[] = {"natural", "signed", "small", "sorted", "wide",
-                                      "extreme", "special", "aliased"};
+                                      "extreme", "special", "aliased", "constants"};
   return p >= 0 && p < kProfiles ? names[p] : "natural";
+}
+
+// The numbers the code under test is written with (its literals and named constants), which
+// the runner hands over (the driver's consts= argument). A value no profile produces can be
+// the one where a rewrite goes wrong: a modulus no sum reaches, a packing base `a * 100000 + b`
+// that two keys collide at only when b >= 100000. The constants profile draws from them.
+struct Pool {
+  std::vector<long long> ints;
+  std::vector<double> reals;
+};
+
+inline Pool& constants() {
+  static Pool pool;
+  return pool;
+}
+
+// "1000000007,100000,0.5": integers and reals (a real is written with '.', 'e' or "inf").
+inline void set_constants(const std::string& text) {
+  Pool& pool = constants();
+  pool.ints.clear();
+  pool.reals.clear();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const bool real = item.find_first_of(".eEin") != std::string::npos &&
+                      item.find_first_of("xX") == std::string::npos;
+    if (real) {
+      pool.reals.push_back(std::strtod(item.c_str(), nullptr));
+    } else {
+      long long v = std::strtoll(item.c_str(), nullptr, 10);
+      pool.ints.push_back(v);
+      pool.reals.push_back(static_cast<double>(v));
+    }
+  }
+}
+
+// A value of T near a constant k of the pool: k, k - 1, k + 1, -k, or one in [k, 2k) (a
+// packing base needs values at or above it); false when the pool is empty or the value does
+// not fit T.
+template <class T>
+bool near_constant(std::mt19937_64& rng, T& out) {
+  const auto& ints = constants().ints;
+  if (ints.empty()) return false;
+  using L = std::numeric_limits<T>;
+  const __int128 k = ints[rng() % ints.size()];
+  const __int128 mag = k < 0 ? -k : k;
+  __int128 v = k;
+  switch (rng() % 6) {
+    case 0: v = k - 1; break;
+    case 1: v = k + 1; break;
+    case 2: v = -k; break;
+    case 3: v = k + static_cast<__int128>(rng() % static_cast<unsigned long long>(mag > 0 ? mag : 1)); break;
+    default: break;
+  }
+  if (v < static_cast<__int128>(L::min()) || v > static_cast<__int128>(L::max())) {
+    if (k < static_cast<__int128>(L::min()) || k > static_cast<__int128>(L::max())) return false;
+    v = k;
+  }
+  out = static_cast<T>(v);
+  return true;
 }
 
 inline std::size_t side(std::size_t n) {
@@ -375,6 +453,24 @@ T integer(std::size_t n, std::mt19937_64& rng) {
                               static_cast<long long>(w));
       else
         return static_cast<T>(rng() % (w + 1));
+    }
+    case kConstants: {
+      // Half the values come from the code's constants, the rest are small (so that a value
+      // near a constant meets zeros, ones and neighbours) or signed.
+      const unsigned r = static_cast<unsigned>(rng() % 8);
+      T near{};
+      if (r < 4 && near_constant(rng, near)) return near;
+      if (r < 6) {
+        if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<long long>(rng() % 5) - 2);
+        else return static_cast<T>(rng() % 4);
+      }
+      if constexpr (std::is_signed_v<T>) {
+        long long lo = static_cast<long long>(L::min()), hi = static_cast<long long>(L::max());
+        long long v = static_cast<long long>(rng() % static_cast<unsigned long long>(2 * span + 1)) - span;
+        return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+      } else {
+        return static_cast<T>(rng() % static_cast<unsigned long long>(span + 1));
+      }
     }
     case kSigned: case kSorted: case kSpecial: case kAliased:
       if constexpr (std::is_signed_v<T>) {
@@ -419,6 +515,21 @@ T floating(std::mt19937_64& rng) {
     }
     case kWide:
       return static_cast<T>(sym(rng) * 1e6);
+    case kConstants: {
+      const auto& reals = constants().reals;
+      const unsigned r = static_cast<unsigned>(rng() % 8);
+      if (r < 4 && !reals.empty()) {
+        const double k = reals[rng() % reals.size()];
+        switch (rng() % 5) {
+          case 0: return static_cast<T>(std::nextafter(k, -HUGE_VAL));
+          case 1: return static_cast<T>(std::nextafter(k, HUGE_VAL));
+          case 2: return static_cast<T>(-k);
+          case 3: return static_cast<T>(k * (1.0 + unit(rng)));
+          default: return static_cast<T>(k);
+        }
+      }
+      return static_cast<T>(sym(rng));
+    }
     case kSigned: case kSorted: case kAliased:
       return static_cast<T>(sym(rng));
     default:
@@ -514,12 +625,13 @@ void fill(T& x, std::size_t n, std::mt19937_64& rng) {
 }
 
 // A scalar argument that is not a size: integers in [0, 100] (natural), [-100, 100] (signed,
-// sorted, special), [-2, 2] (small), half the type's bits (wide) or at the type's limits
-// (extreme); floats as for elements.
+// sorted, special), [-2, 2] (small), half the type's bits (wide), at the type's limits
+// (extreme) or near the code's constants (constants); floats as for elements.
 template <class T>
 void scalar(T& x, std::mt19937_64& rng) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) > 1) {
-    if (profile() == kExtreme || profile() == kSmall || profile() == kWide) {
+    if (profile() == kExtreme || profile() == kSmall || profile() == kWide ||
+        profile() == kConstants) {
       x = integer<T>(100, rng);
     } else if (profile() == kNatural || !std::is_signed_v<T>) {
       x = static_cast<T>(rng() % 101);

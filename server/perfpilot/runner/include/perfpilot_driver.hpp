@@ -11,11 +11,12 @@
 // Both sides share the same inputs (two sets, alternated), so data placement is identical too.
 // Modes:
 //   probe     print what this driver supports
-//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [probe=1]: each case
-//             (value profile and seed) in a child process, calling both (or only A) on each
-//             size and comparing records; a size at which A fails is reported invalid and
-//             skipped. probe=1 adds the memory probe at the second-largest size (see
-//             memory_probe)
+//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [exact=1] [probe=1]:
+//             each case (value profile and seed) in a child process, calling both (or only A)
+//             on each size and comparing records; a size at which A fails is reported invalid
+//             and skipped. exact=1: these sizes even where a bench has edge sizes of its own.
+//             probe=1 adds the memory probe at the second-largest size (see memory_probe)
+// Every mode takes consts=1000000007,0.5,... (numbers of the code, for the constants profile).
 //   mutants   ids=1,2,... cases=... sizes=...: B is built with mutant schemata; which mutants
 //             do the cases tell apart from A?
 //   time      case=P:S [partner=P:S]: calibrate the size, probe it (memory_probe), warm up,
@@ -514,6 +515,7 @@ struct Progress {
   volatile long long index;  // position in the size list
   volatile int finished;
   volatile int checked;      // sizes compared (or run, for A alone) without a failure
+  volatile long long recorded;  // values A's calls recorded (none: nothing can be compared)
 };
 
 inline Progress* shared_progress() {
@@ -594,9 +596,11 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
     const long long t0 = now_ns(CLOCK_MONOTONIC);
     call_and_record(bench, a);
     const long long took = now_ns(CLOCK_MONOTONIC) - t0;
+    prog->recorded = prog->recorded + static_cast<long long>(a.rec.entries().size());
     if (b != nullptr) {
-      prog->side = 1;
+      prog->side = -1;  // setting the inputs up again is neither side's doing
       fresh_inputs(bench, n, c);
+      prog->side = 1;
       call_and_record(bench, *b);
     }
     prog->side = -1;
@@ -722,7 +726,7 @@ inline std::string end_json(const ChildEnd& e) {
 inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const detail::Info& info,
                      unsigned long long seed) {
   std::vector<std::size_t> sizes = parse_sizes(args.count("sizes") ? args.at("sizes") : "");
-  if (!info.edges.empty()) sizes = info.edges;
+  if (!info.edges.empty() && arg_ll(args, "exact", 0) == 0) sizes = info.edges;
   std::vector<Case> cases = parse_cases(args.count("cases") ? args.at("cases") : "", seed);
   const bool both = !(args.count("sides") && args.at("sides") == "A");
   const long long timeout_ms = arg_ll(args, "case_ms", 10000);
@@ -732,10 +736,12 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
   Progress* prog = shared_progress();
   if (arg_ll(args, "fork", 1) == 0) {
     for (const Case& c : cases) {
+      prog->recorded = 0;
       int rc = check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false, 0, 0,
                           probe);
       emit("{\"event\":\"case\"," + case_json(c) + ",\"status\":\"" +
-           (rc == 0 ? "ok" : (rc == 1 ? "mismatch" : "noinputs")) + "\"}");
+           (rc == 0 ? "ok" : (rc == 1 ? "mismatch" : "noinputs")) + "\",\"recorded\":" +
+           std::to_string(prog->recorded) + "}");
     }
     emit("{\"event\":\"done\"}");
     return 0;
@@ -745,14 +751,17 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
     // next child resumes after it.
     std::size_t from = 0;
     int checked = 0;
+    long long recorded = 0;
     ChildEnd end;
     for (;;) {
       prog->checked = 0;
+      prog->recorded = 0;
       end = in_child(
           [&]() { return check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false,
                                     from, stop_ns, probe); },
           timeout_ms, prog, mem_mb);
       checked += prog->checked;
+      recorded += prog->recorded;
       const bool original_failed = end.side == 0 && (end.status == "crash" ||
                                                      end.status == "sanitizer" ||
                                                      end.status == "timeout");
@@ -765,7 +774,8 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
       }
     }
     if (end.status == "ok" && checked == 0) end.status = "invalid";
-    emit("{\"event\":\"case\"," + case_json(c) + "," + end_json(end) + "}");
+    emit("{\"event\":\"case\"," + case_json(c) + "," + end_json(end) + ",\"recorded\":" +
+         std::to_string(recorded) + "}");
   }
   emit("{\"event\":\"done\"}");
   return 0;
@@ -1054,6 +1064,7 @@ inline int main(int argc, char** argv) {
   const Case partner = args.count("partner")
                            ? parse_cases(args.at("partner"), seed).front()
                            : partner_of(one);
+  perfpilot::gen::set_constants(args.count("consts") ? args.at("consts") : "");
   Side a, b;
   if (!load(a, argv[2], "A") || !load(b, argv[3], "B")) return 3;
   Bench bench(info.make());
