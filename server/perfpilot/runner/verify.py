@@ -733,9 +733,35 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
         return f"outputs not compared past the timed size {timed}: {why}"
     times = f"{size // timed}x" if size % timed == 0 else f"{size / timed:.1f}x"
     if size == timed * t.beyond_factor:
-        return f"outputs also agree at size {size}, {times} the timed size"
-    why = "larger inputs are invalid for the original" if size == valid_up_to else slow
-    return f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
+        phrase = f"outputs also agree at size {size}, {times} the timed size"
+    else:
+        why = "larger inputs are invalid for the original" if size == valid_up_to else slow
+        phrase = f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
+    # A candidate that tests the size against a number of its own (`n > 20000`) may change
+    # course only past it: each such threshold the original reaches within the budget is a
+    # size to compare at, just below and at it.
+    limit = valid_up_to if valid_up_to is not None else 1 << 30
+    thresholds = sorted({int(v) for v in candidate_constants(job).pool
+                         if isinstance(v, int) and size < v < limit
+                         and call_ns * ((v + 1) / timed) ** growth <= budget_ns})[:2]
+    if not thresholds:
+        return phrase
+    sizes = sorted({n for k in thresholds for n in (k, k + 1)})
+    job.ctx.report("validating", "comparing outputs at the candidate's size thresholds "
+                   f"({', '.join(map(str, thresholds))})", 79)
+    run = await _Runs(job, False).check(
+        [Case(case.profile, case.seed)], sides="AB", threads=threads,
+        case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s * len(sizes)))),
+        sizes=",".join(map(str, sizes)), exact=True)
+    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads)
+    if failed is not None:
+        return replace(failed, message=failed.message.replace(
+            "The candidate's output differs", "At a size threshold of its own, the candidate's "
+            "output differs"))
+    end = run.last("case")
+    if end is None or end.get("status") != "ok":
+        return f"{phrase}; not compared at the candidate's size thresholds (the check stopped)"
+    return f"{phrase}, and at sizes {', '.join(map(str, sizes))} around the candidate's constants"
 
 
 def call_growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:
