@@ -19,11 +19,14 @@ OPT_OPEN, OPT_CLOSE = "[OPT/]", "[/OPT]"
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
-_LINE = re.compile(
-    r"^\s*(?:[-*+•]|\d{1,2}[.)])?\s*"       # bullet or number
-    r"(?:\*\*|__)?\s*(?P<cat>[A-Za-z0-9][^:*_\n]{2,80}?)\s*(?:\*\*|__)?\s*"
-    r"[:：—–-]\s*(?P<text>\S.*)$"
-)
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])?\s*")
+# A name in bold: "**Name**: text", "**Name:** text", "__Name__ - text".
+_BOLD = re.compile(r"^(\*\*|__)\s*(?P<cat>[A-Za-z0-9][^*_\n]{2,80}?)\s*[:：]?\s*\1\s*"
+                   r"(?:[:：—–-]\s*)?(?P<text>\S.*)$")
+# Where a plain "Name: text" line may split: a colon or a dash. A hyphen between two word
+# characters is part of a name ("Instruction-Level"), never a separator.
+_SEPARATOR = re.compile(r"\s*(?:[:：—–]|(?<!\w)-|-(?!\w))\s*")
+_NAME = re.compile(r"[A-Za-z0-9][^:*_\n]{2,80}")
 _LINES_SUFFIX = re.compile(r"\s*\((?:lines?|L)\s*(?P<nums>\d+(?:\s*[-,–]\s*\d+)*)\)\s*$", re.I)
 
 
@@ -86,20 +89,41 @@ def _between(text: str, start: str, end: str, *stops: str) -> str | None:
     return body[:cut]
 
 
+def _split_line(raw: str) -> tuple[str, str] | None:
+    """The category name and the explanation of one strategy line, or None for other lines.
+
+    A plain line may split at more than one colon or dash ("Hardware-Aware System
+    Optimization – use ..."): the first split whose left part names a category wins, else
+    the first split (so an unknown name is still reported)."""
+    line = _BULLET.sub("", raw, count=1).rstrip()
+    bold = _BOLD.match(line)
+    if bold is not None:
+        return bold.group("cat").strip(), bold.group("text").strip()
+    first: tuple[str, str] | None = None
+    for sep in _SEPARATOR.finditer(line):
+        name, text = line[:sep.start()].strip(), line[sep.end():].strip()
+        if not text or _NAME.fullmatch(name) is None:
+            continue
+        if match_category(name) is not None:
+            return name, text
+        if first is None:
+            first = (name, text)
+    return first
+
+
 def parse_strategies(block: str) -> tuple[tuple[Strategy, ...], tuple[str, ...]]:
     """Parse strategy lines; unknown categories are dropped with a note."""
     strategies: list[Strategy] = []
     notes: list[str] = []
     for raw in block.splitlines():
-        m = _LINE.match(raw)
-        if not m:
+        split = _split_line(raw)
+        if split is None:
             continue
-        name = m.group("cat").strip()
+        name, text = split
         cat = match_category(name)
         if cat is None:
             notes.append(f"dropped a strategy with an unknown category: {name!r}")
             continue
-        text = m.group("text").strip()
         lines: tuple[int, ...] = ()
         lm = _LINES_SUFFIX.search(text)
         if lm:
