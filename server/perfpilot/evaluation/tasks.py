@@ -27,7 +27,8 @@ else:  # pragma: no cover - Python 3.10
 
 TASK_FILE = "task.toml"
 INPUT_MODES = ("harness", "spec", "stdin")
-_KEYS = {"source", "function", "input", "spec", "labels", "openmp", "reference", "description"}
+_KEYS = {"source", "function", "input", "spec", "labels", "openmp", "reference", "description",
+         "answers"}
 
 
 class TaskError(Exception):
@@ -49,6 +50,8 @@ class Task:
     openmp: bool
     reference: Path | None
     description: str = ""
+    # A folder of answers written beforehand for the replay optimizer (``<function>.md``...).
+    answers: Path | None = None
 
     def site(self) -> FunctionSite:
         """The function to optimize, located in the source file."""
@@ -65,6 +68,8 @@ class Task:
             files.append(self.reference)
         if self.input_mode == "stdin":
             files.extend(input_files(self.source))
+        if self.answers is not None:
+            files.extend(sorted(self.answers.glob("*.md")))
         return tuple(files)
 
     def fingerprint(self) -> str:
@@ -157,10 +162,15 @@ def load_task(directory: Path) -> Task:
     description = data.get("description", "")
     if not isinstance(description, str):
         raise TaskError(f"{where}: 'description' must be a string")
+    answers = None
+    if "answers" in data:
+        answers = (directory / _str(data, "answers", where)).resolve()
+        if directory.resolve() not in answers.parents or not answers.is_dir():
+            raise TaskError(f"{where}: 'answers' must name a folder inside the task directory")
     task = Task(name=directory.name, directory=directory.resolve(), source=source,
                 function=function, language=language, input_mode=mode, spec=spec,
                 labels=_labels(data.get("labels"), where), openmp=openmp, reference=reference,
-                description=description.strip())
+                description=description.strip(), answers=answers)
     for path, what in ((source, "source"), (reference, "reference")):
         if path is None:
             continue

@@ -18,7 +18,8 @@ SUGG_OPEN, SUGG_CLOSE = "[SUGG/]", "[/SUGG]"
 OPT_OPEN, OPT_CLOSE = "[OPT/]", "[/OPT]"
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
+# A fenced block: its language tag and its body (an unterminated last fence runs to the end).
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])?\s*")
 # A name in bold: "**Name**: text", "**Name:** text", "__Name__ - text".
 _BOLD = re.compile(r"^(\*\*|__)\s*(?P<cat>[A-Za-z0-9][^*_\n]{2,80}?)\s*[:：]?\s*\1\s*"
@@ -76,7 +77,9 @@ def _parse_lines(nums: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _between(text: str, start: str, end: str, *stops: str) -> str | None:
+def between(text: str, start: str, end: str, *stops: str) -> str | None:
+    """The text after the first ``start`` up to ``end`` or the first of ``stops`` (or to the
+    end of ``text``); None when ``start`` is not there."""
     i = text.find(start)
     if i < 0:
         return None
@@ -135,16 +138,16 @@ def parse_strategies(block: str) -> tuple[tuple[Strategy, ...], tuple[str, ...]]
 
 def extract_code(text: str) -> str | None:
     """The code between ``[OPT/]`` and ``[/OPT]``, else the last fenced block after the plan."""
-    opt = _between(text, OPT_OPEN, OPT_CLOSE)
+    opt = between(text, OPT_OPEN, OPT_CLOSE)
     if opt is not None:
-        fences = _FENCE.findall(opt)
+        fences = FENCE.findall(opt)
         if fences:
             return str(fences[-1][1]).strip("\n") + "\n"
         stripped = opt.strip()
         return stripped + "\n" if stripped else None
     close = text.find(SUGG_CLOSE)
     tail = text[close + len(SUGG_CLOSE):] if close >= 0 else text
-    fences = _FENCE.findall(tail)
+    fences = FENCE.findall(tail)
     if fences:
         return str(fences[-1][1]).strip("\n") + "\n"
     return None
@@ -154,11 +157,11 @@ def parse_output(text: str) -> ParsedOutput:
     """Parse a model's full text into strategies and optimized code, tolerating drift."""
     clean = strip_think(text)
     notes: list[str] = []
-    block = _between(clean, SUGG_OPEN, SUGG_CLOSE, OPT_OPEN)
+    block = between(clean, SUGG_OPEN, SUGG_CLOSE, OPT_OPEN)
     had_block = block is not None
     if block is None:
         # No markers: read strategy lines from the prose before any code fence.
-        block = _FENCE.split(clean, maxsplit=1)[0]
+        block = FENCE.split(clean, maxsplit=1)[0]
     strategies, parse_notes = parse_strategies(block)
     if had_block:
         # In free prose, "Word: text" lines are not strategies; only a plan block warrants notes.
