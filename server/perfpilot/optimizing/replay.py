@@ -16,6 +16,7 @@ outcome ("no replayed answer"), never an error; a missing repair answer ends the
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
@@ -37,6 +38,12 @@ def answer_stems(site: FunctionSite) -> list[str]:
     parts = [p.strip() for p in site.qualified_name.split("::") if p.strip()]
     stems = ["__".join(parts), "__".join(parts[-2:]), site.name]
     return [s for s in dict.fromkeys(stems) if s and "/" not in s and not s.startswith(".")]
+
+
+def _unplanned(plan: Plan) -> Plan:
+    """A replayed answer was not written to this plan: it carries its own plan's strategies
+    (a ``[SUGG/]`` block in the answer), or none."""
+    return replace(plan, strategies=())
 
 
 class ReplayOptimizer:
@@ -79,7 +86,7 @@ class ReplayOptimizer:
             if more is None:
                 break
             answers.append((k - 1, more))
-        return result_from_answers(site, answers, plan, BACKEND)
+        return result_from_answers(site, answers, _unplanned(plan), BACKEND)
 
     async def repair(self, site: FunctionSite, plan: Plan, candidate: Candidate,
                      verdict: Verdict, round_: int, ctx: JobContext) -> OptimizeResult:
@@ -89,5 +96,5 @@ class ReplayOptimizer:
         if text is None:
             return OptimizeResult(())
         ctx.report("generating", f"repair round {round_}: replaying {site.name}", None)
-        return result_from_answers(site, [(candidate.sample, text)], plan, BACKEND,
-                                   round_=round_)
+        return result_from_answers(site, [(candidate.sample, text)], _unplanned(plan),
+                                   BACKEND, round_=round_)
