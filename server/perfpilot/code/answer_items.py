@@ -55,7 +55,7 @@ class Item:
     def label(self) -> str:
         """How a message names the item: ``struct `Acc```, ``function `helper```."""
         word = {"function": "function", "prototype": "declaration of",
-                "alias": "type alias", "variable": "variable", "namespace": "namespace",
+                "alias": "type alias", "variable": "variable", "namespace": "namespace holding",
                 "using": "using-declaration", "directive": "directive"}.get(self.kind)
         if self.kind == "type":
             word = _WORDS.get(self.node_type, "type")
