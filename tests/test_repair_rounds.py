@@ -152,6 +152,19 @@ async def test_no_round_when_turned_off_or_already_faster() -> None:
     assert fake.shown == []
 
 
+async def test_a_repair_that_answers_the_same_code_ends_the_rounds() -> None:
+    fake = FakeRepairer([CAND, CAND])
+
+    async def measure(cand: Candidate) -> Verdict:
+        raise AssertionError("the same code is not measured again")
+
+    added, refused = await engine_with(fake, 2).repair_rounds(
+        SITE, PLAN, (Trial(CAND, WRONG),), JobContext(), measure)
+    assert added == [] and len(fake.shown) == 1
+    assert [(r.reason, r.round) for r in refused] == [
+        ("the repair answer is the code already measured", 1)]
+
+
 async def test_a_cancelled_job_stops_in_the_middle_of_a_repair_round() -> None:
     ctx = JobContext()
     fake = FakeRepairer([CAND], cancel=ctx)

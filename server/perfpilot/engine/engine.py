@@ -357,9 +357,14 @@ class Engine:
                                                   round_, ctx)
             ctx.check()
             refused.extend(result.rejected)
-            if not result.candidates:
+            seen = {"".join(t.candidate.code.split()) for t in (*trials, *added)}
+            fresh = [c for c in result.candidates if "".join(c.code.split()) not in seen]
+            refused.extend(Rejected(c.backend, "the repair answer is the code already "
+                                    "measured", c.sample, c.code, round=round_)
+                           for c in result.candidates if c not in fresh)
+            if not fresh:
                 break
-            for cand in result.candidates:
+            for cand in fresh:
                 ctx.report("building", f"repair round {round_}")
                 added.append(Trial(cand, await measure(cand)))
         return added, refused
