@@ -134,6 +134,9 @@ async def test_cli_write_repairs_the_answer_and_writes_it_with_its_helpers(
     assert "+    return 2 * s.count * s.total;" in out, out
     written = path.read_text()
     assert written.count("#include <vector>") == 1
+    # The helpers go above the function's own comment, which stays with it.
+    assert written.index("static Sums sums_of") < written.index("// Sum of v[i] + v[j]") \
+        < written.index("unsigned long pair_total")
     assert written.index("struct Sums") < written.index("static Sums sums_of") \
         < written.index("unsigned long pair_total") < written.index("return 2 * s.count")
     assert "(unsigned long)v[i] + (unsigned long)v[j]" not in written
@@ -181,6 +184,7 @@ async def test_an_lsp_edit_inserts_the_helpers_in_one_undoable_edit_and_revert_r
     assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 1
     new_text = apply_text_edits(SOURCE, change.edits)  # type: ignore[arg-type]
     assert new_text.count("#include <vector>") == 1
+    assert new_text.index("static Sums sums_of") < new_text.index("// Sum of v[i] + v[j]")
     assert new_text.index("struct Sums") < new_text.index("static Sums sums_of") \
         < new_text.index("unsigned long pair_total") < new_text.index("return 2 * s.count")
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(

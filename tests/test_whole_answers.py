@@ -199,3 +199,17 @@ def test_items_names_and_renames() -> None:
     assert rename_calls("int f() { return g(1) + g(2); }", "cpp", "g", "g2") \
         == "int f() { return g2(1) + g2(2); }"
     assert rename_calls("int f() { auto p = &g; return p(1); }", "cpp", "g", "g2") is None
+
+
+def test_helpers_go_above_the_comments_that_document_the_function() -> None:
+    unit = ("#include <vector>\n\nint g;  // a global\n// Doc, line 1\n/* doc, line 2 */\n"
+            "int f(int x)\n{\n    return x;\n}\n")
+    site = function_by_name(unit, "cpp", "f")
+    code = "struct H { int a; };\n\nint f(int x)\n{\n    return H{x}.a;\n}\n"
+    after = splice(site, code, ("<map>",))
+    assert after == ("#include <vector>\n#include <map>\n\nint g;  // a global\n"
+                     "struct H { int a; };\n\n// Doc, line 1\n/* doc, line 2 */\nint f(int x)\n"
+                     "{\n    return H{x}.a;\n}\n")
+    # The function alone replaces the function alone.
+    plain = splice(site, "int f(int x)\n{\n    return x + 0;\n}\n")
+    assert plain == unit.replace("return x;", "return x + 0;")
