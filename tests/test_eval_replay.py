@@ -125,6 +125,13 @@ def test_pass_through_figures_and_every_loss_with_its_reason() -> None:
     assert losses["weak"] == ("weak", "untested: n < 0")
     assert figures["ours_geomean"] < figures["reference_geomean"]
     assert 0 < figures["geomean"] < 1
+    sized = replace(task("sized", (sample("faster", 1.5, size=2048),)),
+                    reference=sample("faster", 2.0, size=4096))
+    assert pass_through([sized])["losses"][0]["reason"].endswith(
+        ", timed at size 2048 against 4096")
+    busy = task("busy", (sample("noisy", message="machine too busy", detail="agree"),))
+    assert pass_through([busy])["losses"][0] == {"task": "busy", "kind": "noisy",
+                                                 "reason": "machine too busy"}
     text = "\n".join(markdown_report(compute_metrics(results)).splitlines())
     assert "## Pass-through" in text and "Answers verified and measured: 2 of 9" in text
     assert "| policy | rejected by policy | line 2: `fopen` — files |" in text

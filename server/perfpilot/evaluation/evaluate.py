@@ -93,7 +93,8 @@ def sample_from_verdict(verdict: Verdict, categories: tuple[str, ...] = (),
     return SampleResult(verdict=verdict.verdict, speedup=verdict.speedup, ci95=verdict.ci95,
                         serial_speedup=verdict.serial_speedup, threads=verdict.threads,
                         categories=categories, message=verdict.message, round=round_,
-                        detail=_detail(verdict)[:500], needs_spec=verdict.needs_spec)
+                        detail=_detail(verdict)[:500], needs_spec=verdict.needs_spec,
+                        size=verdict.measurement.size if verdict.measurement else None)
 
 
 def choose_sample(samples: Sequence[SampleResult]) -> int | None:

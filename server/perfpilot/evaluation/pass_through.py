@@ -64,7 +64,8 @@ def loss(result: TaskResult, ratio: float | None = None) -> dict[str, str] | Non
     if not verified(result):
         s = _telling(result.samples)
         kind = _KINDS.get(s.verdict, s.verdict)
-        reason = s.detail or s.message
+        # A noisy result passed validation: why it could not be timed is in its message.
+        reason = s.message if s.verdict == "noisy" else (s.detail or s.message)
         if s.round:
             reason = f"{reason} (after {s.round} repair round{'s' if s.round > 1 else ''})"
         return {"kind": kind, "reason": reason}
@@ -77,8 +78,11 @@ def loss(result: TaskResult, ratio: float | None = None) -> dict[str, str] | Non
         got = f"{shown.speedup:.2f}×" if shown.speedup else shown.verdict
         kind = "short of the reference" if shown.verdict == "faster" else \
             _KINDS.get(shown.verdict, shown.verdict)
-        return {"kind": kind, "reason": f"measured {got} ({shown.verdict}) where the reference "
-                                        f"measured {ref_text}"}
+        reason = f"measured {got} ({shown.verdict}) where the reference measured {ref_text}"
+        if ref is not None and shown.size and ref.size:
+            reason += (f", timed at size {shown.size} against {ref.size}" if shown.size
+                       != ref.size else f", both timed at size {shown.size}")
+        return {"kind": kind, "reason": reason}
     return None
 
 

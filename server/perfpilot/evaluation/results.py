@@ -40,6 +40,9 @@ class SampleResult:
     detail: str = ""
     # The generated harness cannot feed the function (a bench spec is needed).
     needs_spec: bool = False
+    # The input size the timing ran at (calibrated per measurement: an algorithmic speedup
+    # grows with it), when it was timed.
+    size: int | None = None
 
     @property
     def effective(self) -> float:
@@ -62,7 +65,8 @@ class SampleResult:
                 "ci95": list(self.ci95) if self.ci95 is not None else None,
                 "serial_speedup": self.serial_speedup, "threads": self.threads,
                 "categories": list(self.categories), "message": self.message,
-                "round": self.round, "detail": self.detail, "needs_spec": self.needs_spec}
+                "round": self.round, "detail": self.detail, "needs_spec": self.needs_spec,
+                "size": self.size}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SampleResult:
@@ -74,7 +78,8 @@ class SampleResult:
                    categories=tuple(data.get("categories", ())),
                    message=str(data.get("message", "")), round=int(data.get("round", 0)),
                    detail=str(data.get("detail", "")),
-                   needs_spec=bool(data.get("needs_spec", False)))
+                   needs_spec=bool(data.get("needs_spec", False)),
+                   size=int(data["size"]) if data.get("size") is not None else None)
 
 
 @dataclass(frozen=True)
