@@ -2,7 +2,8 @@
 
 A task names a source file, the function to optimize, how the runner feeds it (the generated
 harness, a bench spec, or stdin files for ``main``), the categories a good plan contains, whether
-the fast version is an OpenMP one, and a reference unit holding a known fast version.
+the fast version is an OpenMP one, a reference unit holding a known fast version, and optionally a
+folder of recorded model answers for a replaying optimizer.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ class Task:
     openmp: bool
     reference: Path | None
     description: str = ""
-    # A folder of answers written beforehand for the replay optimizer (``<function>.md``...).
+    # A folder of recorded model answers (``<function>.md``, ``<function>.repair1.md``, ...)
+    # that a replaying optimizer reads instead of asking a model.
     answers: Path | None = None
 
     def site(self) -> FunctionSite:
@@ -69,7 +71,7 @@ class Task:
         if self.input_mode == "stdin":
             files.extend(input_files(self.source))
         if self.answers is not None:
-            files.extend(sorted(self.answers.glob("*.md")))
+            files.extend(sorted(p for p in self.answers.glob("*.md") if p.is_file()))
         return tuple(files)
 
     def fingerprint(self) -> str:
@@ -98,6 +100,15 @@ def _file(directory: Path, name: str, where: Path, key: str) -> Path:
         raise TaskError(f"{where}: '{key}' must name a file inside the task directory")
     if not path.is_file():
         raise TaskError(f"{where}: '{key}' names {name}, which does not exist")
+    return path
+
+
+def _folder(directory: Path, name: str, where: Path, key: str) -> Path:
+    path = (directory / name).resolve()
+    if directory.resolve() not in path.parents:
+        raise TaskError(f"{where}: '{key}' must name a folder inside the task directory")
+    if not path.is_dir():
+        raise TaskError(f"{where}: '{key}' names {name}, which is not a folder")
     return path
 
 
@@ -164,9 +175,7 @@ def load_task(directory: Path) -> Task:
         raise TaskError(f"{where}: 'description' must be a string")
     answers = None
     if "answers" in data:
-        answers = (directory / _str(data, "answers", where)).resolve()
-        if directory.resolve() not in answers.parents or not answers.is_dir():
-            raise TaskError(f"{where}: 'answers' must name a folder inside the task directory")
+        answers = _folder(directory, _str(data, "answers", where), where, "answers")
     task = Task(name=directory.name, directory=directory.resolve(), source=source,
                 function=function, language=language, input_mode=mode, spec=spec,
                 labels=_labels(data.get("labels"), where), openmp=openmp, reference=reference,
