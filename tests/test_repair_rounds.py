@@ -165,6 +165,21 @@ async def test_a_repair_that_answers_the_same_code_ends_the_rounds() -> None:
         ("the repair answer is the code already measured", 1)]
 
 
+async def test_a_repair_that_only_adds_an_include_is_measured() -> None:
+    fixed = replace(CAND, includes=("<numeric>",))
+    fake = FakeRepairer([fixed])
+    measured: list[Candidate] = []
+
+    async def measure(cand: Candidate) -> Verdict:
+        measured.append(cand)
+        return replace(SLOW, verdict="faster", speedup=2.0)
+
+    added, refused = await engine_with(fake, 1).repair_rounds(
+        SITE, PLAN, (Trial(CAND, BUILD),), JobContext(), measure)
+    assert [c.includes for c in measured] == [("<numeric>",)] and refused == []
+    assert added[0].candidate.round == 1
+
+
 async def test_a_cancelled_job_stops_in_the_middle_of_a_repair_round() -> None:
     ctx = JobContext()
     fake = FakeRepairer([CAND], cancel=ctx)

@@ -357,8 +357,8 @@ class Engine:
                                                   round_, ctx)
             ctx.check()
             refused.extend(result.rejected)
-            seen = {"".join(t.candidate.code.split()) for t in (*trials, *added)}
-            fresh = [c for c in result.candidates if "".join(c.code.split()) not in seen]
+            seen = {_fingerprint(t.candidate) for t in (*trials, *added)}
+            fresh = [c for c in result.candidates if _fingerprint(c) not in seen]
             refused.extend(Rejected(c.backend, "the repair answer is the code already "
                                     "measured", c.sample, c.code, round=round_)
                            for c in result.candidates if c not in fresh)
@@ -399,6 +399,12 @@ class Engine:
                        "measuring every candidate")
             log.warning("ranker %s: %s", folder, e)
             return Ranked(cands, ())
+
+
+def _fingerprint(candidate: Candidate) -> str:
+    """What makes two candidates the same build: the code without spaces, and the headers it
+    adds (a repair that only adds a missing include is a new candidate)."""
+    return "".join(candidate.code.split()) + "|" + ",".join(sorted(candidate.includes))
 
 
 # Which failure is most worth a repair round: a correct but slow candidate needs the least

@@ -41,7 +41,7 @@ def result_from_answers(site: FunctionSite, answers: Sequence[tuple[int, str]], 
         if isinstance(result, Rejected):
             rejected.append(result)
             continue
-        fingerprint = "".join(result.code.split())
+        fingerprint = "".join(result.code.split()) + "|" + ",".join(sorted(result.includes))
         if fingerprint in seen:
             rejected.append(Rejected(backend, f"same code as sample {seen[fingerprint]}", index,
                                      result.code, text, round_))
