@@ -48,7 +48,13 @@ async def test_wrong_model_rewrite_is_measured_and_never_written(tmp_path: Path)
         status, out, err = await perfpilot(
             "optimize", str(path), "--function", "count_items", "--write",
             "--optimizer", "remote", "--endpoint", ep.url, "--model", "tiny", cwd=tmp_path)
-    assert len(ep.requests) == 1  # the rewrite came from the model
+    # The rewrite came from the model; being wrong, it went back once with the verdict (the
+    # repair round), and the same code again was not measured twice.
+    assert len(ep.requests) == 2
+    repair_prompt = ep.requests[1]["json"]["messages"][1]["content"]
+    assert "42 + v.size()" in repair_prompt and "they differ" in repair_prompt
+    assert "Rejected (remote, repair round 1): the repair answer is the code already " \
+        "measured" in out, out
     assert status == exit_codes.WRITE_REFUSED, err
     assert "--write measures the candidates first" in err
     # Measured (without --bench): the verdict says why it is not written.

@@ -64,6 +64,30 @@ def test_invalid_tasks_say_what_is_wrong(tmp_path: Path, toml: str, message: str
     assert "task.toml" in str(err.value)
 
 
+def test_answers_folder_is_kept_and_fingerprinted(tmp_path: Path) -> None:
+    d = make_task(tmp_path, 'source = "total.c"\nfunction = "total"\nanswers = "answers"\n')
+    (d / "answers").mkdir()
+    (d / "answers" / "total.md").write_text("```c\n" + SRC + "```\n")
+    t = load_task(d)
+    assert t.answers == (d / "answers").resolve()
+    assert t.answers / "total.md" in t.inputs()
+    before = t.fingerprint()
+    (d / "answers" / "total.repair1.md").write_text("You're right.\n")
+    assert load_task(d).fingerprint() != before
+
+
+@pytest.mark.parametrize(("answers", "message"), [
+    ("missing", "names missing, which is not a folder"),
+    ("total.c", "names total.c, which is not a folder"),
+    ("..", "inside the task directory"),
+])
+def test_answers_must_be_a_folder_of_the_task(tmp_path: Path, answers: str,
+                                              message: str) -> None:
+    d = make_task(tmp_path, f'source = "total.c"\nfunction = "total"\nanswers = "{answers}"\n')
+    with pytest.raises(TaskError, match=message):
+        load_task(d)
+
+
 def test_stdin_task_needs_input_files(tmp_path: Path) -> None:
     main = "int main(void) { return 0; }\n"
     toml = 'source = "prog.c"\nfunction = "main"\ninput = "stdin"\n'

@@ -73,15 +73,17 @@ def test_openmp_pragma_marks_the_candidate(site: FunctionSite) -> None:
     ("", "no code"),
     (UNIT[UNIT.index("double total"):], "same as the original"),
     ('#include "points.h"\n' + GOOD, 'needs #include "points.h", a project header'),
-    (GOOD + "\nint main() { return 0; }\n", "defines 2 functions (total, main)"),
-    ("int x = 3;\n" + GOOD, "outside the function"),
-    (GOOD.replace("double total", "double total_fast"), "defines 'total_fast' instead"),
+    ("x = 3;\n" + GOOD, "code outside any definition"),
+    ("struct Point { int x; };\n" + GOOD, "`Point` (line 1) redefines `Point`"),
+    (GOOD.replace("double total", "double total_fast"),
+     "no definition of `total`; it defines `total_fast`"),
+    (GOOD + GOOD, "defines `total` 2 times"),
     (GOOD.replace("double total", "float total"), "return type from 'double' to 'float'"),
     (GOOD.replace(", int scale", ""), "takes 1 parameters instead of 2"),
     (GOOD.replace("int scale", "long scale"), "parameter 2 from 'int' to 'long'"),
     (GOOD.replace("const std::vector<Point>&", "std::vector<Point>&"), "parameter 1"),
     (GOOD.replace("return s * scale;", "return s * scale"), "does not parse"),
-    ("the answer is 42", "no function definition"),
+    ("the answer is 42", "no definition of `total`"),
 ])
 def test_rejections_say_why(site: FunctionSite, code: str, reason: str) -> None:
     with pytest.raises(CandidateRejected, match=None) as info:
@@ -114,4 +116,6 @@ def test_rejected_record_keeps_the_code(site: FunctionSite) -> None:
     text = "```cpp\n" + GOOD.replace("double total", "double other") + "```"
     result = candidate_from_text(site, text, (), "remote", 1)
     assert isinstance(result, Rejected)
-    assert result.sample == 1 and "other" in result.code and "instead of 'total'" in result.reason
+    assert result.sample == 1 and result.answer == text
+    assert result.reason == ("extraction failed: one fenced block, which does not define "
+                             "`total`; it defines `other`")

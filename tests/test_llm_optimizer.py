@@ -58,7 +58,8 @@ async def test_samples_are_checked_deduplicated_and_cached() -> None:
     reasons = sorted(x.reason for x in result.rejected)
     assert len(reasons) == 2
     assert any(x.startswith("same code as sample") for x in reasons)
-    assert any("defines 'main' instead of 'mean'" in x for x in reasons)
+    assert any(x == "extraction failed: one fenced block, which does not define `mean`; it "
+               "defines `main`" for x in reasons)
     prompt = ep.requests[0]["json"]["messages"][1]["content"]
     assert "**Memory Usage and Allocation**: pass the vector by const reference" in prompt
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from perfpilot.strategy import CATEGORIES, Plan, Strategy, category_by_id, match_category
-from perfpilot.strategy.plan_format import parse_output, parse_plan, render_plan
+from perfpilot.strategy.plan_format import (
+    parse_output,
+    parse_plan,
+    parse_strategies,
+    render_plan,
+)
 
 
 def test_fifteen_categories_with_ids() -> None:
@@ -75,3 +80,46 @@ def test_spelling_drift_is_mapped_and_unknown_dropped_with_note() -> None:
 def test_match_category(text: str, cid: int | None) -> None:
     got = match_category(text)
     assert (got.id if got else None) == cid
+
+
+_LINE_FORMATS = (
+    "- **{name}**: {text}",
+    "- **{name}:** {text}",
+    "1. **{name}** — {text}",
+    "* __{name}__ - {text}",
+    "- {name}: {text}",
+    "{name}: {text}",
+    "- {name} - {text}",
+    "2) {name} – {text}",
+    "- {name} — {text}",
+    "- {name}—{text}",
+    "- {name}：{text}",
+)
+
+
+@pytest.mark.parametrize("shape", _LINE_FORMATS)
+def test_every_category_parses_in_every_line_format(shape: str) -> None:
+    # Names with a hyphen ("Instruction-Level ...", "Hardware-Aware ...") must not be cut at it.
+    text = "explain the change to lines - and keep loop-invariant work out (lines 3-4)"
+    block = "\n".join(shape.format(name=c.name, text=text) for c in CATEGORIES)
+    strategies, notes = parse_strategies(block)
+    assert notes == ()
+    assert [s.category.id for s in strategies] == list(range(1, 16))
+    assert {s.explanation for s in strategies} == {
+        "explain the change to lines - and keep loop-invariant work out"}
+    assert all(s.lines == (3, 4) for s in strategies)
+
+
+def test_round_trip_covers_all_fifteen_categories() -> None:
+    plan = Plan(tuple(Strategy(c, f"apply {c.name.lower()} here", (c.id,)) for c in CATEGORIES),
+                "builtin")
+    parsed = parse_output(render_plan(plan, "int f() { return 0; }\n"))
+    assert [(s.category, s.explanation, s.lines) for s in parsed.strategies] == [
+        (s.category, s.explanation, s.lines) for s in plan.strategies]
+    assert parsed.notes == ()
+
+
+def test_plain_line_with_an_unknown_name_is_noted_by_its_first_part() -> None:
+    plan = parse_plan("[SUGG/]\n- Quantum-Tunnelling Speedup - no\n[/SUGG]", "local")
+    assert plan.strategies == ()
+    assert any("Quantum-Tunnelling Speedup" in n for n in plan.notes)

@@ -207,14 +207,21 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
             "strategies": [{"category": s.category.name, "category_id": s.category.id,
                             "rule": s.rule} for s in t.candidate.strategies],
             "backend": t.candidate.backend,
+            "sample": t.candidate.sample,
+            "round": t.candidate.round,
             "variant": t.candidate.variant,
+            "includes": list(t.candidate.includes),
+            "notes": list(t.candidate.notes),
             "diff": unit_diff(path, site.unit_text, after),
         }
         if t.verdict is not None:
             entry["measurement"] = t.verdict.to_json()
         cands.append(entry)
     data["candidates"] = cands
-    data["rejected"] = [{"backend": r.backend, "reason": r.reason} for r in outcome.rejected]
+    # The answer is the model's own text, as it came (JSON escapes it; nothing runs it).
+    data["rejected"] = [{"backend": r.backend, "reason": r.reason, "sample": r.sample,
+                         "round": r.round, "code": r.code, "answer": r.answer}
+                        for r in outcome.rejected]
     data["status"] = outcome.status
     data["chosen"] = outcome.best
     data["message"] = outcome.message
@@ -264,13 +271,17 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
         print_plan(site, outcome.plan)
         for i, t in enumerate(outcome.trials):
             cats = ", ".join(s.category.name for s in t.candidate.strategies)
-            print(f"\nCandidate {i + 1} ({t.candidate.backend}; {cats}):")
+            round_ = f"; repair round {t.candidate.round}" if t.candidate.round else ""
+            print(f"\nCandidate {i + 1} ({t.candidate.backend}{round_}; {cats}):")
+            for note in t.candidate.notes:
+                print(f"  note: {note}")
             sys.stdout.write(unit_diff(path, text, splice(site, t.candidate.code,
                                                           t.candidate.includes)))
             if t.verdict is not None:
                 print(f"Measured ({t.verdict.verdict}): {t.verdict.message}")
         for r in outcome.rejected:
-            print(f"Rejected ({r.backend}): {r.reason}")
+            round_ = f", repair round {r.round}" if r.round else ""
+            print(f"Rejected ({r.backend}{round_}): {r.reason}")
         if outcome.best is not None and outcome.status == "unmeasured":
             print(f"\nCandidate {outcome.best + 1} is the proposal; it was not measured "
                   "(add --bench to verify and time it).")

@@ -9,7 +9,10 @@ remote optimizer given on the command line never replaces a local planner config
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+from perfpilot.settings import REFERENCE_ANSWERS
 
 ROLES = ("planner", "optimizer")
 
@@ -22,6 +25,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
 
 
@@ -40,7 +54,15 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     """The planner/optimizer flags: ``--planner``, ``--optimizer``, ``--model`` and so on."""
     g = p.add_argument_group("backends")
     g.add_argument("--planner", choices=["builtin", "local", "remote"])
-    g.add_argument("--optimizer", choices=["builtin", "local", "remote"])
+    g.add_argument("--optimizer", choices=["builtin", "local", "remote", "replay"],
+                   help="who rewrites: the builtin rules, a local or remote model, or "
+                        "replay (answers written beforehand, read from --answers)")
+    g.add_argument("--answers", metavar="DIR",
+                   help="with --optimizer replay: the folder of answers (<function>.md, "
+                        "<function>.2.md, <function>.repair1.md; see docs/models.md)")
+    g.add_argument("--repair-rounds", type=non_negative_int, metavar="N",
+                   help="times a model candidate that failed to build, was wrong or was not "
+                        "faster goes back to the model with the verdict (default 1; 0: off)")
     g.add_argument("--model", help="the optimizer's model (directory, .gguf file, or the name "
                                    "a remote server knows it by)")
     g.add_argument("--endpoint", help="the optimizer's OpenAI-compatible base URL, e.g. "
@@ -81,6 +103,14 @@ def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any
             over["planner"][key] = planner_value
     if getattr(args, "samples", None) is not None:
         over["optimizer"]["samples"] = args.samples
+    answers = getattr(args, "answers", None)
+    if answers:
+        # A folder named on the command line is the user's own: resolved against the working
+        # directory, not the workspace. ``reference`` is evaluation's word for the tasks' own.
+        over["optimizer"]["answers"] = answers if answers == REFERENCE_ANSWERS \
+            else str(Path(answers).expanduser().resolve())
+    if getattr(args, "repair_rounds", None) is not None:
+        over["optimizer"]["repair_rounds"] = args.repair_rounds
     if getattr(args, "timeout", None) is not None:
         for name in ROLES:
             over[name]["timeout_s"] = args.timeout

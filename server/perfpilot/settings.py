@@ -14,11 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Backend = Literal["builtin", "local", "remote"]
+Backend = Literal["builtin", "local", "remote", "replay"]
 # The name an API key the editor hands over is held under, in the engine's secrets (with a
 # role prefix, ``optimizer.api_key``, when it is for one role only); never in settings.
 API_KEY_SECRET = "api_key"
 ApplyMode = Literal["verified", "preview", "ask"]
+# ``answers = "reference"`` (evaluation only): each task's reference unit is the replayed answer.
+REFERENCE_ANSWERS = "reference"
 ParallelPolicy = Literal["prefer-serial", "balanced", "max-threads"]
 
 
@@ -42,6 +44,12 @@ class RoleSettings:
     device: str = "cpu"
     dtype: str = "auto"
     threads: int = 1
+    # The ``replay`` backend's folder of answers written beforehand (``<function>.md``; see
+    # ``optimizing/replay.py``): measures the model path without a model.
+    answers: str = ""
+    # Times a model candidate that failed to build, was incorrect or was not faster is sent
+    # back with the verdict for a corrected version (0: never).
+    repair_rounds: int = 1
 
 
 @dataclass(frozen=True)
@@ -158,7 +166,7 @@ def _merge(obj: Any, data: Mapping[str, Any], path: str) -> Any:
 
 
 _CHOICES = {
-    "backend": ("builtin", "local", "remote"),
+    "backend": ("builtin", "local", "remote", "replay"),
     "apply_mode": ("verified", "preview", "ask"),
     "parallel_policy": ("prefer-serial", "balanced", "max-threads"),
     "profiler": ("auto", "perf", "callgrind"),
@@ -179,6 +187,8 @@ def _validate(obj: Any, path: str) -> None:
         raise ValueError(f"setting {path}.concurrency must be at least 1")
     if isinstance(obj, RoleSettings) and obj.samples < 1:
         raise ValueError(f"setting {path}.samples must be at least 1")
+    if isinstance(obj, RoleSettings) and obj.repair_rounds < 0:
+        raise ValueError(f"setting {path}.repair_rounds must be 0 or more")
     if isinstance(obj, RoleSettings) and min(obj.max_tokens, obj.plan_max_tokens) < 1:
         raise ValueError(f"setting {path}.max_tokens and plan_max_tokens must be at least 1")
 

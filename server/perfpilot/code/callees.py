@@ -213,18 +213,19 @@ def direct_callees(site: FunctionSite, root: Node | None = None,
 
 
 def caller_part(code: str, site: FunctionSite) -> tuple[str, str]:
-    """A candidate's ``code`` for ``site`` split into the copies of callees it puts before the
-    function, and the function's own definition: ``("", code)`` when it is one definition."""
+    """A candidate's ``code`` for ``site`` split into what it puts before the function
+    (copies of callees, a model's helpers) and the function's own definition: ``("", code)``
+    when it is the definition alone."""
     data = code.encode("utf-8")
     root = parse(data, site.language).root_node
-    tops = [c for c in root.named_children
-            if c.type in ("function_definition", "template_declaration")]
-    if len(tops) < 2:
-        return "", code
-    for top in reversed(tops):
+    for top in reversed(root.named_children):
+        if top.type not in ("function_definition", "template_declaration"):
+            continue
         fn = top if top.type == "function_definition" else next(
             (c for c in top.named_children if c.type == "function_definition"), top)
         if definition_name(fn).split("::")[-1].strip() == site.name:
+            if not data[:top.start_byte].strip():
+                return "", code
             return (data[:top.start_byte].decode("utf-8"),
                     data[top.start_byte:].decode("utf-8"))
     return "", code

@@ -250,6 +250,41 @@ def _named_bodies(nodes: tuple[tree_sitter.Node, ...]) -> dict[str, list[Span]]:
     return out
 
 
+def _defined_functions(nodes: tuple[tree_sitter.Node, ...]) -> frozenset[str]:
+    """Unqualified names of the free functions ``nodes`` define at namespace scope."""
+    names: set[str] = set()
+    for node in nodes:
+        if node.type != "function_definition" or node.parent is None \
+                or node.parent.type not in ("translation_unit", "declaration_list",
+                                            "template_declaration"):
+            continue
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        name = decl.child_by_field_name("declarator") if decl is not None else None
+        if name is not None and name.type == "identifier":
+            names.add(node_text(name))
+    return frozenset(names)
+
+
+def _member_of_own_class(node: tree_sitter.Node) -> bool:
+    """Whether a function definition sits in the body of a class the code defines (outside
+    any reserved namespace): a member is reached only through its class, it replaces no
+    library function."""
+    parent = node.parent
+    if parent is not None and parent.type == "template_declaration":
+        parent = parent.parent
+    if parent is None or parent.type != "field_declaration_list":
+        return False
+    while parent is not None:
+        if parent.type == "namespace_definition":
+            name = parent.child_by_field_name("name")
+            if name is not None and (node_text(name) == "std" or node_text(name).startswith("_")):
+                return False
+        parent = parent.parent
+    return True
+
+
 def _member_declarator(declarator: tree_sitter.Node) -> bool:
     """Whether a function declarator declares a member function inside its class."""
     return declarator.parent is not None and declarator.parent.type == "field_declaration"
@@ -294,6 +329,9 @@ class _Checker:
         self.visible: dict[str, list[Span]] = {}
         self.declared_at: dict[str, list[int]] = {}
         self.bodies = _named_bodies(cand.nodes)
+        # Functions the candidate defines: its own declarations of them (a helper declared
+        # before the code that calls it) reach nothing the check does not see.
+        self.defined = _defined_functions(cand.nodes)
         self.declared = self._declared_variables()
         self.literal_types = base.literal_types | literal_types(cand.nodes)
         self.constants = base.constants | _constant_names(cand.nodes)
@@ -357,7 +395,8 @@ class _Checker:
                     field is not None
                     and any(node == c for c in parent.children_by_field_name(field))) or (
                     parent.type == "function_declarator"
-                    and (self._defines(parent) or _member_declarator(parent))
+                    and (self._defines(parent) or _member_declarator(parent)
+                         or node_text(node) in self.defined)
                     and parent.child_by_field_name("declarator") == node):
                 name = node_text(node)
                 names.add(name)
@@ -417,6 +456,14 @@ class _Checker:
                 if name is not None:
                     out.add(node_text(name))
         return frozenset(out)
+
+    def _declares_own(self, node: tree_sitter.Node) -> bool:
+        """Whether a declaration declares only functions the candidate itself defines."""
+        names = [node_text(inner) for d in node.named_children
+                 if d.type.endswith("declarator") for c in walk_all(d)
+                 if c.type == "function_declarator"
+                 and (inner := c.child_by_field_name("declarator")) is not None]
+        return bool(names) and all(n in self.defined for n in names)
 
     @staticmethod
     def _defines(declarator: tree_sitter.Node) -> bool:
@@ -587,6 +634,8 @@ class _Checker:
         declares_function = any(
             c.type == "function_declarator" and not self._vexing(c)
             for d in node.named_children if d.type.endswith("declarator") for c in walk_all(d))
+        if declares_function and "extern" not in words and self._declares_own(node):
+            return
         if ("extern" in words or declares_function) and text not in self.base.declarations:
             self.add(node.start_byte, text[:60], "declaring an external function or variable "
                      "reaches code the check cannot see")
@@ -627,7 +676,7 @@ class _Checker:
                 self.add(node.start_byte, last, "replacing the global allocator changes "
                              "the measuring process")
             return
-        if last in self.base.unit_tokens:
+        if last in self.base.unit_tokens or _member_of_own_class(node):
             return
         if last in L.PURE_FUNCTIONS or _category(last) is not None \
                 or last.startswith("_") or last == "main" or last in L.STREAM_FUNCTIONS \

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from perfpilot.code.site import FunctionSite
+from perfpilot.code.callees import caller_part
+from perfpilot.code.parse import parse
+from perfpilot.code.site import FunctionSite, Language
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]+[>\"])", re.MULTILINE)
 
@@ -75,19 +77,51 @@ def include_lines(headers: Sequence[str], newline: str = "\n") -> str:
     return "".join(f"#include {h}{newline}" for h in headers)
 
 
+def comment_start(unit_text: str, start_byte: int, language: Language) -> int:
+    """The byte offset of the comments right above the definition at ``start_byte`` (no
+    blank line between them and it, each on lines of its own), or ``start_byte`` when there
+    are none: code put before a function goes above its documentation, not between."""
+    data = unit_text.encode("utf-8")
+    root = parse(data, language).root_node
+    node = root.descendant_for_byte_range(start_byte, start_byte)
+    while node is not None and node.start_byte == start_byte and node.parent is not None \
+            and node.parent.start_byte == start_byte:
+        node = node.parent
+    at = start_byte
+    prev = node.prev_sibling if node is not None else None
+    while prev is not None and prev.type == "comment":
+        between = data[prev.end_byte:at]
+        line_start = data.rfind(b"\n", 0, prev.start_byte) + 1
+        if between.count(b"\n") != 1 or between.strip() or data[line_start:prev.start_byte].strip():
+            break
+        at = line_start
+        prev = prev.prev_sibling
+    return at
+
+
 def splice(site: FunctionSite, new_text: str, includes: Sequence[str] = ()) -> str:
     """The unit text with exactly the function's byte range replaced by ``new_text``, and the
     headers of ``includes`` the unit lacks added after its last include above the function.
-    The new lines keep the file's line endings (CRLF in a CRLF file)."""
+    What ``new_text`` puts before the function itself (helpers, copies of callees) goes above
+    the comments that document the function. The new lines keep the file's line endings (CRLF
+    in a CRLF file)."""
     data = site.unit_text.encode("utf-8")
     newline = function_line_ending(site)
-    new = with_line_ending(new_text, newline).rstrip("\r\n")
+    before, own = caller_part(new_text, site)
+    at = comment_start(site.unit_text, site.start_byte, site.language) if before \
+        else site.start_byte
+    new = with_line_ending(own if at < site.start_byte else new_text, newline).rstrip("\r\n")
     if site.text.endswith("\n"):
         new += newline
-    out = data[: site.start_byte] + new.encode("utf-8") + data[site.end_byte:]
+    head = with_line_ending(before, newline).encode("utf-8") if at < site.start_byte else b""
+    pieces = [data[:at], head, data[at:site.start_byte], new.encode("utf-8"),
+              data[site.end_byte:]]
     missing = missing_includes(site.unit_text, includes)
     if missing:
         offset, _line = include_point(site.unit_text, site.start_byte)
-        lines = include_lines(missing, unit_line_ending(site.unit_text))
-        out = out[:offset] + lines.encode("utf-8") + out[offset:]
-    return out.decode("utf-8")
+        lines = include_lines(missing, unit_line_ending(site.unit_text)).encode("utf-8")
+        if offset <= at:
+            pieces[0] = data[:offset] + lines + data[offset:at]
+        else:  # an include between the comments and the function: not part of them
+            pieces[2] = data[at:offset] + lines + data[offset:site.start_byte]
+    return b"".join(pieces).decode("utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perfpilot.engine.keys import secret_fingerprint
@@ -70,21 +71,44 @@ def make_planner(role: RoleSettings, secrets: Mapping[str, str], clients: ModelC
         from perfpilot.planning.builtin.planner import BuiltinPlanner
 
         return BuiltinPlanner()
+    if role.backend == "replay":
+        raise BackendError("planner: the replay backend only answers as the optimizer; "
+                           "set the planner to builtin, local or remote")
     from perfpilot.planning.llm_planner import ModelPlanner
 
     return ModelPlanner(role, _client(role, secrets, clients, "planner"), plan_only=only_plan)
 
 
 def make_optimizer(role: RoleSettings, secrets: Mapping[str, str], clients: ModelClients,
-                   flags: tuple[str, ...] = (), compiler: str = "") -> Optimizer:
-    """The optimizer for ``role``; the builtin one syntax-checks with ``flags``."""
+                   flags: tuple[str, ...] = (), compiler: str = "",
+                   workspace: Path | None = None) -> Optimizer:
+    """The optimizer for ``role``; the builtin one syntax-checks with ``flags``; the replay
+    one reads ``role.answers`` (relative to ``workspace``)."""
     if role.backend == "builtin":
         from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
 
         return BuiltinOptimizer(flags=flags, compiler=compiler or None)
+    if role.backend == "replay":
+        from perfpilot.optimizing.replay import ReplayOptimizer
+
+        return ReplayOptimizer(role, answers_folder(role, workspace))
     from perfpilot.optimizing.llm_optimizer import ModelOptimizer
 
     return ModelOptimizer(role, _client(role, secrets, clients, "optimizer"))
+
+
+def answers_folder(role: RoleSettings, workspace: Path | None) -> Path:
+    """The replay backend's folder of answers: ``role.answers``, relative to the workspace
+    when it is not absolute. Raises BackendError when it is unset or not a folder."""
+    if not role.answers:
+        raise BackendError("optimizer: the replay backend needs a folder of answers "
+                           "(optimizer.answers, or --answers DIR)")
+    folder = Path(role.answers).expanduser()
+    if not folder.is_absolute() and workspace is not None:
+        folder = workspace / folder
+    if not folder.is_dir():
+        raise BackendError(f"optimizer: the replay answers folder {folder} does not exist")
+    return folder
 
 
 def _client(role: RoleSettings, secrets: Mapping[str, str], clients: ModelClients,

@@ -126,10 +126,12 @@ def result_to_json(result: OptimizeResult) -> dict[str, Any]:
         "candidates": [{"code": c.code, "strategies": [_strategy_to_json(st)
                                                        for st in c.strategies],
                         "backend": c.backend, "sample": c.sample, "notes": list(c.notes),
-                        "needs_openmp": c.needs_openmp, "includes": list(c.includes)}
+                        "needs_openmp": c.needs_openmp, "includes": list(c.includes),
+                        "round": c.round}
                        for c in result.candidates],
         "rejected": [{"backend": r.backend, "reason": r.reason, "sample": r.sample,
-                      "code": r.code} for r in result.rejected],
+                      "code": r.code, "answer": r.answer, "round": r.round}
+                     for r in result.rejected],
     }
 
 
@@ -139,10 +141,12 @@ def result_from_json(data: dict[str, Any]) -> OptimizeResult:
                             tuple(_strategy_from_json(d) for d in c["strategies"]),
                             str(c["backend"]), int(c.get("sample", 0)),
                             tuple(c.get("notes", ())), bool(c.get("needs_openmp", False)),
-                            tuple(str(h) for h in c.get("includes", ())))
+                            tuple(str(h) for h in c.get("includes", ())),
+                            round=int(c.get("round", 0)))
                   for c in data["candidates"])
     rejected = tuple(Rejected(str(r["backend"]), str(r["reason"]), int(r.get("sample", 0)),
-                              str(r.get("code", ""))) for r in data["rejected"])
+                              str(r.get("code", "")), str(r.get("answer", "")),
+                              int(r.get("round", 0))) for r in data["rejected"])
     return OptimizeResult(cands, rejected)
 
 

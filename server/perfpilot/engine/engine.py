@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.settings import API_KEY_SECRET, RoleSettings, Settings, settings_to_dict
-from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 if TYPE_CHECKING:
     from perfpilot.llm.reward_scorer import RewardScorer
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _INLINE_CHECK_CHARS = 20_000  # larger functions are checked off the event loop
+# The version of the checks a model's answer goes through (``prompting/candidates.py``):
+# candidates stored by earlier checks are not reused.
+CANDIDATE_CHECKS = 2
 
 
 def _role_key(role: RoleSettings) -> dict[str, Any]:
@@ -110,15 +113,19 @@ class Engine:
         planner: Planner = self._backends[key]
         return planner
 
-    def optimizer(self, flags: tuple[str, ...] = ()) -> Optimizer:
-        """The optimizer for the current settings (kept while the settings stay the same)."""
+    def optimizer(self, flags: tuple[str, ...] = (), role: RoleSettings | None = None
+                  ) -> Optimizer:
+        """The optimizer for the current settings (kept while the settings stay the same);
+        ``role`` serves instead of the optimizer's settings (evaluation's per-task answers)."""
         s = self.settings
+        role = role or s.optimizer
         secrets = self._role_secrets("optimizer")
-        key = content_key("optimizer", _role_key(s.optimizer), flags, s.runner.compiler,
-                          secret_fingerprint(secrets))
+        key = content_key("optimizer", _role_key(role), flags, s.runner.compiler,
+                          secret_fingerprint(secrets), str(self.workspace or ""))
         if key not in self._backends:
             self._backends[key] = make_optimizer(
-                s.optimizer, secrets, self._clients, flags=flags, compiler=s.runner.compiler)
+                role, secrets, self._clients, flags=flags, compiler=s.runner.compiler,
+                workspace=self.workspace)
         optimizer: Optimizer = self._backends[key]
         return optimizer
 
@@ -166,12 +173,15 @@ class Engine:
         return plan
 
     async def candidates(self, site: FunctionSite, plan: Plan, ctx: JobContext,
-                         flags: tuple[str, ...] = ()) -> OptimizeResult:
-        """Candidates for ``site`` following ``plan`` (cached)."""
-        key = content_key("opt", site.text, site.unit_text, plan.strategies, plan.raw_text,
-                          _role_key(self.settings.optimizer), flags)
-        cached = self._candidates.get(key)
-        persist = self._disk is not None and self.settings.optimizer.backend != "builtin"
+                         flags: tuple[str, ...] = (), role: RoleSettings | None = None
+                         ) -> OptimizeResult:
+        """Candidates for ``site`` following ``plan`` (cached; replayed answers are read
+        afresh each time, their files may have changed). ``role``: see ``optimizer``."""
+        role = role or self.settings.optimizer
+        key = content_key("opt", CANDIDATE_CHECKS, site.text, site.unit_text, plan.strategies,
+                          plan.raw_text, _role_key(role), flags)
+        cached = None if role.backend == "replay" else self._candidates.get(key)
+        persist = self._disk is not None and role.backend in ("local", "remote")
         if cached is None and persist and self._disk is not None:
             cached = self._disk.get_candidates(key)
         if cached is not None:
@@ -180,7 +190,7 @@ class Engine:
         await _check_analysable(site)
         planner_code = _planner_code(self.planner(), site)
         ctx.report("generating", f"rewriting {site.name}")
-        result = await self.optimizer(flags).optimize(site, plan, ctx)
+        result = await self.optimizer(flags, role).optimize(site, plan, ctx)
         ctx.check()
         if planner_code is not None:
             # A PerfCoder-style planner also wrote code: measure it beside the optimizer's.
@@ -188,7 +198,8 @@ class Engine:
             extra = tuple(c for c in planner_code.candidates if c.code.strip() not in seen)
             result = OptimizeResult(extra + result.candidates,
                                     planner_code.rejected + result.rejected)
-        if result.complete:  # with samples missing, a later run asks for them again
+        if result.complete and role.backend != "replay":
+            # With samples missing, a later run asks for them again.
             self._candidates[key] = result
             if persist and self._disk is not None:
                 self._disk.put_candidates(key, result)
@@ -301,9 +312,62 @@ class Engine:
                 continue
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
             trials.append(Trial(cand, await measure_one(i)))
-        outcome = choose(site, plan, tuple(trials), rejected,
+
+        async def measure_repair(cand: Candidate) -> Verdict:
+            await gate_for_tests("building", ctx)
+            return await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
+                                      fresh=fresh, origin=origin_of(cand))
+
+        repaired, refused = await self.repair_rounds(site, plan, tuple(trials), ctx,
+                                                     measure_repair, flags)
+        outcome = choose(site, plan, (*trials, *repaired), (*rejected, *refused),
                          policy=self.settings.parallel_policy)
         return with_races(outcome, tuple(races))
+
+    async def repair_rounds(self, site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
+                            ctx: JobContext,
+                            measure: Callable[[Candidate], Awaitable[Verdict]],
+                            flags: tuple[str, ...] = (), role: RoleSettings | None = None
+                            ) -> tuple[list[Trial], list[Rejected]]:
+        """Up to ``role.repair_rounds`` rounds, while no candidate was measured faster: the
+        model candidate most worth fixing (see ``repair_pick``) goes back to the optimizer
+        with its verdict, and the corrected version is measured (``measure``) like any
+        candidate. Each later round repairs the previous round's answer. Returns the new
+        trials and the answers that could not be used."""
+        role = role or self.settings.optimizer
+        optimizer = self.optimizer(flags, role)
+        repair = getattr(optimizer, "repair", None)
+        added: list[Trial] = []
+        refused: list[Rejected] = []
+        if repair is None or role.repair_rounds < 1:
+            return added, refused
+        for round_ in range(1, role.repair_rounds + 1):
+            pool = trials if round_ == 1 else tuple(
+                t for t in added if t.candidate.round == round_ - 1)
+            if any(t.verdict is not None and t.verdict.verdict == "faster"
+                   for t in (*trials, *added)):
+                break
+            pick = repair_pick(pool)
+            if pick is None or pick.verdict is None:
+                break
+            ctx.check()
+            ctx.report("generating", f"repair round {round_}: {pick.verdict.verdict} "
+                                     f"candidate back to {getattr(optimizer, 'name', 'the model')}")
+            result: OptimizeResult = await repair(site, plan, pick.candidate, pick.verdict,
+                                                  round_, ctx)
+            ctx.check()
+            refused.extend(result.rejected)
+            seen = {_fingerprint(t.candidate) for t in (*trials, *added)}
+            fresh = [c for c in result.candidates if _fingerprint(c) not in seen]
+            refused.extend(Rejected(c.backend, "the repair answer is the code already "
+                                    "measured", c.sample, c.code, round=round_)
+                           for c in result.candidates if c not in fresh)
+            if not fresh:
+                break
+            for cand in fresh:
+                ctx.report("building", f"repair round {round_}")
+                added.append(Trial(cand, await measure(cand)))
+        return added, refused
 
     async def _ranked(self, site: FunctionSite, cands: tuple[Candidate, ...],
                       ctx: JobContext) -> Ranked:
@@ -335,6 +399,36 @@ class Engine:
                        "measuring every candidate")
             log.warning("ranker %s: %s", folder, e)
             return Ranked(cands, ())
+
+
+def _fingerprint(candidate: Candidate) -> str:
+    """What makes two candidates the same build: the code without spaces, and the headers it
+    adds (a repair that only adds a missing include is a new candidate)."""
+    return "".join(candidate.code.split()) + "|" + ",".join(sorted(candidate.includes))
+
+
+# Which failure is most worth a repair round: a correct but slow candidate needs the least
+# change, a wrong one more, one that does not compile the most.
+_REPAIR_ORDER = {"slower": 0, "no-change": 0, "incorrect": 1, "timeout": 2, "build-failed": 3}
+
+
+def repair_pick(trials: tuple[Trial, ...]) -> Trial | None:
+    """The model candidate to send back for repair: among those the runner turned down for a
+    reason a model can fix (``prompting.repair.repairable``), a correct one closest to a gain
+    first, then a wrong one, then one that did not build; the earliest on ties."""
+    from perfpilot.prompting.repair import repairable
+
+    fit = [(i, t) for i, t in enumerate(trials)
+           if origin_of(t.candidate) == "model" and repairable(t.verdict)]
+    if not fit:
+        return None
+
+    def order(item: tuple[int, Trial]) -> tuple[int, float, int]:
+        i, t = item
+        assert t.verdict is not None
+        return (_REPAIR_ORDER[t.verdict.verdict], -(t.verdict.speedup or 0.0), i)
+
+    return min(fit, key=order)[1]
 
 
 def _first_of_family(cands: tuple[Candidate, ...], index: int) -> bool:

@@ -223,7 +223,9 @@ def lens_title(outcome: Outcome) -> str:
             how = f" · checked on {checked.inputs} inputs"
             if checked.mutants:
                 how += f", {checked.killed}/{checked.mutants} mutants caught"
-        return f"⚡ {speedup_phrase(trial.verdict)}{how}{race_lens(outcome)}"
+        repaired = f" · after repair round {trial.candidate.round}" if trial.candidate.round \
+            else ""
+        return f"⚡ {speedup_phrase(trial.verdict)}{how}{repaired}{race_lens(outcome)}"
     if outcome.status == "unmeasured":
         return "PerfPilot: rewritten, not measured"
     if outcome.status == "no-candidate":
@@ -266,7 +268,9 @@ def hover_markdown(outcome: Outcome) -> str:
     if trial is not None and trial.verdict is not None and trial.verdict.verdict == "rejected":
         parts += ["", f"**Result:** {escape_md(trial.verdict.message)}"]
     elif trial is not None and trial.verdict is not None:
-        parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}"]
+        repaired = f" (the model's answer to repair round {trial.candidate.round})" \
+            if trial.candidate.round else ""
+        parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}{repaired}"]
         parts += [line for race in races_markdown(outcome) for line in ("", race)]
         parts += ["", measurement_table(trial.verdict)]
     elif outcome.message:
@@ -293,8 +297,9 @@ def report_markdown(outcome: Outcome) -> str:
     for i, t in enumerate(outcome.trials):
         chosen = " (applied)" if outcome.best == i else ""
         variant = f" — {escape_md(t.candidate.variant)}" if t.candidate.variant else ""
-        out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}{variant}",
-                ""]
+        round_ = f", repair round {t.candidate.round}" if t.candidate.round else ""
+        out += ["", f"## Candidate {i + 1}{chosen} — {escape_md(t.candidate.backend)}{round_}"
+                f"{variant}", ""]
         cats = ", ".join(s.category.name for s in t.candidate.strategies) or "–"
         out.append(f"Strategies: {cats}")
         out += [f"- {escape_md(note)}" for note in t.candidate.notes]
@@ -313,6 +318,14 @@ def report_markdown(outcome: Outcome) -> str:
                 out += ["", "```text", t.verdict.build_log[-3000:].replace("```", "ʼʼʼ"), "```"]
         code = "".join(f"#include {h}\n" for h in t.candidate.includes) + t.candidate.code
         out += ["", "```cpp", code.rstrip().replace("```", "ʼʼʼ"), "```"]
+    if outcome.rejected:
+        out += ["", "## Answers not used", ""]
     for r in outcome.rejected:
-        out.append(f"- rejected ({escape_md(r.backend)}): {escape_md(r.reason)}")
+        round_ = f", repair round {r.round}" if r.round else ""
+        out.append(f"- rejected ({escape_md(r.backend)}{round_}): {escape_md(r.reason)}")
+        if r.answer.strip():
+            # The model's own words, inert: a text block, fences defused.
+            out += ["", "  ```text", *("  " + line for line in
+                                       r.answer[-4000:].replace("```", "ʼʼʼ").splitlines()),
+                    "  ```", ""]
     return "\n".join(out) + "\n"

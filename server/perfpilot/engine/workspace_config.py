@@ -35,11 +35,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 ROLES = ("planner", "optimizer")
 # Dotted snake_case paths. Endpoint and key variable send code and a secret elsewhere; the
-# model may name local weights (pickle files run code when loaded); compiler and flags run
+# model may name local weights (pickle files run code when loaded), answers a folder whose
+# files become candidates (``replay``); compiler and flags run
 # commands (``-fplugin=``, ``-wrapper``); switching the runner off lets unverified rewrites be
 # applied.
 SENSITIVE_KEYS = frozenset({
-    *(f"{role}.{key}" for role in ROLES for key in ("endpoint", "api_key_env", "model")),
+    *(f"{role}.{key}" for role in ROLES
+      for key in ("endpoint", "api_key_env", "model", "answers")),
     "runner.compiler", "runner.flags", "runner.enabled", "ranker.model",
 })
 # What candidate code may touch: a cloned repository must not be able to switch the sandbox off
@@ -49,7 +51,8 @@ ISOLATION_KEYS = frozenset({"runner.sandbox", "runner.allow_unsandboxed"})
 # workspace, at most the defaults, so a cloned repository cannot make the user's own endpoint
 # take hundreds of requests (or bill them).
 VOLUME_KEYS = frozenset({f"{role}.{key}" for role in ROLES
-                         for key in ("samples", "concurrency", "max_tokens", "plan_max_tokens")})
+                         for key in ("samples", "concurrency", "max_tokens", "plan_max_tokens",
+                                     "repair_rounds")})
 
 
 @dataclass(frozen=True)

@@ -91,12 +91,14 @@ def eval_settings(args: argparse.Namespace) -> Settings:
 def _command_line(args: argparse.Namespace) -> str:
     parts = ["perfpilot", "eval", args.tasks_dir]
     for flag in ("planner", "optimizer", "model", "planner_model", "endpoint",
-                 "planner_endpoint"):
+                 "planner_endpoint", "answers"):
         value = getattr(args, flag)
         if value:
             parts += [f"--{flag.replace('_', '-')}", value]
     if args.samples != 1:
         parts += ["--samples", str(args.samples)]
+    if args.repair_rounds is not None:
+        parts += ["--repair-rounds", str(args.repair_rounds)]
     for name in args.task:
         parts += ["--task", name]
     parts += ["--out", args.out]
@@ -130,7 +132,9 @@ def _backends(settings: Settings) -> str:
         r = getattr(settings, role)
         return f"{role} {r.backend}" + (f" ({r.model})" if r.model else "")
 
-    return f"{one('planner')}, {one('optimizer')}, k = {settings.optimizer.samples}"
+    repairs = "" if settings.optimizer.backend == "builtin" else \
+        f", repair rounds {settings.optimizer.repair_rounds}"
+    return f"{one('planner')}, {one('optimizer')}, k = {settings.optimizer.samples}{repairs}"
 
 
 def _write_outputs(args: argparse.Namespace, metrics: dict[str, Any], settings: Settings,
@@ -200,6 +204,11 @@ def _print_summary(metrics: dict[str, Any], out: Path) -> None:
               f"{pct(m['opt_rate'])}, mean {x(m['mean_speedup'])}")
     ref = metrics["reference"]
     print(f"  reference: mean {x(ref['mean_speedup'])} over {ref['tasks']} tasks")
+    flow = metrics.get("pass_through") or {}
+    if flow.get("tasks"):
+        print(f"  pass-through: {flow['verified_measured']}/{flow['tasks']} answers verified "
+              f"and measured, {x(flow.get('geomean'))} of the reference's speedup "
+              f"({len(flow.get('losses') or [])} losses)")
     print(f"Results in {out}/ (report.md, summary.json, eval.png)")
 
 

@@ -17,13 +17,14 @@ from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine, origin_of
-from perfpilot.evaluation.results import SampleResult, TaskResult
+from perfpilot.engine.outcome import Trial
+from perfpilot.evaluation.results import RejectedAnswer, SampleResult, TaskResult
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import Task
 from perfpilot.progress import Cancelled, JobContext, gate_for_tests
 from perfpilot.runner.values import Verdict
-from perfpilot.settings import settings_to_dict
-from perfpilot.strategy.values import Candidate, OptimizeResult, Plan
+from perfpilot.settings import REFERENCE_ANSWERS, RoleSettings, settings_to_dict
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class _Generated:
     result: OptimizeResult | None
     seconds: float
     error: str = ""
+    role: RoleSettings | None = None  # the optimizer's settings for this task (replay)
 
 
 def _digest(*parts: object) -> str:
@@ -75,11 +77,24 @@ def code_fingerprint() -> str:
 _NOT_DECISIVE = ("evaluation", "lsp", "cli.py", "__main__.py")
 
 
-def sample_from_verdict(verdict: Verdict, categories: tuple[str, ...] = ()) -> SampleResult:
-    """The stored form of a runner verdict."""
+def _detail(verdict: Verdict) -> str:
+    """The evidence behind a verdict, in one line: the first compiler error of a failed build,
+    else the validation's detail."""
+    if verdict.verdict == "build-failed" and verdict.build_log.strip():
+        from perfpilot.runner.build import first_error
+
+        return first_error(verdict.build_log)
+    return verdict.validation_detail
+
+
+def sample_from_verdict(verdict: Verdict, categories: tuple[str, ...] = (),
+                        round_: int = 0) -> SampleResult:
+    """The stored form of a runner verdict (``round_``: the repair round it answers)."""
     return SampleResult(verdict=verdict.verdict, speedup=verdict.speedup, ci95=verdict.ci95,
                         serial_speedup=verdict.serial_speedup, threads=verdict.threads,
-                        categories=categories, message=verdict.message)
+                        categories=categories, message=verdict.message, round=round_,
+                        detail=_detail(verdict)[:500], needs_spec=verdict.needs_spec,
+                        size=verdict.measurement.size if verdict.measurement else None)
 
 
 def choose_sample(samples: Sequence[SampleResult]) -> int | None:
@@ -109,13 +124,65 @@ class Evaluator:
         self._log = log or (lambda _msg: None)
         self.resumed: list[str] = []  # tasks of the last run taken from stored results
         self._code = self.options.code_key or code_fingerprint()
+        # Repair rounds' candidates by task: a noisy task measured again keeps them.
+        self._repaired: dict[str, tuple[Candidate, ...]] = {}
+        self._refused: dict[str, tuple[Rejected, ...]] = {}
+
+    # -- replayed answers ----------------------------------------------------------------
+    @property
+    def replaying(self) -> bool:
+        """Whether the optimizer replays answers written beforehand."""
+        return self.engine.settings.optimizer.backend == "replay"
+
+    def answers_folder(self, task: Task) -> Path | None:
+        """Where the replayed answers of ``task`` are: with ``--answers reference`` a folder
+        made under the output directory holding the task's reference unit as the answer;
+        with ``--answers DIR`` the task's own subfolder of DIR when there is one, else DIR;
+        otherwise the folder the task names (``answers`` in its task.toml), if any."""
+        given = self.engine.settings.optimizer.answers
+        if given == REFERENCE_ANSWERS:
+            return self._reference_answers(task)
+        if given:
+            folder = Path(given)
+            return folder / task.name if (folder / task.name).is_dir() else folder
+        return task.answers
+
+    def _reference_answers(self, task: Task) -> Path | None:
+        if task.reference is None:
+            return None
+        folder = self.store.out_dir / "answers" / task.name
+        folder.mkdir(parents=True, exist_ok=True)
+        lang = "c" if task.language == "c" else "cpp"
+        text = task.reference.read_text(encoding="utf-8")
+        stem = task.function.split("::")[-1].strip()
+        (folder / f"{stem}.md").write_text(
+            f"A faster version of `{stem}` (the task's reference unit):\n\n```{lang}\n"
+            f"{text.rstrip()}\n```\n", encoding="utf-8")
+        return folder
+
+    def _answers_digest(self, task: Task) -> str:
+        """A hash of the replayed answer files of ``task`` (empty when not replaying)."""
+        if not self.replaying:
+            return ""
+        given = self.engine.settings.optimizer.answers
+        if given == REFERENCE_ANSWERS:
+            return given
+        folder = Path(given) if given else task.answers
+        if folder is None:
+            return ""
+        if given and (folder / task.name).is_dir():
+            folder = folder / task.name
+        h = hashlib.sha256()
+        for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        return h.hexdigest()[:16]
 
     # -- keys ----------------------------------------------------------------------------
     def task_key(self, task: Task) -> str:
         """What a stored task result depends on: its files and every setting that matters."""
         s = settings_to_dict(self.engine.settings)
         return _digest(task.fingerprint(), s["planner"], s["optimizer"], s["runner"],
-                       self.options.reference, self._code)
+                       self.options.reference, self._code, self._answers_digest(task))
 
     def reference_key(self, task: Task) -> str:
         """What a stored reference measurement depends on: the task's files and the runner."""
@@ -187,16 +254,27 @@ class Evaluator:
     async def _generate(self, task: Task, ctx: JobContext) -> _Generated:
         start = time.perf_counter()
         site: FunctionSite | None = None
+        role: RoleSettings | None = None
         try:
             site = task.site()
             plan = await self.engine.plan(site, ctx)
-            result = await self.engine.candidates(site, plan, ctx)
+            if self.replaying:
+                folder = self.answers_folder(task)
+                if folder is None:
+                    why = ("no replayed answer for `" + site.name + "`: the task has no "
+                           "reference" if self.engine.settings.optimizer.answers
+                           == REFERENCE_ANSWERS else "no replayed answer for `" + site.name
+                           + "`: the task names no answers folder")
+                    return _Generated(task, site, plan, OptimizeResult((), (
+                        Rejected("replay", why),)), time.perf_counter() - start)
+                role = replace(self.engine.settings.optimizer, answers=str(folder))
+            result = await self.engine.candidates(site, plan, ctx, role=role)
         except Cancelled:
             raise
         except Exception as exc:  # one broken task must not stop the run; it is reported
             return _Generated(task, site, None, None, time.perf_counter() - start,
                               f"{type(exc).__name__}: {exc}")
-        return _Generated(task, site, plan, result, time.perf_counter() - start)
+        return _Generated(task, site, plan, result, time.perf_counter() - start, role=role)
 
     async def _measure_task(self, gen: _Generated, ctx: JobContext,
                             previous: TaskResult | None) -> TaskResult:
@@ -211,35 +289,62 @@ class Evaluator:
         if gen.error or gen.site is None or gen.result is None:
             return replace(base, error=gen.error or "not generated", seconds=gen.seconds)
         samples: list[SampleResult] = []
+        rejected = list(gen.result.rejected)
         try:
             # One sample per rewrite: of a family of variants (schedules of one OpenMP
             # rewrite) only the rule's own choice, so that sample counts keep their meaning.
-            cands = [c for c in gen.result.candidates
+            first = [c for c in gen.result.candidates
                      if not c.family or c is next(d for d in gen.result.candidates
                                                   if d.family == c.family)]
+            cands = first + list(self._repaired.get(task.name, ()))
+            verdicts: list[Verdict | None] = []
             for i, cand in enumerate(cands):
                 old = previous.samples[i] if previous is not None \
                     and i < len(previous.samples) else None
                 if old is not None and old.verdict != "noisy":
                     samples.append(old)
+                    verdicts.append(None)
                     continue
-                verdict = await self.engine.measure(gen.site, cand.code, ctx,
-                                                    source_path=task.source, spec=task.spec,
-                                                    includes=cand.includes,
-                                                    origin=origin_of(cand))
-                samples.append(sample_from_verdict(verdict, _categories(cand)))
+                verdict = await self._measure_candidate(gen, cand, ctx)
+                verdicts.append(verdict)
+                samples.append(sample_from_verdict(verdict, _categories(cand), cand.round))
+            if previous is None and gen.plan is not None:
+                trials = tuple(Trial(c, v) for c, v in zip(cands, verdicts, strict=True))
+
+                async def measure(cand: Candidate) -> Verdict:
+                    return await self._measure_candidate(gen, cand, ctx)
+
+                added, refused = await self.engine.repair_rounds(
+                    gen.site, gen.plan, trials, ctx, measure, role=gen.role)
+                self._repaired[task.name] = tuple(t.candidate for t in added)
+                self._refused[task.name] = tuple(refused)
+                for t in added:
+                    assert t.verdict is not None
+                    samples.append(sample_from_verdict(t.verdict, _categories(t.candidate),
+                                                       t.candidate.round))
+            rejected += self._refused.get(task.name, ())
         except Cancelled:
             raise
         except Exception as exc:  # reported as an unmeasured task, never as a success
             return replace(base, samples=tuple(samples), error=f"{type(exc).__name__}: {exc}",
                            seconds=gen.seconds + time.perf_counter() - start)
-        rejected = "; ".join(r.reason for r in gen.result.rejected)
-        message = "" if samples else (rejected or "no rewrite applies")
+        reasons = "; ".join(r.reason for r in rejected)
+        message = "" if samples else (reasons or "no rewrite applies")
         # A second attempt adds its time to the first one's (which includes generation).
         elapsed = time.perf_counter() - start + (
             previous.seconds if previous is not None else gen.seconds)
         return replace(base, samples=tuple(samples), chosen=choose_sample(samples),
-                       message=message, seconds=elapsed)
+                       message=message, seconds=elapsed,
+                       rejected=tuple(RejectedAnswer(r.reason, r.round, r.answer[-4000:])
+                                      for r in rejected))
+
+    async def _measure_candidate(self, gen: _Generated, cand: Candidate,
+                                 ctx: JobContext) -> Verdict:
+        assert gen.site is not None
+        task = gen.task
+        return await self.engine.measure(gen.site, cand.code, ctx, source_path=task.source,
+                                         spec=task.spec, includes=cand.includes,
+                                         origin=origin_of(cand))
 
     async def _reference(self, task: Task, ctx: JobContext,
                          previous: TaskResult | None) -> SampleResult | None:

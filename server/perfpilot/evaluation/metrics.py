@@ -23,6 +23,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from perfpilot.evaluation.pass_through import pass_through
 from perfpilot.evaluation.results import CORRECT, SampleResult, TaskResult
 
 OPT_THRESHOLD = 1.10
@@ -106,6 +107,7 @@ def per_task(result: TaskResult) -> dict[str, Any]:
         "openmp": result.openmp,
         "samples": len(result.samples),
         "sample_verdicts": [s.verdict for s in result.samples],
+        "sample_rounds": [s.round for s in result.samples],
         "reference_verdict": ref.verdict if ref is not None else None,
         "reference_speedup": _round(ref.speedup) if ref is not None else None,
         "reference_serial_speedup": _round(ref.serial_speedup) if ref is not None else None,
@@ -148,4 +150,5 @@ def compute_metrics(results: Sequence[TaskResult], k: int = 1) -> dict[str, Any]
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     out["verdicts"] = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     out["per_task"] = [per_task(r) for r in results]
+    out["pass_through"] = pass_through(results)
     return out

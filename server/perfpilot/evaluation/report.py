@@ -76,6 +76,7 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
                   + ".", ""]
     if chart:
         lines += [f"![Speedup per task, PerfPilot against the reference]({chart})", ""]
+    lines += pass_through_markdown(metrics.get("pass_through") or {})
     lines += ["## Per task", "",
               "| Task | Mode | Verdict | Speedup | Reference | Planned categories | Labels |",
               "|---|---|---|---|---|---|---|"]
@@ -98,6 +99,28 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         lines.append(f"| {name} | {m['tasks']} | {_pct(m['correct_rate'])} | "
                      f"{_pct(m['opt_rate'])} | {_x(m['mean_speedup'])} |")
     return "\n".join(lines) + "\n"
+
+
+def pass_through_markdown(figures: Mapping[str, Any]) -> list[str]:
+    """The pass-through section: answers verified and measured, the share of the reference's
+    speedup that reached the user, and every loss with its reason (empty without tasks)."""
+    if not figures.get("tasks"):
+        return []
+    lines = ["## Pass-through", "",
+             f"Answers verified and measured: {figures['verified_measured']} of "
+             f"{figures['tasks']} ({_pct(figures.get('share_verified'))}). Over the "
+             f"{figures.get('with_reference', 0)} tasks whose reference was measured, the "
+             f"speedup that reached the user is {_x(figures.get('ours_geomean'))} against the "
+             f"reference's {_x(figures.get('reference_geomean'))} (geometric means): a "
+             f"pass-through of {_x(figures.get('geomean'))}.", ""]
+    losses = figures.get("losses") or []
+    if not losses:
+        return [*lines, "No task lost its answer.", ""]
+    kinds = ", ".join(f"{k} {n}" for k, n in (figures.get("loss_kinds") or {}).items())
+    lines += [f"Losses ({len(losses)}): {kinds}.", "", "| Task | Loss | Reason |", "|---|---|---|"]
+    lines += [f"| {_cell(item['task'])} | {_cell(item['kind'])} | {_cell(item['reason'][:300])} |"
+              for item in losses]
+    return [*lines, ""]
 
 
 _MEASURED = ("faster", "slower", "no-change")

@@ -33,6 +33,16 @@ class SampleResult:
     threads: int = 1
     categories: tuple[str, ...] = ()
     message: str = ""
+    # 0 for a first answer, r for the answer to repair round r.
+    round: int = 0
+    # The evidence behind a failure: the first compiler error, the differing input, the
+    # untested behaviour of a weak verification, the refused construct.
+    detail: str = ""
+    # The generated harness cannot feed the function (a bench spec is needed).
+    needs_spec: bool = False
+    # The input size the timing ran at (calibrated per measurement: an algorithmic speedup
+    # grows with it), when it was timed.
+    size: int | None = None
 
     @property
     def effective(self) -> float:
@@ -54,7 +64,9 @@ class SampleResult:
         return {"verdict": self.verdict, "speedup": self.speedup,
                 "ci95": list(self.ci95) if self.ci95 is not None else None,
                 "serial_speedup": self.serial_speedup, "threads": self.threads,
-                "categories": list(self.categories), "message": self.message}
+                "categories": list(self.categories), "message": self.message,
+                "round": self.round, "detail": self.detail, "needs_spec": self.needs_spec,
+                "size": self.size}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SampleResult:
@@ -64,7 +76,29 @@ class SampleResult:
                    ci95=(float(ci[0]), float(ci[1])) if ci else None,
                    serial_speedup=data.get("serial_speedup"), threads=int(data.get("threads", 1)),
                    categories=tuple(data.get("categories", ())),
-                   message=str(data.get("message", "")))
+                   message=str(data.get("message", "")), round=int(data.get("round", 0)),
+                   detail=str(data.get("detail", "")),
+                   needs_spec=bool(data.get("needs_spec", False)),
+                   size=int(data["size"]) if data.get("size") is not None else None)
+
+
+@dataclass(frozen=True)
+class RejectedAnswer:
+    """An answer dropped before measurement (no code found, refused by the checks)."""
+
+    reason: str
+    round: int = 0
+    answer: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict."""
+        return {"reason": self.reason, "round": self.round, "answer": self.answer}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RejectedAnswer:
+        """The inverse of ``to_json``."""
+        return cls(str(data.get("reason", "")), int(data.get("round", 0)),
+                   str(data.get("answer", "")))
 
 
 @dataclass(frozen=True)
@@ -82,6 +116,9 @@ class TaskResult:
     message: str = ""
     error: str = ""
     key: str = ""
+    # Answers that never became a measured candidate: why, the repair round, and the answer
+    # itself (shortened; kept as text, never run).
+    rejected: tuple[RejectedAnswer, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -134,7 +171,8 @@ class TaskResult:
                 "chosen": self.chosen,
                 "reference": self.reference.to_json() if self.reference else None,
                 "seconds": self.seconds, "message": self.message, "error": self.error,
-                "key": self.key, "verdict": self.verdict, "speedup": self.speedup}
+                "key": self.key, "verdict": self.verdict, "speedup": self.speedup,
+                "rejected": [r.to_json() for r in self.rejected]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TaskResult:
@@ -147,4 +185,6 @@ class TaskResult:
                    chosen=int(chosen) if chosen is not None else None,
                    reference=SampleResult.from_json(ref) if ref else None,
                    seconds=float(data.get("seconds", 0.0)), message=str(data.get("message", "")),
-                   error=str(data.get("error", "")), key=str(data.get("key", "")))
+                   error=str(data.get("error", "")), key=str(data.get("key", "")),
+                   rejected=tuple(RejectedAnswer.from_json(r)
+                                  for r in data.get("rejected", ())))

@@ -2,7 +2,8 @@
 
 A task names a source file, the function to optimize, how the runner feeds it (the generated
 harness, a bench spec, or stdin files for ``main``), the categories a good plan contains, whether
-the fast version is an OpenMP one, and a reference unit holding a known fast version.
+the fast version is an OpenMP one, a reference unit holding a known fast version, and optionally a
+folder of recorded model answers for a replaying optimizer.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ else:  # pragma: no cover - Python 3.10
 
 TASK_FILE = "task.toml"
 INPUT_MODES = ("harness", "spec", "stdin")
-_KEYS = {"source", "function", "input", "spec", "labels", "openmp", "reference", "description"}
+_KEYS = {"source", "function", "input", "spec", "labels", "openmp", "reference", "description",
+         "answers"}
 
 
 class TaskError(Exception):
@@ -49,6 +51,9 @@ class Task:
     openmp: bool
     reference: Path | None
     description: str = ""
+    # A folder of recorded model answers (``<function>.md``, ``<function>.repair1.md``, ...)
+    # that a replaying optimizer reads instead of asking a model.
+    answers: Path | None = None
 
     def site(self) -> FunctionSite:
         """The function to optimize, located in the source file."""
@@ -65,6 +70,8 @@ class Task:
             files.append(self.reference)
         if self.input_mode == "stdin":
             files.extend(input_files(self.source))
+        if self.answers is not None:
+            files.extend(sorted(p for p in self.answers.glob("*.md") if p.is_file()))
         return tuple(files)
 
     def fingerprint(self) -> str:
@@ -93,6 +100,15 @@ def _file(directory: Path, name: str, where: Path, key: str) -> Path:
         raise TaskError(f"{where}: '{key}' must name a file inside the task directory")
     if not path.is_file():
         raise TaskError(f"{where}: '{key}' names {name}, which does not exist")
+    return path
+
+
+def _folder(directory: Path, name: str, where: Path, key: str) -> Path:
+    path = (directory / name).resolve()
+    if directory.resolve() not in path.parents:
+        raise TaskError(f"{where}: '{key}' must name a folder inside the task directory")
+    if not path.is_dir():
+        raise TaskError(f"{where}: '{key}' names {name}, which is not a folder")
     return path
 
 
@@ -157,10 +173,13 @@ def load_task(directory: Path) -> Task:
     description = data.get("description", "")
     if not isinstance(description, str):
         raise TaskError(f"{where}: 'description' must be a string")
+    answers = None
+    if "answers" in data:
+        answers = _folder(directory, _str(data, "answers", where), where, "answers")
     task = Task(name=directory.name, directory=directory.resolve(), source=source,
                 function=function, language=language, input_mode=mode, spec=spec,
                 labels=_labels(data.get("labels"), where), openmp=openmp, reference=reference,
-                description=description.strip())
+                description=description.strip(), answers=answers)
     for path, what in ((source, "source"), (reference, "reference")):
         if path is None:
             continue

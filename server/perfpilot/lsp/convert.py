@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
+from perfpilot.code.callees import caller_part
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import (
+    comment_start,
     function_line_ending,
     include_lines,
     include_point,
@@ -61,6 +63,13 @@ def text_at(doc: TextDocument, rng: lsp.Range) -> str:
     return doc.source[offset(start.line, start.character):offset(end.line, end.character)]
 
 
+def _position(doc: TextDocument, data: bytes, offset: int) -> lsp.Position:
+    """The client position of a byte offset of ``data`` (the document's UTF-8 text)."""
+    line = data.count(b"\n", 0, offset)
+    col = len(data[data.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace"))
+    return client_position(doc, line, col)
+
+
 def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: str,
                   *, version: int | None, confirm: bool, includes: Sequence[str] = (),
                   drop_includes: Sequence[str] = (),
@@ -71,27 +80,40 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
     text that was analysed (``site.text``): an edit is never computed over other text.
 
     ``includes``: standard headers the new text needs, added after the unit's last include
-    above the function when missing. ``drop_includes``: headers a rewrite added, whose lines
-    (above the function) are removed again (Revert). ``drop_before``: text a rewrite put just
-    above the function (copies of callees), replaced with it when it is still there (Revert).
+    above the function when missing. What ``new_text`` puts before the function itself (a
+    model's helpers, copies of callees) is inserted above the comments that document the
+    function, in the same edit. ``drop_includes``: headers a rewrite added, whose lines
+    (above the function) are removed again (Revert). ``drop_before``: text a rewrite put above
+    the function (or above its comments), removed when it is still there (Revert).
     """
     if text_at(doc, site_range(doc, site)) != site.text:
         raise StaleSiteError(f"the text of {site.name} is no longer what was analysed")
     annotation_id = "perfpilot" if confirm else None
+    data = site.unit_text.encode("utf-8")
     # The file's line endings: a model writes LF, the edit goes into a CRLF file as CRLF.
-    new = with_line_ending(new_text, function_line_ending(site))
+    newline = function_line_ending(site)
+    before, own = caller_part(new_text, site)
+    at = comment_start(site.unit_text, site.start_byte, site.language) if before \
+        else site.start_byte
+    head = with_line_ending(before, newline) if at < site.start_byte else ""
+    new = with_line_ending(own if head else new_text, newline)
     if not site.text.endswith("\n"):
         new = new.rstrip("\r\n")
     edits: list[tuple[lsp.Range, str]] = []
     missing = missing_includes(site.unit_text, includes)
     if missing:
-        newline = unit_line_ending(site.unit_text)
-        _offset, line = include_point(site.unit_text, site.start_byte)
+        lines = include_lines(missing, unit_line_ending(site.unit_text))
+        offset, line = include_point(site.unit_text, site.start_byte)
         if line >= site.start_line:
-            new = include_lines(missing, newline) + new  # no insertion where the range starts
+            new = lines + new  # no insertion where the range starts
+        elif head and offset == at:
+            head = lines + head  # one insertion where both go
         else:
-            at = lsp.Position(line, 0)
-            edits.append((lsp.Range(at, at), include_lines(missing, newline)))
+            at_include = lsp.Position(line, 0)
+            edits.append((lsp.Range(at_include, at_include), lines))
+    if head:
+        here = _position(doc, data, at)
+        edits.append((lsp.Range(here, here), head))
     dropped = {"".join(h.split()) for h in drop_includes}
     for k in range(min(site.start_line, len(doc.lines))):
         text = doc.lines[k].strip()
@@ -99,13 +121,17 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
                 "include") in dropped:
             edits.append((lsp.Range(lsp.Position(k, 0), lsp.Position(k + 1, 0)), ""))
     rng = site_range(doc, site)
-    data = site.unit_text.encode("utf-8")
-    before = drop_before.encode("utf-8")
-    if before and data[:site.start_byte].endswith(before):
-        start = site.start_byte - len(before)
-        line = data.count(b"\n", 0, start)
-        col = len(data[data.rfind(b"\n", 0, start) + 1:start].decode("utf-8", "replace"))
-        rng = lsp.Range(client_position(doc, line, col), rng.end)
+    if drop_before:
+        above = comment_start(site.unit_text, site.start_byte, site.language)
+        for spelled in dict.fromkeys((drop_before, with_line_ending(drop_before, newline))):
+            gone = spelled.encode("utf-8")
+            if data[:site.start_byte].endswith(gone):
+                rng = lsp.Range(_position(doc, data, site.start_byte - len(gone)), rng.end)
+                break
+            if above < site.start_byte and data[:above].endswith(gone):
+                edits.append((lsp.Range(_position(doc, data, above - len(gone)),
+                                        _position(doc, data, above)), ""))
+                break
     edits.append((rng, new))
     text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit] = [
         lsp.AnnotatedTextEdit(range=r, new_text=t, annotation_id=annotation_id)

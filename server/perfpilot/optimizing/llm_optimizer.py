@@ -1,4 +1,5 @@
-"""An optimizer backed by a language model: k samples, each checked before it is offered."""
+"""An optimizer backed by a language model: k samples, each checked before it is offered, and
+repair rounds for a candidate the runner turned down."""
 
 from __future__ import annotations
 
@@ -13,11 +14,41 @@ from perfpilot.progress import Cancelled, JobContext
 from perfpilot.prompting.candidates import candidate_from_text
 from perfpilot.prompting.context import unit_context
 from perfpilot.prompting.prompts import direct_messages, optimizer_messages
+from perfpilot.prompting.repair import repair_messages
+from perfpilot.runner.values import Verdict
 from perfpilot.settings import RoleSettings
-from perfpilot.strategy.plan_format import render_plan
+from perfpilot.strategy.plan_format import parse_output, render_plan
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
+
+
+def result_from_answers(site: FunctionSite, answers: Sequence[tuple[int, str]], plan: Plan,
+                        backend: str, model: str = "", *, round_: int = 0,
+                        failed: Sequence[Rejected] = (), complete: bool = True
+                        ) -> OptimizeResult:
+    """Candidates from a model's answers (``(sample, text)`` pairs), each checked; answers
+    that cannot be used, and repeats of an earlier sample, are ``Rejected`` with the reason.
+
+    A candidate carries the strategies of the plan in its own answer, else ``plan``'s."""
+    candidates: list[Candidate] = []
+    rejected: list[Rejected] = list(failed)
+    seen: dict[str, int] = {}
+    for index, text in answers:
+        own = parse_output(text).strategies
+        result = candidate_from_text(site, text, own or plan.strategies, backend, index, model,
+                                     round_=round_)
+        if isinstance(result, Rejected):
+            rejected.append(result)
+            continue
+        fingerprint = "".join(result.code.split()) + "|" + ",".join(sorted(result.includes))
+        if fingerprint in seen:
+            rejected.append(Rejected(backend, f"same code as sample {seen[fingerprint]}", index,
+                                     result.code, text, round_))
+            continue
+        seen[fingerprint] = index
+        candidates.append(result)
+    return OptimizeResult(tuple(candidates), tuple(rejected), complete=complete)
 
 
 class ModelOptimizer:
@@ -25,12 +56,16 @@ class ModelOptimizer:
     strategies and directly otherwise.
 
     ``role.samples`` completions are requested (one when the temperature is 0, since greedy
-    samples are identical). Each must be exactly one function with the same name and a
-    compatible signature; others, and duplicates, are returned as ``Rejected`` with a reason.
-    A remote role asks for each sample separately, at most ``role.concurrency`` at a time: a
-    sample that fails (past its timeout, say) becomes a ``Rejected`` and the others are kept;
-    only when every sample fails does the error reach the caller. Answers are cached by
-    function, context, backend, model, plan and sample count, when every sample came back.
+    samples are identical). Each must define the function with the same name and a compatible
+    signature, with any helpers beside it (``prompting/candidates.py``); others, and
+    duplicates, are returned as ``Rejected`` with a reason. A remote role asks for each sample
+    separately, at most ``role.concurrency`` at a time: a sample that fails (past its timeout,
+    say) becomes a ``Rejected`` and the others are kept; only when every sample fails does the
+    error reach the caller. Answers are cached by function, context, backend, model, plan and
+    sample count, when every sample came back.
+
+    ``repair`` sends a candidate back with the runner's verdict and asks for a corrected
+    version (one answer per round).
     """
 
     def __init__(self, role: RoleSettings, client: TextGenerator, *,
@@ -63,34 +98,38 @@ class ModelOptimizer:
             if self.client.backend == "remote" and samples > 1 and self.role.temperature > 0:
                 answers, failed = await self._one_by_one(messages, samples, ctx)
             else:
-                try:
-                    texts = await self.client.generate(
-                        messages, n=samples, max_tokens=self.role.max_tokens,
-                        temperature=self.role.temperature, stop=[], ctx=ctx)
-                except ModelError as exc:
-                    raise for_role(exc, "optimizer") from exc
-                answers = list(enumerate(texts))
+                answers = list(enumerate(await self._generate(messages, samples, ctx)))
             if not failed:
                 self.cache.put(key, tuple(text for _i, text in answers))
-        candidates: list[Candidate] = []
-        rejected: list[Rejected] = []
-        seen: dict[str, int] = {}
-        rejected.extend(failed)
-        for index, text in answers:
-            result = candidate_from_text(site, text, plan.strategies, self.client.backend,
-                                         index, self.role.model)
-            if isinstance(result, Rejected):
-                rejected.append(result)
-                continue
-            fingerprint = "".join(result.code.split())
-            if fingerprint in seen:
-                rejected.append(Rejected(self.client.backend,
-                                         f"same code as sample {seen[fingerprint]}", index,
-                                         result.code))
-                continue
-            seen[fingerprint] = index
-            candidates.append(result)
-        return OptimizeResult(tuple(candidates), tuple(rejected), complete=not failed)
+        return result_from_answers(site, answers, plan, self.client.backend, self.role.model,
+                                   failed=failed, complete=not failed)
+
+    async def repair(self, site: FunctionSite, plan: Plan, candidate: Candidate,
+                     verdict: Verdict, round_: int, ctx: JobContext) -> OptimizeResult:
+        """Round ``round_``: ``candidate`` and the runner's ``verdict`` on it go back to the
+        model, which answers with a corrected version (checked like any answer)."""
+        ctx.check()
+        context = unit_context(site, self.context_tokens)
+        messages = repair_messages(site, context, candidate, verdict, round_)
+        key = cache_key("repair", PROMPT_VERSION, self.client.backend, self.role.model,
+                        [dict(m) for m in messages], self.role.temperature,
+                        self.role.max_tokens)
+        cached = self.cache.get(key)
+        if cached is None:
+            ctx.report("generating", f"repair round {round_}: asking {self.name}", None)
+            cached = tuple((await self._generate(messages, 1, ctx))[:1])
+            self.cache.put(key, cached)
+        return result_from_answers(site, [(candidate.sample, t) for t in cached], plan,
+                                   self.client.backend, self.role.model, round_=round_)
+
+    async def _generate(self, messages: Sequence[Message], n: int, ctx: JobContext
+                        ) -> list[str]:
+        try:
+            return await self.client.generate(
+                messages, n=n, max_tokens=self.role.max_tokens,
+                temperature=self.role.temperature, stop=[], ctx=ctx)
+        except ModelError as exc:
+            raise for_role(exc, "optimizer") from exc
 
     async def _one_by_one(self, messages: Sequence[Message], samples: int, ctx: JobContext
                           ) -> tuple[list[tuple[int, str]], list[Rejected]]:

@@ -18,12 +18,16 @@ SUGG_OPEN, SUGG_CLOSE = "[SUGG/]", "[/SUGG]"
 OPT_OPEN, OPT_CLOSE = "[OPT/]", "[/OPT]"
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
-_LINE = re.compile(
-    r"^\s*(?:[-*+•]|\d{1,2}[.)])?\s*"       # bullet or number
-    r"(?:\*\*|__)?\s*(?P<cat>[A-Za-z0-9][^:*_\n]{2,80}?)\s*(?:\*\*|__)?\s*"
-    r"[:：—–-]\s*(?P<text>\S.*)$"
-)
+# A fenced block: its language tag and its body (an unterminated last fence runs to the end).
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])?\s*")
+# A name in bold: "**Name**: text", "**Name:** text", "__Name__ - text".
+_BOLD = re.compile(r"^(\*\*|__)\s*(?P<cat>[A-Za-z0-9][^*_\n]{2,80}?)\s*[:：]?\s*\1\s*"
+                   r"(?:[:：—–-]\s*)?(?P<text>\S.*)$")
+# Where a plain "Name: text" line may split: a colon or a dash. A hyphen between two word
+# characters is part of a name ("Instruction-Level"), never a separator.
+_SEPARATOR = re.compile(r"\s*(?:[:：—–]|(?<!\w)-|-(?!\w))\s*")
+_NAME = re.compile(r"[A-Za-z0-9][^:*_\n]{2,80}")
 _LINES_SUFFIX = re.compile(r"\s*\((?:lines?|L)\s*(?P<nums>\d+(?:\s*[-,–]\s*\d+)*)\)\s*$", re.I)
 
 
@@ -73,7 +77,9 @@ def _parse_lines(nums: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _between(text: str, start: str, end: str, *stops: str) -> str | None:
+def between(text: str, start: str, end: str, *stops: str) -> str | None:
+    """The text after the first ``start`` up to ``end`` or the first of ``stops`` (or to the
+    end of ``text``); None when ``start`` is not there."""
     i = text.find(start)
     if i < 0:
         return None
@@ -86,20 +92,41 @@ def _between(text: str, start: str, end: str, *stops: str) -> str | None:
     return body[:cut]
 
 
+def _split_line(raw: str) -> tuple[str, str] | None:
+    """The category name and the explanation of one strategy line, or None for other lines.
+
+    A plain line may split at more than one colon or dash ("Hardware-Aware System
+    Optimization – use ..."): the first split whose left part names a category wins, else
+    the first split (so an unknown name is still reported)."""
+    line = _BULLET.sub("", raw, count=1).rstrip()
+    bold = _BOLD.match(line)
+    if bold is not None:
+        return bold.group("cat").strip(), bold.group("text").strip()
+    first: tuple[str, str] | None = None
+    for sep in _SEPARATOR.finditer(line):
+        name, text = line[:sep.start()].strip(), line[sep.end():].strip()
+        if not text or _NAME.fullmatch(name) is None:
+            continue
+        if match_category(name) is not None:
+            return name, text
+        if first is None:
+            first = (name, text)
+    return first
+
+
 def parse_strategies(block: str) -> tuple[tuple[Strategy, ...], tuple[str, ...]]:
     """Parse strategy lines; unknown categories are dropped with a note."""
     strategies: list[Strategy] = []
     notes: list[str] = []
     for raw in block.splitlines():
-        m = _LINE.match(raw)
-        if not m:
+        split = _split_line(raw)
+        if split is None:
             continue
-        name = m.group("cat").strip()
+        name, text = split
         cat = match_category(name)
         if cat is None:
             notes.append(f"dropped a strategy with an unknown category: {name!r}")
             continue
-        text = m.group("text").strip()
         lines: tuple[int, ...] = ()
         lm = _LINES_SUFFIX.search(text)
         if lm:
@@ -111,16 +138,16 @@ def parse_strategies(block: str) -> tuple[tuple[Strategy, ...], tuple[str, ...]]
 
 def extract_code(text: str) -> str | None:
     """The code between ``[OPT/]`` and ``[/OPT]``, else the last fenced block after the plan."""
-    opt = _between(text, OPT_OPEN, OPT_CLOSE)
+    opt = between(text, OPT_OPEN, OPT_CLOSE)
     if opt is not None:
-        fences = _FENCE.findall(opt)
+        fences = FENCE.findall(opt)
         if fences:
             return str(fences[-1][1]).strip("\n") + "\n"
         stripped = opt.strip()
         return stripped + "\n" if stripped else None
     close = text.find(SUGG_CLOSE)
     tail = text[close + len(SUGG_CLOSE):] if close >= 0 else text
-    fences = _FENCE.findall(tail)
+    fences = FENCE.findall(tail)
     if fences:
         return str(fences[-1][1]).strip("\n") + "\n"
     return None
@@ -130,11 +157,11 @@ def parse_output(text: str) -> ParsedOutput:
     """Parse a model's full text into strategies and optimized code, tolerating drift."""
     clean = strip_think(text)
     notes: list[str] = []
-    block = _between(clean, SUGG_OPEN, SUGG_CLOSE, OPT_OPEN)
+    block = between(clean, SUGG_OPEN, SUGG_CLOSE, OPT_OPEN)
     had_block = block is not None
     if block is None:
         # No markers: read strategy lines from the prose before any code fence.
-        block = _FENCE.split(clean, maxsplit=1)[0]
+        block = FENCE.split(clean, maxsplit=1)[0]
     strategies, parse_notes = parse_strategies(block)
     if had_block:
         # In free prose, "Word: text" lines are not strategies; only a plan block warrants notes.

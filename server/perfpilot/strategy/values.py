@@ -59,6 +59,9 @@ class Candidate:
     # full. ``variant`` names what sets each apart ("schedule(dynamic, 16)").
     family: str = ""
     variant: str = ""
+    # 0 for a first answer; r for the answer to repair round r (the model was shown the
+    # verdict of an earlier candidate and asked for a corrected version).
+    round: int = 0
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class Rejected:
     reason: str
     sample: int = 0
     code: str = ""
+    # The model's whole answer, kept for the report (shown escaped, never interpreted).
+    answer: str = ""
+    round: int = 0
 
 
 @dataclass(frozen=True)
