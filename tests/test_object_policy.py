@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from object_policy_support import compile_object, described, have_compilers, judge
+from perfpilot.code.capabilities import check_candidate
 from perfpilot.code.locate import function_by_name
 from perfpilot.progress import JobContext
 from perfpilot.runner.entry import entry_source
@@ -170,6 +171,21 @@ def test_state_that_outlives_a_call_is_refused_but_a_constant_table_is_not() -> 
     assert "(`cache`, a global variable)" in described(_run(ORIGINAL, global_cache))
     tls = _sum("  thread_local long seen = 0;\n  if (seen++ > 3) return 0;")
     assert "a thread-local variable" in described(_run(ORIGINAL, tls))
+
+
+def test_a_table_the_compiler_computes_is_a_constant_table() -> None:
+    # constexpr tables built by a constexpr function, at namespace scope and as a static local:
+    # models write both; neither keeps state nor runs code when the library loads.
+    head = ("#include <array>\nconstexpr std::array<long, 8> make_table() {\n"
+            "  std::array<long, 8> t{};\n  for (int i = 0; i < 8; ++i) t[i] = i * i;\n"
+            "  return t;\n}\nconstexpr std::array<long, 8> kSquares = make_table();\n")
+    table = _sum("  static constexpr std::array<long, 8> local = make_table();\n"
+                 "  if (n < 0) return kSquares[n & 7] + local[n & 7];", head=head)
+    assert not _run(ORIGINAL, table), described(_run(ORIGINAL, table))
+    assert not check_candidate(function_by_name(SUM, "cpp", "sum_array"), head + _sum(
+        "  static constexpr std::array<long, 8> local = make_table();\n"
+        "  if (n < 0) return kSquares[n & 7] + local[n & 7];").replace(ENTRY, ""),
+        whole_unit=True)
 
 
 def test_state_the_original_function_keeps_may_be_kept_and_programs_may_keep_any() -> None:

@@ -647,8 +647,11 @@ class _Checker:
         if at_top and not self.program and not words & {"constexpr", "const"}:
             self.add(node.start_byte, text[:60], "a global variable may run code when the "
                      "library loads and keeps state between calls")
-        elif at_top and any(n.type in ("call_expression", "lambda_expression")
-                            for n in walk_all(node)):
+        elif at_top and "constexpr" not in words \
+                and any(n.type in ("call_expression", "lambda_expression")
+                        for n in walk_all(node)):
+            # (A constexpr initialiser is evaluated by the compiler: no code runs at load time,
+            # which the compiled-code check confirms.)
             self.add(node.start_byte, text[:60], "a global initialiser runs code when the "
                      "library loads")
         elif (at_top or words & STATIC_WORDS) and not self.program:
