@@ -232,7 +232,7 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     async with _held(job, "building"):
         beyond = await check_beyond(job, prepared.timing_case, max(
             measurement.size, serial.size if serial else 0), measurement.threads,
-            valid_up_to, calib.steps)
+            valid_up_to, calib.steps, prepared.timing_why)
     if isinstance(beyond, Failure):
         return beyond.apply(replace(base, verification=prepared.verification))
     verification = replace(prepared.verification, beyond=beyond)
@@ -318,6 +318,7 @@ class _Built:
     timing_max_size: int
     edge_sizes: tuple[int, ...] = ()
     size_note: str = ""  # why validation stopped short of the largest edge size, if it did
+    timing_why: str = ""  # why timing stops at timing_max_size, when it is not invalid inputs
 
 
 @dataclass(frozen=True)
@@ -392,7 +393,8 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
         why = analysis.timing_why or "larger generated inputs are invalid for the original"
         notes += (f"timed at sizes up to {analysis.timing_max_size}: {why}",)
     return _Built(replace(base, notes=base.notes + notes), checked, analysis.valid[0],
-                  analysis.timing_max_size, analysis.edge_sizes, analysis.size_note)
+                  analysis.timing_max_size, analysis.edge_sizes, analysis.size_note,
+                  analysis.timing_why)
 
 
 def _at_study_sizes(job: Job, sizes: tuple[int, ...]) -> Job:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 # Calls shorter than this are mostly call overhead and timer noise: no growth is read from them.
 _MEASURABLE_NS = 20_000
 _STEP = 1.25  # the ladder's growth from one size to the next
+_STEEPEST = 6.0  # a polynomial exponent above this is read as exponential growth
 
 
 def scan_ladder(edge_sizes: tuple[int, ...]) -> tuple[int, ...]:
@@ -82,7 +83,9 @@ def growth_kind(points: list[tuple[int, int]]) -> tuple[str, float]:
     """``("exponential", base)``, ``("polynomial", exponent)`` or ``("", 0)`` from measured
     (size, ns) points: an exponential time is a straight line of log time against n, a
     polynomial one of log time against log n; the better fit over the measurable points
-    (three at least, else the last two read as a polynomial) decides."""
+    (three at least, else the last two read as a polynomial) decides. One call a size on a
+    busy machine can be slowed down at any point: growth faster than n^6 is read as
+    exponential whichever fits better (no algorithm worth timing here is n^7)."""
     pts = [(n, ns) for n, ns in points if n > 0 and ns >= _MEASURABLE_NS]
     if len(pts) < 2 or pts[-1][0] <= pts[0][0] or pts[-1][1] <= pts[0][1]:
         return "", 0.0
@@ -90,7 +93,7 @@ def growth_kind(points: list[tuple[int, int]]) -> tuple[str, float]:
     power, power_rss = _line([math.log(n) for n, _ in pts], logs)
     if len(pts) >= 3:
         rate, exp_rss = _line([float(n) for n, _ in pts], logs)
-        if rate > 0 and exp_rss < power_rss and math.exp(rate) > 1.05:
+        if rate > 0 and math.exp(rate) > 1.05 and (exp_rss < power_rss or power > _STEEPEST):
             return "exponential", math.exp(rate)
     return "polynomial", power
 

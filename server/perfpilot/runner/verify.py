@@ -564,6 +564,11 @@ async def _timing_reach(runs: _Runs, case: Case) -> tuple[int, str] | Failure:
     limit = int(first.get("size", 0))
     fine = [s for s in sizes if s < limit]
     slow = first.get("status") == "timeout"
+    validated = [s for s in t.edge_sizes if 0 < s < limit and s not in case.skip]
+    if not fine and slow and validated:
+        # Too slow even at the smallest timing size (an exponential original): time at the
+        # largest size the case was validated at instead, below that smallest size.
+        fine = [max(validated)]
     if not fine:
         why = _why(first, job.workdir)
         return verdicts.inputs_unusable(
@@ -850,11 +855,13 @@ def _settle_constants(v: Verification, open_constants: tuple[OpenConstant, ...],
 
 async def check_beyond(job: Job, case: Case, timed: int, threads: int,
                        valid_up_to: int | None,
-                       calibration: tuple[tuple[int, int, int], ...] = ()) -> Failure | str:
+                       calibration: tuple[tuple[int, int, int], ...] = (),
+                       limit_why: str = "") -> Failure | str:
     """Outputs compared once past the timed size ``timed``: at ``beyond_factor`` times it, or
     at the largest doubling of it at which one call of the original stays within
     ``beyond_budget_s``, whichever is smaller, and not past ``valid_up_to`` (the largest size
-    the study found the inputs valid at, when it found a limit). ``calibration`` holds the
+    the study found the inputs valid at, when it found a limit; ``limit_why`` says why it is
+    the limit, when it is not invalid inputs past it). ``calibration`` holds the
     timing run's (size, ns of the original's call, ns of the candidate's) steps, which predict
     the original's time. Unsanitized builds, as timing uses: the sanitized original at 4x the
     timed size, with every output element recorded in the sanitized driver, costs several
@@ -866,9 +873,9 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
         top = min(top, valid_up_to)
     if timed <= 0:
         return ""
+    limited = limit_why or "larger inputs are invalid for the original"
     if top <= timed:
-        return (f"outputs not compared past the timed size {timed}: larger inputs are invalid "
-                "for the original")
+        return f"outputs not compared past the timed size {timed}: {limited}"
     growth, call_ns = call_growth(calibration, timed)
     fits = [n for n in [timed << k for k in range(1, 8)] + [top]
             if timed < n <= top and call_ns * (n / timed) ** growth <= budget_ns]
@@ -900,7 +907,7 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     if size == timed * t.beyond_factor:
         phrase = f"outputs also agree at size {size}, {times} the timed size"
     else:
-        why = "larger inputs are invalid for the original" if size == valid_up_to else slow
+        why = limited if size == valid_up_to else slow
         phrase = f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
     # A candidate that tests the size against a number of its own (`n > 20000`) may change
     # course only past it: each such threshold the original reaches within the budget is a
