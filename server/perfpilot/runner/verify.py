@@ -330,13 +330,13 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
     runs = _Runs(job, sanitized)
     first = base_cases(job)
     job.ctx.report("validating", "timing the original at the validation sizes", 10)
+    await gate_for_tests("validating", job.ctx)
     fit, case_est_ms = await _fit_sizes(runs, first[0])
     if fit.sizes != tuple(job.tuning.edge_sizes):
         job = replace(job, tuning=replace(job.tuning, edge_sizes=fit.sizes))
         runs = _Runs(job, sanitized)
     job.ctx.report("validating", "checking that the generated inputs are valid for the original",
                    12)
-    await gate_for_tests("validating", job.ctx)
     extra = [Case(c.profile, c.seed + 1000 + k) for c in first[::job.tuning.seeds_per_profile]
              for k in range(job.tuning.search_seeds)] if job.tuning.mutants else []
     # The memory probe runs here too, on the original alone: a partner input the original
