@@ -38,6 +38,10 @@ def test_rewards_come_only_from_strong_timed_verdicts() -> None:
     assert reward_of(Verdict("weakly-verified", "", speedup=3.0)) is None
     for word in ("incorrect", "build-failed", "timeout"):
         assert reward_of(Verdict(word, "")) == PENALTY
+    # The harness could not feed the function: nothing is known of the candidate.
+    assert reward_of(Verdict("needs-spec", "", needs_spec=True)) is None
+    # Stopped in timing at 20 times the original's time: validated, and far too slow.
+    assert reward_of(Verdict("slower", "", validation_status="passed")) == PENALTY
 
 
 def test_the_frozen_optimizer_may_use_only_planned_categories() -> None:

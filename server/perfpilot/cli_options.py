@@ -50,6 +50,24 @@ def positive_float(text: str) -> float:
     return value
 
 
+def budget_seconds(text: str) -> float:
+    """An argparse type: seconds of a budget, 0 for none."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def add_budget_flag(p: argparse.ArgumentParser) -> None:
+    """``--job-budget SECONDS``: the runner's job budget (``runner.jobBudgetS``)."""
+    p.add_argument("--job-budget", type=budget_seconds, metavar="SECONDS",
+                   help="seconds the job may spend measuring before it stops with a timeout "
+                        "that names the stage (0: no limit; default 120)")
+
+
 def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = None) -> None:
     """The planner/optimizer flags: ``--planner``, ``--optimizer``, ``--model`` and so on."""
     g = p.add_argument_group("backends")
@@ -120,4 +138,6 @@ def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any
         over["runner"]["compiler"] = args.compiler
     if getattr(args, "allow_unsandboxed", False):
         over["runner"]["allow_unsandboxed"] = True
+    if getattr(args, "job_budget", None) is not None:
+        over["runner"]["job_budget_s"] = args.job_budget
     return over

@@ -63,6 +63,10 @@ class RunnerSettings:
     openmp: bool = False  # force -fopenmp even when neither side uses OpenMP
     build_timeout_s: float = 60.0
     run_timeout_s: float = 60.0
+    # Seconds one job may spend measuring its candidates, every stage included (building,
+    # studying the original, comparing, timing, counting); past it the job stops with a
+    # ``timeout`` verdict naming the stage that ran out. 0: no limit.
+    job_budget_s: float = 120.0
     pairs: int = 30
     callgrind: bool = True
     sandbox: bool = True

@@ -3,9 +3,11 @@
 The planner's completion is parsed as a plan; the builtin rewriter, restricted to the rules of
 the planned categories, writes the candidate; the runner verifies and times it. The reward is
 ``log(speedup)`` of a strongly verified, timed verdict; incorrect, failed and timed-out
-candidates get a fixed penalty; noisy, suspicious, weakly verified or unvalidated ones are
-skipped (None: trl leaves them out of the advantage), so no unproven figure ever becomes a
-reward. Results are cached per (unit, candidate) for the life of the reward object.
+candidates get a fixed penalty, as does one stopped for running far slower than the original;
+noisy, suspicious, weakly verified or unvalidated ones are skipped (None: trl leaves them out
+of the advantage), so no unproven figure ever becomes a reward. A function the harness cannot
+feed (``needs-spec``) says nothing of the candidate: unscorable, skipped too. Results are
+cached per (unit, candidate) for the life of the reward object.
 """
 
 from __future__ import annotations
@@ -29,11 +31,15 @@ from perfpilot.strategy.plan_format import parse_plan
 
 PENALTY = -1.0  # incorrect, build-failed, timeout: a fixed figure, not a measurement
 PENALISED = ("incorrect", "build-failed", "timeout")
+UNSCORABLE = ("needs-spec",)  # the inputs failed, not the candidate
 
 
 def reward_of(verdict: Verdict) -> float | None:
     """The reward a verdict earns, or None when it proved nothing (skipped)."""
-    if verdict.verdict in PENALISED:
+    if verdict.verdict in UNSCORABLE:
+        return None
+    if verdict.verdict in PENALISED or (verdict.verdict == "slower" and verdict.speedup is None
+                                        and verdict.validation_status == "passed"):
         return PENALTY
     weak = verdict.verification is not None and verdict.verification.weak
     if verdict.verdict not in ("faster", "slower", "no-change") or weak \
