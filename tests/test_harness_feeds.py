@@ -372,8 +372,12 @@ def test_a_file_level_using_declaration_still_compiles(tmp_path: Path) -> None:
 SHAPES = """\
 #include <cstddef>
 #include <vector>
-int range_sum(const int* a, int l, int r) { int s = 0; for (int i = l; i <= r; ++i) s += a[i]; return s; }
-int half_open(const int* a, int lo, int hi) { int s = 0; for (int i = lo; i < hi; ++i) s += a[i]; return s; }
+int range_sum(const int* a, int l, int r) {
+  int s = 0; for (int i = l; i <= r; ++i) s += a[i]; return s;
+}
+int half_open(const int* a, int lo, int hi) {
+  int s = 0; for (int i = lo; i < hi; ++i) s += a[i]; return s;
+}
 long by_name(const long* v, int N) { long s = 0; for (int i = 0; i < N; ++i) s += v[i]; return s; }
 int common(const int* a, int n1, const int* b, int n2) {
   int c = 0;
@@ -392,12 +396,22 @@ void merge_sort(std::vector<int>& arr, int left, int right) {
   while (j <= right) tmp.push_back(arr[j++]);
   for (int k = 0; k < (int)tmp.size(); ++k) arr[left + k] = tmp[k];
 }
-int count_positive(const std::vector<int>& v, int k) { int c = 0; for (int i = 0; i < k; ++i) c += v[i] > 0; return c; }
-int edges(const std::vector<std::vector<int>>& adj, int n) { int c = 0; for (int i = 0; i < n; ++i) c += (int)adj[i].size(); return c; }
-unsigned upto(const std::vector<unsigned>& v, unsigned last) { unsigned s = 0; for (unsigned i = 0; i <= last; ++i) s += v[i]; return s; }
-void odd_into(const std::vector<int>& in, std::vector<int>* out) { for (int x : in) if (x % 2) out->push_back(x); }
+int count_positive(const std::vector<int>& v, int k) {
+  int c = 0; for (int i = 0; i < k; ++i) c += v[i] > 0; return c;
+}
+int edges(const std::vector<std::vector<int>>& adj, int n) {
+  int c = 0; for (int i = 0; i < n; ++i) c += (int)adj[i].size(); return c;
+}
+unsigned upto(const std::vector<unsigned>& v, unsigned last) {
+  unsigned s = 0; for (unsigned i = 0; i <= last; ++i) s += v[i]; return s;
+}
+void odd_into(const std::vector<int>& in, std::vector<int>* out) {
+  for (int x : in) if (x % 2) out->push_back(x);
+}
 struct P { int x, y; };
-long dots(const P* pts, std::size_t count) { long s = 0; for (std::size_t i = 0; i < count; ++i) s += (long)pts[i].x * pts[i].y; return s; }
+long dots(const P* pts, std::size_t count) {
+  long s = 0; for (std::size_t i = 0; i < count; ++i) s += (long)pts[i].x * pts[i].y; return s;
+}
 """
 
 
@@ -450,7 +464,11 @@ T max_of(const std::vector<T>& v) {
   return best;
 }
 template <typename T>
-double mean(const T* a, int n) { double s = 0; for (int i = 0; i < n; ++i) s += a[i]; return n ? s / n : 0; }
+double mean(const T* a, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += a[i];
+  return n ? s / n : 0;
+}
 template <class C>
 int size_of(const C& c) { return (int)c.size(); }
 long caller() { std::vector<long> w(3, 2); return max_of(w); }

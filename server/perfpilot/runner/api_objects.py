@@ -46,6 +46,14 @@ _SHARING = re.compile(r"\*|\b(shared_ptr|weak_ptr|reference_wrapper|string_view|
 # Mutators that take things away: called less often, so that the object still grows with n.
 _SHRINKS = re.compile(r"^(clear|reset|erase|remove|pop|delete|drop|take|extract|evict|discard|"
                       r"dequeue|shrink|truncate|undo|empty)", re.IGNORECASE)
+# Mutators that add one thing (cheap, and what makes the object grow with n). Any other mutator
+# may touch the whole object (``apply_fee`` on every account): drawn about n times it would make
+# building quadratic, so each is called at most about sqrt(n) times.
+_ADDS = re.compile(r"^(add|push|insert|append|put|emplace|enqueue|set|store|record|register|"
+                   r"deposit|withdraw|credit|debit|charge|pay|transfer|book|place|assign|"
+                   r"increment|inc|attach|link|connect|join|unite|union|offer|feed|observe|"
+                   r"track|mark|accumulate|update|upsert|write|log|submit|schedule|new|create|"
+                   r"open|bump|count|visit|load)", re.IGNORECASE)
 _MAX_ACCESSOR_PARAMS = 2
 ACCESSOR_CALLS = 3  # calls of an accessor that takes arguments, each with fresh ones
 
@@ -166,10 +174,19 @@ def _comparable(ret: str, problem: Problem, types: UnitTypes) -> bool:
     return not _nested(ty, types) and problem(ty) is None
 
 
-def weight(m: MethodDecl) -> int:
-    """How often a mutator is drawn: those that add (take arguments, not named like a removal)
-    four times as often as the others."""
-    return 4 if m.params and not _SHRINKS.match(m.name) else 1
+def adds(m: MethodDecl, mutators: tuple[MethodDecl, ...]) -> bool:
+    """Whether a mutator is one that adds: named so (``add``, ``push``, ``insert``, ...), or,
+    when no mutator of the class is, any that takes arguments and is not named like a
+    removal."""
+    if any(_ADDS.match(x.name) and x.params for x in mutators):
+        return bool(_ADDS.match(m.name) and m.params)
+    return bool(m.params) and not _SHRINKS.match(m.name)
+
+
+def weight(m: MethodDecl, mutators: tuple[MethodDecl, ...]) -> int:
+    """How often a mutator is drawn: those that add four times as often as the others (which
+    are also called at most about sqrt(n) times each)."""
+    return 4 if adds(m, mutators) else 1
 
 
 # ---- The unit's side: helpers appended with the entry -----------------------------------------
@@ -284,24 +301,25 @@ def bench_builder(obj: ApiObject, types: UnitTypes) -> str:
     lines.append(f"  ::perfpilot::api::fn<{_fn_type('void', False, ctor_types)}>("
                  f"{obj.base + CONSTRUCT})({', '.join(['perfpilot_at', *ctor_args])});")
     if obj.mutators:
-        weights = ", ".join(str(weight(m)) for m in obj.mutators)
+        count = len(obj.mutators)
+        weights = ", ".join(str(weight(m, obj.mutators)) for m in obj.mutators)
         lines += [f"  static const unsigned perfpilot_weights[] = {{{weights}}};",
                   "  const std::size_t perfpilot_cap = ::perfpilot::gen::side(perfpilot_n);",
-                  "  std::size_t perfpilot_bare = 0;",
+                  f"  std::size_t perfpilot_calls[{count}] = {{}};",
                   "  for (std::size_t perfpilot_k = 0; perfpilot_k < perfpilot_n; ++perfpilot_k) {",
-                  f"    switch (::perfpilot::api::pick(perfpilot_weights, {len(obj.mutators)}, "
+                  f"    switch (::perfpilot::api::pick(perfpilot_weights, {count}, "
                   "perfpilot_rng)) {"]
         for k, m in enumerate(obj.mutators):
             fn = _fn_type("void", False, [trampoline_param_type(p, types) for p in m.params])
             lines.append(f"      case {k}: {{")
-            if not m.params:
-                lines.append("        if (perfpilot_bare++ >= perfpilot_cap) break;")
+            if not adds(m, obj.mutators):
+                lines.append(f"        if (perfpilot_calls[{k}]++ >= perfpilot_cap) break;")
             lines += _generate(m, "        ")
             lines.append(f"        ::perfpilot::api::attempt(::perfpilot::api::fn<{fn}>("
                          f"{obj.base + FIRST_CALL + k}), {_call_args(m)});")
             lines.append("        break;")
             lines.append("      }")
-        lines += ["      default: break;", "    }", "  }", "  (void)perfpilot_bare;"]
+        lines += ["      default: break;", "    }", "  }", "  (void)perfpilot_calls;"]
     lines += ["  (void)perfpilot_bound;", "  (void)perfpilot_rng;", "}"]
     return f"{open_ns(ns)}{chr(10).join(lines)}{close_ns(ns)}"
 

@@ -213,9 +213,9 @@ def flattened(text: str, language: Language, buffers: list[str], sizes: list[str
                 continue
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             for base, offset in ((left, right), (right, left)):
-                name = _buffer_name(base)
-                if name in buffers and offset is not None and scaled(offset, rows):
-                    found.add(name)
+                buffer = _buffer_name(base)
+                if buffer in buffers and offset is not None and scaled(offset, rows):
+                    found.add(buffer)
     return found
 
 

@@ -10,12 +10,14 @@ first (``Cls&``, or ``const Cls&`` for a const method) and calls the method on i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from perfpilot.code.site import FunctionSite
 from perfpilot.runner.api_objects import unit_helpers
 from perfpilot.runner.harness_types import trampoline_param_type
 from perfpilot.runner.template_args import TemplateUnresolved, instantiate
 from perfpilot.runner.unit_headers import site_types
-from perfpilot.runner.unit_types import method_info
+from perfpilot.runner.unit_types import method_info, namespace_member
 
 ENTRY_SYMBOL = "perfpilot_entry"
 
@@ -47,6 +49,8 @@ def entry_source(site: FunctionSite) -> str:
         raise EntryError(f"'{site.qualified_name}' takes variable arguments")
     scopes = site.qualified_name.split("::")[:-1]
     types = site_types(site)
+    if site.is_method and method_info(site, types) is None and namespace_member(site, types):
+        site = replace(site, is_method=False)  # ``int ns::f(...) {...}``: a free function
     params_list = [f"perfpilot_t{i} a{i}" for i in range(len(site.params))]
     if site.is_method:
         method = method_info(site, types)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from perfpilot.code.site import FunctionSite, Param
 from perfpilot.runner.api_objects import (
     ApiObject,
+    adds,
     bench_aliases,
     bench_builder,
     bench_record,
@@ -33,12 +34,12 @@ from perfpilot.runner.api_objects import (
 )
 from perfpilot.runner.body_shapes import Bound, flattened, loop_bounds, range_pair, subscripted
 from perfpilot.runner.harness_types import (
+    FLOAT,
     NOT_SIZES,
     RESTRICT,
     SEQUENCES,
     SIZE_NAME,
     Checker,
-    HarnessUnsupported,
     Needs,
     arith_type,
     close_ns,
@@ -46,11 +47,14 @@ from perfpilot.runner.harness_types import (
     names_of,
     open_ns,
     strip,
-    trampoline_param_type,
     type_key,
     user_ns,
     value_text,
 )
+
+# Re-exported: callers know these as the harness's.
+from perfpilot.runner.harness_types import HarnessUnsupported as HarnessUnsupported
+from perfpilot.runner.harness_types import trampoline_param_type as trampoline_param_type
 from perfpilot.runner.template_args import TemplateUnresolved, instantiate
 from perfpilot.runner.unit_headers import site_types
 from perfpilot.runner.unit_types import (
@@ -60,6 +64,7 @@ from perfpilot.runner.unit_types import (
     Ty,
     UnitTypes,
     method_info,
+    namespace_member,
     parse_type,
 )
 
@@ -163,6 +168,40 @@ class _Classifier:
         self.objects.append(planned)
         return len(self.objects) - 1
 
+    def fixed_by_dimensions(self, cls: ClassDef) -> bool:
+        """Whether the object the bench would build field by field is decided by its size
+        alone: private state, set by a constructor from integers (dimensions) only, with no
+        floating-point data to fill afterwards (a union-find of n singletons). Its public
+        mutators then make far more telling inputs."""
+        entry = self.checker.needs.classes.get(type_key(cls.namespaces, cls.path))
+        ctor = entry[1] if entry is not None else None
+        if ctor is None or not cls.user_ctors or all(f.public for f in cls.fields):
+            return False
+        if any((arith_type(self.types.resolve(ty)) or "float") in NOT_SIZES
+               for _, ty in ctor.params):
+            return False
+        return not any(self._floats(f.type) for f in cls.fields)
+
+    def _floats(self, ty: Ty) -> bool:
+        ty = self.types.resolve(ty)
+        return arith_type(ty) in FLOAT or any(self._floats(a) for a in ty.args)
+
+    def api_instead(self, cls: ClassDef, snap: _Snapshot) -> int:
+        """The API object to build instead of a field-by-field one that is fixed by its
+        dimensions (-1 to keep the field-by-field one)."""
+        if not self.fixed_by_dimensions(cls):
+            return -1
+        kept = _Snapshot(self.checker)
+        snap.restore()
+        base = sum(o.size for o in self.objects)
+        planned = plan_object(cls, self.types, self.problem, base=base, index=len(self.objects))
+        if isinstance(planned, str) or not any(adds(m, planned.mutators)
+                                               for m in planned.mutators):
+            kept.restore()
+            return -1
+        self.objects.append(planned)
+        return len(self.objects) - 1
+
     def user_class(self, ty: Ty) -> ClassDef | None:
         ty = self.types.resolve(ty)
         if ty.args or ty.name.startswith(("std::", "::std::")):
@@ -182,14 +221,17 @@ class _Classifier:
         ty = parse_type(p.base, "cpp")
         snap = _Snapshot(self.checker)
         why = self.checker.problem(ty)
+        cls = self.user_class(ty)
         if why:
             snap.restore()
-            cls = self.user_class(ty)
             what = (f"parameter '{p.name}' has type '{p.type_text}', which the generated "
                     f"harness cannot build")
             if cls is None:
                 raise HarnessUnsupported(f"{what}: {why}")
             k = self.api_object(cls, why, what)
+            return _Arg("api", p, "::perfpilot::api::Object", mutated, api=k)
+        k = self.api_instead(cls, snap) if cls is not None else -1
+        if k >= 0:
             return _Arg("api", p, "::perfpilot::api::Object", mutated, api=k)
         boxed = is_class(self.types, ty)
         return _Arg("object" if boxed else "container", p, base, mutated, boxed)
@@ -244,6 +286,8 @@ def classify(site: FunctionSite) -> tuple[list[_Arg], HarnessPlan]:
                 f"{exc}; a bench spec must choose the template arguments") from exc
         site, template_args, template_source = inst.site, inst.args, inst.source
     types = site_types(site)
+    if site.is_method and method_info(site, types) is None and namespace_member(site, types):
+        site = replace(site, is_method=False)  # ``int ns::f(...) {...}``: a free function
     c = _Classifier(site, types)
     checker = c.checker
     method: MethodInfo | None = None
@@ -266,6 +310,8 @@ def classify(site: FunctionSite) -> tuple[list[_Arg], HarnessPlan]:
                 snap.restore()
                 self_api = c.api_object(method.cls, why,
                                         f"the object for '{site.name}' cannot be built")
+            else:
+                self_api = c.api_instead(method.cls, snap)
     for p in site.params:
         if p.type_text == "...":
             raise HarnessUnsupported("variadic functions need a bench spec")

@@ -209,6 +209,7 @@ class UnitTypes:
     enums: dict[str, list[EnumDef]] = field(default_factory=dict)
     aliases: dict[str, Ty] = field(default_factory=dict)
     alias_problems: dict[str, str] = field(default_factory=dict)
+    namespaces: set[str] = field(default_factory=set)  # qualified names of namespaces
     # (class, member) pairs defined out of class (``void Ledger::add(...) {...}``).
     defined: set[tuple[str, str]] = field(default_factory=set)
     # Quote includes read as part of the unit (the project's own headers): the mirror
@@ -446,9 +447,10 @@ class _Reader:
             elif kind == "namespace_definition":
                 name = child.child_by_field_name("name")
                 body = child.child_by_field_name("body")
+                scoped = (*namespaces, node_text(name) if name is not None else "(anonymous)")
+                self.out.namespaces.add("::".join(n for n in scoped if n != "(anonymous)"))
                 if body is not None:
-                    self._scope(body, (*namespaces,
-                                       node_text(name) if name is not None else "(anonymous)"))
+                    self._scope(body, scoped)
             elif kind == "linkage_specification":
                 body = child.child_by_field_name("body")
                 if body is not None and body.type == "declaration_list":
@@ -952,3 +954,13 @@ def method_info(site: FunctionSite, types: UnitTypes) -> MethodInfo | None:
                             for c in fdecl.children)
             break
     return MethodInfo(cls, const, cls.methods.get(site.name, True))
+
+
+def namespace_member(site: FunctionSite, types: UnitTypes) -> bool:
+    """Whether a site written with a qualified name (``int search::find(...)``) is a free
+    function of a namespace of the unit, not a member of a class."""
+    parts = [p for p in site.qualified_name.split("::")[:-1] if p != "(anonymous)"]
+    if not parts or types.classes.get(parts[-1]):
+        return False
+    written = "::".join(parts)
+    return any(ns == written or ns.endswith("::" + written) for ns in types.namespaces)
