@@ -21,14 +21,22 @@ import pytest
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
+from perfpilot.progress import JobContext
 from perfpilot.runner.build import install_headers
 from perfpilot.runner.entry import EntryError, entry_source
 from perfpilot.runner.harness import HarnessUnsupported, classify, harness_source
+from perfpilot.runner.measure import verify_and_measure
+from perfpilot.runner.values import Tuning
+from perfpilot.settings import RunnerSettings
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 
 SIZES = "0,1,2,7,33,100"
 CASES = "0:1,1:2,2:3,3:4,5:5"
+FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 7, 33), budget_s=10.0, noisy_retries=1,
+              profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False,
+              sanitizers=False)
+SETTINGS = RunnerSettings(pairs=10, callgrind=False, run_timeout_s=30.0)
 
 
 @dataclass(frozen=True)
@@ -188,6 +196,17 @@ def test_a_mutating_method_is_compared_through_the_accessors(tmp_path: Path) -> 
     assert 'r.add("object.overdrawn()"' in source and "self.rebuild();" in source
     assert check(b, FEE_RIGHT, "right") == ["ok"] * 5
     assert "mismatch" in check(b, FEE_WRONG, "wrong")
+
+
+async def test_the_engine_measures_a_method_of_an_object_built_through_its_api() -> None:
+    # The whole path once: sandbox, object policy on the entry's helpers, validation, timing.
+    site = function_by_name(LEDGER, "cpp", "overdrawn")
+    bad = await verify_and_measure(site, OVERDRAWN_WRONG, SETTINGS, JobContext(), tuning=FAST)
+    assert bad.verdict == "incorrect", bad.message
+    assert "object" not in bad.validation_detail  # const: only the return value is compared
+    good = await verify_and_measure(site, OVERDRAWN_RIGHT, SETTINGS, JobContext(), tuning=FAST)
+    assert good.validation_status == "passed", good.message
+    assert good.verdict != "incorrect"
 
 
 def test_an_object_parameter_is_built_through_its_api_too(tmp_path: Path) -> None:

@@ -4,14 +4,17 @@ Supported parameters (by value, reference or const reference): arithmetic types;
 unit (values from their enumerators); ``std::string``; ``std::vector``, ``std::deque``,
 ``std::list``, ``std::set``/``multiset``/``unordered_set``, ``std::map``/``multimap``/
 ``unordered_map``, ``std::pair``, ``std::tuple`` and ``std::array`` of supported types, nested
-freely; classes and structs of the unit, built field by field when every field is public and no
-constructor is declared, else through the public constructor with the most parameters whose
-types are supported; pointers or arrays of arithmetic type together with an integer size
-parameter (named ``n``, ``len``, ``size``, ``count``, ...); ``char*`` strings. Non-static member
-functions are called on an object built the same way, and a non-const method's object is
-compared after the call. Return values and everything the function may modify (non-const
-references and pointers) are recorded and compared; user types field by field, unordered
-containers independently of their iteration order.
+freely; classes and structs of the unit or of the project headers it includes (unit_headers.py),
+built field by field when every field is public and no constructor is declared, else through
+the public constructor with the most parameters whose types are supported, else through their
+public API (api_objects.py); pointers or arrays with a length beside them (a size parameter, an
+index pair, an integer bounding a loop over them: body_shapes.py); pointers to one container or
+object; ``char*`` strings. Non-static member functions are called on an object built the same
+way, and a non-const method's object is compared after the call. Function templates are
+instantiated as template_args.py chooses. Return values and everything the function may modify
+(non-const references and pointers) are recorded and compared; user types field by field (or
+through their accessors when built through their API), unordered containers independently of
+their iteration order.
 
 The bench is its own translation unit. It repeats the definitions of the user's types it needs
 (see unit_types.py) inside ``namespace perfpilot_harness::user``, and declares its hooks and
@@ -434,15 +437,18 @@ def _is_seq_arg(a: _Arg, c: _Classifier) -> bool:
 
 def _observable(site: FunctionSite, method: MethodInfo | None, self_api: int,
                 objects: list[ApiObject], ret: str, args: list[_Arg]) -> None:
-    """A non-const method on an object built through its API must leave something to
-    compare: a return value, an argument it writes, or the object's accessors."""
-    if self_api < 0 or method is None or method.const:
+    """A function that changes an object built through its API must leave something to
+    compare: a return value, another argument it writes, or the object's accessors."""
+    changed = [(objects[a.api], f"argument '{a.param.name}'") for a in args
+               if a.kind == "api" and a.mutated]
+    if self_api >= 0 and method is not None and not method.const:
+        changed.append((objects[self_api], "object"))
+    if not changed or ret != "void" or any(a.mutated and a.kind != "api" for a in args) \
+            or any(obj.accessors for obj, _ in changed):
         return
-    obj = objects[self_api]
-    if obj.accessors or ret != "void" or any(a.mutated for a in args):
-        return
+    obj, what = changed[0]
     raise HarnessUnsupported(
-        f"'{site.name}' changes an object of class '{obj.cls.path}' that the bench builds "
+        f"'{site.name}' changes its {what}, of class '{obj.cls.path}' that the bench builds "
         "through its public API, but returns nothing and the class has no public const "
         "accessor to compare the object by")
 
