@@ -511,3 +511,45 @@ def test_a_template_is_instantiated_with_its_callers_types(tmp_path: Path) -> No
     wrong = ("template <class T>\nT max_of(const std::vector<T>& v) {\n  T best{};\n"
              "  for (const T& x : v) if (best <= x + 1) best = x;\n  return best;\n}")
     assert "mismatch" in check(b, wrong, "wrong")
+
+
+@pytest.mark.parametrize(("body", "inclusive"), [
+    ("for (int i = lo; i < hi; ++i) s += a[i];", False),
+    ("for (int i = lo; i <= hi; ++i) s += a[i];", True),
+    ("s = a[hi]; for (int i = lo; i < hi; ++i) s += a[i];", True),  # a[hi] is read
+    ("int len = hi - lo + 1; for (int i = 0; i < len; ++i) s += a[lo + i];", True),
+    ("if (lo < hi) s = a[lo];", True),  # nothing says: inclusive stays inside either way
+])
+def test_index_pairs_are_read_inclusive_or_half_open(body: str, inclusive: bool) -> None:
+    from perfpilot.runner.body_shapes import range_pair
+
+    text = f"int f(const int* a, int lo, int hi) {{ int s = 0; {body} return s; }}"
+    assert range_pair(text, "cpp", ["lo", "hi"]) == ("lo", "hi", inclusive)
+    assert range_pair(text, "cpp", ["hi", "lo"]) is None  # the lower one comes first
+
+
+def test_explicit_and_deduced_template_arguments() -> None:
+    from perfpilot.runner.template_args import instantiate
+
+    unit = ("#include <vector>\ntemplate <typename K, typename V> V pick(const std::vector<K>& k,"
+            " V d) { return k.empty() ? d : d + 1; }\n"
+            "void use() { std::vector<short> ks; pick<int, float>(ks, 1.0f); }\n")
+    inst = instantiate(function_by_name(unit, "cpp", "pick"))
+    assert inst.args == ("int", "float") and "line 3" in inst.source
+    assert inst.site.params[0].type_text == "const std::vector<int>&"
+    deduced = unit.replace("pick<int, float>(ks, 1.0f)", "pick(ks, 2.5)")
+    assert instantiate(function_by_name(deduced, "cpp", "pick")).args == ("short", "double")
+
+
+def test_headers_are_read_once_and_not_too_large(tmp_path: Path) -> None:
+    from perfpilot.runner.unit_headers import MAX_BYTES, site_types
+
+    (tmp_path / "a.h").write_text("#pragma once\n#include \"b.h\"\nstruct A { B b; };\n")
+    (tmp_path / "b.h").write_text("#pragma once\n#include \"a.h\"\nstruct B { int x; };\n")
+    (tmp_path / "big.h").write_text("struct Big { int x; };\n" + "//" * MAX_BYTES)
+    source = tmp_path / "u.cpp"
+    source.write_text("#include \"a.h\"\n#include \"a.h\"\n#include \"big.h\"\n"
+                      "int f(const A& a) { return a.b.x; }\n")
+    types = site_types(function_by_name(source.read_text(), "cpp", "f", uri=source.as_uri()))
+    assert set(types.classes) == {"A", "B"}  # b.h's include of a.h is not read again
+    assert '#include "big.h"' in types.includes  # too large: left to the compiler

@@ -191,10 +191,6 @@ def weight(m: MethodDecl, mutators: tuple[MethodDecl, ...]) -> int:
 
 # ---- The unit's side: helpers appended with the entry -----------------------------------------
 
-def _cls_spelled(cls: ClassDef) -> str:
-    return cls.path
-
-
 def _ctor_param_type(text: str, types: UnitTypes) -> str:
     spelled = strip(text)
     return spelled if is_scalar_text(text, types) else f"const {spelled} &"
@@ -209,7 +205,7 @@ def unit_helpers(objects: tuple[ApiObject, ...], types: UnitTypes) -> str:
     table: list[str] = []
     for obj in objects:
         cls = obj.cls
-        t = _cls_spelled(cls)
+        t = cls.path
         ns = "::".join(n for n in cls.namespaces if n != "(anonymous)")
         prefix = f"{ns}::" if ns else ""
         names = [f"perfpilot_api_{obj.base + k}" for k in range(obj.size)]

@@ -28,7 +28,7 @@ NOT_SIZES = FLOAT | {"bool", "char", "signed char", "unsigned char", "wchar_t", 
                        "char32_t"}
 SIZE_NAME = re.compile(
     r"^((n|m|k_?n|len|length|size|sz|count|cnt|num|nelem|nelems|nitems|numel|[a-z]*_?(len|size|"
-    r"count|num|n)|n_?[a-z]+|(n_?|num_?)?(rows?|cols?|columns?)|width|height|dim|stride)\d?|"
+    r"count|num|n)|n_?[a-z]+|(n_?|num_?)?(rows?|cols?|columns?)|width|height|dim)\d?|"
     r"(len|length|size|count|num|n)_[a-z])$", re.IGNORECASE)
 # Containers by their std name: how many type arguments they take.
 SEQUENCES = {"vector", "deque", "list"}
