@@ -5,8 +5,9 @@ Every function listed in a ``// perfpilot-corpus: a, b, ...`` line of ``bench/co
 histograms, tokenizers, inventories, matrix classes, schedulers, an algorithms collection, a
 class declared in a project header, plus a few signatures a generator cannot feed) goes
 through the engine's real path against itself: generate the harness and entry, build both
-sides, validate, calibrate and time (small tuning so the whole corpus takes a few minutes). A function counts as *measured* when it reaches a timing verdict (``faster``,
-``slower``, ``no-change`` or ``noisy``) with validation passed.
+sides, validate, calibrate and time (small tuning so the whole corpus takes a few minutes). A
+function counts as *measured* when it reaches a timing verdict (``faster``, ``slower``,
+``no-change`` or ``noisy``) with validation passed.
 
     .venv/bin/python bench/harness_reach.py [--only NAME] [--file F.cpp] [--warm] [--json]
 
