@@ -444,6 +444,12 @@ def test_sizes_index_pairs_and_loop_bounds_are_read_from_the_body() -> None:
     assert kinds(SHAPES, "merge_sort")["right"] == ("size", 0, True)
     assert kinds(SHAPES, "count_positive")["k"] == ("size", 0, False)  # not named like a size
     assert kinds(SHAPES, "edges")["n"] == ("size", 0, False)  # sqrt(n) rows: n is adj.size()
+    # Not indexed by the loop variable itself: still at most the number of rows.
+    unit = ("#include <vector>\nint pairs(const std::vector<std::vector<int>>& g, int n) {\n"
+            "  int s = 0;\n  for (int i = 0; i + 1 < n; ++i) s += (int)g[i + 1].size();\n"
+            "  return s;\n}\n")
+    args, _ = classify(function_by_name(unit, "cpp", "pairs"))
+    assert (args[1].tie, args[1].clamp) == (0, True)
     args, _ = classify(function_by_name(SHAPES, "cpp", "upto"))
     assert args[0].nonempty  # an unsigned last index needs one element at least
     args, _ = classify(function_by_name(SHAPES, "cpp", "odd_into"))

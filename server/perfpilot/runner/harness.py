@@ -267,6 +267,8 @@ class _Writer:
                     f"::perfpilot::gen::kNatural ? 0 : rng() % ({length} / 2 + 1));"]
         if a.last:
             return [f"    s{i} = static_cast<{t}>(static_cast<long long>({length}) - 1);"]
+        if a.clamp:
+            return [f"    s{i} = static_cast<{t}>(std::min<std::size_t>(n, {length}));"]
         return [f"    s{i} = static_cast<{t}>({length});"]
 
     def _call(self, has_self: bool, ret_value: str) -> list[str]:

@@ -21,9 +21,11 @@ from perfpilot.runner.api_objects import (
 from perfpilot.runner.body_shapes import Bound, flattened, loop_bounds, range_pair, subscripted
 from perfpilot.runner.harness_types import (
     FLOAT,
+    MAPS,
     NOT_SIZES,
     RESTRICT,
     SEQUENCES,
+    SETS,
     SIZE_NAME,
     Checker,
     HarnessUnsupported,
@@ -65,6 +67,7 @@ class HarnessArg:
     address: bool = False  # passed by address: a pointer to one container or object
     generic: bool = False  # a buffer of user types (built with gen::fill_any)
     nonempty: bool = False  # a container an unsigned last index is tied to: never empty
+    clamp: bool = False  # tied size: n, but at most the length of the argument it is tied to
     api: int = -1  # kind api: the object in HarnessPlan.objects
 
 
@@ -397,6 +400,14 @@ def _shape(site: FunctionSite, args: list[HarnessArg], size_names: list[str],
             last = pair[2] and name == pair[1]
         elif name in bounds:
             target, last = bounds[name].target, bounds[name].inclusive
+        if not target and a.kind == "size":
+            # Not tied by the body: never longer than a vector of rows (about sqrt(n) of
+            # them), which a loop up to this size may well walk.
+            target = next((n for n in index if out[index[n]].kind == "container"
+                           and _nested_sequence(out[index[n]], c)), "")
+            if target:
+                out[i] = replace(a, tie=index[target], clamp=True)
+            continue
         if not target or target not in index:
             continue
         t = index[target]
@@ -404,6 +415,13 @@ def _shape(site: FunctionSite, args: list[HarnessArg], size_names: list[str],
         if (last or a.kind == "lower") and _unsigned(c.arith_of(a.param)):
             out[t] = replace(out[t], nonempty=True)
     return out, False
+
+
+def _nested_sequence(a: HarnessArg, c: _Classifier) -> bool:
+    """A vector (or deque) of containers or strings: about sqrt(n) long, not n."""
+    ty = c.types.resolve(parse_type(a.param.base, "cpp"))
+    return ty.std_name in ("vector", "deque") and len(ty.args) == 1 \
+        and (_is_sequence(ty.args[0]) or ty.args[0].std_name in SETS | MAPS)
 
 
 def _flat_vector(a: HarnessArg, c: _Classifier) -> bool:
