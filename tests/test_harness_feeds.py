@@ -525,12 +525,14 @@ def test_a_template_is_instantiated_with_its_callers_types(tmp_path: Path) -> No
     ("s = a[hi]; for (int i = lo; i < hi; ++i) s += a[i];", True),  # a[hi] is read
     ("int len = hi - lo + 1; for (int i = 0; i < len; ++i) s += a[lo + i];", True),
     ("if (lo < hi) s = a[lo];", True),  # nothing says: inclusive stays inside either way
+    ("for (int i = 0; i < 4; ++i) if (a[i] >= lo && a[i] <= hi) ++s;", None),  # values
 ])
-def test_index_pairs_are_read_inclusive_or_half_open(body: str, inclusive: bool) -> None:
+def test_index_pairs_are_read_inclusive_or_half_open(body: str, inclusive: bool | None) -> None:
     from perfpilot.runner.body_shapes import range_pair
 
     text = f"int f(const int* a, int lo, int hi) {{ int s = 0; {body} return s; }}"
-    assert range_pair(text, "cpp", ["lo", "hi"]) == ("lo", "hi", inclusive)
+    expected = None if inclusive is None else ("lo", "hi", inclusive)
+    assert range_pair(text, "cpp", ["lo", "hi"]) == expected
     assert range_pair(text, "cpp", ["hi", "lo"]) is None  # the lower one comes first
 
 

@@ -121,9 +121,11 @@ def range_pair(text: str, language: Language,
     """An index pair among the integer parameters ``ints`` (``l, r``; ``lo, hi``; ``first,
     last``, ...; the lower one first in the signature): (lower, upper, inclusive).
 
-    Inclusive when the body indexes with the upper bound (``a[hi]``), compares a variable to
-    it with ``<=``, or counts ``r - l + 1``; half-open when it only compares with ``<``; an
-    unclear body counts as inclusive, which keeps every index inside the buffer either way.
+    Only a pair the body indexes with (directly or through locals computed from it) counts:
+    ``x >= lo && x <= hi`` bounds values, not positions. Inclusive when the body indexes with
+    the upper bound (``a[hi]``), compares a variable to it with ``<=``, or counts
+    ``r - l + 1``; half-open when it only compares with ``<``; an unclear body counts as
+    inclusive, which keeps every index inside the buffer either way.
     """
     lowered = {p.lower(): p for p in ints}
     pair = None
@@ -135,6 +137,8 @@ def range_pair(text: str, language: Language,
         return None
     lo, hi = pair
     root = _tree(text, language)
+    if not _indexes_with(root, {lo, hi}):
+        return None  # value bounds (``x >= lo && x <= hi``), not positions in a buffer
     inclusive = half_open = False
     if re.search(rf"\b{re.escape(hi)}\s*-\s*{re.escape(lo)}\s*\+\s*1\b", text):
         inclusive = True
@@ -153,6 +157,44 @@ def range_pair(text: str, language: Language,
                 else:
                     half_open = True
     return lo, hi, inclusive or not half_open
+
+
+def _indexes_with(root: tree_sitter.Node, names: set[str]) -> bool:
+    """Whether the body indexes something with ``names`` or with locals computed from them
+    (``i = l; a[i]``, ``m = l + (r - l) / 2; a[m]``, ``a.begin() + l``)."""
+    nodes = list(walk_all(root))
+    derived = set(names)
+
+    def mentions(node: tree_sitter.Node | None) -> bool:
+        return node is not None and any(
+            n.type == "identifier" and node_text(n) in derived for n in walk_all(node))
+
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if node.type == "init_declarator":
+                name, value = node.child_by_field_name("declarator"), \
+                    node.child_by_field_name("value")
+            elif node.type == "assignment_expression":
+                name, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+            else:
+                continue
+            if name is not None and name.type == "identifier" \
+                    and node_text(name) not in derived and mentions(value):
+                derived.add(node_text(name))
+                changed = True
+    for node in nodes:
+        if node.type == "subscript_expression" and mentions(_index_of(node)):
+            return True
+        if node.type == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is not None and node_text(op) == "+" and left is not None \
+                    and left.type == "call_expression" \
+                    and node_text(left).replace(" ", "").endswith(".begin()") and mentions(right):
+                return True
+    return False
 
 
 def flattened(text: str, language: Language, buffers: list[str], sizes: list[str]) -> set[str]:
