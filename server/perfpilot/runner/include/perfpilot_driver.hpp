@@ -1178,6 +1178,9 @@ inline int main(int argc, char** argv) {
   perfpilot::gen::set_constants(args.count("consts") ? args.at("consts") : "");
   Side a, b;
   if (!load(a, argv[2], "A") || !load(b, argv[3], "B")) return 3;
+  // Objects built through their public API are built by the original's helpers, for both sides.
+  perfpilot::api::table() = reinterpret_cast<perfpilot::api::Table>(
+      dlsym(a.handles.front(), "perfpilot_api"));
   Bench bench(info.make());
   if (mode == "check") return run_check(bench, a, b, args, info, seed);
   if (mode == "mutants") return run_mutants(bench, a, b, args, info, seed);
