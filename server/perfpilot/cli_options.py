@@ -9,6 +9,7 @@ remote optimizer given on the command line never replaces a local planner config
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 ROLES = ("planner", "optimizer")
@@ -59,6 +60,11 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     g.add_argument("--allow-unsandboxed", action="store_true",
                    help="run code a model wrote even without bubblewrap (network isolation "
                         "and resource limits only)")
+    g.add_argument("--records", metavar="DIR",
+                   help="append a training record of every measurement to DIR "
+                        "(default: the workspace's .perfpilot/records/)")
+    g.add_argument("--no-records", action="store_true",
+                   help="keep no training records of the measurements")
 
 
 def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any]:
@@ -90,4 +96,8 @@ def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any
         over["runner"]["compiler"] = args.compiler
     if getattr(args, "allow_unsandboxed", False):
         over["runner"]["allow_unsandboxed"] = True
+    if getattr(args, "records", None):
+        over["records"] = {"folder": str(Path(args.records).resolve())}
+    if getattr(args, "no_records", False):
+        over["records"] = {"enabled": False}
     return over

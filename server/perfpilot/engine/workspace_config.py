@@ -37,10 +37,10 @@ ROLES = ("planner", "optimizer")
 # Dotted snake_case paths. Endpoint and key variable send code and a secret elsewhere; the
 # model may name local weights (pickle files run code when loaded); compiler and flags run
 # commands (``-fplugin=``, ``-wrapper``); switching the runner off lets unverified rewrites be
-# applied.
+# applied; the records folder is a place files are written.
 SENSITIVE_KEYS = frozenset({
     *(f"{role}.{key}" for role in ROLES for key in ("endpoint", "api_key_env", "model")),
-    "runner.compiler", "runner.flags", "runner.enabled", "ranker.model",
+    "runner.compiler", "runner.flags", "runner.enabled", "ranker.model", "records.folder",
 })
 # What candidate code may touch: a cloned repository must not be able to switch the sandbox off
 # for its own benefit, so only the user's own settings set these, even in a trusted workspace.
