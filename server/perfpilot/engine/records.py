@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perfpilot.code.site import FunctionSite
+from perfpilot.engine.disk_cache import private_folder
 from perfpilot.settings import Settings
 from perfpilot.strategy.values import Plan
 
@@ -137,7 +138,14 @@ async def keep(settings: Settings, workspace: Path | None, measured: Measured) -
     folder = records_folder(settings, workspace)
     if folder is None:
         return
+    default = workspace is not None and not settings.records.folder
+
+    def write(where: Path) -> None:
+        if default and workspace is not None:
+            private_folder(workspace, "records")  # listed in .perfpilot/.gitignore
+        append(where, [record_json(measured)])
+
     try:
-        await asyncio.to_thread(lambda: append(folder, [record_json(measured)]))
+        await asyncio.to_thread(write, folder)
     except (OSError, ValueError) as exc:
         log.warning("training record not written to %s: %s", folder, exc)

@@ -138,7 +138,8 @@ def add_train_parser(sub: Any) -> None:
     e.add_argument("--tasks", type=Path, help="an evaluation task folder (with labels)")
     e.add_argument("--heldout", type=int, default=15,
                    help="generated held-out tasks (one family after another; 0: none)")
-    e.add_argument("--base", type=Path, help="the untrained model (default: the card's base)")
+    e.add_argument("--base", type=Path,
+                   help="the untrained model (default: the one the run was first trained from)")
     e.add_argument("--measure", type=int, default=5, help="tasks whose plans are measured")
     e.add_argument("--max-new-tokens", type=int, default=160)
     _optimizer_flags(e)
@@ -393,7 +394,9 @@ def _eval(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         _say(f"{card_path}: not a trained planner's card ({exc})")
         return 2
-    base = args.base or Path(str(card.get("base", "")))
+    from perfpilot.training.model_io import root_base
+
+    base = args.base or root_base(args.run) or Path(str(card.get("base", "")))
     tasks = held_out_tasks(args.heldout, args.tasks)
     if not tasks:
         _say("no tasks: give --tasks or a positive --heldout")

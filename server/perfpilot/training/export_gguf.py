@@ -13,7 +13,6 @@ Quantizing further (Q4_K_M and the like) is llama.cpp's ``llama-quantize``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +30,10 @@ def _permute(w: Any, heads: int) -> Any:
 
 
 def _base_gguf(run: Path) -> Path | None:
-    try:
-        card = json.loads((run / "perfpilot-training.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    base = Path(str(card.get("base", "")))
-    while base.suffix != ".gguf":
-        # A run trained from another run: follow its card back to the first base.
-        try:
-            card = json.loads((base / "perfpilot-training.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        base = Path(str(card.get("base", "")))
-    return base if base.is_file() else None
+    from perfpilot.training.model_io import root_base
+
+    base = root_base(run)
+    return base if base is not None and base.suffix == ".gguf" and base.is_file() else None
 
 
 def _copy_tokenizer(writer: Any, source: Path) -> None:

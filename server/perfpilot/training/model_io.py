@@ -12,6 +12,21 @@ from pathlib import Path
 from typing import Any
 
 
+def root_base(run: Path) -> Path | None:
+    """The model a run was first trained from: its card's base, followed back through runs
+    trained from runs (None when a card is missing)."""
+    seen: set[Path] = set()
+    base = run
+    while (base / "perfpilot-training.json").is_file() and base not in seen:
+        seen.add(base)
+        try:
+            card = json.loads((base / "perfpilot-training.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        base = Path(str(card.get("base", "")))
+    return base if base != run else None
+
+
 def load_base(base: Path, *, classifier: bool = False) -> tuple[Any, Any]:
     """Model and tokenizer from a directory or a GGUF file, offline."""
     from transformers import (

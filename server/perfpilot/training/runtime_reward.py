@@ -193,7 +193,11 @@ class RuntimeReward:
         plan = capped(plan, shape.max_strategies)
         fmt = shape.too_long if too_long else shape.format_bonus
         parts["format"] = fmt
-        result = await self.engine.candidates(site, plan, JobContext())
+        try:
+            result = await self.engine.candidates(site, plan, JobContext())
+        except Exception as exc:  # the frozen optimizer failed (an endpoint down, a limit)
+            parts["outcome"] = f"optimizer failed: {exc}"
+            return self._done(Scored(None, parts))  # not the planner's doing: unscorable
         cands = _first_of_families(result.candidates)
         idle = 0.0
         if self.role.backend == "builtin":
@@ -204,8 +208,12 @@ class RuntimeReward:
         if not cands:
             parts["outcome"] = "no-candidate"
             return self._done(Scored(fmt + idle, parts))
-        verdicts = list(await asyncio.gather(*(self._measured(site, c, spec, source)
-                                               for c in cands)))
+        try:
+            verdicts = list(await asyncio.gather(*(self._measured(site, c, spec, source)
+                                                   for c in cands)))
+        except Exception as exc:  # the runner could not run: nothing was proven
+            parts["outcome"] = f"measurement failed: {exc}"
+            return self._done(Scored(None, parts))
         trials = tuple(Trial(c, v) for c, v in zip(cands, verdicts, strict=True))
         self._keep(site, plan, trials)
         parts["verdicts"] = [v.verdict for v in verdicts]
