@@ -99,6 +99,11 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     g.add_argument("--allow-unsandboxed", action="store_true",
                    help="run code a model wrote even without bubblewrap (network isolation "
                         "and resource limits only)")
+    g.add_argument("--records", metavar="DIR",
+                   help="append a training record of every measurement to DIR "
+                        "(default: the workspace's .perfpilot/records/)")
+    g.add_argument("--no-records", action="store_true",
+                   help="keep no training records of the measurements")
 
 
 def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any]:
@@ -140,4 +145,8 @@ def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any
         over["runner"]["allow_unsandboxed"] = True
     if getattr(args, "job_budget", None) is not None:
         over["runner"]["job_budget_s"] = args.job_budget
+    if getattr(args, "records", None):
+        over["records"] = {"folder": str(Path(args.records).resolve())}
+    if getattr(args, "no_records", False):
+        over["records"] = {"enabled": False}
     return over

@@ -101,6 +101,15 @@ class RankerSettings:
 
 
 @dataclass(frozen=True)
+class RecordSettings:
+    """Training records: every measurement appended to a local JSONL store."""
+
+    enabled: bool = True
+    # Empty: ``<workspace>/.perfpilot/records/`` (no records without a workspace).
+    folder: str = ""
+
+
+@dataclass(frozen=True)
 class Settings:
     """All PerfPilot settings."""
 
@@ -109,6 +118,7 @@ class Settings:
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     profile: ProfileSettings = field(default_factory=ProfileSettings)
     ranker: RankerSettings = field(default_factory=RankerSettings)
+    records: RecordSettings = field(default_factory=RecordSettings)
     apply_mode: ApplyMode = "verified"
     # How a parallel candidate is weighed against one that is faster on one thread (see
     # engine.choose and docs/protocol.md).

@@ -24,6 +24,7 @@ from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.racing import Race, race, race_phrase
 from perfpilot.engine.ranking import Ranked, rank
+from perfpilot.engine.records import Measured, keep
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext, gate_for_tests
@@ -152,9 +153,8 @@ class Engine:
         """The plan for ``site`` (cached by function text, unit and planner settings).
 
         ``plan_only_mode``: only the plan is wanted (see ``planner``)."""
-        s = self.settings
-        only = plan_only_mode or plan_only(s.planner, s.optimizer)
-        key = content_key("plan", site.text, site.unit_text, _role_key(s.planner), only)
+        only = plan_only_mode or plan_only(self.settings.planner, self.settings.optimizer)
+        key = self._plan_key(site, plan_only_mode)
         cached = self._plans.get(key)
         persist = self._disk is not None and self.settings.planner.backend != "builtin"
         if cached is None and persist and self._disk is not None:
@@ -172,6 +172,11 @@ class Engine:
         if persist and self._disk is not None and plan.backend != "builtin":
             self._disk.put_plan(key, plan)
         return plan
+
+    def _plan_key(self, site: FunctionSite, plan_only_mode: bool = False) -> str:
+        s = self.settings
+        only = plan_only_mode or plan_only(s.planner, s.optimizer)
+        return content_key("plan", site.text, site.unit_text, _role_key(s.planner), only)
 
     async def candidates(self, site: FunctionSite, plan: Plan, ctx: JobContext,
                          flags: tuple[str, ...] = (), role: RoleSettings | None = None
@@ -251,6 +256,10 @@ class Engine:
                                            source_path=source_path, gate=self._gate,
                                            includes=includes, origin=origin,
                                            tuning=self.tuning, budget=budget)
+        # The verdict is final: a training record (off the event loop; records.enabled).
+        await keep(self.settings, self.workspace, Measured(
+            site, code, verdict, self._plans.get(self._plan_key(site)), includes, origin,
+            f"{self.settings.optimizer.backend}:{self.settings.optimizer.model}"))
         # Noisy and timed-out results are worth retrying later, so they are not cached (a
         # parallel slowdown is only reported once a second run showed it too); nor is a
         # refusal for want of a sandbox, which installing bubblewrap lifts.
