@@ -892,7 +892,11 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     run = await _Runs(job, False).check(
         [Case(case.profile, case.seed)], sides="AB", threads=threads,
         case_ms=cut.ms, sizes=str(size), exact=True)
-    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads, cut)
+    failed = verdicts.forged(run.forged)
+    stalled = stalled_elsewhere(run, job.workdir)
+    if failed is None and stalled:
+        return f"outputs not compared past the timed size {timed}: {stalled}"
+    failed = failed or _candidate_failure(job, run, threads, cut)
     if failed is not None:
         return replace(failed, message=failed.message.replace(
             "The candidate's output differs", "Past the timed size, the candidate's output "
@@ -925,7 +929,11 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
         [Case(case.profile, case.seed)], sides="AB", threads=threads,
         case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s * len(sizes)))),
         sizes=",".join(map(str, sizes)), exact=True)
-    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads)
+    failed = verdicts.forged(run.forged)
+    stalled = stalled_elsewhere(run, job.workdir)
+    if failed is None and stalled:
+        return f"{phrase}; not compared at the candidate's size thresholds ({stalled})"
+    failed = failed or _candidate_failure(job, run, threads)
     if failed is not None:
         return replace(failed, message=failed.message.replace(
             "The candidate's output differs", "At a size threshold of its own, the candidate's "
@@ -934,6 +942,21 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     if end is None or end.get("status") != "ok":
         return f"{phrase}; not compared at the candidate's size thresholds (the check stopped)"
     return f"{phrase}, and at sizes {', '.join(map(str, sizes))} around the candidate's constants"
+
+
+def stalled_elsewhere(run: DriverRun, workdir: Path) -> str:
+    """Why a check past the timed size stopped outside the candidate's call, or "": the
+    original itself failed there, or setting large inputs up ran out of time (a busy
+    machine). Neither says anything of the candidate. A crash outside both calls still
+    counts against it: memory it corrupted may fail only later, in the comparison."""
+    for event in run.events:
+        if event.get("event") != "case":
+            continue
+        side, status = event.get("side"), event.get("status")
+        if (side == "A" and status in ("timeout", "crash", "sanitizer")) or \
+                (side not in ("A", "B") and status == "timeout"):
+            return f"the check {_why(event, workdir)}"
+    return ""
 
 
 def call_growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:

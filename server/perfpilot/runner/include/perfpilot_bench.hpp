@@ -54,17 +54,22 @@
 namespace perfpilot {
 
 // One recorded value. Container elements keep up to three indices of their position.
+// 40 bytes: a large output is recorded value by value, and the validation past the timed size
+// holds several records of millions of values at once within the runs' memory limit.
 struct Entry {
   char kind = 'i';  // i: signed, u: unsigned, f: floating, s: string, n: length, e: exception
-  int label = 0;
-  int depth = 0;
-  long long index[3] = {0, 0, 0};
-  long long i = 0;
-  unsigned long long u = 0;
-  double f = 0.0;
+  std::uint8_t depth = 0;
+  std::uint16_t label = 0;
+  std::uint32_t text = 0;  // s and e: the string, in its Recorder's text()
+  std::int32_t index[3] = {0, 0, 0};
+  union {  // the one value the kind says
+    long long i = 0;
+    unsigned long long u;
+    double f;
+  };
   double tol = 0.0;
-  std::string s;
 };
+static_assert(sizeof(Entry) <= 40, "a recorded value must stay small (see Entry)");
 
 // ---- User types and more containers (traits used by Recorder and gen::fill_any) -----------
 // The generated harness declares, next to each type of the user's unit, the hooks
@@ -146,14 +151,37 @@ class Recorder {
   void exception(const char* what) {
     Entry e;
     e.kind = 'e';
-    e.label = intern("exception");
-    e.s = what ? what : "";
-    entries_.push_back(std::move(e));
+    e.label = static_cast<std::uint16_t>(intern("exception"));
+    e.text = keep(what ? what : "");
+    entries_.push_back(e);
   }
 
   const std::vector<Entry>& entries() const { return entries_; }
   const std::vector<std::string>& labels() const { return labels_; }
-  void clear() { entries_.clear(); labels_.clear(); }
+  // The string a string or exception entry holds.
+  const std::string& text(const Entry& e) const { return texts_[e.text]; }
+  void clear() { entries_.clear(); labels_.clear(); texts_.clear(); }
+
+  // Orders records by their values (strings read through each one's own text()).
+  static bool less(const Recorder& ra, const Recorder& rb) {
+    const std::vector<Entry>& a = ra.entries_;
+    const std::vector<Entry>& b = rb.entries_;
+    std::size_t m = std::min(a.size(), b.size());
+    for (std::size_t k = 0; k < m; ++k) {
+      const Entry& x = a[k];
+      const Entry& y = b[k];
+      if (x.kind != y.kind) return x.kind < y.kind;
+      switch (x.kind) {
+        case 'i': if (x.i != y.i) return x.i < y.i; break;
+        case 'f': if (x.f != y.f) return x.f < y.f; break;
+        case 's': case 'e':
+          if (ra.text(x) != rb.text(y)) return ra.text(x) < rb.text(y);
+          break;
+        default: if (x.u != y.u) return x.u < y.u;
+      }
+    }
+    return a.size() < b.size();
+  }
 
  private:
   template <class T>
@@ -172,12 +200,12 @@ class Recorder {
       push('f', 0, 0, static_cast<double>(v), t);
     } else if constexpr (std::is_same_v<D, std::string>) {
       Entry e = base('s');
-      e.s = v;
-      entries_.push_back(std::move(e));
+      e.text = keep(v);
+      entries_.push_back(e);
     } else if constexpr (std::is_same_v<D, const char*> || std::is_same_v<D, char*>) {
       Entry e = base('s');
-      e.s = v ? v : "(null)";
-      entries_.push_back(std::move(e));
+      e.text = keep(v ? v : "(null)");
+      entries_.push_back(e);
     } else if constexpr (is_pair<D>::value) {
       nested(0, v.first, tol);
       nested(1, v.second, tol);
@@ -213,19 +241,24 @@ class Recorder {
   Entry base(char kind) const {
     Entry e;
     e.kind = kind;
-    e.label = cur_label_;
-    e.depth = depth_;
-    for (int d = 0; d < 3; ++d) e.index[d] = index_[d];
+    e.label = static_cast<std::uint16_t>(cur_label_);
+    e.depth = static_cast<std::uint8_t>(std::min(depth_, 255));
+    for (int d = 0; d < 3; ++d) e.index[d] = static_cast<std::int32_t>(index_[d]);
     return e;
   }
 
   void push(char kind, unsigned long long u, long long i, double f, double tol) {
     Entry e = base(kind);
-    e.u = u;
-    e.i = i;
-    e.f = f;
+    if (kind == 'f') e.f = f;
+    else if (kind == 'i') e.i = i;
+    else e.u = u;
     e.tol = tol;
-    entries_.push_back(std::move(e));
+    entries_.push_back(e);
+  }
+
+  std::uint32_t keep(std::string value) {
+    texts_.push_back(std::move(value));
+    return static_cast<std::uint32_t>(texts_.size() - 1);
   }
 
   // Room for `more` entries, growing geometrically: a large output is recorded element by
@@ -277,14 +310,14 @@ class Recorder {
       // elements sorted by their own records.
       room(v.size() + 1);
       push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
-      std::vector<std::pair<std::vector<Entry>, const typename D::value_type*>> items;
+      std::vector<std::pair<Recorder, const typename D::value_type*>> items;
       for (const auto& x : v) {
         Recorder one;
         one.add("k", x);
-        items.emplace_back(one.entries(), &x);
+        items.emplace_back(std::move(one), &x);
       }
       std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
-        return entries_less(a.first, b.first);
+        return less(a.first, b.first);
       });
       long long k = 0;
       for (const auto& item : items) nested(k++, *item.second, tol);
@@ -302,25 +335,12 @@ class Recorder {
     (nested(static_cast<long long>(I), std::get<I>(v), tol), ...);
   }
 
-  static bool entries_less(const std::vector<Entry>& a, const std::vector<Entry>& b) {
-    std::size_t m = std::min(a.size(), b.size());
-    for (std::size_t k = 0; k < m; ++k) {
-      const Entry& x = a[k];
-      const Entry& y = b[k];
-      if (x.kind != y.kind) return x.kind < y.kind;
-      if (x.i != y.i) return x.i < y.i;
-      if (x.u != y.u) return x.u < y.u;
-      if (x.f != y.f) return x.f < y.f;
-      if (x.s != y.s) return x.s < y.s;
-    }
-    return a.size() < b.size();
-  }
-
   double hook_tol_ = -1.0;
   // ---- end of user types support -------------------------------------------------------------
 
   std::vector<Entry> entries_;
   std::vector<std::string> labels_;
+  std::vector<std::string> texts_;
   int cur_label_ = 0;
   int depth_ = 0;
   long long index_[3] = {0, 0, 0};

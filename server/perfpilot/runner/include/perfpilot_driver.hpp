@@ -462,7 +462,8 @@ inline Sample timed(Bench& bench, void* fn, long long k) {
   return timed(nullptr, bench, bench, fn, k);
 }
 
-inline std::string describe(const Entry& e, const std::vector<std::string>& labels) {
+inline std::string describe(const Recorder& r, const Entry& e) {
+  const std::vector<std::string>& labels = r.labels();
   std::ostringstream o;
   o.precision(17);
   o << (e.label < static_cast<int>(labels.size()) ? labels[e.label] : std::string("value"));
@@ -473,16 +474,17 @@ inline std::string describe(const Entry& e, const std::vector<std::string>& labe
     case 'u': o << e.u; break;
     case 'f': o << e.f; break;
     case 'n': o << "(length " << e.u << ")"; break;
-    case 'e': o << "exception: " << e.s; break;
+    case 'e': o << "exception: " << r.text(e); break;
     default: {
-      std::string s = e.s.size() > 80 ? e.s.substr(0, 80) + "..." : e.s;
+      const std::string& t = r.text(e);
+      std::string s = t.size() > 80 ? t.substr(0, 80) + "..." : t;
       o << '"' << s << '"';
     }
   }
   return o.str();
 }
 
-inline bool same(const Entry& a, const Entry& b) {
+inline bool same(const Recorder& ra, const Entry& a, const Recorder& rb, const Entry& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case 'i': return a.i == b.i;
@@ -499,7 +501,7 @@ inline bool same(const Entry& a, const Entry& b) {
       return diff <= tol * scale || diff <= tol * 1e-3;
     }
     case 'e': return true;  // both threw: messages may legitimately differ
-    default: return a.s == b.s;
+    default: return ra.text(a) == rb.text(b);
   }
 }
 
@@ -509,9 +511,8 @@ inline std::string compare(const Recorder& a, const Recorder& b) {
   const auto& eb = b.entries();
   std::size_t n = std::min(ea.size(), eb.size());
   for (std::size_t k = 0; k < n; ++k) {
-    if (!same(ea[k], eb[k])) {
-      return "original " + describe(ea[k], a.labels()) + ", candidate " +
-             describe(eb[k], b.labels());
+    if (!same(a, ea[k], b, eb[k])) {
+      return "original " + describe(a, ea[k]) + ", candidate " + describe(b, eb[k]);
     }
   }
   if (ea.size() != eb.size()) {
@@ -534,7 +535,8 @@ inline bool memory_probe(Bench& p, Bench& x, Bench& y, Side& side, std::vector<R
   for (int k = 0; k < 3; ++k) {
     if (!p->overwrite_from(**order[k])) return false;
     call_and_record(p, side);
-    out[k] = side.rec;
+    out[k] = std::move(side.rec);  // moved, not copied: a large record is held once
+    side.rec.clear();
   }
   return true;
 }
