@@ -1,0 +1,105 @@
+"""Where a scan's functions are measured: here, one at a time (``--jobs 1``), or on Ray
+workers (``--workers auto|ray://ADDRESS``), one function per worker at a time.
+
+Both run ``function_job.run_job`` for each function, so a function's original and candidate are
+always built and timed by the same worker, and the result records that worker's CPU model,
+cores and load. Ray is optional (the ``[scale]`` extra) and imported only here, only when asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from perfpilot.engine.engine import Engine
+from perfpilot.progress import JobContext
+from perfpilot.scan.function_job import FunctionJob, run_job
+from perfpilot.scan.targets import ScanInputError
+from perfpilot.scan.values import FunctionResult
+
+StageFn = Callable[[str, str], None]
+
+
+class Workers(Protocol):
+    """Runs functions: at most ``capacity`` at once."""
+
+    capacity: int
+    description: str
+
+    def start(self, job: FunctionJob, on_stage: StageFn) -> asyncio.Future[FunctionResult]:
+        """Begin one function; the future gives its result."""
+        ...
+
+    async def close(self) -> None:
+        """Release what the workers hold."""
+        ...
+
+
+class LocalWorkers:
+    """This process, one function at a time, sharing one engine (and its caches)."""
+
+    capacity = 1
+    description = "local, one function at a time"
+
+    def __init__(self, engine: Engine, ctx: JobContext) -> None:
+        self._engine = engine
+        self._ctx = ctx
+
+    def start(self, job: FunctionJob, on_stage: StageFn) -> asyncio.Future[FunctionResult]:
+        """Run the function in this process; stages go to ``on_stage`` as they happen."""
+        ctx = JobContext(cancelled=self._ctx.cancelled,
+                         on_report=lambda stage, message, _pct: on_stage(stage, message))
+        return asyncio.ensure_future(run_job(job, ctx, self._engine, "local"))
+
+    async def close(self) -> None:
+        """Close the shared engine."""
+        await self._engine.close()
+
+
+def _ray_task(job: FunctionJob) -> FunctionResult:
+    """The body of the Ray task: the same job, on the worker, in a fresh event loop."""
+    return asyncio.run(run_job(job, JobContext(), None, "ray"))
+
+
+class RayWorkers:
+    """Ray tasks, ``cpus_per_function`` CPUs each: Ray runs one on a worker's CPUs at a time."""
+
+    def __init__(self, address: str, cpus_per_function: float = 1.0) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise ScanInputError("--workers needs Ray: pip install 'perfpilot[scale]'") from exc
+        self._ray: Any = ray
+        self._owned = False
+        if not self._ray.is_initialized():
+            # "auto" joins a cluster started with `ray start` here, else starts a local one.
+            target = None if address == "local" else address
+            self._ray.init(address=target, ignore_reinit_error=True, log_to_driver=False)
+            self._owned = True
+        cpus = float(self._ray.cluster_resources().get("CPU", 1.0))
+        self.capacity = max(1, int(cpus // cpus_per_function))
+        self.description = (f"Ray ({address}), {self.capacity} function(s) at a time on "
+                            f"{cpus:g} CPUs")
+        self._remote = self._ray.remote(num_cpus=cpus_per_function, max_retries=0)(_ray_task)
+
+    def start(self, job: FunctionJob, on_stage: StageFn) -> asyncio.Future[FunctionResult]:
+        """Send the function to a Ray worker; its stages are not streamed back."""
+        on_stage("measuring", "on a Ray worker")
+        ref = self._remote.remote(job)
+        return asyncio.wrap_future(ref.future())
+
+    async def close(self) -> None:
+        """Disconnect from Ray when this scan connected."""
+        if self._owned:
+            self._ray.shutdown()
+
+
+def make_workers(spec: str, engine: Engine, ctx: JobContext,
+                 cpus_per_function: float = 1.0) -> Workers:
+    """``local`` (``--jobs 1``), ``auto`` or ``ray://ADDRESS``."""
+    if spec == "local":
+        return LocalWorkers(engine, ctx)
+    if spec == "auto" or spec.startswith("ray://"):
+        return RayWorkers(spec, cpus_per_function)
+    raise ScanInputError(f"--workers: '{spec}' is not auto or ray://HOST:PORT")
