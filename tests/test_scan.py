@@ -378,6 +378,7 @@ def test_ray_workers_give_the_verdicts_of_jobs_1(measured: tuple[Path, ScanResul
     root, local = measured
     server = str(Path(perfpilot.__file__).resolve().parent.parent)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 1024 * 1024,
              runtime_env={"env_vars": {"PYTHONPATH": server}})
     try:
         # Measured again (not from the verdict cache the --jobs 1 scan filled).
@@ -401,3 +402,34 @@ def test_the_worker_records_its_cpu_cores_and_load() -> None:
     info = function_job.worker_info("local")
     assert info.where == "local" and info.cores >= 1 and info.cpu_model
     assert info.load1 >= 0 or info.load1 == -1.0
+
+
+async def test_a_worker_measures_the_drafts_it_is_sent_without_asking_a_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.engine.engine import Engine
+    from perfpilot.scan.function_job import FunctionJob, draft, run_job
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    settings = Settings(runner=RunnerSettings(enabled=False))  # stops before measuring
+    target = target_of(file_sites(tmp_path / "two.cpp")[1], tmp_path / "two.cpp", tmp_path)
+    driver = Engine(settings, tmp_path)
+    job = await draft(FunctionJob(settings, tmp_path, target), driver, JobContext())
+    await driver.close()
+    assert job.drafts is not None and job.drafts.result.candidates
+
+    def no_model(*_args: Any, **_kw: Any) -> Any:
+        raise AssertionError("the worker asked for a plan or candidates")
+
+    worker = Engine(settings, tmp_path)
+    monkeypatch.setattr(worker, "planner", no_model)
+    monkeypatch.setattr(worker, "optimizer", no_model)
+    result = await run_job(job, JobContext(), worker)
+    assert result.status == "unmeasured", result.message
+    assert result.code == job.drafts.result.candidates[0].code
+    await worker.close()
+    # Without the drafts a worker would have had to ask.
+    fresh = Engine(settings, tmp_path)
+    monkeypatch.setattr(fresh, "planner", no_model)
+    bare = await run_job(FunctionJob(settings, tmp_path, target), JobContext(), fresh)
+    assert bare.status == "error" and "asked for a plan" in bare.message
+    await fresh.close()

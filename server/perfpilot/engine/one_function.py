@@ -22,6 +22,12 @@ async def optimize_in_file(engine: Engine, site: FunctionSite, path: Path, root:
                            fresh: bool = False) -> Outcome:
     """Plan, rewrite and (when ``measure``) verify and time ``site``, a function of ``path``
     in the workspace ``root``."""
-    compdb = flags_for(path, root)
     return await engine.optimize(site, ctx, measure=measure, source_path=path.resolve(),
-                                 spec=spec, flags=compdb.flags if compdb else (), fresh=fresh)
+                                 spec=spec, flags=file_flags(path, root), fresh=fresh)
+
+
+def file_flags(path: Path, root: Path) -> tuple[str, ...]:
+    """The compile flags the workspace's ``compile_commands.json`` gives ``path`` (none
+    without one)."""
+    compdb = flags_for(path, root)
+    return compdb.flags if compdb else ()

@@ -6,29 +6,54 @@ from __future__ import annotations
 import os
 import platform
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.engine.engine import Engine
-from perfpilot.engine.one_function import optimize_in_file
+from perfpilot.engine.one_function import file_flags, optimize_in_file
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner.values import Tuning
 from perfpilot.scan.targets import site_for
 from perfpilot.scan.values import FunctionResult, PlanStep, Target, WorkerInfo
 from perfpilot.settings import Settings
+from perfpilot.strategy.values import OptimizeResult, Plan
+
+
+@dataclass(frozen=True)
+class Drafts:
+    """A function's plan and candidates, made where the models are (the scan's driver), so a
+    worker that only measures asks no model for them."""
+
+    plan: Plan
+    result: OptimizeResult
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class FunctionJob:
     """What a worker needs for one function: the settings the driver resolved (trust rules
-    applied there), the workspace root, the measurement's knobs and the target."""
+    applied there), the workspace root, the measurement's knobs, the target and, when the
+    driver drafted them, its plan and candidates."""
 
     settings: Settings
     root: Path
     target: Target
     fresh: bool = False
     tuning: Tuning | None = None
+    drafts: Drafts | None = None
+
+
+async def draft(job: FunctionJob, engine: Engine, ctx: JobContext) -> FunctionJob:
+    """The job with the plan and candidates ``engine`` makes for its function (the engine's
+    own caches serve them again later); unchanged when the function cannot be found."""
+    site = site_for(job.target, job.root)
+    if site is None:
+        return job
+    flags = file_flags(job.root / job.target.path, job.root)
+    plan = await engine.plan(site, ctx)
+    result = await engine.candidates(site, plan, ctx, flags)
+    return replace(job, drafts=Drafts(plan, result, flags))
 
 
 def cpu_model() -> str:
@@ -92,6 +117,8 @@ async def run_job(job: FunctionJob, ctx: JobContext, engine: Engine | None = Non
         if site is None:
             return FunctionResult(job.target, "error", "the function changed or is gone since "
                                   "the scan listed it", worker, time.monotonic() - start)
+        if job.drafts is not None:
+            engine.remember_drafts(site, job.drafts.plan, job.drafts.result, job.drafts.flags)
         outcome = await optimize_in_file(engine, site, job.root / job.target.path, job.root,
                                          ctx, measure=True, fresh=job.fresh)
         return result_of(job.target, outcome, worker, time.monotonic() - start)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from perfpilot.engine.engine import Engine
 from perfpilot.progress import JobContext
-from perfpilot.scan.function_job import FunctionJob, run_job
+from perfpilot.scan.function_job import FunctionJob, draft, run_job
 from perfpilot.scan.targets import ScanInputError
 from perfpilot.scan.values import FunctionResult
 
@@ -63,9 +63,18 @@ def _ray_task(job: FunctionJob) -> FunctionResult:
 
 
 class RayWorkers:
-    """Ray tasks, ``cpus_per_function`` CPUs each: Ray runs one on a worker's CPUs at a time."""
+    """Ray tasks, ``cpus_per_function`` CPUs each: Ray runs one on a worker's CPUs at a time.
 
-    def __init__(self, address: str, cpus_per_function: float = 1.0) -> None:
+    Plans and candidates are drafted here first, by the driver's engine (so model calls go
+    from here to the configured endpoint, at most ``optimizer.concurrency`` at once); the
+    worker's engine takes them and only verifies and measures (a model's repair rounds, which
+    need a verdict, are asked from the worker)."""
+
+    def __init__(self, address: str, engine: Engine, ctx: JobContext,
+                 cpus_per_function: float = 1.0) -> None:
+        self._engine = engine
+        self._ctx = ctx
+        self._drafting = asyncio.Semaphore(max(1, engine.settings.optimizer.concurrency))
         try:
             import ray
         except ImportError as exc:
@@ -84,13 +93,23 @@ class RayWorkers:
         self._remote = self._ray.remote(num_cpus=cpus_per_function, max_retries=0)(_ray_task)
 
     def start(self, job: FunctionJob, on_stage: StageFn) -> asyncio.Future[FunctionResult]:
-        """Send the function to a Ray worker; its stages are not streamed back."""
+        """Draft the function here, then send it to a Ray worker (whose stages are not
+        streamed back)."""
+        return asyncio.ensure_future(self._run(job, on_stage))
+
+    async def _run(self, job: FunctionJob, on_stage: StageFn) -> FunctionResult:
+        async with self._drafting:
+            ctx = JobContext(cancelled=self._ctx.cancelled,
+                             on_report=lambda stage, message, _pct: on_stage(stage, message))
+            job = await draft(job, self._engine, ctx)
         on_stage("measuring", "on a Ray worker")
-        ref = self._remote.remote(job)
-        return asyncio.wrap_future(ref.future())
+        result: FunctionResult = await asyncio.wrap_future(
+            self._remote.remote(job).future())
+        return result
 
     async def close(self) -> None:
-        """Disconnect from Ray when this scan connected."""
+        """Close the driver's engine; disconnect from Ray when this scan connected."""
+        await self._engine.close()
         if self._owned:
             self._ray.shutdown()
 
@@ -101,5 +120,5 @@ def make_workers(spec: str, engine: Engine, ctx: JobContext,
     if spec == "local":
         return LocalWorkers(engine, ctx)
     if spec == "auto" or spec.startswith("ray://"):
-        return RayWorkers(spec, cpus_per_function)
+        return RayWorkers(spec, engine, ctx, cpus_per_function)
     raise ScanInputError(f"--workers: '{spec}' is not auto or ray://HOST:PORT")
