@@ -433,3 +433,39 @@ async def test_a_worker_measures_the_drafts_it_is_sent_without_asking_a_model(
     bare = await run_job(FunctionJob(settings, tmp_path, target), JobContext(), fresh)
     assert bare.status == "error" and "asked for a plan" in bare.message
     await fresh.close()
+
+
+async def test_a_profile_orders_the_targets_hottest_first(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.profiling.values import FunctionCost, Profile
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    (tmp_path / "other.cpp").write_text(ENERGY)
+    costs = (  # debug information: a line inside each function; one file outside the scan
+        FunctionCost("count_upper", 10, 10, 0.10, 0.10, str(tmp_path / "two.cpp"), 6, 12),
+        FunctionCost("total", 60, 60, 0.60, 0.60, "two.cpp", 16, 20),
+        FunctionCost("main", 30, 100, 0.30, 1.0, str(tmp_path / "main.cpp"), 1, 9),
+    )
+    profile = Profile("perf", "cpu-clock", 100, costs)
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path, profile=profile), write=lambda _: None)
+    assert fake.calls == ["total", "count_upper"]  # scaled_energy never ran
+    assert [r.target.share for r in result.results] == [0.60, 0.10]
+
+
+def test_the_cli_scans_a_folder_and_writes_every_output(tmp_path: Path) -> None:
+    import sys
+
+    (tmp_path / "plain.cpp").write_text("int twice(int a) { return 2 * a; }\n")
+    proc = subprocess.run([sys.executable, "-m", "perfpilot", "scan", ".", "--jobs", "1",
+                           "--out", "scan-out"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("0 function(s), 0 verified speedup(s); report ")
+    assert "scan: 0 function(s) to work on (local, one function at a time)" in proc.stderr
+    out = tmp_path / "scan-out"
+    log = json.loads((out / "scan.sarif").read_text())
+    assert log["version"] == "2.1.0" and log["runs"][0]["results"] == []
+    assert json.loads((out / "scan.json").read_text())["results"] == []
+    assert (out / "report.md").read_text().startswith("# PerfPilot scan\n")
+    assert (out / "combined.patch").read_text() == ""
