@@ -271,11 +271,11 @@ def test_overlapping_or_stale_rewrites_are_left_out_of_the_combined_patch(
     (tmp_path / "two.cpp").write_text(TWO)
     a = verified_result(tmp_path, TWO, "count_upper", "count++", "++count")
     twice = replace(a, code=a.code.replace("++count", "count += 1"))
-    text, kept, left = combined([a, twice], tmp_path)
-    assert kept == [a] and left == [twice] and "++count" in text
+    together = combined([a, twice], tmp_path)
+    assert together.kept == [a] and together.left == [twice] and "++count" in together.patch
     (tmp_path / "two.cpp").write_text(TWO + "\n// edited since the scan\n")
     assert rewrite_of(a, tmp_path) is None
-    assert combined([a], tmp_path)[0] == ""
+    assert combined([a], tmp_path).patch == ""
 
 
 # -- real measurements ----------------------------------------------------------------------
@@ -469,3 +469,38 @@ def test_the_cli_scans_a_folder_and_writes_every_output(tmp_path: Path) -> None:
     assert json.loads((out / "scan.json").read_text())["results"] == []
     assert (out / "report.md").read_text().startswith("# PerfPilot scan\n")
     assert (out / "combined.patch").read_text() == ""
+
+
+async def test_confirm_builds_the_program_with_every_verified_rewrite(tmp_path: Path) -> None:
+    from perfpilot.confirm.program import ProgramCommands
+    from perfpilot.scan.confirm_all import confirm_together
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    (tmp_path / "other.cpp").write_text(ENERGY)
+    (tmp_path / "main.cpp").write_text(
+        "#include <vector>\nlong total(std::vector<long> v);\n"
+        "std::vector<double> scaled_energy(std::vector<double> s, double g);\n"
+        "int main() { std::vector<long> v(1000, 1); std::vector<double> d(1000, 1.0);\n"
+        "  return total(v) == 1000 && scaled_energy(d, 2.0)[0] == 4.0 ? 0 : 1; }\n")
+    # Rewrites that keep the signatures (main.cpp links against them).
+    a = verified_result(tmp_path, TWO, "total", "s += v[i];", "s += v.data()[i];")
+    energy_site = file_sites(tmp_path / "other.cpp")[0]
+    b = replace(a, target=target_of(energy_site, tmp_path / "other.cpp", tmp_path),
+                code=energy_site.text.replace("std::pow(samples[i] * gain, 2)",
+                                              "(samples[i] * gain) * (samples[i] * gain)"))
+    # The rewritten copy must hold both rewrites, or the test command fails.
+    commands = ProgramCommands(
+        build="g++ -O1 -o prog main.cpp two.cpp other.cpp", run="./prog",
+        test="grep -q 'v.data()' two.cpp && grep -q '(samples\\[i\\] \\* gain) \\*' other.cpp")
+    scan = ScanResult((a, b), (), (), "local", 1.0)
+    verdict = await confirm_together(scan, tmp_path, commands, pairs=2, timeout_s=60,
+                                     ctx=JobContext())
+    assert verdict is not None
+    assert verdict.verdict in ("faster", "slower", "no-change", "noisy"), verdict.message
+    assert (tmp_path / "two.cpp").read_text() == TWO  # the workspace itself is untouched
+    half = await confirm_together(ScanResult((a,), (), (), "local", 1.0), tmp_path,
+                                  commands, pairs=2, timeout_s=60, ctx=JobContext())
+    assert half is not None and half.verdict == "test-failed"  # other.cpp's rewrite missing
+    none = await confirm_together(ScanResult((), (), (), "local", 1.0), tmp_path, commands,
+                                  pairs=2, timeout_s=60, ctx=JobContext())
+    assert none is None

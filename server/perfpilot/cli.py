@@ -481,8 +481,24 @@ async def cmd_scan(args: argparse.Namespace) -> int:
         fail_on_regression=args.fail_on == "regression", fresh=args.remeasure,
         restart=args.restart, cpus_per_function=args.cpus_per_function)
     result = await _with_sigint(ctx, run_scan(options, ctx))
+    confirmed = None
+    if args.confirm is not None:
+        from perfpilot.confirm.program import ProgramCommands
+        from perfpilot.scan.confirm_all import confirm_together
+
+        prof = settings.profile
+        commands = ProgramCommands(
+            build=args.build if args.build is not None else prof.build_command,
+            run=args.confirm or prof.run_command,
+            test=args.test if args.test is not None else prof.test_command, cwd=prof.cwd)
+        confirmed = await _with_sigint(ctx, confirm_together(
+            result, root, commands, pairs=prof.confirm_pairs, timeout_s=prof.timeout_s,
+            ctx=ctx))
     out = Path(args.out) if args.out else root / ".perfpilot" / "scan"
-    written = write_outputs(result, root, out)
+    written = write_outputs(result, root, out, confirmed)
+    if confirmed is not None:
+        print(f"whole program with the combined patch: {confirmed.verdict}: "
+              f"{confirmed.message}")
     verified = sum(1 for r in result.results if r.verified)
     print(f"{len(result.results)} function(s), {verified} verified speedup(s); report "
           f"{written.report}, SARIF {written.sarif}, JSON {written.json}, "
@@ -514,6 +530,14 @@ def _add_scan_parser(sub: Any) -> None:
                    help="regression: also time each changed function against REF and exit "
                         f"with status {exit_codes.REGRESSION} when one got slower beyond its "
                         "interval")
+    p.add_argument("--confirm", nargs="?", const="", metavar="RUN_CMD",
+                   help="build the project with every verified rewrite together, run its tests "
+                        "and time the whole program on RUN_CMD (default profile.runCommand) "
+                        "against the original")
+    p.add_argument("--build", metavar="CMD",
+                   help="with --confirm: the build command (default profile.buildCommand)")
+    p.add_argument("--test", metavar="CMD",
+                   help="with --confirm: the test command (default profile.testCommand)")
     p.add_argument("--budget", type=positive_float, metavar="MINUTES",
                    help="start no function once this many minutes are spent (run again to go "
                         "on)")

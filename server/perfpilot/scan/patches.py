@@ -58,15 +58,30 @@ def _find_again(text: str, path: Path, site: FunctionSite) -> FunctionSite | Non
     return min(same, key=lambda s: abs(s.first_line - site.first_line))
 
 
-def combined(results: list[FunctionResult], root: Path) -> tuple[str, list[FunctionResult],
-                                                                   list[FunctionResult]]:
-    """One patch of the verified rewrites, file by file; returns it, the results it holds and
-    those left out (overlapping an earlier rewrite, or no longer applicable)."""
+@dataclass(frozen=True)
+class Combined:
+    """The verified rewrites together: each changed file's text before and after (relative
+    path -> (before, after)), the results it holds, and those left out (overlapping an earlier
+    rewrite, or no longer applicable)."""
+
+    files: dict[str, tuple[str, str]]
+    kept: list[FunctionResult]
+    left: list[FunctionResult]
+
+    @property
+    def patch(self) -> str:
+        """One patch of them all, file by file."""
+        return "".join(file_diff(rel, before, after)
+                       for rel, (before, after) in sorted(self.files.items()))
+
+
+def combined(results: list[FunctionResult], root: Path) -> Combined:
+    """The verified rewrites of ``results`` spliced together, file by file."""
     by_file: dict[str, list[FunctionResult]] = {}
     for r in results:
         if r.verified:
             by_file.setdefault(r.target.path, []).append(r)
-    parts: list[str] = []
+    files: dict[str, tuple[str, str]] = {}
     kept: list[FunctionResult] = []
     left: list[FunctionResult] = []
     for rel in sorted(by_file):
@@ -90,5 +105,5 @@ def combined(results: list[FunctionResult], root: Path) -> tuple[str, list[Funct
             spans.append(span)
             kept.append(r)
         if original is not None and text is not None and text != original:
-            parts.append(file_diff(rel, original, text))
-    return "".join(parts), kept, left
+            files[rel] = (original, text)
+    return Combined(files, kept, left)

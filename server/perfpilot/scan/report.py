@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfpilot.confirm.program import ProgramVerdict
 from perfpilot.scan.patches import Rewrite, combined, file_diff, rewrite_of
 from perfpilot.scan.progress_lines import duration
 from perfpilot.scan.run import ScanResult
@@ -53,7 +54,8 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int) -> str:
+def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
+             confirmed: ProgramVerdict | None = None) -> str:
     """The report."""
     rs = scan.results
     verified = sum(1 for r in rs if r.verified)
@@ -64,6 +66,9 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int) -> str:
              f"{len(rs)} function(s) worked on, {verified} verified speedup(s), "
              f"{kept} in the combined patch; {duration(scan.seconds)} on {scan.workers} "
              f"({rate}).", ""]
+    if confirmed is not None:
+        lines += [f"Whole program with the combined patch: **{confirmed.verdict}**: "
+                  f"{confirmed.message.splitlines()[0] if confirmed.message else ''}", ""]
     if scan.reused:
         lines += [f"{scan.reused} result(s) come from an earlier, interrupted run.", ""]
     if scan.not_reached:
@@ -111,9 +116,10 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def scan_json(scan: ScanResult) -> dict[str, Any]:
+def scan_json(scan: ScanResult, confirmed: ProgramVerdict | None = None) -> dict[str, Any]:
     """The JSON output."""
-    return {"results": [r.to_json() for r in scan.results],
+    return {"confirmed": confirmed.to_json() if confirmed is not None else None,
+            "results": [r.to_json() for r in scan.results],
             "not_reached": [t.to_json() for t in scan.not_reached],
             "regressions": [c.to_json() for c in scan.regressions],
             "workers": scan.workers, "seconds": round(scan.seconds, 3),
@@ -124,8 +130,10 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "function"
 
 
-def write_outputs(scan: ScanResult, root: Path, out: Path) -> Outputs:
-    """Write every output under ``out`` (made when missing; earlier patches removed)."""
+def write_outputs(scan: ScanResult, root: Path, out: Path,
+                  confirmed: ProgramVerdict | None = None) -> Outputs:
+    """Write every output under ``out`` (made when missing; earlier patches removed);
+    ``confirmed``: the whole program timed with the combined rewrites, when it was."""
     out.mkdir(parents=True, exist_ok=True)
     rewrites: dict[str, Rewrite] = {}
     for r in scan.results:
@@ -145,13 +153,15 @@ def write_outputs(scan: ScanResult, root: Path, out: Path) -> Outputs:
         p = folder / f"{i:02d}-{_slug(r.target.function)}{suffix}.patch"
         p.write_text(file_diff(rw.path, rw.before, rw.after), encoding="utf-8")
         patches.append(p)
-    whole, kept, _left = combined(list(scan.results), root)
+    together = combined(list(scan.results), root)
     combined_path = out / "combined.patch"
-    combined_path.write_text(whole, encoding="utf-8")
+    combined_path.write_text(together.patch, encoding="utf-8")
     report = out / "report.md"
-    report.write_text(markdown(scan, rewrites, len(kept)), encoding="utf-8")
+    report.write_text(markdown(scan, rewrites, len(together.kept), confirmed),
+                      encoding="utf-8")
     data = out / "scan.json"
-    data.write_text(json.dumps(scan_json(scan), indent=2) + "\n", encoding="utf-8")
+    data.write_text(json.dumps(scan_json(scan, confirmed), indent=2) + "\n",
+                    encoding="utf-8")
     sarif = out / "scan.sarif"
     sarif.write_text(json.dumps(sarif_log(list(rewrites.values())), indent=2) + "\n",
                      encoding="utf-8")
