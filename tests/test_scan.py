@@ -504,3 +504,15 @@ async def test_confirm_builds_the_program_with_every_verified_rewrite(tmp_path: 
     none = await confirm_together(ScanResult((), (), (), "local", 1.0), tmp_path, commands,
                                   pairs=2, timeout_s=60, ctx=JobContext())
     assert none is None
+
+
+def test_a_figure_names_its_verdict_unless_faster(tmp_path: Path) -> None:
+    from perfpilot.scan.report import figure
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    fast = verified_result(tmp_path, TWO, "total", "s += v[i];", "s += v.data()[i];")
+    assert figure(fast) == "2.50× (95% CI 2.20–2.80)"
+    assert fast.verdict is not None
+    noisy = replace(fast, status="not-improved", verdict={**fast.verdict, "verdict": "noisy"})
+    assert figure(noisy) == "2.50× (95% CI 2.20–2.80), noisy"
+    assert figure(replace(fast, status="no-candidate", verdict=None)) == "no-candidate"

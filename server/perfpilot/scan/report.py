@@ -41,11 +41,13 @@ def cell(text: str) -> str:
 
 
 def figure(r: FunctionResult) -> str:
-    """``1.84× (95% CI 1.71–1.97)``, or the verdict word when nothing was timed."""
+    """``1.84× (95% CI 1.71–1.97)``, with the verdict word unless it is "faster" (a noisy
+    figure says so), or the verdict word alone when nothing was timed."""
     if r.speedup is None:
         return r.verdict_word
     ci = f" (95% CI {r.ci95[0]:.2f}–{r.ci95[1]:.2f})" if r.ci95 is not None else ""
-    return f"{r.speedup:.2f}×{ci}"
+    word = "" if r.verdict_word == "faster" else f", {r.verdict_word}"
+    return f"{r.speedup:.2f}×{ci}{word}"
 
 
 def _fence(text: str) -> str:
@@ -102,7 +104,7 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
             lines += ["", "Plan:"]
             lines += [f"- {s.category}: {s.explanation}" for s in r.plan]
         if r.speedup is not None:
-            lines += ["", f"Figure: {figure(r)}, {r.verdict_word}."]
+            lines += ["", f"Figure: {figure(r)}."]
         if r.verification:
             lines += ["", f"Verification: {r.verification}."]
         rw = rewrites.get(t.key)
