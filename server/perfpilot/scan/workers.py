@@ -82,9 +82,13 @@ class RayWorkers:
         self._ray: Any = ray
         self._owned = False
         if not self._ray.is_initialized():
-            # "auto" joins a cluster started with `ray start` here, else starts a local one.
-            target = None if address == "local" else address
-            self._ray.init(address=target, ignore_reinit_error=True, log_to_driver=False)
+            try:
+                self._ray.init(address=address, log_to_driver=False)
+            except ConnectionError:
+                if address != "auto":
+                    raise ScanInputError(f"--workers: no Ray cluster at {address}") from None
+                # "auto" with no cluster started here (`ray start`): a local one.
+                self._ray.init(log_to_driver=False)
             self._owned = True
         cpus = float(self._ray.cluster_resources().get("CPU", 1.0))
         self.capacity = max(1, int(cpus // cpus_per_function))
