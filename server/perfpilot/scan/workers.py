@@ -9,12 +9,13 @@ cores and load. Ray is optional (the ``[scale]`` extra) and imported only here, 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from perfpilot.engine.engine import Engine
-from perfpilot.progress import JobContext
-from perfpilot.scan.function_job import FunctionJob, draft, run_job
+from perfpilot.progress import Cancelled, JobContext
+from perfpilot.scan.function_job import FunctionJob, draft, run_job, worker_info
 from perfpilot.scan.targets import ScanInputError
 from perfpilot.scan.values import FunctionResult
 
@@ -102,14 +103,21 @@ class RayWorkers:
         return asyncio.ensure_future(self._run(job, on_stage))
 
     async def _run(self, job: FunctionJob, on_stage: StageFn) -> FunctionResult:
-        async with self._drafting:
-            ctx = JobContext(cancelled=self._ctx.cancelled,
-                             on_report=lambda stage, message, _pct: on_stage(stage, message))
-            job = await draft(job, self._engine, ctx)
-        on_stage("measuring", "on a Ray worker")
-        result: FunctionResult = await asyncio.wrap_future(
-            self._remote.remote(job).future())
-        return result
+        start = time.monotonic()
+        try:
+            async with self._drafting:
+                ctx = JobContext(cancelled=self._ctx.cancelled,
+                                 on_report=lambda stage, msg, _pct: on_stage(stage, msg))
+                job = await draft(job, self._engine, ctx)
+            on_stage("measuring", "on a Ray worker")
+            result: FunctionResult = await asyncio.wrap_future(
+                self._remote.remote(job).future())
+            return result
+        except (Cancelled, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # a model that failed, a worker lost: this function's error
+            return FunctionResult(job.target, "error", f"{type(exc).__name__}: {exc}",
+                                  worker_info("ray"), round(time.monotonic() - start, 3))
 
     async def close(self) -> None:
         """Close the driver's engine; disconnect from Ray when this scan connected."""
