@@ -323,13 +323,16 @@ async def test_fail_on_regression_finds_the_slowed_function(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     git(tmp_path, "init", "-q")
-    base = TWO.replace("long s = 0;", "unsigned long s = 0;").replace(
+    # A header beside the file: the base version builds with the folder it lives in.
+    (tmp_path / "sum_type.h").write_text("using sum_t = unsigned long;\n")
+    base = ('#include "sum_type.h"\n' + TWO).replace("long s = 0;", "sum_t s = 0;").replace(
         "return s;\n}\n", "return static_cast<long>(s);\n}\n")
     (tmp_path / "two.cpp").write_text(base)
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "base")
-    (tmp_path / "two.cpp").write_text(SLOWED.replace("long s = 0;", "unsigned long s = 0;")
-                                      .replace("s += x;", "s += static_cast<unsigned long>(x);")
+    (tmp_path / "two.cpp").write_text(('#include "sum_type.h"\n' + SLOWED)
+                                      .replace("long s = 0;", "sum_t s = 0;")
+                                      .replace("s += x;", "s += static_cast<sum_t>(x);")
                                       .replace("return s;\n}\n",
                                                "return static_cast<long>(s);\n}\n"))
     FakePipeline(monkeypatch)  # the optimization is not what this test is about

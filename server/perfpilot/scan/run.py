@@ -221,9 +221,11 @@ async def regression_checks(options: ScanOptions, changed: list[tuple[FunctionSi
             base_file = Path(tmp) / path.name
             base_file.write_text(base, encoding="utf-8")
             try:
+                # Built as the file is now: its folder's headers, its compile flags.
                 verdict = await bench_files(base_file, site.qualified_name, path,
                                             options.settings.runner, ctx,
-                                            tuning=options.tuning)
+                                            tuning=options.tuning, built_as=path,
+                                            workspace=options.root)
             except LocateError as exc:
                 checks.append(RegressionCheck(target, None, f"not at the base revision: {exc}"))
                 continue
