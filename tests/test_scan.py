@@ -519,3 +519,37 @@ def test_a_figure_names_its_verdict_unless_faster(tmp_path: Path) -> None:
     noisy = replace(fast, status="not-improved", verdict={**fast.verdict, "verdict": "noisy"})
     assert figure(noisy) == "2.50× (95% CI 2.20–2.80), noisy"
     assert figure(replace(fast, status="no-candidate", verdict=None)) == "no-candidate"
+
+
+def test_workers_auto_starts_a_local_ray_when_no_cluster_runs_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from perfpilot.engine.engine import Engine
+    from perfpilot.scan.targets import ScanInputError
+    from perfpilot.scan.workers import make_workers
+
+    calls: list[object] = []
+
+    def init(address: object = None, **_kw: Any) -> None:
+        calls.append(address)
+        if address is not None:  # nothing listens: as Ray says when no cluster runs
+            raise ConnectionError("Could not find any running Ray instance")
+
+    fake = types.ModuleType("ray")
+    fake.is_initialized = lambda: False  # type: ignore[attr-defined]
+    fake.init = init  # type: ignore[attr-defined]
+    fake.cluster_resources = lambda: {"CPU": 4.0}  # type: ignore[attr-defined]
+    fake.remote = lambda **_kw: (lambda f: f)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    engine = Engine(SETTINGS, tmp_path)
+    workers = make_workers("auto", engine, JobContext(), cpus_per_function=2)
+    assert calls == ["auto", None]
+    assert workers.capacity == 2 and workers.description.startswith("Ray (auto), 2 function")
+    calls.clear()
+    with pytest.raises(ScanInputError, match=r"no Ray cluster at ray://10\.0\.0\.9:10001"):
+        make_workers("ray://10.0.0.9:10001", engine, JobContext())
+    assert calls == ["ray://10.0.0.9:10001"]  # an address given is never replaced
+    with pytest.raises(ScanInputError, match="not auto or ray://"):
+        make_workers("10.0.0.9", engine, JobContext())
