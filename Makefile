@@ -15,9 +15,10 @@ $(CORE): pyproject.toml
 	$(PY) -m pip install --quiet -e .
 	touch $(CORE)
 
-# Everything the tests exercise: the model extras (torch, transformers), serving, eval, training.
+# Everything the tests exercise: the model extras (torch, transformers), serving, eval, training,
+# and Ray for the scan's workers (scale: about 250 MB, next to torch's gigabytes).
 $(STAMP): $(CORE)
-	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval,train]'
+	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval,train,scale]'
 	touch $(STAMP)
 
 setup-core: $(CORE)

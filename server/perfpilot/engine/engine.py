@@ -184,8 +184,7 @@ class Engine:
         """Candidates for ``site`` following ``plan`` (cached; replayed answers are read
         afresh each time, their files may have changed). ``role``: see ``optimizer``."""
         role = role or self.settings.optimizer
-        key = content_key("opt", CANDIDATE_CHECKS, site.text, site.unit_text, plan.strategies,
-                          plan.raw_text, _role_key(role), flags)
+        key = self._candidates_key(site, plan, flags, role)
         cached = None if role.backend == "replay" else self._candidates.get(key)
         persist = self._disk is not None and role.backend in ("local", "remote")
         if cached is None and persist and self._disk is not None:
@@ -210,6 +209,20 @@ class Engine:
             if persist and self._disk is not None:
                 self._disk.put_candidates(key, result)
         return result
+
+    def _candidates_key(self, site: FunctionSite, plan: Plan, flags: tuple[str, ...],
+                        role: RoleSettings) -> str:
+        return content_key("opt", CANDIDATE_CHECKS, site.text, site.unit_text, plan.strategies,
+                           plan.raw_text, _role_key(role), flags)
+
+    def remember_drafts(self, site: FunctionSite, plan: Plan, result: OptimizeResult,
+                        flags: tuple[str, ...] = ()) -> None:
+        """Take a plan and candidates made by another engine with the same settings (a scan's
+        driver, for a worker that only measures): ``optimize`` then uses them instead of asking
+        the planner and the optimizer again."""
+        self._plans[self._plan_key(site)] = plan
+        self._candidates[self._candidates_key(site, plan, flags, self.settings.optimizer)] = \
+            result
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
