@@ -145,9 +145,13 @@ def register(server: PerfPilotServer) -> None:
             msg = "the document is out of sync with the editor; close and reopen it"
             ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning)
             return {"applied": False, "message": msg}
-        if site is None or rec is None:
-            msg = "nothing to revert here"
-            ls.tell(f"PerfPilot: {msg}")
+        refusal = ls.session.revert_refusal(uri, site.qualified_name, site.text) if site \
+            else None
+        if refusal is not None or site is None or rec is None:
+            # Told once, by the server (the client shows no message of its own for Revert).
+            msg = refusal or "nothing to revert here"
+            ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning if refusal
+                    else lsp.MessageType.Info)
             return {"applied": False, "message": msg}
         try:
             edit = function_edit(doc, site, rec.original_text, f"Revert {site.name}",
@@ -155,6 +159,7 @@ def register(server: PerfPilotServer) -> None:
                                  drop_includes=rec.added_includes,
                                  drop_before=rec.added_before)
         except StaleSiteError as exc:
+            ls.tell(f"PerfPilot could not revert {site.name}: {exc}", lsp.MessageType.Warning)
             return {"applied": False, "message": str(exc)}
         result = await ls.workspace_apply_edit_async(
             lsp.ApplyWorkspaceEditParams(edit=edit, label=f"Revert {site.name}"))
@@ -163,7 +168,9 @@ def register(server: PerfPilotServer) -> None:
             publish_diagnostics(ls, uri)
             ls.refresh()
             return {"applied": True, "message": f"{site.name} restored"}
-        return {"applied": False, "message": result.failure_reason or "edit refused"}
+        msg = result.failure_reason or "edit refused"
+        ls.tell(f"PerfPilot could not revert {site.name}: {msg}", lsp.MessageType.Warning)
+        return {"applied": False, "message": msg}
 
     @server.command(CMD_REPORT)
     async def show_report(ls: PerfPilotServer, *args: Any) -> dict[str, Any]:

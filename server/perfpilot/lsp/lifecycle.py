@@ -70,6 +70,13 @@ def register(server: PerfPilotServer) -> None:
                              params.role)
         ls.log_info(f"secret {name} {'set' if params.value else 'cleared'}")  # never the value
 
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: PerfPilotServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        # Rewrites applied before a restart (or before the document was closed) come back.
+        uri = params.text_document.uri
+        if ls.session.restore(uri, ls.outline(ls.document(uri))):
+            ls.refresh()
+
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PerfPilotServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.session.forget(params.text_document.uri)
