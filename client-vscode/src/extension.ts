@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import {
   clientCommandId,
   positionArgument,
+  POSITION_COMMANDS,
   PositionCommand,
   reportTitle,
   resultMessage,
@@ -225,7 +226,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   const register = (name: string, fn: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(clientCommandId(name), fn));
   };
-  for (const name of ['makeFaster', 'explain', 'rerun', 'revert', 'showReport', 'draftBenchSpec'] as const) {
+  for (const name of POSITION_COMMANDS) {
     register(name, positionCommand(name));
   }
   register('cancel', cancel);

@@ -453,8 +453,8 @@ def _first_of_family(cands: tuple[Candidate, ...], index: int) -> bool:
 
 
 def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
-    """``outcome`` with the races that chose its variants, the chosen variant and the runner-up
-    named in its message."""
+    """``outcome`` with the races that chose its variants, the variants tried and the one
+    picked named in its message."""
     if not races:
         return outcome
     chosen = outcome.chosen
@@ -462,8 +462,10 @@ def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
     phrases = [race_phrase(r, label if chosen is not None and chosen.candidate.family == r.family
                            else None) for r in races]
     message = outcome.message.rstrip()
-    message += ("" if not message or message.endswith(".") else ".") + " Variants raced: "
-    return replace(outcome, races=races, message=(message + "; ".join(phrases)).strip())
+    message += "" if not message or message.endswith(".") else "."
+    said = "; ".join(phrases)
+    return replace(outcome, races=races,
+                   message=f"{message} {said[:1].upper()}{said[1:]}.".strip())
 
 
 async def _check_analysable(site: FunctionSite) -> None:

@@ -160,6 +160,7 @@ class JobRunner:
             return
         doc = await self.ls.document_async(job.uri)
         if doc.version != job.site.version or not self.ls.in_sync(job.uri):
+            self.session.declined(job.uri, job.function, "the function changed while it ran")
             self.ls.tell(f"PerfPilot: {name} changed while the job ran (version "
                       f"{job.site.version} → {doc.version}); the rewrite was not applied. "
                       "Run Make this faster again.", lsp.MessageType.Warning)
@@ -170,15 +171,21 @@ class JobRunner:
             measured = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
             if weak and chosen.verdict is not None:
                 measured = chosen.verdict.message
-            choice = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
-                lsp.MessageType.Warning if weak else lsp.MessageType.Info,
-                f"PerfPilot: apply the rewrite of {name}? ({measured})",
-                [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
-            if choice is None or choice.title != "Apply":
+            # Waiting for the user's word: the lens shows that, not a result.
+            self.session.set_stage(job, "awaiting confirmation", "apply or discard the rewrite")
+            self._notify_job(job)
+            self.ls.refresh()
+            try:
+                choice = await self._ask(name, measured, weak)
+            finally:
+                self.session.set_stage(job, "done", outcome.message)
+            if choice != "Apply":
+                self.session.declined(job.uri, job.function, "you discarded it")
                 self.ls.tell(f"PerfPilot: rewrite of {name} discarded")
                 return
             doc = await self.ls.document_async(job.uri)
             if doc.version != job.site.version or not self.ls.in_sync(job.uri):
+                self.session.declined(job.uri, job.function, "the function changed meanwhile")
                 self.ls.tell(f"PerfPilot: {name} changed meanwhile; not applied",
                           lsp.MessageType.Warning)
                 return
@@ -192,6 +199,7 @@ class JobRunner:
                                  version=doc.version, confirm=confirm,
                                  includes=chosen.candidate.includes)
         except StaleSiteError as exc:
+            self.session.declined(job.uri, job.function, str(exc))
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {exc}",
                       lsp.MessageType.Warning)
             return
@@ -214,9 +222,19 @@ class JobRunner:
             phrase = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
             self.ls.tell(f"PerfPilot: {name} rewritten — {phrase}")
         else:
-            reason = result.failure_reason or "the editor refused the edit"
+            reason = result.failure_reason or ("discarded in the preview" if confirm
+                                               else "the editor refused the edit")
+            self.session.declined(job.uri, job.function, reason)
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {reason}",
                       lsp.MessageType.Warning)
+
+    async def _ask(self, name: str, measured: str, weak: bool) -> str:
+        """Ask whether to apply the rewrite; the title of the answer ("" when dismissed)."""
+        choice = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
+            lsp.MessageType.Warning if weak else lsp.MessageType.Info,
+            f"PerfPilot: apply the rewrite of {name}? Measured: {measured}.",
+            [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
+        return choice.title if choice is not None else ""
 
 
 def register(server: PerfPilotServer) -> None:

@@ -182,6 +182,13 @@ class PerfPilotServer(LanguageServer):
         w = self._caps().window
         return bool(w and w.show_document and w.show_document.support)
 
+    def hover_is_plain(self) -> bool:
+        """Whether the client asked for hovers without markdown (its hover
+        ``contentFormat`` lists plaintext only)."""
+        td = self._caps().text_document
+        formats = td.hover.content_format if td and td.hover else None
+        return formats is not None and lsp.MarkupKind.Markdown not in formats
+
     def supports_disabled_actions(self) -> bool:
         td = self._caps().text_document
         ca = td.code_action if td else None
