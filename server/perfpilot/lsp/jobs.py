@@ -18,6 +18,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import draft_spec_hint, needs_spec_verdict, speedup_phrase
 from perfpilot.engine.session import Job, path_of_uri
+from perfpilot.engine.spec_drafts import spec_unfinished
 from perfpilot.lsp.convert import StaleSiteError, function_edit
 from perfpilot.lsp.protocol import NOTIFY_JOB, JobStatus
 from perfpilot.lsp.views import publish_diagnostics
@@ -47,8 +48,14 @@ class JobRunner:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def inputs_changed(self, path: Path) -> None:
-        """A spec, input or compile database changed: results that used it are re-measured."""
+        """A spec, input or compile database changed: results that used it are re-measured.
+        An unfinished spec (empty, or a draft with TODO markers) is not measured until it is
+        saved complete."""
         ls = self.ls
+        if spec_unfinished(path):
+            ls.log_info(f"{path.name} changed but is not complete (empty or with TODO "
+                        "markers): measuring once it is saved without them")
+            return
         for uri, name, rec in self.session.mark_stale_by_inputs(path):
             if uri not in ls.workspace.text_documents:
                 continue
