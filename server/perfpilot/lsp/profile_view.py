@@ -26,6 +26,7 @@ from perfpilot.engine.confirm_rewrite import (
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.hotspots import (
     HotSpot,
+    headline,
     hot_spots,
     hover_text,
     lens_text,
@@ -84,7 +85,8 @@ def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
     Confirm in program (or the program's figure) on rewrites; each paired with whether it is
     a figure (True) or an action (False), so the lens line can put the actions first.
     ``header`` maps (doc, site) to the range of the function's first line."""
-    lenses: list[tuple[bool, lsp.CodeLens]] = []
+    # The program's figure before the share: it is the newer and more telling one.
+    lenses = _confirm_lenses(ls, doc, header)
     for spot, site in _spots(ls, doc):
         rng = header(doc, site)
         arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character,
@@ -95,7 +97,6 @@ def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
             # A function with a result has Re-run among its actions already.
             lenses.append((False, lsp.CodeLens(rng, lsp.Command(
                 "Make this faster", CMD_FASTER, arguments=[arg]))))
-    lenses.extend(_confirm_lenses(ls, doc, header))
     return lenses
 
 
@@ -219,9 +220,13 @@ def register_profile_commands(server: PerfPilotServer) -> None:
             end(last)
         ls.profiles.replace(result, _folder(ls, create=True))
         top = result.hottest(1)
-        if top:
-            ls.tell(f"PerfPilot: profile taken; hottest function {top[0].name} "
-                    f"({top[0].self_share:.0%} of run time)")
+        lead = headline(result)
+        if lead is not None:
+            ls.tell(f"PerfPilot: profile taken; your hottest function is {lead}")
+        elif top:
+            ls.tell(f"PerfPilot: profile taken; none of the sampled functions is in your "
+                    f"sources; the hottest is {top[0].name} ({top[0].self_share:.0%} of run "
+                    "time)")
         else:
             ls.tell("PerfPilot: profile taken, but no sampled function has debug "
                     "information: build with -g", lsp.MessageType.Warning)
