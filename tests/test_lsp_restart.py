@@ -32,9 +32,10 @@ long ends(std::vector<long> v) {
 
 
 @contextlib.asynccontextmanager
-async def served(root: Path, plain_hover: bool = False) -> AsyncIterator[LanguageClient]:
+async def served(root: Path, plain_hover: bool = False, shows_results: bool = False
+                 ) -> AsyncIterator[LanguageClient]:
     """One run of the real server over stdio on the workspace ``root`` (``plain_hover``: a
-    client whose hovers show plain text only)."""
+    client whose hovers show plain text only; ``shows_results``: one that shows results)."""
     client = await ClientServerConfig(server_command=SERVER_COMMAND).start()
     client.recorder = Recorder(client)  # type: ignore[attr-defined]
     caps = vscode_capabilities()
@@ -45,7 +46,8 @@ async def served(root: Path, plain_hover: bool = False) -> AsyncIterator[Languag
     try:
         await client.initialize_session(lsp.InitializeParams(
             capabilities=caps, root_uri=root.as_uri(),
-            initialization_options={"settings": {"runner": {"callgrind": False}}}))
+            initialization_options={"settings": {"runner": {"callgrind": False}},
+                                    "showsResults": shows_results}))
         yield client
         await client.shutdown_session()
     finally:
@@ -67,10 +69,15 @@ async def _revert(client: LanguageClient, uri: str) -> dict[str, object]:
 
 async def test_an_applied_rewrite_survives_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "ends.cpp"
-    async with served(tmp_path) as first:
+    async with served(tmp_path, shows_results=True) as first:
         r: Recorder = first.recorder  # type: ignore[attr-defined]
         await finished_job(first, r, path, SOURCE, 3, 4)
         assert len(r.edits) == 1, ([m.message for m in first.messages], r.jobs)
+        # A client that shows results gets the result as perfpilot/result, not as a message
+        # (so that a later result can replace it).
+        assert [x["message"].startswith("PerfPilot: ends rewritten — ") for x in r.results] \
+            == [True], r.results
+        assert not any("rewritten" in m.message for m in first.messages)
         change = r.edits[0].edit.document_changes[0]  # type: ignore[index]
         rewritten = apply_text_edit(SOURCE, change.edits[0])  # type: ignore[union-attr,arg-type]
     assert (tmp_path / ".perfpilot" / "applied").is_dir()
@@ -112,5 +119,10 @@ async def test_an_applied_rewrite_survives_a_restart(tmp_path: Path) -> None:
         assert answer["applied"] is True, answer
         back = r.edits[-1].edit.document_changes[0]  # type: ignore[index]
         assert apply_text_edit(rewritten, back.edits[0]) == SOURCE  # type: ignore[union-attr,arg-type]
+        # An open report, asked again after Revert, says what happened and what was measured.
+        report = await second.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            "perfpilot.showReport", [{"uri": uri, "line": 2, "character": 0}]))
+        assert "**Reverted**; last measured: " in report["markdown"], report
+        assert "× faster" in report["markdown"]
     # Reverted: nothing is kept for a third run.
     assert not list((tmp_path / ".perfpilot" / "applied").glob("*.json"))

@@ -132,10 +132,11 @@ def one_thread_phrase(v: Verdict) -> str:
     return f"{ratio(s)} on 1 thread" + (" (slower)" if s < 1.0 else "")
 
 
-def speedup_phrase(v: Verdict) -> str:
+def speedup_phrase(v: Verdict, *, brief: bool = False) -> str:
     """``2.31× faster (95% CI 2.20–2.43, serial)``; a parallel result says what it needs and
     what it gives on one thread: ``1.99× faster on 2 threads with -fopenmp (95% CI 1.90–2.05);
-    1.00× on 1 thread (no gain)``; else the verdict word with its reason."""
+    1.00× on 1 thread (no gain)``; else the verdict word with its reason. ``brief`` leaves
+    out ", serial" (a lens line, where width counts)."""
     if v.verdict == "rejected":
         # The short reason: the first refused construct, or that no sandbox is available.
         return f"rejected — {v.validation_detail}" if v.validation_detail else "rejected"
@@ -155,7 +156,9 @@ def speedup_phrase(v: Verdict) -> str:
     word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change",
             "weakly-verified": "faster, weakly verified"}.get(v.verdict, v.verdict)
     if v.threads <= 1:
-        return f"{ratio(v.speedup)} {word} (95% CI {interval(v.ci95)}, serial)"
+        # ``brief`` (a lens): the hover and the report say it ran on one thread.
+        return f"{ratio(v.speedup)} {word} (95% CI {interval(v.ci95)}" + (
+            ")" if brief else ", serial)")
     needs = "-fopenmp" if "-fopenmp" in v.flags else "OpenMP"
     serial = one_thread_phrase(v)
     phrase = (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
@@ -267,7 +270,7 @@ def lens_title(outcome: Outcome, declined: str = "") -> str:
     if trial is not None and declined:
         return f"PerfPilot: not applied — {declined}"
     if trial is not None and trial.verdict is not None:
-        return f"⚡ {speedup_phrase(trial.verdict)}"
+        return f"⚡ {speedup_phrase(trial.verdict, brief=True)}"
     if outcome.status == "unmeasured":
         return "PerfPilot: rewritten, not measured"
     if outcome.status == "no-candidate":
@@ -384,3 +387,14 @@ def report_markdown(outcome: Outcome) -> str:
                                        r.answer[-4000:].replace("```", "ʼʼʼ").splitlines()),
                     "  ```", ""]
     return "\n".join(out) + "\n"
+
+
+def reverted_report(outcome: Outcome) -> str:
+    """The report of a reverted rewrite: that it was reverted and its last measurement first,
+    then the report as it was."""
+    chosen = outcome.chosen
+    last = speedup_phrase(chosen.verdict) if chosen is not None and chosen.verdict else ""
+    head = f"**Reverted**; last measured: {escape_md(last)}." if last else "**Reverted.**"
+    full = report_markdown(outcome)
+    title, _, rest = full.partition("\n\n")
+    return f"{title}\n\n{head}\n\n{rest}"

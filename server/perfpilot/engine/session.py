@@ -114,6 +114,8 @@ class Session:
         self.on_done: JobListener | None = None
         # Functions whose kept rewrite (``.perfpilot/applied/``) no longer matches their text.
         self.changed: dict[str, set[str]] = {}
+        # The outcome of each function's reverted rewrite: the report still shows it.
+        self.reverted_outcomes: dict[str, dict[str, Outcome]] = {}
 
     def _applied_store(self) -> AppliedStore | None:
         root = self.engine.workspace
@@ -391,11 +393,19 @@ class Session:
         if rec is not None and not rec.applied:
             rec.declined = reason
 
+    def reverted_outcome(self, uri: str, function: str) -> Outcome | None:
+        """The outcome of the function's last reverted rewrite (None once it has a record
+        again, or was never reverted)."""
+        if self.record(uri, function) is not None:
+            return None
+        return self.reverted_outcomes.get(uri, {}).get(function)
+
     def reverted(self, uri: str, function: str) -> None:
         """The editor restored the original text: the function's result is dropped."""
         rec = self.records.get(uri, {}).pop(function, None)
         if rec is not None:
             rec.applied = False
+            self.reverted_outcomes.setdefault(uri, {})[function] = rec.outcome
         store, path = self._applied_store(), path_of_uri(uri)
         if store is not None and path is not None:
             store.remove(path, function)
@@ -425,3 +435,4 @@ class Session:
             self.cancel(job.id)
         self.records.pop(uri, None)
         self.changed.pop(uri, None)
+        self.reverted_outcomes.pop(uri, None)

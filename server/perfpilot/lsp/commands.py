@@ -15,7 +15,7 @@ from perfpilot import __version__
 from perfpilot.code.locate import LocateError
 from perfpilot.code.parse import language_for
 from perfpilot.engine.disk_cache import private_folder
-from perfpilot.engine.present import report_markdown
+from perfpilot.engine.present import report_markdown, reverted_report
 from perfpilot.lsp.build_flags import flag_actions
 from perfpilot.lsp.convert import StaleSiteError, function_edit
 from perfpilot.lsp.language_server import PerfPilotServer
@@ -177,10 +177,16 @@ def register(server: PerfPilotServer) -> None:
         a = argument(ls, CMD_REPORT, args, PositionArgument)
         doc = await ls.document_async(a.uri)
         site = ls.site_at(doc, lsp.Position(a.line, a.character))
-        rec = ls.session.record(a.uri, site.qualified_name) if site else None
-        if site is None or rec is None:
+        if site is None:
             return {"markdown": "No PerfPilot result for this function yet."}
-        markdown = report_markdown(rec.outcome)
+        rec = ls.session.record(a.uri, site.qualified_name)
+        gone = ls.session.reverted_outcome(a.uri, site.qualified_name)
+        if rec is not None:
+            markdown = report_markdown(rec.outcome)
+        elif gone is not None:
+            markdown = reverted_report(gone)  # an open report says what happened
+        else:
+            return {"markdown": "No PerfPilot result for this function yet."}
         result: dict[str, Any] = {"markdown": markdown}
         if a.open and ls.workspace_root is not None and ls.supports_show_document():
             # Clients without a report view of their own get a file they can read.

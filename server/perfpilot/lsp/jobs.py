@@ -20,7 +20,7 @@ from perfpilot.engine.present import draft_spec_hint, needs_spec_verdict, speedu
 from perfpilot.engine.session import Job, path_of_uri
 from perfpilot.engine.spec_drafts import spec_unfinished
 from perfpilot.lsp.convert import StaleSiteError, function_edit
-from perfpilot.lsp.protocol import NOTIFY_JOB, JobStatus
+from perfpilot.lsp.protocol import NOTIFY_JOB, NOTIFY_RESULT, JobStatus, ResultMessage
 from perfpilot.lsp.views import publish_diagnostics
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class JobRunner:
             await self._deliver(job, job.outcome)
         elif job.outcome is not None and job.kind == "rerun":
             said = job.outcome.message or job.outcome.status
-            self.ls.tell(f"PerfPilot: {job.site.name}: {said}")
+            self._result(job, f"PerfPilot: {job.site.name}: {said}")
         publish_diagnostics(self.ls, job.uri)
         self.ls.refresh()
 
@@ -161,9 +161,9 @@ class JobRunner:
         if chosen is None:
             if needs_spec_verdict(outcome) is not None:
                 # Already says "PerfPilot cannot build inputs ...": what to do next follows.
-                self.ls.tell(f"{outcome.message} {draft_spec_hint(name)}")
+                self._result(job, f"{outcome.message} {draft_spec_hint(name)}")
             else:
-                self.ls.tell(f"PerfPilot: {outcome.message}")
+                self._result(job, f"PerfPilot: {outcome.message}")
             return
         doc = await self.ls.document_async(job.uri)
         if doc.version != job.site.version or not self.ls.in_sync(job.uri):
@@ -188,7 +188,7 @@ class JobRunner:
                 self.session.set_stage(job, "done", outcome.message)
             if choice != "Apply":
                 self.session.declined(job.uri, job.function, "you discarded it")
-                self.ls.tell(f"PerfPilot: rewrite of {name} discarded")
+                self._result(job, f"PerfPilot: rewrite of {name} discarded")
                 return
             doc = await self.ls.document_async(job.uri)
             if doc.version != job.site.version or not self.ls.in_sync(job.uri):
@@ -227,13 +227,22 @@ class JobRunner:
                                                         chosen.candidate.code,
                                                         chosen.candidate.includes):
             phrase = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
-            self.ls.tell(f"PerfPilot: {name} rewritten — {phrase}")
+            self._result(job, f"PerfPilot: {name} rewritten — {phrase}")
         else:
             reason = result.failure_reason or ("discarded in the preview" if confirm
                                                else "the editor refused the edit")
             self.session.declined(job.uri, job.function, reason)
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {reason}",
                       lsp.MessageType.Warning)
+
+    def _result(self, job: Job, text: str) -> None:
+        """Tell a job's result: as ``perfpilot/result`` to a client that shows results itself
+        (a new one replaces the previous one there), else as a message."""
+        if self.ls.client_shows_results:
+            self.ls.protocol.notify(NOTIFY_RESULT, ResultMessage(
+                job_id=job.id, uri=job.uri, function=job.function, message=text))
+        else:
+            self.ls.tell(text)
 
     async def _ask(self, name: str, measured: str, weak: bool) -> str:
         """Ask whether to apply the rewrite; the title of the answer ("" when dismissed)."""

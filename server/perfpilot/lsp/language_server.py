@@ -74,6 +74,9 @@ class PerfPilotServer(LanguageServer):
         # The client shows perfpilot/jobStatus itself (showsJobStatus initialization option):
         # no work-done progress then, so a job has one status item, not two.
         self.client_shows_jobs = False
+        # The client shows perfpilot/result itself (showsResults): a job's result then goes
+        # there instead of window/showMessage, so a new result can replace the previous one.
+        self.client_shows_results = False
         self._told_ignored = ""
         self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()

@@ -273,6 +273,20 @@ suite('PerfPilot in VS Code', () => {
     }
   });
 
+  test('Re-run: its result replaces the previous result notification', async () => {
+    const before = api.results.shown.length;
+    assert.ok(before >= 1 && api.results.shown.some((t) => /rewritten — .*×/.test(t)), JSON.stringify(api.results.shown));
+    const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
+    const started = jobEvents.length;
+    const result = (await vscode.commands.executeCommand('perfpilot.client.rerun', doc.uri, pos)) as { jobId?: string } | undefined;
+    assert.ok(result?.jobId, JSON.stringify(result));
+    await waitFor('the re-run to end', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 120_000);
+    await waitFor('its result', () => (api.results.shown.length > before ? true : undefined), 10_000);
+    assert.match(api.results.shown[api.results.shown.length - 1], /×/);
+    await sleep(300);
+    assert.strictEqual(api.results.open, 1, 'one result notification is open: the new one');
+  });
+
   test('Revert restores the original function', async () => {
     const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
     editor = await vscode.window.showTextDocument(doc);
