@@ -151,6 +151,11 @@ async def test_a_variant_with_a_higher_short_round_figure_is_never_named_next_be
     phrase = race_phrase(done, "schedule(guided)")
     assert phrase.startswith("tried 3 variants of the loop; picked schedule(guided) (1.60×)")
     assert "next best" not in phrase and "runner-up" not in phrase
+    # A race whose family was not chosen never says "picked".
+    other = race_phrase(done, None, other_chosen=True)
+    assert other == ("tried 3 variants of another rewrite; its best, schedule(dynamic, 16) "
+                     "(2.20×), was not chosen")
+    assert race_phrase(done, None).startswith("tried 3 variants of the loop; its best, ")
 
 
 def test_an_empty_race_has_no_runner_up() -> None:

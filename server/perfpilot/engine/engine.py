@@ -460,12 +460,11 @@ def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
     chosen = outcome.chosen
     label = chosen.candidate.variant if chosen is not None else None
     phrases = [race_phrase(r, label if chosen is not None and chosen.candidate.family == r.family
-                           else None) for r in races]
+                           else None, other_chosen=chosen is not None) for r in races]
     message = outcome.message.rstrip()
     message += "" if not message or message.endswith(".") else "."
-    said = "; ".join(phrases)
-    return replace(outcome, races=races,
-                   message=f"{message} {said[:1].upper()}{said[1:]}.".strip())
+    said = " ".join(f"{p[:1].upper()}{p[1:]}." for p in phrases)
+    return replace(outcome, races=races, message=f"{message} {said}".strip())
 
 
 async def _check_analysable(site: FunctionSite) -> None:

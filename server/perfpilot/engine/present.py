@@ -239,7 +239,7 @@ def races_markdown(outcome: Outcome) -> list[str]:
     for r in outcome.races:
         label = (chosen.candidate.variant if chosen is not None
                  and chosen.candidate.family == r.family else None)
-        said = race_phrase(r, label)
+        said = race_phrase(r, label, other_chosen=chosen is not None)
         out.append(f"**Variants:** {escape_md(said[:1].upper() + said[1:])}")
     return out
 

@@ -228,12 +228,21 @@ def next_best(race_: Race, chosen: Entrant | None) -> Entrant | None:
     return other if other.last.speedup < mine.speedup else None
 
 
-def race_phrase(race_: Race, chosen_label: str | None) -> str:
+def race_phrase(race_: Race, chosen_label: str | None, other_chosen: bool = False) -> str:
     """``tried 3 variants of the loop; picked schedule(dynamic, 16) (1.90×); next best
-    schedule(static) (1.60×)`` (the pairs each variant took are in the report's table)."""
+    schedule(static) (1.60×)`` (the pairs each variant took are in the report's table). With
+    no ``chosen_label`` the race's best is named as not chosen (``other_chosen``: because a
+    candidate outside the race was)."""
     best = next((e for e in race_.entrants if e.label == chosen_label), None)
     if best is None:
         best = next(iter(race_.finalists), None)
+    if chosen_label is None:
+        # Nothing of this race was chosen (another candidate was, or none): its best is
+        # named, never as the pick.
+        what = "another rewrite" if other_chosen else "the loop"
+        said = f"tried {len(race_.entrants)} variants of {what}"
+        return said + (f"; its best, {best.label} ({_figure_text(best.last)}), was not "
+                       "chosen" if best is not None else "")
     parts = [f"tried {len(race_.entrants)} variants of the loop"]
     if best is not None:
         parts.append(f"picked {best.label} ({_figure_text(best.last)})")
