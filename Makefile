@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # The core (builtin backends, runner, server): no torch, enough for the demo.
 $(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(PY) -m pip install --quiet -e .
 	touch $(CORE)
 
@@ -98,7 +98,8 @@ train-gpu:
 	    -m perfpilot train recipe --base $(BASE) --out $(TRAIN_GPU_OUT) --vllm \
 	    --optimizer local --optimizer-model $(OPTIMIZER_MODEL) --optimizer-device cuda $(RECIPE_FLAGS)
 
-vsix: setup
+# The .vsix carries the server wheel only: the core install (no torch) builds it.
+vsix: setup-core
 	$(MAKE) -C client-vscode vsix PYTHON_FOR_WHEEL=$(abspath $(PY))
 
 clean:

@@ -182,7 +182,7 @@ async def confirm_in_program(root: Path, source: Path, original: str, rewritten:
             ctx.report("timing", f"pair {i + 1} of {pairs}", int(100 * (i + 1) / pairs))
     m = summarize(samples, threads=1, tuning=tuning)
     verdict = classify(m, tuning.no_change_band)
-    message = (f"whole program: {m.speedup:.2f}x (95% CI {m.ci95_low:.2f}-{m.ci95_high:.2f}, "
-               f"{m.pairs} paired runs, {m.median_a_s:.3f} s -> {m.median_b_s:.3f} s)")
+    message = (f"whole program: {m.speedup:.2f}× (95% CI {m.ci95_low:.2f}–{m.ci95_high:.2f}, "
+               f"{m.pairs} paired runs, {m.median_a_s:.3f} s → {m.median_b_s:.3f} s)")
     return ProgramVerdict(verdict, message, m.speedup, (m.ci95_low, m.ci95_high), m.pairs,
                           m.median_a_s, m.median_b_s, m.basis)

@@ -466,17 +466,18 @@ def _first_of_family(cands: tuple[Candidate, ...], index: int) -> bool:
 
 
 def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
-    """``outcome`` with the races that chose its variants, the chosen variant and the runner-up
-    named in its message."""
+    """``outcome`` with the races that chose its variants, the variants tried and the one
+    picked named in its message."""
     if not races:
         return outcome
     chosen = outcome.chosen
     label = chosen.candidate.variant if chosen is not None else None
     phrases = [race_phrase(r, label if chosen is not None and chosen.candidate.family == r.family
-                           else None) for r in races]
+                           else None, other_chosen=chosen is not None) for r in races]
     message = outcome.message.rstrip()
-    message += ("" if not message or message.endswith(".") else ".") + " Variants raced: "
-    return replace(outcome, races=races, message=(message + "; ".join(phrases)).strip())
+    message += "" if not message or message.endswith(".") else "."
+    said = " ".join(f"{p[:1].upper()}{p[1:]}." for p in phrases)
+    return replace(outcome, races=races, message=f"{message} {said}".strip())
 
 
 async def _check_analysable(site: FunctionSite) -> None:

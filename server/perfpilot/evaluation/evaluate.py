@@ -411,11 +411,11 @@ def _has_noisy(result: TaskResult) -> bool:
 def _describe(result: TaskResult) -> str:
     text = f"{result.task}: {result.verdict}"
     if result.raw_speedup is not None:
-        text += f" {result.raw_speedup:.2f}x"
+        text += f" {result.raw_speedup:.2f}×"
     ref = result.reference
     if ref is not None:
         text += f" (reference {ref.verdict}"
-        text += f" {ref.speedup:.2f}x)" if ref.speedup is not None else ")"
+        text += f" {ref.speedup:.2f}×)" if ref.speedup is not None else ")"
     if result.error:
         text += f" — {result.error}"
     return text
