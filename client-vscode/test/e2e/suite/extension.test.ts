@@ -282,7 +282,10 @@ suite('PerfPilot in VS Code', () => {
     assert.ok(result?.jobId, JSON.stringify(result));
     await waitFor('the re-run to end', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 120_000);
     await waitFor('its result', () => (api.results.shown.length > before ? true : undefined), 10_000);
-    assert.match(api.results.shown[api.results.shown.length - 1], /×/);
+    // A re-run on a loaded machine may honestly measure noise; either way the new
+    // notification is about this function and carries a verdict.
+    const latest = api.results.shown[api.results.shown.length - 1];
+    assert.ok(latest.includes(FUNCTION) && /×|nothing applied/.test(latest), latest);
     await sleep(300);
     assert.strictEqual(api.results.open, 1, 'one result notification is open: the new one');
   });
