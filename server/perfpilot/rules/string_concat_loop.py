@@ -36,6 +36,7 @@ from perfpilot.rules.detect.common import (
     rng,
 )
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import replace_statement
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, inside_loop
 
@@ -113,16 +114,17 @@ def string_append_rule(inp: RuleInput) -> RuleOutput:
             continue
         appended = [node_text(p) for p in parts[1:]]
         stmt = node.parent
-        if stmt is not None and stmt.type == "expression_statement" and \
-                stmt.parent is not None and stmt.parent.type == "compound_statement":
-            # One statement per piece, on the line the assignment had.
-            edit = Edit(stmt.start_byte, stmt.end_byte,
-                        " ".join(f"{s} += {a};" for a in appended), RULE_ID)
-        else:
-            text = f"{s} += {appended[0]}"
-            for more in appended[1:]:
-                text = f"({text}) += {more}"
-            edit = Edit(node.start_byte, node.end_byte, text, RULE_ID)
+        edit: Edit | None = None
+        if len(appended) == 1:
+            edit = Edit(node.start_byte, node.end_byte, f"{s} += {appended[0]}", RULE_ID)
+        elif stmt is not None and stmt.type == "expression_statement":
+            # One statement per piece, each on its own line (in a new block when the
+            # assignment was an unbraced loop or branch body).
+            edit = replace_statement(inp, stmt, [f"{s} += {a};" for a in appended], RULE_ID)
+        if edit is None:
+            notes.append(f"{RULE_ID}: line {line} stays: the assignment's value is used, so it "
+                         "cannot become one append per piece")
+            continue
         changes.append(Change(
             RULE_ID, (edit,),
             f"'{s} = {s} + ...' on line {line} copies all of '{s}' into a new string on every "
