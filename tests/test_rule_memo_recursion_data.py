@@ -6,10 +6,9 @@ self-call and calls to other functions are left alone."""
 
 from __future__ import annotations
 
-import re
-
 import itertools
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 

@@ -138,7 +138,7 @@ def indent_unit(text: str) -> str:
             steps[lead[len(previous):]] += 1
         previous = lead
     for step, _count in steps.most_common():
-        if step == "\t" or step.strip(" ") == "" and 2 <= len(step) <= 8:
+        if step == "\t" or (step.strip(" ") == "" and 2 <= len(step) <= 8):
             return step
     return "    "
 
@@ -296,5 +296,28 @@ def hoist_above(inp: RuleInput, node: Node, lines: str | Sequence[str], rule: st
     entries = [lines] if isinstance(lines, str) else list(lines)
     data = inp.data
     indent = indent_at(data, node.start_byte) if starts_line(data, node) else ""
-    text = _indented(entries, indent, newline_of(inp.text))
+    nl = newline_of(inp.text)
+    text = _indented(entries, indent, nl)
+    anchor = pragma_anchor(node)
+    if anchor is not node and starts_line(data, node):
+        # above the pragmas that bind to the loop, at the loop's indentation
+        start = line_start(data, anchor.start_byte)
+        return Edit(start, start, f"{indent}{text}{nl}", rule, order)
     return insertion_before(inp, node, text, rule, order)
+
+
+def pragma_anchor(node: Node) -> Node:
+    """The first of the ``#pragma`` lines right above ``node`` (they bind to it, so text goes
+    above them), else ``node`` itself."""
+    first = node
+    prev = node.prev_sibling
+    while prev is not None and prev.type.startswith("preproc"):
+        first = prev
+        prev = prev.prev_sibling
+    return first
+
+
+def hoist_slot_ok(node: Node) -> bool:
+    """Whether lines may go above ``node`` (with the pragmas that bind to it): it sits directly
+    in a list of statements."""
+    return in_statement_list(node)

@@ -33,7 +33,6 @@ from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
     RuleOutput,
-    insertion_before,
     loop_node,
     statement_slot_ok,
 )

@@ -38,7 +38,18 @@ def _trips(lower: str, upper: str, op: str, step: int) -> str:
         return ""
     hi, lo = (upper, lower) if step == 1 else (lower, upper)
     inclusive = " + 1" if op in ("<=", ">=") else ""
-    return f"(long long)({hi}) - (long long)({lo}){inclusive}"
+    if lo.strip() == "0" and not inclusive:
+        return _operand(hi)
+    # in long long: the difference of two ints may not fit in one
+    return f"(long long){_operand(hi)}" + \
+        ("" if lo.strip() == "0" else f" - {_operand(lo)}") + inclusive
+
+
+def _operand(expr: str) -> str:
+    """``expr`` as the operand of a cast or of ``-``: bare when a name, number or call."""
+    e = expr.strip()
+    plain = re.fullmatch(r"[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*(?:\(\))?|\d+", e)
+    return e if plain else f"({e})"
 
 
 def _size(node: Node | None) -> int:
