@@ -230,6 +230,15 @@ def declare_before(inp: RuleInput, stmt: Node, declarations: Sequence[str],
     return (edit,) if edit is not None else None
 
 
+def relative_text(inp: RuleInput, node: Node) -> str:
+    """The text of ``node`` with its later lines indented relative to the line it starts on
+    (ready to go through ``replace_statement`` or ``hoist_above`` at another depth)."""
+    indent = indent_at(inp.data, node.start_byte)
+    parts = node_text(node).split("\n")
+    return "\n".join([parts[0]] + [p[len(indent):] if p.startswith(indent) else p.lstrip()
+                                   for p in parts[1:]])
+
+
 def guarded(condition: str, statements: Sequence[str], unit: str = "    ") -> str:
     """``statements`` run only when ``condition`` holds, as one ``if`` statement (braced when
     there are several), its body indented by ``unit``."""

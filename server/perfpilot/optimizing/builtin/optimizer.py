@@ -23,13 +23,23 @@ from perfpilot.optimizing.builtin.variants import (
     build_of,
     candidate_variants,
 )
-from perfpilot.optimizing.syntax_check import syntax_check
+from perfpilot.optimizing.syntax_check import compile_check
 from perfpilot.progress import JobContext
 from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases
+from perfpilot.runner.compiler_warnings import added_warnings, describe_added
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
 BACKEND = "builtin"
 INTERCHANGE = "loop-interchange"
+
+
+# How ``describe_added`` starts: a candidate refused for a warning, not for an error.
+WARNING_REFUSAL = "it adds a compiler warning"
+
+
+def _failure(error: str) -> str:
+    """Why a candidate was dropped: its new warning as it is, an error as a failed compile."""
+    return error if error.startswith(WARNING_REFUSAL) else f"does not compile: {error}"
 
 
 def _source_dir(uri: str) -> str | None:
@@ -72,6 +82,8 @@ class BuiltinOptimizer:
         self.rules = frozenset(rules) if rules is not None else ALL_RULES
         self.timeout_s = timeout_s
         self.variants = variants
+        # The original unit's warnings, by unit text and flags: read once, compared each time.
+        self._original_warnings: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     async def optimize(self, site: FunctionSite, plan: Plan, ctx: JobContext) -> OptimizeResult:
         """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is.
@@ -184,8 +196,7 @@ class BuiltinOptimizer:
             checked, dropped_notes, error = await self._compiling(site, variant, extra)
             ctx.check()
             if checked is None:
-                rejected.append(Rejected(BACKEND, f"does not compile: {error}", sample,
-                                         variant.code))
+                rejected.append(Rejected(BACKEND, _failure(error), sample, variant.code))
                 continue
             includes = missing_includes(site.unit_text, checked.includes)
             notes = (tuple(checked.notes) + tuple(dropped_notes)
@@ -225,8 +236,11 @@ class BuiltinOptimizer:
         dropped: list[str] = []
         for rule in sorted(variant.rules):
             single = await asyncio.to_thread(rewrite, site, {rule}, extra)
-            if single.changed and await self.check(site, single) is None:
+            why = await self.check(site, single) if single.changed else "it changed nothing"
+            if why is None:
                 passing.append(rule)
+            elif why.startswith(WARNING_REFUSAL):
+                dropped.append(f"{rule}: dropped, {why}")
             else:
                 dropped.append(f"{rule}: dropped, the compiler rejected it")
         if not passing:
@@ -244,12 +258,25 @@ class BuiltinOptimizer:
     async def _check_text(self, site: FunctionSite, code: str, includes: Sequence[str],
                           needs_openmp: bool) -> str | None:
         """Compile the unit with ``code`` in place of ``site`` (and ``includes`` added); None
-        when it compiles."""
+        when it compiles and adds no compiler warning the original unit does not have
+        (``-Wall -Wextra -Wshadow``; the original's warnings are read once per unit)."""
         flags = list(self.flags)
         folder = _source_dir(site.uri)
         if folder is not None:
             flags += ["-iquote", folder]
         if needs_openmp and "-fopenmp" not in flags:
             flags.append("-fopenmp")
-        return await syntax_check(splice(site, code, includes), site.language,
-                                  flags, self.compiler, self.timeout_s)
+        error, warnings = await compile_check(splice(site, code, includes), site.language,
+                                              flags, self.compiler, self.timeout_s)
+        if error is not None or code == site.text:
+            return error
+        key = (site.unit_text, tuple(flags))
+        before = self._original_warnings.get(key)
+        if before is None:
+            base_error, before = await compile_check(site.unit_text, site.language, flags,
+                                                     self.compiler, self.timeout_s)
+            if base_error is not None:
+                return None  # the original's own errors are reported where they matter
+            self._original_warnings[key] = before
+        added = added_warnings(before, warnings)
+        return describe_added(added) if added else None
