@@ -528,11 +528,11 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
         # the ends of each array's span on lines of their own, then the test over them.
         apart = inp.fresh_name("apart")
         conditions.append(apart)
-        names = SpanNames(inp.fresh_name)
-        test = _overlaps(inp, lp).condition(lp, names=names) or alias
+        spans = SpanNames(inp.fresh_name)
+        test = _overlaps(inp, lp).condition(lp, names=spans) or alias
         flag = "bool" if inp.language == "cpp" else "int"
         edits.append(hoist_above(inp, node, [
-            *names.declarations, f"const {flag} {apart} = {_unwrapped(test)};"], "", 8))
+            *spans.declarations, f"const {flag} {apart} = {_unwrapped(test)};"], "", 8))
     if conditions:
         # The same container passed twice, or overlapping arrays: the iterations then depend
         # on each other, and the if clause runs them on one thread.

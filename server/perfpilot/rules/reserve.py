@@ -33,6 +33,7 @@ from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
     RuleOutput,
+    left_findings,
     loop_node,
     statement_slot_ok,
 )
@@ -214,6 +215,13 @@ def reserve_rule(inp: RuleInput) -> RuleOutput:
                 f"The loop at line {lp.line} appends to '{v}' once per iteration and its trip "
                 f"count is known before it starts; reserving that capacity up front avoids "
                 "repeated reallocation and copying as the vector grows.", (lp.line,)))
+    notes += left_findings(
+        inp, "reserve", reserve(inp.facts), changes, notes,
+        "the rewrite reserves only before an outermost counted loop (step 1 or -1, bounds "
+        "that are plain values) that appends to a local vector declared outside it and "
+        "leaves no early way out; inside another loop an exact reserve per pass would make "
+        "the growth quadratic" if inp.language == "cpp" else
+        "C has no std::vector to reserve")
     return changes, notes
 
 

@@ -38,7 +38,13 @@ from perfpilot.rules.detect.common import (
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import replace_statement
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, inside_loop
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    inside_loop,
+    left_findings,
+)
 
 RULE_ID = "string-concat-loop"
 _STRING = re.compile(r"^(const\s+)?(std::)?(string|basic_string\s*<\s*char\s*>)$")
@@ -131,6 +137,11 @@ def string_append_rule(inp: RuleInput) -> RuleOutput:
             f"iteration, so the loop's cost grows with the square of the text's length; "
             f"appending in place ('{s} += ...') copies only what is added.",
             (line,)))
+    notes += left_findings(
+        inp, RULE_ID, string_concat_loop(inp.facts), changes, notes,
+        "the rewrite turns `s = s + x` into appends; an append (`+=`, `strcat`) already in "
+        "place would need `reserve` with a final length the loop does not know before it "
+        "runs")
     return changes, notes
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -16,18 +17,24 @@ from perfpilot.optimizing.builtin.rewrite import (
     RewriteResult,
     rewrite,
 )
-from perfpilot.optimizing.builtin.strategies import planned_rules, strategies_for
+from perfpilot.optimizing.builtin.strategies import (
+    UNEXPLAINED,
+    planned_rules,
+    strategies_for,
+    unkept,
+)
 from perfpilot.optimizing.builtin.variants import (
     SOURCE_ORDER,
     Variant,
     build_of,
     candidate_variants,
 )
+from perfpilot.optimizing.formatting import format_candidate
 from perfpilot.optimizing.syntax_check import compile_check
 from perfpilot.progress import JobContext
-from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases
+from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases, rule_spec
 from perfpilot.runner.compiler_warnings import added_warnings, describe_added
-from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected, Strategy
 
 BACKEND = "builtin"
 INTERCHANGE = "loop-interchange"
@@ -152,7 +159,8 @@ class BuiltinOptimizer:
                 strategies += tuple(s for s in base.strategies if s not in strategies)
             notes = (made.notes + (base.notes if base is not None else ())
                      + tuple(f"adds #include {h}" for h in includes))
-            return Candidate(code=made.code, strategies=strategies, backend=BACKEND,
+            code = await asyncio.to_thread(format_candidate, site, made.code)
+            return Candidate(code=code, strategies=strategies, backend=BACKEND,
                              sample=sample, notes=notes, needs_openmp=openmp,
                              includes=includes)
         return Rejected(BACKEND, f"callee `{part.callee}`: {error}", sample)
@@ -173,7 +181,8 @@ class BuiltinOptimizer:
         full = await asyncio.to_thread(rewrite, site, rules, extra)
         ctx.check()
         if not full.changed:
-            why = "; ".join(full.notes[:4]) if full.notes else "no pattern found"
+            notes = full.notes + self._unexplained(plan, (), full.notes)
+            why = "; ".join(notes) if notes else "no pattern found"
             return OptimizeResult((), (Rejected(BACKEND, f"no builtin rule applies: {why}"),))
         ctx.report("generating", "checking the original unit compiles")
         base_error = await self.check(site, RewriteResult(site.text, (), (),
@@ -202,17 +211,41 @@ class BuiltinOptimizer:
             notes = (tuple(checked.notes) + tuple(dropped_notes)
                      + tuple(f"adds #include {h}" for h in includes))
             made = Candidate(
-                code=checked.code, strategies=strategies_for(checked, plan), backend=BACKEND,
+                code=await asyncio.to_thread(format_candidate, site, checked.code),
+                strategies=strategies_for(checked, plan), backend=BACKEND,
                 sample=sample, notes=notes, needs_openmp=checked.needs_openmp,
                 includes=includes)
             if not self.variants:
                 candidates.append(made)
                 continue
             source_order = await self._source_order(site, checked, extra, plan)
-            candidates.extend(await asyncio.to_thread(
+            family = await asyncio.to_thread(
                 candidate_variants, made, f"{BACKEND}-{sample}", site,
-                build_of(self.flags, self.compiler), source_order))
+                build_of(self.flags, self.compiler), source_order)
+            # each variant's own lines (a pragma, a swapped header) in the file's style too
+            candidates.extend([c if c.code == made.code else
+                               replace(c, code=await asyncio.to_thread(
+                                   format_candidate, site, c.code)) for c in family])
+        said = tuple(n for c in candidates for n in c.notes) + full.notes + \
+            tuple(r.reason for r in rejected)
+        missing = self._unexplained(plan, tuple(s for c in candidates for s in c.strategies),
+                                    said)
+        if missing and candidates:
+            candidates[0] = replace(candidates[0], notes=candidates[0].notes + missing)
+        elif missing:
+            rejected.append(Rejected(BACKEND, "; ".join(missing)))
         return OptimizeResult(tuple(candidates), tuple(rejected))
+
+    def _unexplained(self, plan: Plan, carried: tuple[Strategy, ...],
+                     notes: tuple[str, ...]) -> tuple[str, ...]:
+        """A note for each planned strategy this optimizer may carry out that no candidate
+        carries out and no rule's note explains: a finding's promise ends in a candidate or
+        in words, never in silence."""
+        return tuple(
+            f"{s.rule}: {UNEXPLAINED} (the rewrite found nothing it may change at line"
+            f"{'s' if len(s.lines) > 1 else ''} {', '.join(map(str, s.lines))})"
+            for s in unkept(plan, carried, notes)
+            if (spec := rule_spec(s.rule)) is not None and spec.rewrites_as & self.rules)
 
     async def _source_order(self, site: FunctionSite, checked: RewriteResult,
                             extra: tuple[Phase, ...], plan: Plan) -> Variant | None:
