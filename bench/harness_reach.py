@@ -2,13 +2,14 @@
 
 Every function listed in a ``// perfpilot-corpus: a, b, ...`` line of ``bench/corpus/*.cpp``
 (written in the style of open-source code: geometry, particles, ledgers, orders, graphs,
-histograms, tokenizers, inventories, matrix classes, schedulers, plus a few signatures a
-generator cannot feed) goes through the engine's real path against itself: generate the harness
-and entry, build both sides, validate, calibrate and time (small tuning so the whole corpus takes
-a few minutes). A function counts as *measured* when it reaches a timing verdict (``faster``,
-``slower``, ``no-change`` or ``noisy``) with validation passed.
+histograms, tokenizers, inventories, matrix classes, schedulers, an algorithms collection, a
+class declared in a project header, plus a few signatures a generator cannot feed) goes
+through the engine's real path against itself: generate the harness and entry, build both
+sides, validate, calibrate and time (small tuning so the whole corpus takes a few minutes). A
+function counts as *measured* when it reaches a timing verdict (``faster``, ``slower``,
+``no-change`` or ``noisy``) with validation passed.
 
-    .venv/bin/python bench/harness_reach.py [--only NAME] [--warm] [--json]
+    .venv/bin/python bench/harness_reach.py [--only NAME] [--file F.cpp] [--warm] [--json]
 
 Builds start cold (a fresh build cache) unless ``--warm`` keeps the user's cache, so that the
 time per verdict includes compiling both sides and the driver, as a first verdict does.
@@ -84,18 +85,18 @@ async def measure_one(path: Path, name: str, group: str, gate: MeasureGate) -> R
     site = function_by_name(unit, "cpp", name, uri=path.as_uri())
     start = time.perf_counter()
     v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=TUNING,
-                                 gate=gate)
+                                 gate=gate, source_path=path)
     seconds = time.perf_counter() - start
     measured = v.verdict in TIMED and v.validation_status == "passed"
     why = "" if measured else (v.validation_detail or v.message).splitlines()[0][:160]
     return Row(path.name, name, group, v.verdict, v.validation_status, measured, seconds, why)
 
 
-async def main_async(only: str | None) -> list[Row]:
+async def main_async(only: str | None, files: list[str] | None = None) -> list[Row]:
     gate = MeasureGate()
     rows = []
     for path, name, group in corpus():
-        if only and name != only:
+        if (only and name != only) or (files and path.name not in files):
             continue
         rows.append(await measure_one(path, name, group, gate))
         r = rows[-1]
@@ -130,13 +131,15 @@ def table(rows: list[Row]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="one function of the corpus")
+    parser.add_argument("--file", action="append", help="only the functions of this corpus "
+                        "file (repeatable)")
     parser.add_argument("--json", action="store_true", help="print rows as JSON as well")
     parser.add_argument("--warm", action="store_true", help="reuse the user's build cache")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="perfpilot-reach-") as cache:
         if not args.warm:
             os.environ["XDG_CACHE_HOME"] = cache
-        rows = asyncio.run(main_async(args.only))
+        rows = asyncio.run(main_async(args.only, args.file))
     print()
     print(table(rows))
     if args.json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,52 @@ def test_spec_draft_writes_once(tmp_path: Path) -> None:
     again = run("spec", "--draft", str(src), "--function", "twice", cwd=tmp_path)
     assert again.returncode == 2 and "not overwritten" in again.stderr
     assert draft.read_text() == text
+
+
+UNFED = """\
+#include <vector>
+
+struct Handle;
+long tag_of(const Handle* h);
+
+long ends(std::vector<long> v, const Handle* h) {
+    if (v.empty()) return tag_of(h);
+    return v.front() + v.back();
+}
+"""
+
+
+def test_a_function_the_harness_cannot_feed_is_needs_spec(tmp_path: Path) -> None:
+    src = tmp_path / "ends.cpp"
+    src.write_text(UNFED)
+    proc = run("optimize", "ends.cpp", "--function", "ends", "--bench", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Measured (needs-spec): PerfPilot cannot build inputs for ends: " in out, out
+    assert "build-failed" not in out and "does not compile" not in out
+    # The CLI names the command that drafts a spec, with the file as it was given.
+    assert "perfpilot spec --draft ends.cpp --function ends" in out
+    assert str(tmp_path) not in out
+    proc = run("optimize", "ends.cpp", "--function", "ends", "--bench", "--json",
+               cwd=tmp_path)
+    (cand,) = json.loads(proc.stdout)["candidates"]
+    assert cand["measurement"]["verdict"] == "needs-spec"
+    assert cand["measurement"]["needs_spec"] is True
+
+
+def test_the_job_budget_stops_the_job_and_names_the_stage(tmp_path: Path) -> None:
+    a = tmp_path / "a.cpp"
+    b = tmp_path / "b.cpp"
+    a.write_text("#include <vector>\nlong ends(std::vector<long> v) {\n"
+                 "    return v.empty() ? 0 : v.front() + v.back();\n}\n")
+    b.write_text(a.read_text().replace("std::vector<long> v", "const std::vector<long>& v"))
+    proc = subprocess.run([sys.executable, "-m", "perfpilot", "bench", str(a), "--function",
+                           "ends", "--candidate", str(b), "--job-budget", "0.5", "--json"],
+                          capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] == "timeout", data["message"]
+    assert data["message"].startswith("Stopped after 0.5 s while "), data["message"]
+    assert "runner.jobBudgetS" in data["message"]
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr

@@ -172,3 +172,16 @@ def test_task_result_round_trips_through_json() -> None:
     back = TaskResult.from_json(t.to_json())
     assert back == t
     assert back.verdict == "faster" and back.speedup == 1.5
+
+
+def test_tasks_the_harness_cannot_feed_are_counted_on_their_own() -> None:
+    from perfpilot.evaluation.report import markdown_report
+
+    results = [task("fed", sample("faster", 2.0, 1.8)),
+               task("unfed", sample("needs-spec"), sample("needs-spec")),
+               task("broken", sample("build-failed"))]
+    m = compute_metrics(results)
+    assert m["needs_spec"] == 1 and m["unmeasured"] == 0
+    assert [r["verdict"] for r in m["per_task"]] == ["faster", "needs-spec", "build-failed"]
+    assert m["verdicts"]["needs-spec"] == 1
+    assert "| Needs a bench spec (inputs not generated) | 1 |" in markdown_report(m)

@@ -105,3 +105,35 @@ def test_an_improved_outcome_says_its_figures_in_the_one_format() -> None:
                                                                   "builtin"), v),))
     assert outcome.status == "improved"
     assert outcome.message == "1497.00× faster (95% CI 380.20–4843.00, serial)"
+
+
+def test_a_function_the_harness_cannot_feed_says_so_and_offers_the_draft() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.engine import choose
+    from perfpilot.engine.outcome import Trial
+    from perfpilot.engine.present import hover_markdown, lens_title, report_markdown
+    from perfpilot.strategy import Candidate
+
+    site = function_by_name("struct H;\nlong ends(const H* h) { return h != 0; }\n", "cpp",
+                            "ends")
+    reason = "parameter 'h' is a pointer to an incomplete type"
+    v = Verdict(verdict="needs-spec", needs_spec=True, validation_detail=reason,
+                message=f"PerfPilot cannot build inputs for ends: {reason}.",
+                build_log=f"{reason} ('perfpilot spec --draft /abs/ends.cpp --function ends' "
+                          "drafts one)")
+    outcome = choose(site, Plan((), "builtin"),
+                     (Trial(Candidate("long ends(const H* h) { return !!h; }", (), "builtin"),
+                            v),))
+    assert outcome.chosen is None
+    # The outcome is about the function, not a rewrite that failed to build.
+    assert outcome.message == f"PerfPilot cannot build inputs for ends: {reason}."
+    assert lens_title(outcome) == f"PerfPilot cannot build inputs for ends: {reason}"
+    assert speedup_phrase(v) == "cannot build inputs (needs a bench spec)"
+    hover = hover_markdown(outcome)
+    assert "**PerfPilot cannot build inputs for `ends`:**" in hover
+    assert "Draft a bench spec for ends" in hover and "| measure |" not in hover
+    report = report_markdown(outcome)
+    assert "Draft a bench spec for ends" in report
+    # Never the command line with an absolute path: the editor's quick fix drafts the spec.
+    for text in (outcome.message, lens_title(outcome), hover, report):
+        assert "/abs/ends.cpp" not in text and "perfpilot spec" not in text

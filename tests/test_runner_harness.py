@@ -82,7 +82,8 @@ def test_mutated_and_size_parameters_are_classified() -> None:
     ("struct S { virtual int f() const { return 1; } };\nint g(const S& s) { return s.f(); }",
      "g", "class 'S' has virtual functions"),
     ("int first(const int* a) { return a[0]; }", "first", "size parameter"),
-    ("template <class T> T id(T x) { return x; }", "id", "template"),
+    ("template <class C> int size_of(const C& c) { return (int)c.size(); }", "size_of",
+     "template type parameter 'C'"),
     ("class S { int v; int get() const { return v; } };", "get", "not public"),
     ("int* ptr(int n) { static int x; return &x + n * 0; }", "ptr", "return type"),
 ])
@@ -102,8 +103,9 @@ def test_entry_calls_methods_on_an_object_passed_first() -> None:
     assert "perfpilot_trampoline(M& perfpilot_self)" in text
 
 
-def test_entry_refuses_templates() -> None:
-    site = function_by_name("template <class T> T id(T x) { return x; }", "cpp", "id")
+def test_entry_refuses_templates_it_cannot_instantiate() -> None:
+    site = function_by_name("template <class C> int size_of(const C& c) { return (int)c.size(); }",
+                            "cpp", "size_of")
     with pytest.raises(EntryError):
         entry_source(site)
 

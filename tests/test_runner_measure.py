@@ -221,6 +221,8 @@ async def test_candidate_that_never_returns_is_timeout() -> None:
     settings = RunnerSettings(pairs=8, callgrind=False, run_timeout_s=3.0)
     v = await verify_and_measure(site, loop, settings, JobContext(), tuning=RUNNER_ONLY)
     assert v.verdict == "timeout", v.message
+    # Stopped by the original's own time on the case, not by the fixed limit.
+    assert "over 20× the" in v.message and "original takes on the whole case" in v.message
 
 
 async def test_candidate_crash_is_incorrect() -> None:
@@ -318,8 +320,10 @@ async def test_unsupported_signature_asks_for_a_spec() -> None:
     unit = "struct P { int x; P* next; };\nint get(P p) { return p.x; }\n"
     site = _site(unit, "get")
     v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST)
-    assert v.verdict == "build-failed"
-    assert "bench spec" in v.message and "'p'" in v.message
+    # Not the candidate's fault, and not a build that failed: the function needs a spec.
+    assert v.verdict == "needs-spec" and v.needs_spec
+    assert v.message.startswith("PerfPilot cannot build inputs for get: "), v.message
+    assert "'p'" in v.message and "perfpilot spec" not in v.message
 
 
 SPEC = """\
@@ -840,3 +844,74 @@ async def test_a_memo_the_probe_misses_is_suspicious_by_its_counts() -> None:
     assert v.message.startswith("Wall time says ") and "nothing is applied" in v.message
     assert v.speedup is None and v.measurement is not None
     assert v.instructions_ratio == pytest.approx(1.0, rel=0.2)
+
+
+FIB = """\
+long long fib(int n) {
+  if (n < 2) return n;
+  return fib(n - 1) + fib(n - 2);
+}
+"""
+FIB_LOOP = """\
+long long fib(int n) {
+  long long a = 0, b = 1;
+  for (int i = 0; i < n; ++i) {
+    long long c = a + b;
+    a = b;
+    b = c;
+  }
+  return a;
+}"""
+
+
+async def test_an_exponential_original_is_validated_at_the_sizes_it_finishes_at() -> None:
+    # The default validation sizes end at 100, where a recursive Fibonacci never returns:
+    # the study's scan drops them (instead of waiting out a time limit on every case) and
+    # says why, with the sizes the verdict rests on.
+    tuning = replace(FAST, edge_sizes=Tuning().edge_sizes, mutants=True, search_rounds=0)
+    v = await verify_and_measure(_site(FIB, "fib"), FIB_LOOP, SETTINGS, JobContext(),
+                                 tuning=tuning)
+    assert v.verdict in ("faster", "noisy"), v.message
+    assert v.verification is not None and v.measurement is not None
+    sizes = v.verification.sizes
+    assert 100 not in sizes and max(sizes) > 7, sizes
+    note = next(n for n in v.notes if n.startswith("fib is exponential in n here"))
+    assert f"validated at n <= {max(sizes)} (not at " in note and "100)" in note, note
+    assert note.endswith(f"timed at n = {v.measurement.size}"), note
+    if v.verdict == "faster":
+        assert "Sizes: fib is exponential in n here" in v.message
+
+
+async def test_a_candidate_far_slower_than_the_original_is_stopped_by_its_time() -> None:
+    # Agrees at every validation size; past them each call spins for seconds while the
+    # original's takes microseconds: timing stops it at 20 times the original's time.
+    site = _site(DUPS, "count_dups")
+    spin = ("long count_dups(const std::vector<int>& v) {\n"
+            "  if (v.size() > 100) { volatile long x = 0;\n"
+            "    for (long i = 0; i < 4000000000L; ++i) x = x + 1; }\n"
+            "  long c = 0;\n"
+            "  for (std::size_t i = 0; i < v.size(); ++i)\n"
+            "    for (std::size_t j = i + 1; j < v.size(); ++j)\n"
+            "      if (v[i] == v[j]) { ++c; break; }\n"
+            "  return c;\n}")
+    v = await verify_and_measure(site, spin, SETTINGS, JobContext(), tuning=RUNNER_ONLY)
+    assert v.verdict == "slower", v.message
+    assert v.speedup is None and v.message.startswith("Far slower: at size "), v.message
+    assert "20× the original's time" in v.message
+
+
+async def test_the_job_budget_stops_a_measurement_and_names_the_stage() -> None:
+    from perfpilot.runner.budget import JobBudget
+
+    site = _site(DUPS, "count_dups")
+    budget = JobBudget(0.5)
+    v = await verify_and_measure(site, DUPS_HASH, SETTINGS, JobContext(), tuning=FAST,
+                                 budget=budget, includes=("<unordered_map>",))
+    assert v.verdict == "timeout", v.message
+    assert v.message.startswith("Stopped after 0.5 s while "), v.message
+    assert "runner.jobBudgetS" in v.message
+    # The next candidate of the same job is not started at all.
+    again = await verify_and_measure(site, DUPS_HASH, SETTINGS, JobContext(), tuning=FAST,
+                                     budget=budget, includes=("<unordered_map>",))
+    assert again.verdict == "timeout"
+    assert "spent on the candidates before this one" in again.message

@@ -45,6 +45,7 @@ def test_preference_training_without_pairs_says_so(
     pytest.importorskip("trl")
     data = tmp_path / "empty.jsonl"
     data.write_text("")
-    assert main(["train", "dpo", "--base", str(tmp_path), "--data", str(data),
-                 "--out", str(tmp_path / "o")]) == 2
-    assert "no preference pairs" in capsys.readouterr().err
+    for kind in ("dpo", "dpa", "reward"):
+        assert main(["train", kind, "--base", str(tmp_path), "--data", str(data),
+                     "--out", str(tmp_path / "o")]) == 2
+        assert "no preference pairs" in capsys.readouterr().err

@@ -151,13 +151,19 @@ def test_preference_pairs_only_from_strong_records() -> None:
 
 
 def test_heldout_scores_count_the_label_category() -> None:
-    from perfpilot.training.heldout import builtin_scores, score_plans
+    from perfpilot.training.evaluate import builtin_plans, from_corpus, plan_scores
 
-    tasks = generate(1, split="heldout")[:3]
-    labels = [t.category for t in tasks]
-    perfect = score_plans(tasks, [[c] for c in labels])
+    tasks = from_corpus(generate(1, split="heldout")[:3])
+    labels = [t.labels[0] for t in tasks]
+
+    def plan(*cats: str) -> str:
+        return "[SUGG/]\n" + "".join(f"- **{c}**: x\n" for c in cats) + "[/SUGG]"
+
+    perfect = plan_scores(tasks, [plan(c) for c in labels])
     assert (perfect.recall, perfect.precision, perfect.parsed) == (1.0, 1.0, 3)
-    half = score_plans(tasks, [[labels[0], 99], [], [labels[1]]])
+    other = next(c for c in ("Branching Efficiency", "Loop Efficiency Techniques")
+                 if c != labels[0])
+    half = plan_scores(tasks, [plan(labels[0], other), "no plan", plan(labels[1])])
     assert half.recall == pytest.approx(1 / 3) and half.precision == pytest.approx(1 / 3)
     assert half.parsed == 2
-    assert 0.0 <= builtin_scores(tasks).recall <= 1.0
+    assert 0.0 <= plan_scores(tasks, builtin_plans(tasks)).recall <= 1.0

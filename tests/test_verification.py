@@ -355,3 +355,82 @@ async def test_a_spec_that_records_nothing_claims_no_killed_mutants(tmp_path: Pa
     assert v.validation_status == "weak"
     if v.verdict == "weakly-verified":
         assert "records no output" in v.message
+
+
+FLAGGED = """\
+#include <vector>
+
+long flagged_sum(const std::vector<int>& v) {
+  long s = 0;
+  for (int x : v) {
+    if (x == 777777) {
+      s -= 1;
+    } else {
+      s += x;
+    }
+  }
+  return s;
+}
+"""
+FLAGGED_REWRITE = """\
+long flagged_sum(const std::vector<int>& v) {
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i] == 777777 ? -1 : v[i];
+  return s;
+}"""
+# Two profiles whose values never come near 777777, one seed each: line 7 is never reached.
+NARROW = replace(TUNING, profiles=(0, 1), seeds_per_profile=1, search_seeds=0)
+
+
+async def test_the_input_search_reaches_a_sentinel_branch_and_verifies() -> None:
+    without = await _verdict(FLAGGED, "flagged_sum", FLAGGED_REWRITE,
+                             tuning=replace(NARROW, search_rounds=0))
+    assert without.verdict != "incorrect", without.message
+    assert without.validation_status == "weak", without.validation_detail
+    assert without.verification is not None and 7 in without.verification.unreached
+    assert "never reached: 7" in without.validation_detail
+    # The search draws the code's own constants (among other profiles): it reaches line 7,
+    # keeps those inputs, and the surviving mutant there is told apart.
+    v = await _verdict(FLAGGED, "flagged_sum", FLAGGED_REWRITE, tuning=NARROW)
+    assert v.verdict not in ("incorrect", "weakly-verified"), v.message
+    assert v.validation_status == "passed", v.validation_detail
+    assert v.verification is not None and v.verification.unreached == ()
+    assert v.verification.cases > without.verification.cases
+    assert "kept: they reached line 7" in v.verification.search, v.verification.search
+    # A rewrite that drops the sentinel is now caught by the inputs the search kept.
+    dropped = FLAGGED_REWRITE.replace("v[i] == 777777 ? -1 : v[i]", "v[i]")
+    wrong = await _verdict(FLAGGED, "flagged_sum", dropped, tuning=NARROW)
+    assert wrong.verdict == "incorrect", wrong.message
+
+
+GUARDED = """\
+#include <vector>
+
+long guarded_total(const std::vector<int>& v) {
+  if (v.size() > 50000000) {
+    return -1;
+  }
+  long s = 0;
+  for (int x : v) s += x;
+  return s;
+}
+"""
+
+
+async def test_a_line_no_input_can_reach_is_reported_after_the_search() -> None:
+    rewrite = """\
+long guarded_total(const std::vector<int>& v) {
+  long s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+  return s;
+}"""
+    v = await _verdict(GUARDED, "guarded_total", rewrite,
+                       tuning=replace(NARROW, search_rounds=2, search_budget_s=3.0))
+    assert v.verdict not in ("incorrect", "faster"), v.message
+    assert v.validation_status == "weak", v.validation_detail
+    checked = v.verification
+    assert checked is not None and checked.unreached == (5,)
+    assert f"1 of {checked.lines} lines never reached: 5" in v.validation_detail
+    assert "reached none of line 5" in checked.search, checked.search
+    if v.verdict == "weakly-verified":
+        assert "never reached: 5" in v.message

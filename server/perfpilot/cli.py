@@ -13,6 +13,7 @@ import dataclasses
 import difflib
 import json
 import logging
+import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot import __version__, exit_codes
-from perfpilot.cli_options import add_backend_flags, setting_overrides
+from perfpilot.cli_options import add_backend_flags, add_budget_flag, setting_overrides
 from perfpilot.cli_profile import add_confirm_parser, add_profile_parser, cmd_confirm, cmd_profile
 from perfpilot.cli_progress import ProgressPrinter
 from perfpilot.code.compdb import flags_for
@@ -32,7 +33,7 @@ from perfpilot.engine.backends import BackendError
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_unchanged, snapshot
 from perfpilot.engine.outcome import Outcome
-from perfpilot.engine.present import speedup_phrase
+from perfpilot.engine.present import needs_spec_verdict, speedup_phrase
 from perfpilot.engine.racing import Race
 from perfpilot.engine.trust import TrustList
 from perfpilot.engine.workspace_config import ConfigError, workspace_config
@@ -292,6 +293,8 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
             print(f"\nChosen: candidate {outcome.best + 1}, measured faster.")
         else:
             print(f"\n{outcome.message}")
+            if needs_spec_verdict(outcome) is not None:
+                print(draft_command(args.path, site.qualified_name))
     if args.write:
         written = write_chosen(path, snap, outcome, settings)
         if not args.json:
@@ -338,7 +341,15 @@ async def cmd_bench(args: argparse.Namespace) -> int:
     else:
         print(f"{args.function}: {speedup_phrase(verdict)}")
         print(verdict.message)
+        if verdict.verdict == "needs-spec":
+            print(draft_command(args.path, args.function))
     return 0
+
+
+def draft_command(path: str, function: str) -> str:
+    """The command that drafts a bench spec, with the file as the user named it."""
+    return (f"Draft a bench spec to complete: perfpilot spec --draft {shlex.quote(path)} "
+            f"--function {shlex.quote(function)}")
 
 
 async def cmd_check_endpoint(args: argparse.Namespace) -> int:
@@ -470,6 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec", help="bench spec file for functions the harness cannot feed")
     p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
     p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
+    add_budget_flag(p)
 
     p = sub.add_parser("bench", help="time a function against the same function in another file")
     p.add_argument("path")
@@ -478,6 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec")
     p.add_argument("--threads", type=int)
     p.add_argument("--compiler")
+    add_budget_flag(p)
     p.add_argument("--json", action="store_true")
     _add_trust_flag(p)
 

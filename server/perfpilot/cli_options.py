@@ -50,6 +50,24 @@ def positive_float(text: str) -> float:
     return value
 
 
+def budget_seconds(text: str) -> float:
+    """An argparse type: seconds of a budget, 0 for none."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def add_budget_flag(p: argparse.ArgumentParser) -> None:
+    """``--job-budget SECONDS``: the runner's job budget (``runner.jobBudgetS``)."""
+    p.add_argument("--job-budget", type=budget_seconds, metavar="SECONDS",
+                   help="seconds the job may spend measuring before it stops with a timeout "
+                        "that names the stage (0: no limit; default 120)")
+
+
 def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = None) -> None:
     """The planner/optimizer flags: ``--planner``, ``--optimizer``, ``--model`` and so on."""
     g = p.add_argument_group("backends")
@@ -81,6 +99,11 @@ def add_backend_flags(p: argparse.ArgumentParser, samples_default: int | None = 
     g.add_argument("--allow-unsandboxed", action="store_true",
                    help="run code a model wrote even without bubblewrap (network isolation "
                         "and resource limits only)")
+    g.add_argument("--records", metavar="DIR",
+                   help="append a training record of every measurement to DIR "
+                        "(default: the workspace's .perfpilot/records/)")
+    g.add_argument("--no-records", action="store_true",
+                   help="keep no training records of the measurements")
 
 
 def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any]:
@@ -120,4 +143,10 @@ def setting_overrides(args: argparse.Namespace, role: str = "") -> dict[str, Any
         over["runner"]["compiler"] = args.compiler
     if getattr(args, "allow_unsandboxed", False):
         over["runner"]["allow_unsandboxed"] = True
+    if getattr(args, "job_budget", None) is not None:
+        over["runner"]["job_budget_s"] = args.job_budget
+    if getattr(args, "records", None):
+        over["records"] = {"folder": str(Path(args.records).resolve())}
+    if getattr(args, "no_records", False):
+        over["records"] = {"enabled": False}
     return over

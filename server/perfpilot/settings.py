@@ -63,6 +63,10 @@ class RunnerSettings:
     openmp: bool = False  # force -fopenmp even when neither side uses OpenMP
     build_timeout_s: float = 60.0
     run_timeout_s: float = 60.0
+    # Seconds one job may spend measuring its candidates, every stage included (building,
+    # studying the original, comparing, timing, counting); past it the job stops with a
+    # ``timeout`` verdict naming the stage that ran out. 0: no limit.
+    job_budget_s: float = 120.0
     pairs: int = 30
     callgrind: bool = True
     sandbox: bool = True
@@ -97,6 +101,15 @@ class RankerSettings:
 
 
 @dataclass(frozen=True)
+class RecordSettings:
+    """Training records: every measurement appended to a local JSONL store."""
+
+    enabled: bool = True
+    # Empty: ``<workspace>/.perfpilot/records/`` (no records without a workspace).
+    folder: str = ""
+
+
+@dataclass(frozen=True)
 class Settings:
     """All PerfPilot settings."""
 
@@ -105,6 +118,7 @@ class Settings:
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     profile: ProfileSettings = field(default_factory=ProfileSettings)
     ranker: RankerSettings = field(default_factory=RankerSettings)
+    records: RecordSettings = field(default_factory=RecordSettings)
     apply_mode: ApplyMode = "verified"
     # How a parallel candidate is weighed against one that is faster on one thread (see
     # engine.choose and docs/protocol.md).

@@ -24,10 +24,12 @@ from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import speedup_phrase
 from perfpilot.engine.racing import Race, race, race_phrase
 from perfpilot.engine.ranking import Ranked, rank
+from perfpilot.engine.records import Measured, keep
 from perfpilot.optimizing.base import Optimizer
 from perfpilot.planning.base import Planner
 from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
+from perfpilot.runner.budget import JobBudget
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.settings import API_KEY_SECRET, RoleSettings, Settings, settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
@@ -151,9 +153,8 @@ class Engine:
         """The plan for ``site`` (cached by function text, unit and planner settings).
 
         ``plan_only_mode``: only the plan is wanted (see ``planner``)."""
-        s = self.settings
-        only = plan_only_mode or plan_only(s.planner, s.optimizer)
-        key = content_key("plan", site.text, site.unit_text, _role_key(s.planner), only)
+        only = plan_only_mode or plan_only(self.settings.planner, self.settings.optimizer)
+        key = self._plan_key(site, plan_only_mode)
         cached = self._plans.get(key)
         persist = self._disk is not None and self.settings.planner.backend != "builtin"
         if cached is None and persist and self._disk is not None:
@@ -171,6 +172,11 @@ class Engine:
         if persist and self._disk is not None and plan.backend != "builtin":
             self._disk.put_plan(key, plan)
         return plan
+
+    def _plan_key(self, site: FunctionSite, plan_only_mode: bool = False) -> str:
+        s = self.settings
+        only = plan_only_mode or plan_only(s.planner, s.optimizer)
+        return content_key("plan", site.text, site.unit_text, _role_key(s.planner), only)
 
     async def candidates(self, site: FunctionSite, plan: Plan, ctx: JobContext,
                          flags: tuple[str, ...] = (), role: RoleSettings | None = None
@@ -208,7 +214,8 @@ class Engine:
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
                       includes: tuple[str, ...] = (), fresh: bool = False,
-                      origin: Origin = "model", pairs: int | None = None) -> Verdict:
+                      origin: Origin = "model", pairs: int | None = None,
+                      budget: JobBudget | None = None) -> Verdict:
         """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
         cached in memory and on disk). ``origin`` is who wrote ``code`` (see
         ``verify_and_measure``): builtin and model code must pass the capability policy.
@@ -217,7 +224,8 @@ class Engine:
         file that decides the measurement (spec, compile database, stdin inputs). ``fresh``
         (Re-run) measures again whatever is cached, and the new figure replaces the old one.
         ``pairs`` asks for that many pairs instead of the configured ones, without instruction
-        counts: a round of a race between variants (see ``racing.py``).
+        counts: a round of a race between variants (see ``racing.py``). ``budget`` is the
+        job's time budget, shared by its candidates (by default one for this measurement).
         """
         from perfpilot.runner.measure import verify_and_measure
 
@@ -247,7 +255,11 @@ class Engine:
                                            workspace=self.workspace, spec=spec,
                                            source_path=source_path, gate=self._gate,
                                            includes=includes, origin=origin,
-                                           tuning=self.tuning)
+                                           tuning=self.tuning, budget=budget)
+        # The verdict is final: a training record (off the event loop; records.enabled).
+        await keep(self.settings, self.workspace, Measured(
+            site, code, verdict, self._plans.get(self._plan_key(site)), includes, origin,
+            f"{self.settings.optimizer.backend}:{self.settings.optimizer.model}"))
         # Noisy and timed-out results are worth retrying later, so they are not cached (a
         # parallel slowdown is only reported once a second run showed it too); nor is a
         # refusal for want of a sandbox, which installing bubblewrap lifts.
@@ -289,12 +301,15 @@ class Engine:
         ranked = await self._ranked(site, cands, ctx)
         cands = ranked.kept
         rejected = result.rejected + ranked.left
+        # One budget for every candidate of the job: past it, the rest are not measured.
+        budget = JobBudget(self.settings.runner.job_budget_s)
 
         async def measure_one(index: int, pairs: int | None = None) -> Verdict:
             cand = cands[index]
             await gate_for_tests("building", ctx)
             return await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
-                                      fresh=fresh, origin=origin_of(cand), pairs=pairs)
+                                      fresh=fresh, origin=origin_of(cand), pairs=pairs,
+                                      budget=budget)
 
         trials: list[Trial] = []
         races: list[Race] = []
@@ -465,7 +480,8 @@ def origin_of(candidate: Candidate) -> Origin:
     return "builtin" if candidate.backend == "builtin" else "model"
 
 
-_FAILED = frozenset({"build-failed", "timeout", "incorrect", "no-input", "suspicious"})
+_FAILED = frozenset({"needs-spec", "build-failed", "timeout", "incorrect", "no-input",
+                     "suspicious"})
 
 
 def _rejected_message(site: FunctionSite, trials: tuple[Trial, ...]) -> str:
@@ -583,6 +599,11 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
         v = trials[index].verdict
         assert v is not None
         return Outcome(site, plan, trials, tuple(rejected), index, "weakly-verified", v.message)
+    verdicts = [t.verdict for t in trials if t.verdict is not None]
+    if verdicts and all(v.verdict == "needs-spec" for v in verdicts):
+        # Nothing about the candidates was learned: what the function needs is the message.
+        return Outcome(site, plan, trials, tuple(rejected), None, "not-improved",
+                       verdicts[0].message)
     words = ", ".join(t.verdict.verdict for t in trials if t.verdict is not None)
     message = f"No candidate for {site.name} was measured faster ({words}); nothing applied"
     # A failure says why: the user's next step (a bench spec, a flag) depends on it.

@@ -108,10 +108,12 @@ def speedup_phrase(v: Verdict) -> str:
     if v.verdict == "suspicious":
         return suspicious_phrase(v)
     if v.speedup is None or v.ci95 is None or v.verdict in ("incorrect", "build-failed",
-                                                            "timeout", "noisy", "no-input"):
+                                                            "needs-spec", "timeout", "noisy",
+                                                            "no-input"):
         return {
             "incorrect": "results differ from the original",
             "build-failed": "candidate did not build",
+            "needs-spec": "cannot build inputs (needs a bench spec)",
             "timeout": "timed out",
             "noisy": "machine too busy to measure reliably",
             "no-input": "not timed: no stdin input",
@@ -125,6 +127,30 @@ def speedup_phrase(v: Verdict) -> str:
     phrase = (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
               f"(95% CI {interval(v.ci95)}); {serial}")
     return phrase + added_flags_phrase(v)
+
+
+def draft_spec_hint(name: str) -> str:
+    """Where the editor offers a drafted bench spec (the quick fix on the function)."""
+    return (f"Use the Quick Fix \u201cDraft a bench spec for {name}\u201d on the function to "
+            "create one, complete its TODOs, then run again.")
+
+
+def cannot_feed_title(name: str, v: Verdict, limit: int = 90) -> str:
+    """``PerfPilot cannot build inputs for ends: parameter 'h' ...`` (the reason shortened to
+    fit a code lens)."""
+    reason = v.validation_detail or v.message
+    if len(reason) > limit:
+        reason = reason[:limit - 1].rstrip() + "…"
+    return f"PerfPilot cannot build inputs for {name}: {reason}"
+
+
+def needs_spec_verdict(outcome: Outcome) -> Verdict | None:
+    """The needs-spec verdict when no candidate of the outcome could be measured for want of
+    inputs (None otherwise)."""
+    verdicts = [t.verdict for t in outcome.trials if t.verdict is not None]
+    if outcome.chosen is None and verdicts and all(v.verdict == "needs-spec" for v in verdicts):
+        return verdicts[0]
+    return None
 
 
 def suspicious_phrase(v: Verdict) -> str:
@@ -232,6 +258,9 @@ def lens_title(outcome: Outcome) -> str:
         return "PerfPilot: no rewrite found"
     if outcome.status == "planned":
         return f"PerfPilot: plan with {len(outcome.plan.strategies)} strategies"
+    unfed = needs_spec_verdict(outcome)
+    if unfed is not None:
+        return cannot_feed_title(outcome.site.name, unfed)
     verdicts = [t.verdict for t in outcome.trials if t.verdict is not None]
     if verdicts:
         return f"PerfPilot: not applied — {speedup_phrase(verdicts[0])}"
@@ -265,7 +294,13 @@ def hover_markdown(outcome: Outcome) -> str:
     """Hover text: the plan, then the chosen (or first) measurement."""
     parts = [plan_markdown(outcome.plan, outcome.site.name)]
     trial = outcome.chosen or (outcome.trials[0] if outcome.trials else None)
-    if trial is not None and trial.verdict is not None and trial.verdict.verdict == "rejected":
+    unfed = needs_spec_verdict(outcome)
+    if unfed is not None:
+        name = outcome.site.name
+        parts += ["", f"**PerfPilot cannot build inputs for `{escape_md(name)}`:** "
+                      f"{escape_md(unfed.validation_detail or unfed.message)}",
+                  "", escape_md(draft_spec_hint(name))]
+    elif trial is not None and trial.verdict is not None and trial.verdict.verdict == "rejected":
         parts += ["", f"**Result:** {escape_md(trial.verdict.message)}"]
     elif trial is not None and trial.verdict is not None:
         repaired = f" (the model's answer to repair round {trial.candidate.round})" \
@@ -307,6 +342,10 @@ def report_markdown(outcome: Outcome) -> str:
             # Never built: the reason, each refused construct on its own line, no table.
             out += ["", f"**Rejected, not applied.** {escape_md(t.verdict.message)}", ""]
             out += [f"- {escape_md(note)}" for note in t.verdict.notes]
+        elif t.verdict is not None and t.verdict.verdict == "needs-spec":
+            # Nothing about the candidate was learned: no table, what the function needs.
+            out += ["", f"**{escape_md(t.verdict.message)}**", "",
+                    escape_md(draft_spec_hint(site.name))]
         elif t.verdict is not None:
             out += ["", f"**{escape_md(speedup_phrase(t.verdict))}**", "",
                     measurement_table(t.verdict)]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 MeasureFn = Callable[[int, "int | None"], Awaitable["Verdict"]]
 
 # Verdicts that end a variant's race: it cannot win whatever its timing.
-FAILED = frozenset({"incorrect", "build-failed", "timeout", "rejected", "no-input",
+FAILED = frozenset({"incorrect", "build-failed", "needs-spec", "timeout", "rejected", "no-input",
                     "suspicious"})
 MIN_ROUND_PAIRS = 6  # fewer pairs give a bootstrap interval too coarse to separate anything
 FIRST_ROUND_SHARE = 5  # the first round takes a fifth of a full measurement's pairs

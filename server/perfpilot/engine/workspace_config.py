@@ -38,11 +38,11 @@ ROLES = ("planner", "optimizer")
 # model may name local weights (pickle files run code when loaded), answers a folder whose
 # files become candidates (``replay``); compiler and flags run
 # commands (``-fplugin=``, ``-wrapper``); switching the runner off lets unverified rewrites be
-# applied.
+# applied; the records folder is a place files are written.
 SENSITIVE_KEYS = frozenset({
     *(f"{role}.{key}" for role in ROLES
       for key in ("endpoint", "api_key_env", "model", "answers")),
-    "runner.compiler", "runner.flags", "runner.enabled", "ranker.model",
+    "runner.compiler", "runner.flags", "runner.enabled", "ranker.model", "records.folder",
 })
 # What candidate code may touch: a cloned repository must not be able to switch the sandbox off
 # for its own benefit, so only the user's own settings set these, even in a trusted workspace.

@@ -14,7 +14,9 @@
   simply the best of the n; when a task has fewer than k samples, the best of those it has.
 - ``category_recall``: mean over labelled tasks of |labels ∩ planned| / |labels|.
 Tasks that could not be measured (``noisy``, ``error``) are counted in ``unmeasured`` and never
-as optimized; they count 1.0 in the means.
+as optimized; they count 1.0 in the means. Tasks whose function the generated harness could
+not feed (``needs-spec``) are counted in ``needs_spec`` on their own: nothing about their
+candidates was learned (they count 1.0 in the means and are not correct).
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ def summary(results: Sequence[TaskResult], k: int, serial: bool = False) -> dict
         "geomean_speedup": _round(_geomean(speedups)),
         "speedup_at_k": _round(_mean(at_k)),
         "unmeasured": sum(not r.measured for r in results),
+        "needs_spec": sum(r.needs_spec for r in results),
     }
 
 

@@ -59,6 +59,8 @@ def markdown_report(metrics: Mapping[str, Any], *, title: str = "PerfPilot evalu
         f"{_x(serial['speedup_at_k'])} | {_x(omp['speedup_at_k'])} | |",
         f"| Unmeasured (busy machine, errors) | {metrics['unmeasured']} | "
         f"{serial['unmeasured']} | {omp['unmeasured']} | |",
+        f"| Needs a bench spec (inputs not generated) | {metrics.get('needs_spec', 0)} | "
+        f"{serial.get('needs_spec', 0)} | {omp.get('needs_spec', 0)} | |",
         "",
         f"Planner category recall against the labels: {_pct(metrics['category_recall'])} "
         f"(precision {_pct(metrics['category_precision'])}). OpenMP tasks at one thread: mean "
@@ -124,7 +126,8 @@ def pass_through_markdown(figures: Mapping[str, Any]) -> list[str]:
 
 
 _MEASURED = ("faster", "slower", "no-change")
-_SHORT = {"no-candidate": "none", "incorrect": "wrong", "build-failed": "build", "error": "error",
+_SHORT = {"no-candidate": "none", "incorrect": "wrong", "build-failed": "build",
+          "needs-spec": "needs spec", "error": "error",
           "timeout": "timeout", "noisy": "noisy", "no-input": "no input", "rejected": "refused",
           "suspicious": "suspicious"}
 

@@ -15,11 +15,14 @@ TIMED = ("faster", "slower", "no-change")
 # code that answers from memory makes them: neither correct nor a figure.
 CORRECT = (*TIMED, "noisy")
 UNMEASURED = ("noisy", "error", "no-input")
+# The generated harness could not feed the function: nothing about the candidates was learned,
+# and a bench spec, not a better rewrite, is what the task needs. Counted on its own.
+NEEDS_SPEC = "needs-spec"
 # When no candidate was faster, the task takes the word of its most telling sample. A
 # suspicious sample comes first (the alarm must show), then a noisy one: it might have been
 # the faster one, so the task stays unmeasured.
 _PRIORITY = ("suspicious", "noisy", "no-change", "slower", "timeout", "incorrect",
-             "build-failed", "no-input", "rejected")
+             "build-failed", "needs-spec", "no-input", "rejected")
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,11 @@ class TaskResult:
     def measured(self) -> bool:
         """False for tasks that could not be measured (a busy machine, an error)."""
         return self.verdict not in UNMEASURED
+
+    @property
+    def needs_spec(self) -> bool:
+        """Whether the harness could not feed the task's function (a bench spec is needed)."""
+        return self.verdict == NEEDS_SPEC
 
     def to_json(self) -> dict[str, Any]:
         """The stored form (one file per task in the output directory)."""

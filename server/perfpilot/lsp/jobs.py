@@ -16,7 +16,7 @@ from lsprotocol import types as lsp
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.outcome import Outcome
-from perfpilot.engine.present import speedup_phrase
+from perfpilot.engine.present import draft_spec_hint, needs_spec_verdict, speedup_phrase
 from perfpilot.engine.session import Job, path_of_uri
 from perfpilot.lsp.convert import StaleSiteError, function_edit
 from perfpilot.lsp.protocol import NOTIFY_JOB, JobStatus
@@ -152,7 +152,11 @@ class JobRunner:
         chosen = outcome.chosen
         name = job.site.name
         if chosen is None:
-            self.ls.tell(f"PerfPilot: {outcome.message}")
+            if needs_spec_verdict(outcome) is not None:
+                # Already says "PerfPilot cannot build inputs ...": what to do next follows.
+                self.ls.tell(f"{outcome.message} {draft_spec_hint(name)}")
+            else:
+                self.ls.tell(f"PerfPilot: {outcome.message}")
             return
         doc = await self.ls.document_async(job.uri)
         if doc.version != job.site.version or not self.ls.in_sync(job.uri):

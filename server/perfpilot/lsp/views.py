@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from perfpilot.engine.present import (
+    draft_spec_hint,
     escape_md,
     hover_markdown,
     lens_title,
+    needs_spec_verdict,
     plan_markdown,
     speedup_phrase,
 )
@@ -20,6 +22,7 @@ from perfpilot.lsp.convert import client_position, header_range, server_position
 from perfpilot.lsp.profile_view import profile_hover, profile_lenses
 from perfpilot.lsp.protocol import (
     CMD_CANCEL,
+    CMD_DRAFT_SPEC,
     CMD_REPORT,
     CMD_RERUN,
     CMD_REVERT,
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 _PROBLEM_VERDICTS = {"incorrect": lsp.DiagnosticSeverity.Warning,
                      "suspicious": lsp.DiagnosticSeverity.Warning,
                      "build-failed": lsp.DiagnosticSeverity.Warning,
+                     # Not the rewrite's fault: a hint, with the quick fix that drafts a spec.
+                     "needs-spec": lsp.DiagnosticSeverity.Information,
                      "slower": lsp.DiagnosticSeverity.Information}
 
 
@@ -48,13 +53,18 @@ def publish_diagnostics(ls: PerfPilotServer, uri: str) -> None:
             if v is None or v.verdict not in _PROBLEM_VERDICTS:
                 continue
             rng = header_range(doc, site)
-            # A measured verdict's phrase has its figures; the runner's message would
-            # repeat them in another format. A failure's message says what failed.
-            said = "" if v.verdict == "slower" else v.message
-            message = f"PerfPilot candidate for {site.name}: {speedup_phrase(v)}. " \
-                      f"{said}".strip()
-            # Related information only for evidence the message does not already say.
-            evidence = (v.validation_detail or v.build_log[-300:]).strip()
+            if v.verdict == "needs-spec":
+                # About the function, not a candidate: what it needs, and the quick fix.
+                message = f"{v.message} {draft_spec_hint(site.name)}"
+                evidence = ""
+            else:
+                # A measured verdict's phrase has its figures; the runner's message would
+                # repeat them in another format. A failure's message says what failed.
+                said = "" if v.verdict == "slower" else v.message
+                message = f"PerfPilot candidate for {site.name}: {speedup_phrase(v)}. " \
+                          f"{said}".strip()
+                # Related information only for evidence the message does not already say.
+                evidence = (v.validation_detail or v.build_log[-300:]).strip()
             related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), evidence)] \
                 if evidence and evidence not in message else None
             diags.append(lsp.Diagnostic(
@@ -123,6 +133,10 @@ def register(server: PerfPilotServer) -> None:
                                                         arguments=report)))
             lenses.append(lsp.CodeLens(rng, lsp.Command("Details", CMD_REPORT,
                                                         arguments=report)))
+            if needs_spec_verdict(rec.outcome) is not None:
+                lenses.append(lsp.CodeLens(rng, lsp.Command(
+                    "Draft a bench spec", CMD_DRAFT_SPEC,
+                    arguments=[{"uri": doc.uri, "function": name}])))
             if rec.outcome.trials:
                 lenses.append(lsp.CodeLens(rng, lsp.Command("Re-run", CMD_RERUN, arguments=[arg])))
             if rec.applied:

@@ -10,9 +10,14 @@ first (``Cls&``, or ``const Cls&`` for a const method) and calls the method on i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from perfpilot.code.site import FunctionSite
-from perfpilot.runner.harness import trampoline_param_type
-from perfpilot.runner.unit_types import method_info, read_unit
+from perfpilot.runner.api_objects import unit_helpers
+from perfpilot.runner.harness_types import trampoline_param_type
+from perfpilot.runner.template_args import TemplateUnresolved, instantiate
+from perfpilot.runner.unit_headers import site_types
+from perfpilot.runner.unit_types import method_info, namespace_member
 
 ENTRY_SYMBOL = "perfpilot_entry"
 
@@ -22,17 +27,30 @@ class EntryError(Exception):
 
 
 def entry_source(site: FunctionSite) -> str:
-    """Source text to append to the unit (C or C++), or raise EntryError."""
+    """Source text to append to the unit (C or C++), or raise EntryError.
+
+    A function template is called with the template arguments template_args.py chooses; the
+    helpers of objects the bench builds through their public API follow the entry.
+    """
+    original = site
     if site.language == "c":
         return (f"\n\n/* PerfPilot measurement entry (identical in both builds). */\n"
                 f"void* {ENTRY_SYMBOL}(void) {{ return (void*)&{site.name}; }}\n")
+    targs = ""
     if site.is_template:
-        raise EntryError(f"'{site.qualified_name}' is a template; a bench spec must choose the "
-                         "template arguments")
+        try:
+            inst = instantiate(site)
+        except TemplateUnresolved as exc:
+            raise EntryError(f"'{site.qualified_name}' is a template: {exc}; a bench spec must "
+                             "choose the template arguments") from exc
+        site = inst.site
+        targs = f"<{', '.join(inst.args)}>"
     if any(p.type_text == "..." for p in site.params):
         raise EntryError(f"'{site.qualified_name}' takes variable arguments")
     scopes = site.qualified_name.split("::")[:-1]
-    types = read_unit(site.unit_text, site.language)
+    types = site_types(site)
+    if site.is_method and method_info(site, types) is None and namespace_member(site, types):
+        site = replace(site, is_method=False)  # ``int ns::f(...) {...}``: a free function
     params_list = [f"perfpilot_t{i} a{i}" for i in range(len(site.params))]
     if site.is_method:
         method = method_info(site, types)
@@ -44,15 +62,15 @@ def entry_source(site: FunctionSite) -> str:
             callee, scopes = site.qualified_name, []
         elif site.is_static:
             scopes = list(method.cls.namespaces)
-            callee = f"{method.cls.path}::{site.name}"
+            callee = f"{method.cls.path}::{'template ' if targs else ''}{site.name}{targs}"
         else:
             scopes = list(method.cls.namespaces)
             # The object comes first; the method is called on it as any caller would.
             const = "const " if method.const else ""
             params_list.insert(0, f"{const}{method.cls.path}& perfpilot_self")
-            callee = f"perfpilot_self.{site.name}"
+            callee = f"perfpilot_self.{'template ' if targs else ''}{site.name}{targs}"
     else:
-        callee = site.name
+        callee = site.name + targs
     aliases = "".join(f"using perfpilot_t{i} = {trampoline_param_type(p, types)};\n"
                       for i, p in enumerate(site.params))
     params = ", ".join(params_list)
@@ -70,4 +88,17 @@ def entry_source(site: FunctionSite) -> str:
         f"{closes}"
         f'extern "C" void* {ENTRY_SYMBOL}(void) {{\n'
         f"  return reinterpret_cast<void*>(&{tramp});\n}}\n"
+        f"{_api_helpers(original)}"
     )
+
+
+def _api_helpers(site: FunctionSite) -> str:
+    """Helpers for the objects the generated bench builds through their public API (none
+    when the bench builds every object itself, or cannot be generated at all)."""
+    from perfpilot.runner.harness import HarnessUnsupported, classify
+
+    try:
+        _, plan = classify(site)
+    except HarnessUnsupported:
+        return ""
+    return unit_helpers(plan.objects, plan.types)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.progress import JobContext
+from perfpilot.runner.budget import JobBudget
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.sandbox import Limits, Sandbox
 from perfpilot.runner.toolchain import Toolchain
@@ -32,6 +33,8 @@ class Job:
     bench: str = ""  # the bench source (generated or from a spec)
     # Judge the candidate's compiled object before it runs (builtin and model candidates).
     object_policy: bool = False
+    # The job's time budget (shared with its other candidates); no limit by default.
+    budget: JobBudget = field(default_factory=lambda: JobBudget(0))
 
     def limits(self, threads: int) -> Limits:
         """Resource limits of one driver run at ``threads`` threads."""

@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from perfpilot.code.locate import LocateError, function_by_name
 from perfpilot.code.parse import language_for
@@ -22,6 +25,7 @@ from perfpilot.runner.admission import (
     sandbox_verdict,
     whole_unit_violations,
 )
+from perfpilot.runner.budget import BudgetSpent, JobBudget
 from perfpilot.runner.build import (
     BuildCache,
     Compiled,
@@ -100,7 +104,8 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
                              tuning: Tuning | None = None,
                              gate: MeasureGate | None = None,
                              includes: tuple[str, ...] = (),
-                             origin: Origin = "model") -> Verdict:
+                             origin: Origin = "model",
+                             budget: JobBudget | None = None) -> Verdict:
     """Build original and candidate, check they agree, time them and return the verdict.
 
     ``includes`` are headers the candidate needs (added to its unit when missing).
@@ -112,8 +117,15 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
     ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
     ``tuning`` adjusts the procedure (tests use smaller targets). Measurements that share a
     ``gate`` build side by side but time one at a time, with no build running meanwhile.
+
+    ``budget`` is the job's time budget, shared with its other candidates (by default one of
+    ``settings.job_budget_s`` for this candidate alone): when it runs out the verdict is
+    ``timeout``, and its message names the stage that ran out.
     """
     tuning = tuning or Tuning()
+    budget = budget or JobBudget(settings.job_budget_s)
+    if budget.spent:
+        return Verdict(verdict="timeout", message=budget.not_started())
     if tuning.capability_policy:
         # A thread: a large unit takes a noticeable time to parse, the event loop must not wait.
         refused = await asyncio.to_thread(policy_verdict, original, candidate_code, includes,
@@ -123,13 +135,27 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
     return await _measure(original, splice(original, candidate_code, includes), candidate_code,
                           settings, ctx, workspace=workspace, spec=spec,
                           source_path=source_path, tuning=tuning,
-                          gate=gate or MeasureGate(), origin=origin)
+                          gate=gate or MeasureGate(), origin=origin, budget=budget)
+
+
+def needs_spec_verdict(base: Verdict, name: str, exc: Exception) -> Verdict:
+    """``needs-spec``: the generated harness cannot feed the function (a parameter it cannot
+    build, an entry it cannot write). The message is the reason alone: each surface adds the
+    way to draft a spec it offers (the editor's quick fix, the CLI's command)."""
+    cause = exc.__cause__ if isinstance(exc.__cause__, type(exc)) else exc
+    reason = str(cause).strip().rstrip(".")
+    return replace(base, verdict="needs-spec", needs_spec=True,
+                   message=f"PerfPilot cannot build inputs for {name}: {reason}.",
+                   build_log=str(exc), validation_detail=reason, validation_status="skipped")
 
 
 async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,
                    settings: RunnerSettings, ctx: JobContext, *, workspace: Path | None,
                    spec: Path | None, source_path: Path | None, tuning: Tuning,
-                   gate: MeasureGate, origin: Origin) -> Verdict:
+                   gate: MeasureGate, origin: Origin,
+                   budget: JobBudget | None = None) -> Verdict:
+    budget = budget or JobBudget(settings.job_budget_s)
+    ctx = budget.watching(ctx)
     ctx.check()
     refused = sandbox_verdict(await detect_sandbox(settings.sandbox), settings, origin)
     if refused is not None:
@@ -140,9 +166,14 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     if original.name == "main":
         from perfpilot.runner.program import measure_program
 
-        return await measure_program(original, candidate_unit, settings, ctx,
-                                     workspace=workspace, source_path=source_path,
-                                     tuning=tuning, gate=gate, policed=policed)
+        budget.enter("measuring the whole program")
+        try:
+            async with budget.enforce():
+                return await measure_program(original, candidate_unit, settings, ctx,
+                                             workspace=workspace, source_path=source_path,
+                                             tuning=tuning, gate=gate, policed=policed)
+        except BudgetSpent as exc:
+            return Verdict(verdict="timeout", message=str(exc), input_mode="stdin")
     mode = "spec" if spec_path is not None else "harness"
     try:
         tc = make_toolchain(settings, original.language, source_path, workspace,
@@ -157,30 +188,41 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
         entry = loaded.entry_text if loaded and loaded.entry_text else entry_source(original)
         bench = loaded.bench_text if loaded else harness_source(original)
     except (EntryError, HarnessUnsupported) as exc:
-        msg = (f"Cannot benchmark '{original.name}' automatically: {exc}. Write a bench spec "
-               f"(.perfpilot/{original.name}.bench.cpp; see docs/bench-spec.md).")
-        return replace(base, message=msg, build_log=str(exc), validation_detail=str(exc),
-                       needs_spec=True)
+        return needs_spec_verdict(base, original.name, exc)
 
-    async with work_directory() as workdir:
-        units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
-        as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
-                                                   *compiler_folders(tc)])
-        if origin == "model":
-            # A model's code may not add a compiler warning the original does not have.
-            async with gate.building():
-                refused = await warnings_refusal(
-                    base, sandbox, tc, workdir, original.unit_text, candidate_unit, ctx,
-                    unprivileged=as_nobody, timeout_s=settings.build_timeout_s)
-            if refused is not None:
-                return refused
-        job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units, as_nobody,
-                  gate, bench, object_policy=policed)
-        return await _run(job, base, units[0], units[1], bench)
+    try:
+        async with budget.enforce(), work_directory() as workdir:
+            units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
+            as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
+                                                       *compiler_folders(tc)])
+            if origin == "model":
+                # A model's code may not add a compiler warning the original does not have.
+                async with gate.building():
+                    refused = await warnings_refusal(
+                        base, sandbox, tc, workdir, original.unit_text, candidate_unit, ctx,
+                        unprivileged=as_nobody, timeout_s=settings.build_timeout_s)
+                if refused is not None:
+                    return refused
+            job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units,
+                      as_nobody, gate, bench, object_policy=policed, budget=budget)
+            return await _run(job, base, units[0], units[1], bench)
+    except BudgetSpent as exc:
+        return replace(base, verdict="timeout", message=str(exc), validation_status="skipped")
+
+
+@asynccontextmanager
+async def _held(job: Job, kind: Literal["building", "timing"]) -> AsyncIterator[None]:
+    """The measuring gate held for ``kind``; waiting for it (another job's timing) is not
+    counted against this job's budget."""
+    async with AsyncExitStack() as stack:
+        async with job.budget.paused():
+            await stack.enter_async_context(job.gate.building() if kind == "building"
+                                            else job.gate.timing())
+        yield
 
 
 async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) -> Verdict:
-    async with job.gate.building():
+    async with _held(job, "building"):
         prepared = await _build_and_validate(job, base, unit_a, unit_b, bench)
     if isinstance(prepared, Verdict):
         return prepared
@@ -188,17 +230,18 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     # Sizes past this one were invalid for the original (else only timing stops there).
     valid_up_to = prepared.timing_max_size \
         if prepared.timing_max_size < job.tuning.max_size else None
+    job = _at_study_sizes(job, prepared.edge_sizes)
     job = replace(job, tuning=replace(job.tuning, max_size=min(job.tuning.max_size,
                                                               prepared.timing_max_size)))
-    async with job.gate.timing():
+    async with _held(job, "timing"):
         timed = await _time_both(job, base, prepared.timing_case)
     if isinstance(timed, Verdict):
         return timed
     measurement, serial, calib, psi = timed.measurement, timed.serial, timed.calib, timed.psi
-    async with job.gate.building():
+    async with _held(job, "building"):
         beyond = await check_beyond(job, prepared.timing_case, max(
             measurement.size, serial.size if serial else 0), measurement.threads,
-            valid_up_to, calib.steps)
+            valid_up_to, calib.steps, prepared.timing_why)
     if isinstance(beyond, Failure):
         return beyond.apply(replace(base, verification=prepared.verification))
     verification = replace(prepared.verification, beyond=beyond)
@@ -206,18 +249,24 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
     notes = list(base.notes) + list(measurement.notes)
     if job.settings.callgrind:
         # Counting instructions is deterministic: it may share the cores with builds.
+        job.budget.enter("counting instructions")
         job.ctx.report("counting", "counting instructions with callgrind", 80)
         await gate_for_tests("counting", job.ctx)
-        async with job.gate.building():
+        async with _held(job, "building"):
             counted = await _count(job, calib, measurement.threads, prepared.timing_case)
             ratio, note = await _count_at_timed_size(job, measurement, serial,
-                                                     prepared.timing_case, counted)
+                                                     prepared.timing_case, counted, calib)
         if note:
             notes.append(note)
+    if prepared.size_note:
+        # The user is told the sizes the verdict rests on, and why they stop where they do.
+        notes.insert(0, f"{prepared.size_note}, timed at n = {measurement.size}")
     verdict = verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
                                         serial, ratio, job.tuning, verification)
+    if prepared.size_note:
+        verdict = replace(verdict, message=f"{verdict.message} Sizes: {notes[0]}.")
     if job.tc.added_flags and verdict.verdict in ("faster", "weakly-verified"):
-        async with job.gate.timing():
+        async with _held(job, "timing"):
             verdict = await _without_added_flags(job, verdict, prepared.timing_case)
     return verdict
 
@@ -226,6 +275,7 @@ async def _without_added_flags(job: Job, verdict: Verdict, case: Case) -> Verdic
     """The figure the project's own build gets: both sides built without the flags the
     measurement added (OpenMP pragmas are then ignored), timed on one thread."""
     flags = " ".join(job.tc.added_flags)
+    job.budget.enter("timing without the added flags")
     job.ctx.report("timing", f"timing as your build compiles it (without {flags})", 75)
     tc = replace(job.tc, openmp=False)
     t = job.settings.build_timeout_s
@@ -275,6 +325,9 @@ class _Built:
     verification: Verification
     timing_case: Case
     timing_max_size: int
+    edge_sizes: tuple[int, ...] = ()
+    size_note: str = ""  # why validation stopped short of the largest edge size, if it did
+    timing_why: str = ""  # why timing stops at timing_max_size, when it is not invalid inputs
 
 
 @dataclass(frozen=True)
@@ -291,6 +344,7 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
                               bench: str) -> _Built | Verdict:
     """Build A, B and the driver, then compare outputs; a failure is the final verdict."""
     ctx, tc, settings = job.ctx, job.tc, job.settings
+    job.budget.enter("building")
     ctx.report("building", "compiling original and candidate", 5)
     await gate_for_tests("building", ctx)
     install_headers(job.workdir)
@@ -316,7 +370,7 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
     san_builds = build_sanitized(job, cache) if sanitize else _nothing()
     checks = _check_objects(job, cache, (unit_a, unit_b))
     (a, b, drv), san, checked_builds = await asyncio.gather(builds, san_builds, checks)
-    failed = _build_failure(base, a, b, drv, job.mode)
+    failed = _build_failure(base, a, b, drv, job.mode, job.site.name)
     if failed is not None:
         return failed
     sanitized = bool(san) and all(c.ok for c in san)
@@ -336,6 +390,7 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
     analysis = await analyse_original(job, sanitized)
     if isinstance(analysis, Failure):
         return analysis.apply(base)
+    job = _at_study_sizes(job, analysis.edge_sizes)
     checked = await check_candidate(job, analysis, sanitized)
     if isinstance(checked, Failure):
         return checked.apply(replace(base, verification=analysis.verification))
@@ -344,10 +399,18 @@ async def _build_and_validate(job: Job, base: Verdict, unit_a: str, unit_b: str,
         more = f" (and {len(analysis.rejected) - 1} more)" if len(analysis.rejected) > 1 else ""
         notes += (f"inputs skipped as invalid: {analysis.rejected[0]}{more}",)
     if analysis.timing_max_size < job.tuning.max_size:
-        notes += (f"timed at sizes up to {analysis.timing_max_size}: larger generated inputs are "
-                  "invalid for the original",)
+        why = analysis.timing_why or "larger generated inputs are invalid for the original"
+        notes += (f"timed at sizes up to {analysis.timing_max_size}: {why}",)
     return _Built(replace(base, notes=base.notes + notes), checked, analysis.valid[0],
-                  analysis.timing_max_size)
+                  analysis.timing_max_size, analysis.edge_sizes, analysis.size_note,
+                  analysis.timing_why)
+
+
+def _at_study_sizes(job: Job, sizes: tuple[int, ...]) -> Job:
+    """``job`` validating at the sizes the study kept (those the original's time allows)."""
+    if not sizes or tuple(sizes) == tuple(job.tuning.edge_sizes):
+        return job
+    return replace(job, tuning=replace(job.tuning, edge_sizes=tuple(sizes)))
 
 
 async def _nothing() -> tuple[Compiled, ...]:
@@ -384,11 +447,12 @@ async def _time_both(job: Job, base: Verdict, case: Case) -> _Timed | Verdict:
     ctx, tc, settings = job.ctx, job.tc, job.settings
     threads = _threads(settings) if tc.openmp else 1
     psi = read_psi()
+    job.budget.enter("timing")
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
     await gate_for_tests("timing", ctx)
     timing = await _time_gated(job, threads, case)
     if isinstance(timing, Failure):
-        return timing.apply(replace(base, psi=psi))
+        return timing.apply(replace(base, psi=psi, threads=threads))
     measurement, calib = timing
     serial: Measurement | None = None
     if tc.openmp and threads > 1:
@@ -434,7 +498,7 @@ def confirm_slowdown(first: Measurement, repeat: Measurement, tuning: Tuning) ->
 
 
 def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,
-                   mode: str) -> Verdict | None:
+                   mode: str, name: str) -> Verdict | None:
     if not a.ok:
         msg = ("The original does not build on its own"
                + (" (it may need other files of the project)" if "undefined reference" in a.log
@@ -446,8 +510,12 @@ def _build_failure(base: Verdict, a: Compiled, b: Compiled, drv: Compiled,
                        message=f"The candidate does not compile: {first_error(b.log)}",
                        build_log=b.log)
     if not drv.ok:
-        what = "bench spec" if mode == "spec" else "generated harness"
-        return replace(base, message=f"The {what} does not compile: {first_error(drv.log)}",
+        if mode == "harness":
+            # The inputs PerfPilot wrote do not compile: a bench spec is what the user can do.
+            return verdicts.inputs_unusable(
+                mode, name, f"the generated harness does not compile ({first_error(drv.log)})",
+                first_error(drv.log)).apply(replace(base, build_log=drv.log))
+        return replace(base, message=f"The bench spec does not compile: {first_error(drv.log)}",
                        build_log=drv.log)
     return None
 
@@ -467,20 +535,29 @@ async def _time(job: Job, threads: int, case: Case, *, libs: tuple[str, str] = (
             "warmup": tuning.warmup, "seed": tuning.seed, "min_size": tuning.min_size,
             "max_size": tuning.max_size, "budget_ms": budget_ms,
             "max_pairs": job.settings.pairs * tuning.max_pairs_factor,
-            "wait_ppm": int(tuning.wait_fraction * 1e6), "case": case.arg}
+            "wait_ppm": int(tuning.wait_fraction * 1e6), "case": case.arg,
+            "cut_factor": tuning.cutoff_factor, "cut_floor_ns": int(tuning.cutoff_floor_s * 1e9)}
     libs = (layout_copies(job.workdir, libs[0], tuning.layout_copies),
             layout_copies(job.workdir, libs[1], tuning.layout_copies))
     result: tuple[Measurement, Calibration] | None = None
-    for attempt in range(tuning.noisy_retries + 1):
-        if attempt:
+    cut_seen = False
+    attempt = 0
+    while attempt <= tuning.noisy_retries:
+        if attempt or cut_seen:
             await asyncio.sleep(0.5)
         psi = read_psi()
         run = await run_driver(job.sandbox, job.workdir, "time", args, env=job.env(threads),
                                timeout_s=job.settings.run_timeout_s,
                                limits=job.limits(threads), ctx=job.ctx, libs=libs)
         failure = _timing_failure(job, run)
+        if failure is not None and run.first("cutoff") is not None and not cut_seen:
+            # One stalled call (a descheduled OpenMP worker holding a barrier on a busy
+            # machine) fakes a far slower candidate: the cut-off must happen again.
+            cut_seen = True
+            continue
         if failure is not None:
             return failure
+        attempt += 1
         event = run.last("timing")
         assert event is not None
         m = summarize(pairs_of(event), threads, tuning, psi=psi, size=int(event["size"]),
@@ -528,6 +605,27 @@ def calibration_note(chosen: dict[str, object]) -> str:
             f"repeats it {chosen.get('reps')} times")
 
 
+def cutoff_failure(event: dict[str, object], factor: int) -> Failure:
+    """``slower``: a call of the candidate ran past ``factor`` times the original's time on
+    the same inputs and was stopped (the driver's cutoff event). It passed validation; it is
+    only far too slow to be worth timing."""
+    a_s = float(str(event.get("a_ns", 0))) / 1e9
+    limit_s = float(str(event.get("limit_ns", 0))) / 1e9
+    size = event.get("size")
+    return Failure("slower", f"Far slower: at size {size} the candidate ran past "
+                   f"{_seconds(limit_s)} where the original took {_seconds(a_s)} (the cut-off "
+                   f"is {factor}× the original's time), so it was stopped.", "passed",
+                   f"candidate stopped at size {size} after {_seconds(limit_s)}, over {factor}× "
+                   "the original's time")
+
+
+def _seconds(value: float) -> str:
+    """``2.1 s``, ``35 ms``, ``120 µs``."""
+    if value >= 1:
+        return f"{value:.3g} s"
+    return f"{value * 1e3:.3g} ms" if value >= 1e-3 else f"{value * 1e6:.3g} µs"
+
+
 def _load_or_mismatch(run: DriverRun) -> Failure | None:
     """A forged channel, a side that would not load, or outputs that disagree, end the
     measurement."""
@@ -547,10 +645,13 @@ def _timing_failure(job: Job, run: DriverRun) -> Failure | None:
     failed = _load_or_mismatch(run)
     if failed is not None:
         return failed
+    cut = run.first("cutoff")
+    if cut is not None:
+        return cutoff_failure(cut, job.tuning.cutoff_factor)
     error = run.first("error")
     if error is not None and run.last("timing") is None:
-        return Failure("build-failed", f"Inputs could not be built: {error.get('message')}",
-                       "skipped")
+        return verdicts.inputs_unusable(job.mode, job.site.name,
+                                        f"inputs could not be built ({error.get('message')})")
     if run.proc.timed_out:
         chosen = run.last("chosen") or run.last("calib")
         where = f" at size {chosen['size']}" if chosen else ""
@@ -561,16 +662,17 @@ def _timing_failure(job: Job, run: DriverRun) -> Failure | None:
         begin = run.last("begin")
         size = begin["size"] if begin else "?"
         if begin is not None and begin.get("side") == "A":
-            return Failure("build-failed", f"The original crashes ({crash}) on generated inputs "
-                           f"of size {size}; write a bench spec with valid inputs "
-                           "(docs/bench-spec.md).", "skipped", f"original crashed at size {size}")
+            return verdicts.inputs_unusable(
+                job.mode, job.site.name, f"the original crashes ({crash}) on its inputs of size "
+                f"{size}", f"original crashed at size {size}")
         detail = f"candidate crashed ({crash}) at size {size}; the original did not"
         return Failure("incorrect", f"The {detail}.", "failed", detail)
     return None
 
 
 async def _count_at_timed_size(job: Job, measurement: Measurement, serial: Measurement | None,
-                               case: Case, counted: _Counted) -> tuple[float | None, str]:
+                               case: Case, counted: _Counted,
+                               calib: Calibration | None = None) -> tuple[float | None, str]:
     """The count again at the size the wall-time figure comes from, when the wall time claims
     more than ten times the gain the count at the reduced size shows: a rewrite that changes
     the complexity class gains more the larger the input, so only counts at the timed size
@@ -579,7 +681,7 @@ async def _count_at_timed_size(job: Job, measurement: Measurement, serial: Measu
     if counted.ratio is None or counted.size >= timed.size or \
             not verdicts.wall_outruns_counts(timed.speedup, counted.ratio):
         return counted.ratio, counted.note
-    again = await _count(job, None, measurement.threads, case, size=timed.size)
+    again = await _count(job, calib, measurement.threads, case, size=timed.size)
     if again.ratio is None:
         return counted.ratio, counted.note
     return again.ratio, (f"{again.note} (at size {counted.size} they said "
@@ -635,6 +737,9 @@ async def _count(job: Job, calib: Calibration | None, threads: int,
         size = calib.size_for(job.tuning.count_target_s)
     if size is None:
         return _Counted(None, "instruction counts skipped: no calibrated size")
+    slow = _too_slow_to_count(job, calib, size)
+    if slow:
+        return _Counted(None, f"instruction counts skipped: {slow}")
     env = {"OMP_WAIT_POLICY": "passive", **job.env(threads)}
     timeout = max(job.settings.run_timeout_s, 30.0)
 
@@ -657,6 +762,23 @@ async def _count(job: Job, calib: Calibration | None, threads: int,
         return _Counted(None, "instruction counts skipped: callgrind run failed")
     return _Counted(ir_a / ir_b, f"callgrind at size {size}{note}: {ir_a:,} vs {ir_b:,} "
                     "instructions", size)
+
+
+# Callgrind runs code about this many times slower than it runs natively.
+_CALLGRIND_SLOWDOWN = 50
+
+
+def _too_slow_to_count(job: Job, calib: Calibration | None, size: int) -> str:
+    """Why counting at ``size`` would take too long (empty when it would not): the slower
+    side's calibrated call there, times callgrind's slowdown, past ``Tuning.count_limit_s``
+    (an exponential original timed at a size where one call takes a second)."""
+    steps = calib.steps if calib is not None else ()
+    call_ns = max((max(a, b) for s, a, b in steps if s == size), default=0)
+    predicted_s = call_ns * _CALLGRIND_SLOWDOWN / 1e9
+    if predicted_s <= job.tuning.count_limit_s:
+        return ""
+    return (f"one call at size {size} would take about {predicted_s:.0f} s under callgrind "
+            f"(over {job.tuning.count_limit_s:g} s)")
 
 
 async def bench_files(path: Path, function: str, candidate_path: Path,

@@ -32,6 +32,7 @@ from typing import Literal
 
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner import seccomp
+from perfpilot.runner.budget import running
 
 SandboxMode = Literal["bwrap", "unshare", "none"]
 NOBODY = 65534
@@ -381,6 +382,16 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
                 "TMPDIR": str(workdir) if sandbox.mode != "bwrap" else INNER_DIR}
     if env:
         full_env.update(env)
+    with running():
+        return await _run(cmd, workdir, full_env, fd, timeout_s=timeout_s, ctx=ctx,
+                          stdin_path=stdin_path, output_cap=output_cap, pass_fds=pass_fds,
+                          stdin_data=stdin_data)
+
+
+async def _run(cmd: Sequence[str], workdir: Path, full_env: Mapping[str, str], fd: int | None,
+               *, timeout_s: float, ctx: JobContext | None, stdin_path: Path | None,
+               output_cap: int, pass_fds: Sequence[int], stdin_data: bytes | None
+               ) -> ProcResult:
     stdin_file = stdin_path.open("rb") if stdin_path is not None else None
     start = time.monotonic()
     try:
@@ -397,14 +408,12 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
             stdin_file.close()
         if fd is not None:
             os.close(fd)
-    if stdin_data is not None and proc.stdin is not None:
-        with contextlib.suppress(OSError, ConnectionError):
-            proc.stdin.write(stdin_data)
-            await proc.stdin.drain()
-        proc.stdin.close()
     out_task = asyncio.ensure_future(_read_capped(proc.stdout, output_cap))
     err_task = asyncio.ensure_future(_read_capped(proc.stderr, output_cap))
     finished = asyncio.ensure_future(asyncio.gather(out_task, err_task, proc.wait()))
+    # Cancelled from outside (a job's time budget), the gathering future ends later with the
+    # children's CancelledError: retrieve it then, so it is not logged as lost.
+    finished.add_done_callback(lambda f: f.cancelled() or f.exception())
     cancel_wait = asyncio.ensure_future(ctx.cancelled.wait()) if ctx is not None else None
     waiters: set[asyncio.Future[object]] = {finished}  # type: ignore[arg-type]
     if cancel_wait is not None:
@@ -412,6 +421,11 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
     timed_out = False
     cancelled = False
     try:
+        if stdin_data is not None and proc.stdin is not None:
+            with contextlib.suppress(OSError, ConnectionError):
+                proc.stdin.write(stdin_data)
+                await proc.stdin.drain()
+            proc.stdin.close()
         done, _pending = await asyncio.wait(waiters, timeout=timeout_s,
                                             return_when=asyncio.FIRST_COMPLETED)
         if finished not in done:
@@ -424,6 +438,10 @@ async def run_sandboxed(sandbox: Sandbox, argv: Sequence[str], workdir: Path, *,
                 await asyncio.wait_for(asyncio.shield(finished), 2.0)
     except asyncio.CancelledError:
         _kill_group(proc.pid)
+        # Reaped before the cancellation goes on: a process left to the garbage collector
+        # outlives its event loop (a measurement cancelled by its time budget).
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(finished), 2.0)
         raise
     finally:
         if cancel_wait is not None:

@@ -20,7 +20,8 @@ from perfpilot.runner.harness import (
     trampoline_param_type,
 )
 from perfpilot.runner.spec import SPEC_FOLDER
-from perfpilot.runner.unit_types import method_info, parse_type, read_unit
+from perfpilot.runner.unit_headers import site_types
+from perfpilot.runner.unit_types import method_info, parse_type
 
 
 def draft_path(site: FunctionSite, source_path: Path) -> Path:
@@ -50,7 +51,7 @@ def draft_spec(site: FunctionSite) -> str:
 
 
 def _skeleton(site: FunctionSite, reason: str) -> str:
-    types = read_unit(site.unit_text, site.language)
+    types = site_types(site)
     names: set[str] = set()
     for p in site.params:
         names |= set(parse_type(p.base).name.split("::"))

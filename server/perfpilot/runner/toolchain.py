@@ -139,7 +139,7 @@ def include_flags(flags: tuple[str, ...]) -> list[str]:
             out += [f, flags[i + 1]]
             i += 2
             continue
-        if f.startswith(("-I", "-D", "-U", "-isystem")):
+        if f.startswith(("-I", "-D", "-U", "-isystem", "-iquote")):
             out.append(f)
         i += 1
     return out

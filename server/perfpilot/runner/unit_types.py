@@ -11,14 +11,15 @@ for. Polymorphic classes and classes with bases are not mirrored (the caller ref
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import tree_sitter
 
 from perfpilot.code.parse import inner_declarator, node_text, parse, walk_all
-from perfpilot.code.site import FunctionSite, Language
+from perfpilot.code.site import FunctionSite, Language, Param
 
 # Nodes whose children are declarations at namespace scope.
 _SCOPES = {"translation_unit", "declaration_list", "linkage_specification"}
@@ -113,6 +114,22 @@ class Ctor:
 
     params: tuple[tuple[str, Ty], ...]
     public: bool
+    inline: bool = True  # defined in the class body (else it must be defined out of class)
+
+
+@dataclass(frozen=True)
+class MethodDecl:
+    """An ordinary member function as the class declares it (for building objects through
+    their public API): parameters, the return type as written, and how it may be called."""
+
+    name: str
+    params: tuple[Param, ...]
+    ret: str  # return type with its declarator (``const std::vector<int>&``)
+    const: bool
+    public: bool
+    static: bool
+    inline: bool  # defined in the class body (else defined, if at all, out of class)
+    plain: bool  # callable as ``obj.f(args)``: no template, no ``&&`` qualifier, not deleted
 
 
 @dataclass(frozen=True)
@@ -132,6 +149,10 @@ class ClassDef:
     less_than: bool  # an operator< for it is defined in the unit
     methods: dict[str, bool] = field(default_factory=dict)  # name -> public
     item: int = -1  # index of the mirror item that defines it
+    decls: tuple[MethodDecl, ...] = ()  # ordinary member functions, in declaration order
+    abstract: bool = False  # declares a pure virtual function
+    destructor: str = ""  # "" (implicit), "inline" (defined in the class) or "declared"
+    copies: bool = False  # declares its own copy constructor or copy assignment (not deleted)
 
     @property
     def path(self) -> str:
@@ -171,6 +192,10 @@ class _Item:
     always: bool = False  # using-directives and declarations: cheap, and names depend on them
     top: bool = False  # #define lines go before every namespace
     owner: str = ""  # out-of-class definitions: the class they belong to
+    # A using-declaration or directive of the unit's own namespace (``using algo::f;``,
+    # ``using namespace algo;``): (namespace, name or "") it refers to. Repeated only when the
+    # mirror defines that namespace (and name): the bench has none of the unit's functions.
+    refers: tuple[str, str] | None = None
 
 
 @dataclass
@@ -184,6 +209,17 @@ class UnitTypes:
     enums: dict[str, list[EnumDef]] = field(default_factory=dict)
     aliases: dict[str, Ty] = field(default_factory=dict)
     alias_problems: dict[str, str] = field(default_factory=dict)
+    namespaces: set[str] = field(default_factory=set)  # qualified names of namespaces
+    # (class, member) pairs defined out of class (``void Ledger::add(...) {...}``).
+    defined: set[tuple[str, str]] = field(default_factory=set)
+    # Quote includes read as part of the unit (the project's own headers): the mirror
+    # repeats what they define, so the bench needs their system includes, not them.
+    read_headers: list[str] = field(default_factory=list)
+
+    def member_defined(self, cls: ClassDef, name: str, inline: bool) -> bool:
+        """Whether a member function declared in ``cls`` has a definition this unit compiles
+        (in the class body, or out of class in the unit or one of the headers read)."""
+        return inline or (cls.name, name) in self.defined
 
     def find_class(self, ty: Ty) -> ClassDef | None:
         """The class a type names, preferring the one whose qualification matches."""
@@ -215,10 +251,13 @@ class UnitTypes:
             for i, item in enumerate(self.items):
                 if i in chosen:
                     continue
+                if item.refers is not None:
+                    continue
                 if item.always or item.defines & wanted or (item.owner and item.owner in wanted):
                     chosen.add(i)
                     wanted |= item.mentions
                     changed = True
+        chosen |= self._usings(chosen)
         top = [self.items[i].text for i in sorted(chosen) if self.items[i].top]
         body: list[str] = []
         for i in sorted(chosen):
@@ -229,7 +268,54 @@ class UnitTypes:
         return top, body
 
 
+    def _usings(self, chosen: set[int]) -> set[int]:
+        """The using-declarations of the unit's own namespaces that still resolve in a mirror of
+        ``chosen``: their namespace (and, for a declaration, their name) is defined there."""
+        spaces: set[str] = set()
+        named: set[tuple[str, str]] = set()
+        for i in chosen:
+            ns = [n for n in self.items[i].namespaces if n != "(anonymous)"]
+            for k in range(1, len(ns) + 1):
+                spaces.add("::".join(ns[:k]))
+            for d in self.items[i].defines:
+                named.add(("::".join(ns), d))
+        out: set[int] = set()
+        for i, item in enumerate(self.items):
+            if item.refers is None:
+                continue
+            space, name = item.refers
+            # Written relative to where the using stands, or from the top.
+            here = [n for n in item.namespaces if n != "(anonymous)"]
+            options = {space} | {"::".join([*here[:k], space]) for k in range(1, len(here) + 1)}
+            if (not name and options & spaces) or any((o, name) in named for o in options):
+                out.add(i)
+        return out
+
+
+# Resolves a quote include written in a file: (the header's path, its text), or None when it is
+# not a project header to read (see unit_headers.py).
+HeaderLookup = Callable[[str, str], tuple[str, str] | None]
+_HEADER_DEPTH = 4  # headers read through headers, at most this deep
+
 _D = TypeVar("_D", ClassDef, EnumDef)
+_USING_NS = re.compile(r"^using\s+namespace\s+(::)?([\w:]+)\s*;$")
+_USING_NAME = re.compile(r"^using\s+(?:typename\s+)?(::)?([\w:]+)::(\w+)\s*;$")
+_NS_ALIAS = re.compile(r"^namespace\s+\w+\s*=\s*(::)?([\w:]+)\s*;$")
+
+
+def _refers(text: str) -> tuple[str, str] | None:
+    """What a using-declaration, directive or namespace alias names, unless it is the standard
+    library's (which the bench has too): (namespace, name or "")."""
+    flat = " ".join(text.split())
+    for pattern, named in ((_USING_NS, False), (_USING_NAME, True), (_NS_ALIAS, False)):
+        m = pattern.match(flat)
+        if m is None:
+            continue
+        space = m.group(2)
+        if space == "std" or space.startswith("std::"):
+            return None
+        return (space, m.group(3) if named else "")
+    return None
 
 
 def _pick(found: list[_D], written: str) -> _D | None:
@@ -326,11 +412,16 @@ def _param_types(fdecl: tree_sitter.Node, language: Language) -> list[tuple[str,
 class _Reader:
     """One pass over the tree that fills a UnitTypes."""
 
-    def __init__(self, text: str, language: Language) -> None:
+    def __init__(self, text: str, language: Language, headers: HeaderLookup | None = None,
+                 where: str = "") -> None:
         self.data = text.encode("utf-8")
         self.language = language
         self.out = UnitTypes(language)
         self.lt: set[str] = set()
+        self.headers = headers
+        # The file being read (the unit's own path, or a header's), for its quote includes.
+        self.where = [where]
+        self.seen: set[str] = set()
 
     def read(self) -> UnitTypes:
         root = parse(self.data, self.language).root_node
@@ -345,7 +436,9 @@ class _Reader:
         for child in node.named_children:
             kind = child.type
             if kind == "preproc_include":
-                self.out.includes.append(node_text(child).strip())
+                self._include(child, namespaces)
+            elif kind == "preproc_ifdef" and _include_guard(child):
+                self._scope(child, namespaces)
             elif kind == "preproc_def":
                 name = child.child_by_field_name("name")
                 if name is not None:
@@ -354,15 +447,17 @@ class _Reader:
             elif kind == "namespace_definition":
                 name = child.child_by_field_name("name")
                 body = child.child_by_field_name("body")
+                scoped = (*namespaces, node_text(name) if name is not None else "(anonymous)")
+                self.out.namespaces.add("::".join(n for n in scoped if n != "(anonymous)"))
                 if body is not None:
-                    self._scope(body, (*namespaces,
-                                       node_text(name) if name is not None else "(anonymous)"))
+                    self._scope(body, scoped)
             elif kind == "linkage_specification":
                 body = child.child_by_field_name("body")
                 if body is not None and body.type == "declaration_list":
                     self._scope(body, namespaces)
             elif kind in ("using_declaration", "namespace_alias_definition"):
-                self._add(namespaces, node_text(child), set(), child, always=True)
+                self._add(namespaces, node_text(child), set(), child, always=True,
+                          refers=_refers(node_text(child)))
             elif kind in ("alias_declaration", "type_definition"):
                 self._alias(child, namespaces)
             elif kind in _CLASS_NODES or kind == "enum_specifier":
@@ -376,12 +471,37 @@ class _Reader:
                     if inner.type in _CLASS_NODES and inner.child_by_field_name("body"):
                         self._class(inner, namespaces, (), template=True, text_node=child)
 
+    def _include(self, node: tree_sitter.Node, namespaces: tuple[str, ...]) -> None:
+        """A system include is kept for the bench; a project header the lookup finds is read
+        in place, as if its text stood here (bounded depth, each header once)."""
+        line = node_text(node).strip()
+        path = node.child_by_field_name("path")
+        found = None
+        if self.headers is not None and path is not None and path.type == "string_literal" \
+                and len(self.where) <= _HEADER_DEPTH:
+            found = self.headers(node_text(path).strip().strip('"'), self.where[-1])
+        if found is None:
+            self.out.includes.append(line)
+            return
+        where, text = found
+        if where in self.seen:
+            self.out.read_headers.append(line)
+            return
+        self.seen.add(where)
+        self.out.read_headers.append(line)
+        self.where.append(where)
+        try:
+            self._scope(parse(text, self.language).root_node, namespaces)
+        finally:
+            self.where.pop()
+
     def _add(self, namespaces: tuple[str, ...], text: str, defines: set[str],
              node: tree_sitter.Node, *, skip: set[tuple[int, int]] | None = None,
-             always: bool = False, top: bool = False, owner: str = "") -> int:
+             always: bool = False, top: bool = False, owner: str = "",
+             refers: tuple[str, str] | None = None) -> int:
         mentions = _mentions(node, skip or set()) - defines
         self.out.items.append(_Item(namespaces, text, frozenset(defines), mentions, always, top,
-                                    owner))
+                                    owner, refers))
         return len(self.out.items) - 1
 
     def _alias(self, node: tree_sitter.Node, namespaces: tuple[str, ...]) -> None:
@@ -483,6 +603,7 @@ class _Reader:
         if "::" in name:
             owner, _, last = name.rpartition("::")
             owner_last = owner.split("::")[-1]
+            self.out.defined.add((owner_last.split("<")[0], last))
             if _is_special(last, owner_last) or last == owner_last:
                 text = node_text(node)
                 self._add(namespaces, "inline " + text, set(), node, owner=owner_last)
@@ -536,6 +657,10 @@ class _Reader:
         user_ctors = False
         polymorphic = False
         less_than = False
+        decls: list[MethodDecl] = []
+        abstract = False
+        destructor = ""
+        copies = False
         edits: list[tuple[int, int, str]] = []
         skip: set[tuple[int, int]] = set()
         for member in body.named_children:
@@ -547,11 +672,16 @@ class _Reader:
                    for c in walk_all(member) if c.child_count == 0):
                 polymorphic = True
             kind = _member_kind(member, name)
+            if kind in ("method", "special") and _pure(member):
+                abstract = True
             if kind == "method":
                 fn_name, _ = _declarator_name(_function_node(member).child_by_field_name(
                     "declarator"))
                 if fn_name and fn_name not in methods:
                     methods[fn_name] = public
+                decl = _method_decl(member, public, self.language)
+                if decl is not None:
+                    decls.append(decl)
                 edits.append((member.start_byte, member.end_byte, ""))
                 skip.add((member.start_byte, member.end_byte))
             elif kind == "special":
@@ -559,14 +689,22 @@ class _Reader:
                 fn_name, fdecl = _declarator_name(fn.child_by_field_name("declarator"))
                 if fn_name == "operator<" or fn_name == "operator <":
                     less_than = True
+                if fn_name.startswith("~") and fdecl is not None:
+                    destructor = "inline" if fn.type == "function_definition" else "declared"
+                deleted = any(c.type == "delete_method_clause" for c in fn.children)
+                if fdecl is not None and fn_name in (name, "operator=", "operator ="):
+                    params = _param_types(fdecl, self.language)
+                    if len(params) == 1 and params[0][1].last == name and not deleted \
+                            and "&&" not in node_text(fdecl):
+                        copies = True
                 if fn_name == name and fdecl is not None:
                     params = _param_types(fdecl, self.language)
                     copy = len(params) == 1 and params[0][1].last == name
-                    deleted = any(c.type == "delete_method_clause" for c in fn.children)
                     if not copy:
                         user_ctors = True
                         if not deleted:
-                            ctors.append(Ctor(tuple(params), public))
+                            ctors.append(Ctor(tuple(params), public,
+                                              fn.type == "function_definition"))
             elif kind == "field" and not _defines_type(member):
                 fields.extend(_fields(member, public))
             elif kind == "type" or kind == "field":
@@ -588,7 +726,8 @@ class _Reader:
                               whole, skip=skip)
         cdef = ClassDef(name, namespaces, classes, tuple(fields), tuple(ctors), user_ctors,
                         polymorphic, base_clause is not None, template,
-                        spec.type == "union_specifier", less_than, methods, index)
+                        spec.type == "union_specifier", less_than, methods, index,
+                        tuple(decls), abstract, destructor, copies)
         self.out.classes.setdefault(name, []).append(cdef)
         if index >= 0:
             self._point_items({n for n in _nested_names(spec)}, index)
@@ -596,15 +735,11 @@ class _Reader:
 
 
 def _replace_lt(c: ClassDef) -> ClassDef:
-    return ClassDef(c.name, c.namespaces, c.classes, c.fields, c.ctors, c.user_ctors,
-                    c.polymorphic, c.has_bases, c.is_template, c.is_union, True, c.methods,
-                    c.item)
+    return replace(c, less_than=True)
 
 
 def _with_item(c: ClassDef, index: int) -> ClassDef:
-    return ClassDef(c.name, c.namespaces, c.classes, c.fields, c.ctors, c.user_ctors,
-                    c.polymorphic, c.has_bases, c.is_template, c.is_union, c.less_than,
-                    c.methods, index)
+    return replace(c, item=index)
 
 
 def _named(spec: tree_sitter.Node) -> set[str]:
@@ -633,6 +768,61 @@ def _function_node(member: tree_sitter.Node) -> tree_sitter.Node:
                      None)
         return inner if inner is not None else member
     return member
+
+
+def _pure(member: tree_sitter.Node) -> bool:
+    """``virtual ... = 0;``"""
+    default = member.child_by_field_name("default_value")
+    return member.type == "field_declaration" and default is not None \
+        and node_text(default).strip() == "0"
+
+
+def _return_text(fn: tree_sitter.Node) -> str:
+    """The return type of a member function node, with the declarator's ``*`` and ``&``."""
+    type_node = fn.child_by_field_name("type")
+    if type_node is None:
+        return ""
+    words = [node_text(c) for c in fn.children
+             if c.type == "type_qualifier" and c.end_byte <= type_node.start_byte]
+    text = " ".join([*words, node_text(type_node)])
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        if decl.type == "pointer_declarator":
+            text += "*"
+        elif decl.type == "reference_declarator":
+            text += "&&" if node_text(decl).lstrip().startswith("&&") else "&"
+        decl = inner_declarator(decl)
+    return " ".join(text.split())
+
+
+def _method_decl(member: tree_sitter.Node, public: bool,
+                 language: Language) -> MethodDecl | None:
+    from perfpilot.code.locate import _param_from  # one reading of parameters for all
+
+    if member.type == "friend_declaration":
+        return None
+    template = member.type == "template_declaration"
+    fn = _function_node(member)
+    name, fdecl = _declarator_name(fn.child_by_field_name("declarator"))
+    if fdecl is None or not name or "::" in name:
+        return None
+    plist = fdecl.child_by_field_name("parameters")
+    params: list[Param] = []
+    for child in plist.named_children if plist is not None else []:
+        if child.type.endswith("parameter_declaration"):
+            p = _param_from(child, len(params))
+            if p.type_text == "void" and p.pointer == 0:
+                continue
+            params.append(p)
+    const = any(c.type == "type_qualifier" and node_text(c) == "const" for c in fdecl.children)
+    rvalue_only = any(c.type == "ref_qualifier" and "&&" in node_text(c)
+                      for c in fdecl.children)
+    static = any(c.type == "storage_class_specifier" and node_text(c) == "static"
+                 for c in fn.children)
+    deleted = any(c.type == "delete_method_clause" for c in fn.children)
+    return MethodDecl(name, tuple(params), _return_text(fn), const, public, static,
+                      fn.type == "function_definition",
+                      not (template or rvalue_only or deleted or _pure(fn)))
 
 
 def _fields(member: tree_sitter.Node, public: bool) -> list[Field]:
@@ -710,9 +900,28 @@ def _edited(whole: tree_sitter.Node, body: tree_sitter.Node, edits: list[tuple[i
     return b"".join(pieces).decode("utf-8", "replace")
 
 
-def read_unit(unit_text: str, language: Language) -> UnitTypes:
-    """The unit's type definitions, aliases, constants and includes."""
-    return _Reader(unit_text, language).read()
+def read_unit(unit_text: str, language: Language, headers: HeaderLookup | None = None,
+              where: str = "") -> UnitTypes:
+    """The unit's type definitions, aliases, constants and includes.
+
+    With ``headers``, quote includes it resolves (``#include "ledger.h"``) are read as part of
+    the unit, so types a project header declares are known like the unit's own; ``where`` is
+    the unit's path, for includes relative to its folder.
+    """
+    return _Reader(unit_text, language, headers, where).read()
+
+
+def _include_guard(node: tree_sitter.Node) -> bool:
+    """``#ifndef X`` whose first line defines X: a header's include guard, read through."""
+    if not node_text(node).lstrip().startswith("#ifndef"):
+        return False
+    name = node.child_by_field_name("name")
+    first = next((c for c in node.named_children
+                  if name is None or c.start_byte != name.start_byte), None)
+    if name is None or first is None or first.type != "preproc_def":
+        return False
+    defined = first.child_by_field_name("name")
+    return defined is not None and node_text(defined) == node_text(name)
 
 
 @dataclass(frozen=True)
@@ -745,3 +954,13 @@ def method_info(site: FunctionSite, types: UnitTypes) -> MethodInfo | None:
                             for c in fdecl.children)
             break
     return MethodInfo(cls, const, cls.methods.get(site.name, True))
+
+
+def namespace_member(site: FunctionSite, types: UnitTypes) -> bool:
+    """Whether a site written with a qualified name (``int search::find(...)``) is a free
+    function of a namespace of the unit, not a member of a class."""
+    parts = [p for p in site.qualified_name.split("::")[:-1] if p != "(anonymous)"]
+    if not parts or types.classes.get(parts[-1]):
+        return False
+    written = "::".join(parts)
+    return any(ns == written or ns.endswith("::" + written) for ns in types.namespaces)

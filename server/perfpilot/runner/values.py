@@ -10,11 +10,16 @@ from typing import Any, Literal
 # ``suspicious``: validated and timed, but the clock claimed more than ten times the gain the
 # instruction counts show (timing tampered with, or answered from memory): no figure, never
 # applied.
+# ``needs-spec``: the generated harness cannot feed the function (a parameter it cannot build,
+# inputs the original fails on, a harness that does not compile): nothing about the candidate
+# was learned; a bench spec (which can be drafted) is what it needs. ``build-failed`` is the
+# candidate not compiling (or the original not building on its own).
 VerdictWord = Literal["faster", "weakly-verified", "slower", "no-change", "incorrect",
-                      "build-failed", "timeout", "noisy", "suspicious", "no-input", "rejected"]
+                      "build-failed", "needs-spec", "timeout", "noisy", "suspicious", "no-input",
+                      "rejected"]
 VERDICTS: tuple[str, ...] = ("faster", "weakly-verified", "slower", "no-change", "incorrect",
-                             "build-failed", "timeout", "noisy", "suspicious", "no-input",
-                             "rejected")
+                             "build-failed", "needs-spec", "timeout", "noisy", "suspicious",
+                             "no-input", "rejected")
 # "weak": outputs agreed, but the inputs did not tell the original from all of its mutants.
 ValidationStatus = Literal["passed", "weak", "failed", "skipped"]
 InputMode = Literal["harness", "spec", "stdin"]
@@ -32,6 +37,9 @@ class Verification:
     undecided ones, strong ones (untested behaviour) first. ``blind``: the bench recorded no
     output at all, so no input could tell two versions of the function apart. ``beyond``: the
     check past the timed size (``outputs also agree at size 16384, 4x the timed size``).
+    ``lines`` executable lines of the original function, ``unreached`` those no valid input
+    ran (gcov; None without coverage). ``search``: what the search for inputs reaching untested
+    code did (``24 more cases tried in 3.1 s, 4 kept``), empty when it did not run.
     """
 
     cases: int = 0
@@ -49,6 +57,9 @@ class Verification:
     undecided: int = 0
     blind: bool = False
     beyond: str = ""
+    lines: int | None = None
+    unreached: tuple[int, ...] = ()
+    search: str = ""
 
     @property
     def weak(self) -> bool:
@@ -63,12 +74,22 @@ class Verification:
             return "every output (the bench records none)"
         return "; ".join(self.survivors[:self.strong_survivors][:limit])
 
+    def reach(self) -> str:
+        """``2 of 31 lines never reached: 18, 22`` (empty when every line was reached or
+        coverage was not measured)."""
+        if not self.lines or not self.unreached:
+            return ""
+        shown = ", ".join(str(n) for n in self.unreached[:8])
+        more = ", ..." if len(self.unreached) > 8 else ""
+        return f"{len(self.unreached)} of {self.lines} lines never reached: {shown}{more}"
+
     def weakness(self) -> str:
         """Why a faster candidate is only weakly verified, as a clause."""
         if self.blind:
             return ("the bench records no output, so no input could tell the candidate from "
                     "the original")
-        return f"the inputs never exercised {self.untested()}"
+        reach = self.reach()
+        return f"the inputs never exercised {self.untested()}" + (f" ({reach})" if reach else "")
 
     @property
     def inputs(self) -> int:
@@ -85,6 +106,8 @@ class Verification:
                          + (f", {self.undecided} not decided" if self.undecided else ""))
         if self.branches:
             parts.append(f"{self.branches_taken}/{self.branches} branches")
+        if self.lines:
+            parts.append(f"{self.lines - len(self.unreached)}/{self.lines} lines")
         if self.sanitizers:
             parts.append("ASan+UBSan clean")
         return ", ".join(parts)
@@ -98,6 +121,7 @@ class Verification:
                 "branches_taken": self.branches_taken, "sanitizers": self.sanitizers,
                 "races": self.races, "notes": list(self.notes), "weak": self.weak,
                 "undecided": self.undecided, "blind": self.blind, "beyond": self.beyond,
+                "lines": self.lines, "unreached": list(self.unreached), "search": self.search,
                 "phrase": self.phrase()}
 
     @classmethod
@@ -114,7 +138,10 @@ class Verification:
                    races=str(data.get("races", "")),
                    notes=tuple(str(x) for x in data.get("notes", ())),
                    undecided=int(data.get("undecided", 0)),
-                   blind=bool(data.get("blind", False)), beyond=str(data.get("beyond", "")))
+                   blind=bool(data.get("blind", False)), beyond=str(data.get("beyond", "")),
+                   lines=data.get("lines"),
+                   unreached=tuple(int(x) for x in data.get("unreached", ())),
+                   search=str(data.get("search", "")))
 
 
 @dataclass(frozen=True)
@@ -186,6 +213,7 @@ class Tuning:
     cpu_fallback: bool = True  # serial code on a busy machine: judge by CPU time, say so
     noisy_retries: int = 1  # time again once when the first run was too contended
     count_target_s: float = 0.002  # native time of the counted call under callgrind
+    count_limit_s: float = 20.0  # counting is skipped when one call would take longer there
     budget_s: float = 30.0  # time limit of one timing run inside the driver
     memory_mb: int = 4096  # address-space limit of sandboxed runs
     program_pairs: int = 10  # pairs for whole programs (each costs two process starts)
@@ -211,6 +239,20 @@ class Tuning:
     # it, but only as far as one call of the original (sanitized) takes at most beyond_budget_s.
     beyond_factor: int = 4
     beyond_budget_s: float = 2.0
+    # The study scans the original's call time over the validation sizes first: a size at which
+    # one (sanitized) call takes longer than this is dropped with every larger one, and the
+    # largest scanned size below it validates instead (an exponential original at size 100
+    # would otherwise wait out the time limit on every input case).
+    edge_call_s: float = 0.05
+    # A candidate is stopped once it runs this many times the original's time on the same
+    # inputs (and past the floor: one timed call, or one validation case in its own process).
+    cutoff_factor: int = 20
+    cutoff_floor_s: float = 0.25
+    case_floor_s: float = 3.0
+    # The search for inputs that reach lines no input ran or tell surviving strong mutants
+    # apart: at most this long, over at most this many rounds (one case of every profile each).
+    search_budget_s: float = 4.0
+    search_rounds: int = 6
 
 
 @dataclass(frozen=True)

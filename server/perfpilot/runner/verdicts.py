@@ -16,13 +16,14 @@ def _x(value: float) -> str:
 
 @dataclass(frozen=True)
 class Failure:
-    """A verdict reached without a measurement (incorrect, timeout, build-failed)."""
+    """A verdict reached without a measurement (incorrect, timeout, build-failed, needs-spec)."""
 
     verdict: str
     message: str
     validation_status: str = "failed"
     validation_detail: str = ""
     build_log: str | None = None
+    needs_spec: bool = False
 
     def apply(self, base: Verdict) -> Verdict:
         """``base`` with this outcome filled in."""
@@ -30,7 +31,19 @@ class Failure:
                        validation_status=self.validation_status,
                        validation_detail=self.validation_detail or base.validation_detail,
                        build_log=self.build_log if self.build_log is not None
-                       else base.build_log)
+                       else base.build_log, needs_spec=self.needs_spec or base.needs_spec)
+
+
+def inputs_unusable(mode: str, name: str, reason: str, detail: str = "") -> Failure:
+    """The inputs do not work for the original itself (it fails on every one of them, its
+    harness does not compile, they cannot be set up). With generated inputs that is no fault
+    of the candidate's: ``needs-spec``, "PerfPilot cannot build inputs for NAME: REASON." With a
+    bench spec, the spec's inputs are at fault: ``build-failed``, saying so."""
+    if mode == "harness":
+        return Failure("needs-spec", f"PerfPilot cannot build inputs for {name}: {reason}.",
+                       "skipped", detail or reason, needs_spec=True)
+    return Failure("build-failed", f"The bench spec's inputs do not work: {reason}. Fix them "
+                   "(see docs/bench-spec.md).", "skipped", detail or reason)
 
 
 def forged(lines: int) -> Failure | None:
@@ -136,6 +149,8 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
     if verification is not None:
         detail = (f"outputs agree on {verification.phrase()} and at the timed size {m.size}"
                   + (f"; {verification.beyond}" if verification.beyond else ""))
+        if verification.reach():
+            detail += f"; {verification.reach()}"
         if verification.weak:
             status = "weak"
             detail += f"; untested: {verification.untested()}"

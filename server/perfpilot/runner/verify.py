@@ -1,16 +1,22 @@
 """Verification: inputs valid for the original and strong enough to judge a candidate.
 
 Before a candidate is compared, the original is studied once (and the result cached):
+0. Sizes: the original alone is timed once at sizes up to the largest validation size (see
+   ``size_fit``); validation sizes at which one call would take too long (an exponential
+   original at size 100) are dropped for the largest size that fits, and the note says so.
 1. Validity: every input case (a value profile and a seed) is run on the original alone, built
    with AddressSanitizer and UndefinedBehaviorSanitizer. A case on which the original crashes,
    hangs or has undefined behaviour is invalid input, never a candidate's fault.
 2. Strength: simple mutants of the original (see ``code.mutants``) are compared with it on the
    valid cases; more seeds are tried against the survivors. A surviving strong mutant makes
    the verdict ``weakly-verified``.
-3. Reach: branch coverage of the original under the valid cases (gcov).
+3. Reach: branch and line coverage of the original under the valid cases (gcov). Lines no
+   input ran and strong mutants that survived start a search for inputs that reach them
+   (``input_search``); the cases that do join the study.
 Then the candidate is compared with the original on the valid cases, both sanitized, each case
-in a child process of the driver (a crash or a hang ends only that case); parallel candidates
-also at several threads, where races show as differences. Each case also runs the memory probe
+in a child process of the driver (a crash or a hang ends only that case, and a case that runs
+past 20 times the original's time on it ends the candidate's run); parallel candidates also at
+several threads, where races show as differences. Each case also runs the memory probe
 (see the driver): its inputs are overwritten in place with its partner's and restored, so a
 function that answers from memory of its last input returns a stale answer. Constants the
 candidate brings that the original lacks get input cases of their own (the constants profile),
@@ -46,9 +52,12 @@ from perfpilot.code.mutants import CONSTANT_KINDS, LEVELS, Mutant, schemata
 from perfpilot.progress import gate_for_tests
 from perfpilot.runner import verdicts
 from perfpilot.runner.build import BuildCache, Compiled, cache_folder, compile_shared
+from perfpilot.runner.coverage import Reach, read_gcov
 from perfpilot.runner.driver_run import LIB_A, LIB_B, DriverRun, run_driver
+from perfpilot.runner.input_search import SearchOutcome, search_inputs, search_profiles
 from perfpilot.runner.job import Job
 from perfpilot.runner.sandbox import Limits, make_writable_for_runs, run_sandboxed, signal_name
+from perfpilot.runner.size_fit import EdgeFit, fit_sizes, scan_ladder
 from perfpilot.runner.values import Verification
 from perfpilot.runner.verdicts import Failure
 
@@ -61,7 +70,7 @@ SAN_EXIT = 86
 LIB_A_SAN = "a/liba_san.so"
 LIB_B_SAN = "b/libb_san.so"
 DRIVER_SAN = "./driver_san"
-_ANALYSIS_VERSION = "3"
+_ANALYSIS_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -154,13 +163,24 @@ class OriginalAnalysis:
     # scanned upwards, sanitized, until a call takes long enough to time): timing stays there.
     timing_max_size: int = 0
     open_constants: tuple[OpenConstant, ...] = ()
+    # The validation sizes that fit the original's time (empty: the tuning's), and the note
+    # that says why some were dropped.
+    edge_sizes: tuple[int, ...] = ()
+    size_note: str = ""
+    # The longest time (ms) one valid case took the original alone (sanitized, probe
+    # included): a candidate's case is cut off at a multiple of it.
+    case_ms: int = 0
+    # Why timing stops at timing_max_size (invalid inputs past it, or a call too slow).
+    timing_why: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON-able dict (the cache's format)."""
         return {"valid": [[c.profile, c.seed, list(c.skip)] for c in self.valid],
                 "rejected": list(self.rejected), "verification": self.verification.to_json(),
                 "timing_max_size": self.timing_max_size,
-                "open_constants": [[o.text, o.role, o.value] for o in self.open_constants]}
+                "open_constants": [[o.text, o.role, o.value] for o in self.open_constants],
+                "edge_sizes": list(self.edge_sizes), "size_note": self.size_note,
+                "case_ms": self.case_ms, "timing_why": self.timing_why}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> OriginalAnalysis:
@@ -171,7 +191,10 @@ class OriginalAnalysis:
                    Verification.from_json(data["verification"]),
                    int(data.get("timing_max_size", 0)),
                    tuple(OpenConstant(str(t), str(r), str(v))
-                         for t, r, v in data.get("open_constants", ())))
+                         for t, r, v in data.get("open_constants", ())),
+                   tuple(int(n) for n in data.get("edge_sizes", ())),
+                   str(data.get("size_note", "")), int(data.get("case_ms", 0)),
+                   str(data.get("timing_why", "")))
 
 
 def _sizes(job: Job) -> str:
@@ -229,7 +252,7 @@ class _Runs:
                     fork: bool = True, driver: str | None = None,
                     sizes: str | None = None, stop_ns: int = 0, exact: bool = False,
                     pool: tuple[Number, ...] | None = None,
-                    probe: bool = False) -> DriverRun:
+                    probe: bool = False, times: bool = False) -> DriverRun:
         job = self.job
         env = dict(job.env(threads))
         if self.sanitized and driver is None:
@@ -244,6 +267,8 @@ class _Runs:
             args["stop_ns"] = stop_ns
         if probe:
             args["probe"] = 1
+        if times:
+            args["times"] = 1
         if exact:
             args["exact"] = 1
         consts = pool_arg(pool if pool is not None else original_pool(job))
@@ -261,6 +286,38 @@ class _Runs:
                                 driver=driver or (DRIVER_SAN if use_san else "./driver"))
 
 
+@dataclass(frozen=True)
+class _Validity:
+    """What a run of cases on the original alone found: the valid cases (with the sizes they
+    are invalid at skipped), why the others were not, the values each recorded, and the time
+    each took (ms)."""
+
+    valid: tuple[Case, ...]
+    rejected: tuple[str, ...]
+    recorded: dict[tuple[int, int], int]
+    case_ms: dict[tuple[int, int], int]
+
+
+def _read_validity(run: DriverRun, workdir: Path) -> _Validity:
+    valid: list[Case] = []
+    rejected: list[str] = []
+    skips: dict[tuple[int, int], list[int]] = {}
+    recorded: dict[tuple[int, int], int] = {}
+    took: dict[tuple[int, int], int] = {}
+    for event in run.events:
+        case = _case_of(event)
+        if event.get("event") == "invalid":
+            skips.setdefault(case.key, []).append(int(event.get("size", -1)))
+            rejected.append(f"the original {_why(event, workdir)} on {case.describe()}")
+        elif event.get("event") == "case" and event.get("status") == "ok":
+            valid.append(replace(case, skip=tuple(skips.get(case.key, ()))))
+            recorded[case.key] = int(event.get("recorded", 1))
+            took[case.key] = int(event.get("ms", 0))
+        elif event.get("event") == "case":
+            rejected.append(f"the original {_why(event, workdir)} on {case.describe()}")
+    return _Validity(tuple(valid), tuple(rejected), recorded, took)
+
+
 async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Failure:
     """Valid cases, mutation score and branch coverage of the original (cached)."""
     cache = cache_folder("verify")
@@ -269,40 +326,35 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
     if path is not None and path.is_file():
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             return OriginalAnalysis.from_json(json.loads(path.read_text(encoding="utf-8")))
+    job.budget.enter("studying the original")
     runs = _Runs(job, sanitized)
+    first = base_cases(job)
+    job.ctx.report("validating", "timing the original at the validation sizes", 10)
+    await gate_for_tests("validating", job.ctx)
+    fit, case_est_ms = await _fit_sizes(runs, first[0])
+    if fit.sizes != tuple(job.tuning.edge_sizes):
+        job = replace(job, tuning=replace(job.tuning, edge_sizes=fit.sizes))
+        runs = _Runs(job, sanitized)
     job.ctx.report("validating", "checking that the generated inputs are valid for the original",
                    12)
-    await gate_for_tests("validating", job.ctx)
-    first = base_cases(job)
     extra = [Case(c.profile, c.seed + 1000 + k) for c in first[::job.tuning.seeds_per_profile]
              for k in range(job.tuning.search_seeds)] if job.tuning.mutants else []
     # The memory probe runs here too, on the original alone: a partner input the original
-    # fails on makes that size invalid for the case, never a candidate's fault.
-    run = await runs.check(first + extra, sides="A", case_ms=_case_ms(job, 5000), probe=True)
-    valid: list[Case] = []
-    rejected: list[str] = []
-    skips: dict[tuple[int, int], list[int]] = {}
-    recorded: dict[tuple[int, int], int] = {}
+    # fails on makes that size invalid for the case, never a candidate's fault. A case is
+    # given many times what the scan says it takes (inputs of other profiles may be slower).
+    case_ms = _validity_ms(job, case_est_ms)
+    run = await runs.check(first + extra, sides="A", case_ms=case_ms, probe=True)
+    seen = _read_validity(run, job.workdir)
+    valid, rejected, recorded = list(seen.valid), list(seen.rejected), dict(seen.recorded)
     per_case_s = run.proc.wall_s / max(len(first) + len(extra), 1)
-    for event in run.events:
-        case = _case_of(event)
-        if event.get("event") == "invalid":
-            skips.setdefault(case.key, []).append(int(event.get("size", -1)))
-            rejected.append(f"the original {_why(event, job.workdir)} on {case.describe()}")
-        elif event.get("event") == "case" and event.get("status") == "ok":
-            valid.append(replace(case, skip=tuple(skips.get(case.key, ()))))
-            recorded[case.key] = int(event.get("recorded", 1))
-        elif event.get("event") == "case":
-            rejected.append(f"the original {_why(event, job.workdir)} on {case.describe()}")
     first_keys = {c.key for c in first}
     valid_first = [c for c in valid if c.key in first_keys]
     valid_extra = [c for c in valid if c.key not in first_keys]
     if not valid_first:
         detail = rejected[0] if rejected else "the inputs could not be checked"
-        return Failure("build-failed",
-                       "Inputs could not be generated: the original itself fails on every "
-                       f"generated input ({detail}). Write a bench spec with valid inputs "
-                       "(docs/bench-spec.md).", "skipped", detail)
+        return verdicts.inputs_unusable(
+            job.mode, job.site.name, f"the original itself fails on every generated input "
+            f"({detail})", detail)
     # Records that hold nothing agree with every other record: such inputs judge nothing,
     # and no mutant can be said to be caught by them.
     blind = not any(recorded.get(c.key, 0) for c in valid)
@@ -326,26 +378,107 @@ async def analyse_original(job: Job, sanitized: bool) -> OriginalAnalysis | Fail
     reach = await _timing_reach(runs, valid_first[0])
     if isinstance(reach, Failure):
         return reach
-    branches: tuple[int, int] | None = None
-    if job.tuning.coverage:
-        branches = await _coverage(job, used)
+    coverage = _Coverage(job) if job.tuning.coverage else None
+    lines = await coverage.run(used) if coverage is not None else None
+    search = ""
+    if not blind:
+        found = await _search(job, runs, coverage, lines, study, per_case_s)
+        if found is not None:
+            used += list(found.kept)
+            lines = found.reach
+            study = study.closed(found.killed)
+            search = found.note
+            notes.append(found.note)
     survivors, strong_count, open_constants = _survivor_texts(study)
     verification = Verification(
         cases=len(used), rejected_cases=len(rejected),
         sizes=tuple(job.tuning.edge_sizes), mutants=len(study.mutants),
         killed=len(study.mutants) - len(study.open),
         survivors=survivors, strong_survivors=strong_count,
-        branches=branches[0] if branches else None,
-        branches_taken=branches[1] if branches else None,
-        sanitizers=sanitized, notes=tuple(notes), undecided=len(study.undecided), blind=blind)
-    analysis = OriginalAnalysis(tuple(used), tuple(rejected), verification, reach,
-                                open_constants)
+        branches=lines.branches if lines and lines.branches else None,
+        branches_taken=lines.taken if lines and lines.branches else None,
+        sanitizers=sanitized, notes=tuple(notes), undecided=len(study.undecided), blind=blind,
+        lines=len(lines.lines) if lines else None,
+        unreached=lines.unreached if lines else (), search=search)
+    took = max((seen.case_ms.get(c.key, 0) for c in valid_first), default=0)
+    analysis = OriginalAnalysis(tuple(used), tuple(rejected), verification, reach[0],
+                                open_constants, tuple(job.tuning.edge_sizes), fit.note, took,
+                                reach[1])
     if path is not None:
         with contextlib.suppress(OSError):
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(analysis.to_json()), encoding="utf-8")
             os.replace(tmp, path)
     return analysis
+
+
+async def _fit_sizes(runs: _Runs, case: Case) -> tuple[EdgeFit, float]:
+    """The validation sizes that fit the original's time (see ``size_fit``), and the time
+    (ms) one case takes at them, as far as the scan says (0 when it cannot say).
+
+    Bench specs choose their own sizes: they are left as they are."""
+    job = runs.job
+    t = job.tuning
+    sizes = tuple(t.edge_sizes)
+    if job.mode != "harness" or not sizes:
+        return EdgeFit(sizes), 0.0
+    ladder = scan_ladder(sizes)
+    limit_ns = int(t.edge_call_s * 1e9)
+    # The scan's child may spend a little past the limit on the call that ends it; a call that
+    # needs longer still ends the scan by running out of time.
+    scan_ms = _case_ms(job, int(max(1000, 40 * t.edge_call_s * 1000)))
+    run = await runs.check([Case(case.profile, case.seed)], sides="A", case_ms=scan_ms,
+                           sizes=",".join(map(str, ladder)), stop_ns=limit_ns, times=True,
+                           exact=True)
+    times = {int(e.get("size", 0)): int(e.get("ns", 0)) for e in run.events
+             if e.get("event") == "size"}
+    timed_out = [int(e.get("size", 0)) for e in run.events
+                 if e.get("event") == "invalid" and e.get("status") == "timeout"]
+    fit = fit_sizes(job.site.name, sizes, times, limit_ns,
+                    min(timed_out) if timed_out else None, scan_ms * 1_000_000)
+    # One case: a call at each kept size, the probe's three at the second largest, setup.
+    at = [times.get(n, 0) for n in fit.sizes]
+    estimate_ms = (sum(at) + 3 * max(at, default=0)) / 1e6 if times else 0.0
+    return fit, estimate_ms
+
+
+def _validity_ms(job: Job, estimate_ms: float) -> int:
+    """The time limit of one case of the original alone: the old fixed one, or far less when
+    the scan says what a case takes (many times it, and never below the floor)."""
+    ceiling = _case_ms(job, 5000)
+    if estimate_ms <= 0:
+        return ceiling
+    floor = int(job.tuning.case_floor_s * 1000)
+    return min(ceiling, max(floor, int(job.tuning.cutoff_factor * estimate_ms)))
+
+
+async def _search(job: Job, runs: _Runs, coverage: _Coverage | None, lines: Reach | None,
+                  study: _Study, per_case_s: float) -> SearchOutcome[Case] | None:
+    """More input cases for the lines and strong mutants the study left (see
+    ``input_search``); None when there was nothing to search for."""
+    t = job.tuning
+    open_strong = tuple(m for m in study.open if m.strong and m.id not in study.undecided)
+    if not (t.search_rounds > 0 and t.search_budget_s > 0):
+        return None
+    seconds = min(t.search_budget_s, 0.1 * job.budget.left())
+    pool = bool(original_pool(job))
+
+    async def validate(cases: list[Case]) -> list[Case]:
+        run = await runs.check(cases, sides="A", case_ms=_validity_ms(job, 1000 * per_case_s),
+                               probe=True)
+        return list(_read_validity(run, job.workdir).valid)
+
+    async def kill(cases: list[Case], targets: tuple[Mutant, ...]) -> frozenset[int]:
+        again = await _mutation(job, cases, per_case_s, only=targets)
+        still = {m.id for m in again.open}
+        return frozenset(m.id for m in targets if m.id not in still)
+
+    job.ctx.report("validating", "searching for inputs that reach untested code", 18)
+    return await search_inputs(
+        make_case=Case, seed=t.seed, profiles=search_profiles(pool), per_profile=1,
+        rounds=t.search_rounds, seconds=seconds, reach=lines, open_strong=open_strong,
+        validate=validate, cover=coverage.run if coverage is not None else None,
+        kill=kill if t.mutants and study.mutants else None)
 
 
 @dataclass(frozen=True)
@@ -363,6 +496,13 @@ class _Study:
         still = {m.id for m in again.open}
         why = {k: v for k, v in again.undecided.items() if k in still}
         return replace(self, open=tuple(m for m in self.open if m.id in still), undecided=why)
+
+    def closed(self, killed: frozenset[int]) -> _Study:
+        """This study with the mutants ``killed`` (told apart by more cases) closed."""
+        if not killed:
+            return self
+        return replace(self, open=tuple(m for m in self.open if m.id not in killed),
+                       undecided={k: v for k, v in self.undecided.items() if k not in killed})
 
 
 def _survivor_texts(study: _Study) -> tuple[tuple[str, ...], int, tuple[OpenConstant, ...]]:
@@ -390,14 +530,16 @@ def _survivor_texts(study: _Study) -> tuple[tuple[str, ...], int, tuple[OpenCons
     return tuple(strong + weak), len(strong), tuple(constants)
 
 
-async def _timing_reach(runs: _Runs, case: Case) -> int | Failure:
+async def _timing_reach(runs: _Runs, case: Case) -> tuple[int, str] | Failure:
     """The largest size (doubling from the smallest timing size) at which ``case`` and its
     partner (timing alternates the two) are valid for the original, scanning upwards until a
-    call takes long enough to be timed.
+    call takes long enough to be timed, and why timing must stop there (empty: it need not).
 
     Inputs that are valid at small sizes can stop being valid as they grow (values that index
     a buffer whose size does not grow with them): timing past that point would run the
-    original out of bounds and blame whatever crashed next.
+    original out of bounds and blame whatever crashed next. A size at which one call runs out
+    of time ends the scan too (an exponential original from one doubling to the next): timing
+    there would wait out the time limit.
     """
     job = runs.job
     t = job.tuning
@@ -409,21 +551,33 @@ async def _timing_reach(runs: _Runs, case: Case) -> int | Failure:
     sizes.append(t.max_size)
     # Sanitized calls run a few times slower than the timed build: stop well past the target.
     stop_ns = int(max(0.02, 10 * t.target_sample_s) * 1e9)
+    # A call that takes over 150 times that is far too slow to time pairs of: no need to wait
+    # longer for it.
+    case_ms = _case_ms(job, int(max(3000, 150 * stop_ns / 1e6)))
     run = await runs.check([Case(case.profile, case.seed), partner(case)], sides="A",
-                           case_ms=_case_ms(job, 30000), sizes=",".join(map(str, sizes)),
+                           case_ms=case_ms, sizes=",".join(map(str, sizes)),
                            stop_ns=stop_ns)
-    bad = [int(e.get("size", 0)) for e in run.events if e.get("event") == "invalid"]
+    bad = [e for e in run.events if e.get("event") == "invalid"]
     if not bad:
-        return t.max_size
-    fine = [s for s in sizes if s < min(bad)]
+        return t.max_size, ""
+    first = min(bad, key=lambda e: int(e.get("size", 0)))
+    limit = int(first.get("size", 0))
+    fine = [s for s in sizes if s < limit]
+    slow = first.get("status") == "timeout"
+    validated = [s for s in t.edge_sizes if 0 < s < limit and s not in case.skip]
+    if not fine and slow and validated:
+        # Too slow even at the smallest timing size (an exponential original): time at the
+        # largest size the case was validated at instead, below that smallest size.
+        fine = [max(validated)]
     if not fine:
-        first = next(e for e in run.events if e.get("event") == "invalid")
         why = _why(first, job.workdir)
-        return Failure("build-failed",
-                       f"Inputs could not be generated at a size worth timing: the original "
-                       f"{why} on {case.describe()}. Write a bench spec with valid inputs "
-                       "(docs/bench-spec.md).", "skipped", f"original {why}")
-    return max(fine)
+        return verdicts.inputs_unusable(
+            job.mode, job.site.name, f"at the smallest size worth timing the original {why} "
+            f"on {case.describe()}", f"original {why}")
+    if slow:
+        return max(fine), (f"one call of the original at size {limit} takes longer than "
+                           f"{case_ms / 1000:g} s")
+    return max(fine), "larger generated inputs are invalid for the original"
 
 
 def _case_ms(job: Job, ceiling: int) -> int:
@@ -440,7 +594,8 @@ def _analysis_key(job: Job, sanitized: bool) -> str:
     for part in (_ANALYSIS_VERSION, job.units[0], job.bench, job.tc.cc, " ".join(job.tc.flags),
                  str(job.tc.openmp), str(sanitized), repr(t.edge_sizes), repr(t.profiles),
                  str(t.seeds_per_profile), str(t.search_seeds), str(t.seed), str(t.mutants),
-                 str(t.coverage), job.site.qualified_name):
+                 str(t.coverage), str(t.edge_call_s), str(t.search_rounds),
+                 str(t.search_budget_s), job.site.qualified_name):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
@@ -535,52 +690,61 @@ def mutant_outcome(event: dict[str, Any], hang_decides: bool) -> str:
     return f"the run ended ({status}) outside the mutant's own call"
 
 
-async def _coverage(job: Job, cases: list[Case]) -> tuple[int, int] | None:
-    """(branches, branches taken) in the original function under ``cases``, via gcov."""
-    gcov = shutil.which("gcov")
-    if gcov is None or "clang" in Path(job.tc.cc).name:
-        return None  # gcov reads GCC's coverage notes only
-    built = await compile_shared(job.sandbox, job.tc, job.workdir, "a", job.units[0],
-                                 f"unit{job.tc.suffix}", extra=("-O0", "--coverage"),
-                                 timeout_s=job.settings.build_timeout_s, ctx=job.ctx,
-                                 tag="_cov", unprivileged=job.compile_as_nobody)
-    if not built.ok:
-        return None
-    make_writable_for_runs(job.workdir, job.sandbox)
-    lib = built.output
-    run = await _Runs(job, False).check(cases, sides="A", case_ms=_case_ms(job, 20000),
-                                        libs=(lib, lib), fork=False, driver="./driver")
-    if run.first("done") is None:
-        return None
-    data = sorted((job.workdir / "a").glob("*.gcda"))
-    if not data:
-        return None
-    res = await run_sandboxed(job.sandbox, [gcov, "-b", "--json-format", "--stdout",
-                                            str(data[0].relative_to(job.workdir))],
-                              job.workdir, timeout_s=60, limits=Limits(), ctx=job.ctx,
-                              unprivileged=job.compile_as_nobody)
-    return branch_counts(res.stdout, f"unit{job.tc.suffix}", job.site.first_line,
+class _Coverage:
+    """The original built for gcov, run on cases: every run adds to the same counters, so each
+    answer is the reach of every case run so far."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.lib: str | None = None
+        self.failed = False
+
+    async def _build(self) -> str | None:
+        job = self.job
+        if self.lib is not None or self.failed:
+            return self.lib
+        gcov = shutil.which("gcov")
+        if gcov is None or "clang" in Path(job.tc.cc).name:
+            self.failed = True  # gcov reads GCC's coverage notes only
+            return None
+        built = await compile_shared(job.sandbox, job.tc, job.workdir, "a", job.units[0],
+                                     f"unit{job.tc.suffix}", extra=("-O0", "--coverage"),
+                                     timeout_s=job.settings.build_timeout_s, ctx=job.ctx,
+                                     tag="_cov", unprivileged=job.compile_as_nobody)
+        if not built.ok:
+            self.failed = True
+            return None
+        make_writable_for_runs(job.workdir, job.sandbox)
+        self.lib = built.output
+        return self.lib
+
+    async def run(self, cases: list[Case]) -> Reach | None:
+        """Run ``cases`` under coverage; the reach of everything run so far (None when
+        coverage is not available or the run failed)."""
+        job = self.job
+        lib = await self._build()
+        gcov = shutil.which("gcov")
+        if lib is None or gcov is None or not cases:
+            return None
+        run = await _Runs(job, False).check(cases, sides="A", case_ms=_case_ms(job, 20000),
+                                            libs=(lib, lib), fork=False, driver="./driver")
+        if run.first("done") is None:
+            return None
+        data = sorted((job.workdir / "a").glob("*.gcda"))
+        if not data:
+            return None
+        res = await run_sandboxed(job.sandbox, [gcov, "-b", "--json-format", "--stdout",
+                                                str(data[0].relative_to(job.workdir))],
+                                  job.workdir, timeout_s=60, limits=Limits(), ctx=job.ctx,
+                                  unprivileged=job.compile_as_nobody)
+        return read_gcov(res.stdout, f"unit{job.tc.suffix}", job.site.first_line,
                          job.site.last_line)
 
 
 def branch_counts(gcov_json: str, unit_name: str, first: int, last: int) -> tuple[int, int] | None:
     """(branches, taken) on lines ``first``..``last`` of ``unit_name`` in gcov's JSON."""
-    try:
-        data = json.loads(gcov_json)
-    except ValueError:
-        return None
-    total = taken = 0
-    for f in data.get("files", []):
-        if not str(f.get("file", "")).endswith(unit_name):
-            continue
-        for line in f.get("lines", []):
-            if first <= int(line.get("line_number", 0)) <= last:
-                for b in line.get("branches", []):
-                    if b.get("throw"):
-                        continue
-                    total += 1
-                    taken += 1 if int(b.get("count", 0)) > 0 else 0
-    return (total, taken) if total else None
+    reach = read_gcov(gcov_json, unit_name, first, last)
+    return (reach.branches, reach.taken) if reach is not None and reach.branches else None
 
 
 async def check_candidate(job: Job, analysis: OriginalAnalysis,
@@ -588,14 +752,16 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
     """Compare the candidate with the original on every valid case (and thread count), and on
     cases drawn from the constants the candidate brings."""
     runs = _Runs(job, sanitized)
+    job.budget.enter("comparing the candidate with the original")
     threads = [1] + ([job.tuning.race_threads] if job.tc.openmp else [])
+    limit = candidate_case_limit(job, analysis.case_ms)
     for t in threads:
         job.ctx.report("validating", f"comparing outputs on {len(analysis.valid)} input cases"
                        + (f" at {t} threads" if t > 1 else ""), 25)
         await gate_for_tests("validating", job.ctx)
-        run = await runs.check(analysis.valid, sides="AB", threads=t,
-                               case_ms=_case_ms(job, 10000), probe=True)
-        failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t)
+        run = await runs.check(analysis.valid, sides="AB", threads=t, case_ms=limit.ms,
+                               probe=True)
+        failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t, limit)
         if failed is not None:
             return failed
     verification = analysis.verification
@@ -689,11 +855,13 @@ def _settle_constants(v: Verification, open_constants: tuple[OpenConstant, ...],
 
 async def check_beyond(job: Job, case: Case, timed: int, threads: int,
                        valid_up_to: int | None,
-                       calibration: tuple[tuple[int, int, int], ...] = ()) -> Failure | str:
+                       calibration: tuple[tuple[int, int, int], ...] = (),
+                       limit_why: str = "") -> Failure | str:
     """Outputs compared once past the timed size ``timed``: at ``beyond_factor`` times it, or
     at the largest doubling of it at which one call of the original stays within
     ``beyond_budget_s``, whichever is smaller, and not past ``valid_up_to`` (the largest size
-    the study found the inputs valid at, when it found a limit). ``calibration`` holds the
+    the study found the inputs valid at, when it found a limit; ``limit_why`` says why it is
+    the limit, when it is not invalid inputs past it). ``calibration`` holds the
     timing run's (size, ns of the original's call, ns of the candidate's) steps, which predict
     the original's time. Unsanitized builds, as timing uses: the sanitized original at 4x the
     timed size, with every output element recorded in the sanitized driver, costs several
@@ -705,9 +873,9 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
         top = min(top, valid_up_to)
     if timed <= 0:
         return ""
+    limited = limit_why or "larger inputs are invalid for the original"
     if top <= timed:
-        return (f"outputs not compared past the timed size {timed}: larger inputs are invalid "
-                "for the original")
+        return f"outputs not compared past the timed size {timed}: {limited}"
     growth, call_ns = call_growth(calibration, timed)
     fits = [n for n in [timed << k for k in range(1, 8)] + [top]
             if timed < n <= top and call_ns * (n / timed) ** growth <= budget_ns]
@@ -715,12 +883,20 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     if not fits:
         return f"outputs not compared past the timed size {timed}: {slow}"
     size = max(fits)
+    job.budget.enter("comparing outputs past the timed size")
     job.ctx.report("validating", f"comparing outputs past the timed size (at {size})", 78)
+    fixed = _case_ms(job, int(max(10000, 8000 * t.beyond_budget_s)))
+    # The original's predicted call (and setting inputs up) gives the candidate's cut-off.
+    predicted_ms = int(call_ns * (size / timed) ** growth / 1e6) + 1 if call_ns > 0 else 0
+    cut = _relative_limit(job, fixed, predicted_ms)
     run = await _Runs(job, False).check(
         [Case(case.profile, case.seed)], sides="AB", threads=threads,
-        case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s))), sizes=str(size),
-        exact=True)
-    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads)
+        case_ms=cut.ms, sizes=str(size), exact=True)
+    failed = verdicts.forged(run.forged)
+    stalled = stalled_elsewhere(run, job.workdir)
+    if failed is None and stalled:
+        return f"outputs not compared past the timed size {timed}: {stalled}"
+    failed = failed or _candidate_failure(job, run, threads, cut)
     if failed is not None:
         return replace(failed, message=failed.message.replace(
             "The candidate's output differs", "Past the timed size, the candidate's output "
@@ -735,7 +911,7 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     if size == timed * t.beyond_factor:
         phrase = f"outputs also agree at size {size}, {times} the timed size"
     else:
-        why = "larger inputs are invalid for the original" if size == valid_up_to else slow
+        why = limited if size == valid_up_to else slow
         phrase = f"outputs also agree at size {size}, {times} the timed size (beyond it {why})"
     # A candidate that tests the size against a number of its own (`n > 20000`) may change
     # course only past it: each such threshold the original reaches within the budget is a
@@ -753,7 +929,11 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
         [Case(case.profile, case.seed)], sides="AB", threads=threads,
         case_ms=_case_ms(job, int(max(10000, 8000 * t.beyond_budget_s * len(sizes)))),
         sizes=",".join(map(str, sizes)), exact=True)
-    failed = verdicts.forged(run.forged) or _candidate_failure(job, run, threads)
+    failed = verdicts.forged(run.forged)
+    stalled = stalled_elsewhere(run, job.workdir)
+    if failed is None and stalled:
+        return f"{phrase}; not compared at the candidate's size thresholds ({stalled})"
+    failed = failed or _candidate_failure(job, run, threads)
     if failed is not None:
         return replace(failed, message=failed.message.replace(
             "The candidate's output differs", "At a size threshold of its own, the candidate's "
@@ -762,6 +942,21 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     if end is None or end.get("status") != "ok":
         return f"{phrase}; not compared at the candidate's size thresholds (the check stopped)"
     return f"{phrase}, and at sizes {', '.join(map(str, sizes))} around the candidate's constants"
+
+
+def stalled_elsewhere(run: DriverRun, workdir: Path) -> str:
+    """Why a check past the timed size stopped outside the candidate's call, or "": the
+    original itself failed there, or setting large inputs up ran out of time (a busy
+    machine). Neither says anything of the candidate. A crash outside both calls still
+    counts against it: memory it corrupted may fail only later, in the comparison."""
+    for event in run.events:
+        if event.get("event") != "case":
+            continue
+        side, status = event.get("side"), event.get("status")
+        if (side == "A" and status in ("timeout", "crash", "sanitizer")) or \
+                (side not in ("A", "B") and status == "timeout"):
+            return f"the check {_why(event, workdir)}"
+    return ""
 
 
 def call_growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[float, float]:
@@ -779,7 +974,43 @@ def call_growth(steps: tuple[tuple[int, int, int], ...], timed: int) -> tuple[fl
     return growth, a * (timed / size) ** growth
 
 
-def _candidate_failure(job: Job, run: DriverRun, threads: int) -> Failure | None:
+@dataclass(frozen=True)
+class CaseLimit:
+    """The time limit of one validation case of both sides (ms), and the original's own time
+    on a case it derives from (0: the fixed limit, not the original's time)."""
+
+    ms: int
+    original_ms: int = 0
+
+    def exceeded(self, factor: int) -> str:
+        """Why a candidate that ran past this limit was stopped (a clause)."""
+        if not self.original_ms:
+            return ""
+        return (f"it ran past {self.ms / 1000:g} s, over {factor}× the {self.original_ms} ms "
+                "the original takes on the whole case; it is far slower, or never returns")
+
+
+def candidate_case_limit(job: Job, original_ms: int) -> CaseLimit:
+    """A candidate's case is stopped once it has run ``cutoff_factor`` times the original's
+    time on it (the study's, sanitized), never below the floor and never past the fixed
+    limit: a slow candidate is told apart in seconds, not after the fixed limit on every
+    case."""
+    return _relative_limit(job, _case_ms(job, 10000), original_ms)
+
+
+def _relative_limit(job: Job, ceiling: int, original_ms: int) -> CaseLimit:
+    """``cutoff_factor`` times ``original_ms`` (the original's share of the case), within the
+    floor and ``ceiling``; it names the original's time when it is at least that multiple."""
+    if original_ms <= 0:
+        return CaseLimit(ceiling)
+    t = job.tuning
+    multiple = (1 + t.cutoff_factor) * original_ms
+    limit = min(ceiling, max(int(t.case_floor_s * 1000), multiple))
+    return CaseLimit(limit, original_ms if limit >= multiple else 0)
+
+
+def _candidate_failure(job: Job, run: DriverRun, threads: int,
+                       limit: CaseLimit | None = None) -> Failure | None:
     at = f" at {threads} threads" if threads > 1 else ""
     mismatches = {(int(e.get("profile", 0)), int(e.get("seed", 0))): e for e in run.events
                   if e.get("event") == "mismatch"}
@@ -798,7 +1029,11 @@ def _candidate_failure(job: Job, run: DriverRun, threads: int) -> Failure | None
                            f"{detail}.", "failed", detail)
         if event.get("side") == "B":
             why = _why(event, job.workdir)
-            detail = f"candidate {why} ({case.describe()}{at}); the original did not"
+            cut = limit.exceeded(job.tuning.cutoff_factor) if limit is not None \
+                and status == "timeout" else ""
+            detail = (f"candidate was stopped at size {event.get('size')} ({case.describe()}"
+                      f"{at}): {cut}" if cut else
+                      f"candidate {why} ({case.describe()}{at}); the original did not")
             word = "timeout" if status == "timeout" else "incorrect"
             return Failure(word, f"The {detail}.", "failed", detail)
         if status in ("crash", "sanitizer"):

@@ -87,7 +87,8 @@ def write_chart(curves: Sequence[Curve], path: Path, title: str = "Training") ->
                                 alpha=0.2)
         ax.set_xlabel("step")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylabel("mean reward (log speedup)" if name == "reward" else "training loss")
+        ax.set_ylabel("mean reward (log speedup + shaping)" if name == "reward"
+                      else "training loss")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(title)

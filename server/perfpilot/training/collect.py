@@ -1,21 +1,23 @@
 """Gather stored measurements into training records.
 
-Two stores are read: the workspace's ``.perfpilot/results/`` (one verdict per file, as the
-engine's disk cache writes it) and evaluation output folders (``tasks/<name>.json``). A verdict
-file keeps no function text, so its records carry the verdict alone; an evaluation result is
-joined with its task folder, when given, for the function and its context. A file that cannot
-be read, or that is only partly there, is skipped with a message.
+Three stores are read: the workspace's ``.perfpilot/records/`` (every measurement the engine
+made, with function, plan and candidate: ``engine/records.py``), its ``.perfpilot/results/``
+(one verdict per file, as the engine's disk cache writes it) and evaluation output folders
+(``tasks/<name>.json``). A verdict file keeps no function text, so its records carry the verdict
+alone; an evaluation result is joined with its task folder, when given, for the function and
+its context. A file that cannot be read, or that is only partly there, is skipped with a
+message; the same measurement found twice is kept once.
 """
 
 from __future__ import annotations
 
 import json
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfpilot.training.records import PlanStep, Record
+from perfpilot.engine.records import RECORDS_DIR, machine_name
+from perfpilot.training.records import PlanStep, Record, read_jsonl
 
 
 @dataclass(frozen=True)
@@ -24,19 +26,6 @@ class Collected:
 
     records: tuple[Record, ...]
     skipped: tuple[str, ...]
-
-
-def machine_name() -> str:
-    """A short description of this machine (architecture and CPU model)."""
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return " ".join(p for p in (platform.machine(), model or platform.processor()) if p)
 
 
 def _pair(value: Any) -> tuple[float, float] | None:
@@ -156,7 +145,33 @@ def from_eval(out_dir: Path, tasks_root: Path | None = None,
     return Collected(tuple(records), tuple(skipped))
 
 
+def from_records(root: Path) -> Collected:
+    """Records from a records store: ``root/.perfpilot/records/*.jsonl`` (``root`` may be that
+    folder, or one JSONL file). Damaged lines are skipped with a message each."""
+    if root.is_file():
+        files = [root]
+    else:
+        folder = root if (root / "measurements.jsonl").exists() or root.name == "records" \
+            else root / RECORDS_DIR
+        files = sorted(folder.glob("*.jsonl"))
+    records: list[Record] = []
+    skipped: list[str] = []
+    for path in files:
+        try:
+            records.extend(read_jsonl(path, skipped))
+        except OSError as exc:
+            skipped.append(f"{path}: skipped ({exc})")
+    return Collected(tuple(records), tuple(skipped))
+
+
 def merge(*parts: Collected) -> Collected:
-    """Several collections as one."""
-    return Collected(tuple(r for p in parts for r in p.records),
-                     tuple(s for p in parts for s in p.skipped))
+    """Several collections as one; a measurement found twice (the same function, plan,
+    candidate, verdict, figure and machine) is kept once."""
+    seen: set[tuple[object, ...]] = set()
+    records: list[Record] = []
+    for rec in (r for p in parts for r in p.records):
+        if rec.function and rec.key in seen:
+            continue
+        seen.add(rec.key)
+        records.append(rec)
+    return Collected(tuple(records), tuple(s for p in parts for s in p.skipped))

@@ -12,6 +12,7 @@ import hashlib
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from string import Template
 
 from perfpilot.code.locate import function_by_name
@@ -132,3 +133,21 @@ def generate(per_family: int = 120, seed: int = 0, split: str | None = None,
 def label(task: CorpusTask) -> str:
     """The category name of the task's known strategy."""
     return category_by_id(task.category).name
+
+
+def write_tasks(tasks: list[CorpusTask], root: Path) -> list[Path]:
+    """Write tasks as ``perfpilot eval`` task folders (``task.toml``, the slow unit, the fast
+    unit as the reference, the template's category as the label)."""
+    out: list[Path] = []
+    for t in tasks:
+        folder = root / f"{t.family}-{t.key}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "slow.cpp").write_text(t.unit, encoding="utf-8")
+        (folder / "fast.cpp").write_text(t.fast_unit(), encoding="utf-8")
+        (folder / "task.toml").write_text(
+            f'source = "slow.cpp"\nfunction = "{t.name}"\ninput = "harness"\n'
+            f'labels = ["{label(t)}"]\nopenmp = {"true" if t.openmp else "false"}\n'
+            f'reference = "fast.cpp"\ndescription = "generated: {t.family} ({t.split})"\n',
+            encoding="utf-8")
+        out.append(folder)
+    return out

@@ -64,13 +64,53 @@ def _site_of(record: Record) -> FunctionSite | None:
     return named[0] if named else None
 
 
-def _plan_text(record: Record) -> str:
+def _record_plan(record: Record) -> Plan:
     strategies = []
     for step in record.plan:
         cat = match_category(step.category)
         if cat is not None:
             strategies.append(Strategy(cat, step.explanation or cat.description))
-    return render_plan(Plan(tuple(strategies), "record"))
+    return Plan(tuple(strategies), "record")
+
+
+def _plan_text(record: Record) -> str:
+    return render_plan(_record_plan(record))
+
+
+def _log_speedup(r: Record) -> float:
+    return -1.0 if r.verdict == "incorrect" else math.log(max(r.speedup or 1.0, 1e-6))
+
+
+def record_sft_rows(records: list[Record], with_code: bool = False) -> list[Row]:
+    """SFT rows from measured records: for each function, the plan that led to its best
+    strongly verified speedup (an imported pair without a plan is annotated by the builtin
+    analyser, as the corpus is), with the candidate after it when ``with_code``."""
+    best: dict[str, Record] = {}
+    for rec in records:
+        if rec.verdict != "faster" or not strong(rec) or not rec.function:
+            continue
+        if with_code and not rec.candidate:
+            continue
+        held = best.get(rec.function)
+        if held is None or _log_speedup(rec) > _log_speedup(held):
+            best[rec.function] = rec
+    rows: list[Row] = []
+    for rec in best.values():
+        site = _site_of(rec)
+        if site is None:
+            continue
+        plan = _record_plan(rec)
+        if not plan.strategies:
+            if rec.source != "pie":
+                continue  # a measured win with no plan teaches the planner nothing
+            plan = builtin_plan(site, 3)
+            if not plan.strategies:
+                continue
+        text = render_plan(plan, rec.candidate if with_code else None)
+        rows.append({"prompt": prompt(site),
+                     "completion": [{"role": "assistant", "content": text}],
+                     "task": rec.task or rec.unit_hash or rec.name, "category": -1})
+    return rows
 
 
 def preference_rows(records: list[Record], min_gap: float = 0.05,
@@ -101,9 +141,7 @@ def preference_rows(records: list[Record], min_gap: float = 0.05,
             continue
         msgs = prompt(site)
 
-        def score(r: Record) -> float:
-            return -1.0 if r.verdict == "incorrect" else math.log(max(r.speedup or 1.0, 1e-6))
-
+        score = _log_speedup
         ranked = sorted(group, key=score, reverse=True)
         for hi in ranked:
             if hi.verdict != "faster":

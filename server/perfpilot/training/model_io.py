@@ -12,6 +12,21 @@ from pathlib import Path
 from typing import Any
 
 
+def root_base(run: Path) -> Path | None:
+    """The model a run was first trained from: its card's base, followed back through runs
+    trained from runs (None when a card is missing)."""
+    seen: set[Path] = set()
+    base = run
+    while (base / "perfpilot-training.json").is_file() and base not in seen:
+        seen.add(base)
+        try:
+            card = json.loads((base / "perfpilot-training.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        base = Path(str(card.get("base", "")))
+    return base if base != run else None
+
+
 def load_base(base: Path, *, classifier: bool = False) -> tuple[Any, Any]:
     """Model and tokenizer from a directory or a GGUF file, offline."""
     from transformers import (
@@ -58,19 +73,75 @@ def lora_config(rank: int = 8, task_type: str = "CAUSAL_LM") -> Any:
                       target_modules="all-linear", task_type=task_type)
 
 
-def save_planner(model: Any, tokenizer: Any, out: Path, card: dict[str, Any]) -> Path:
-    """Save merged weights, tokenizer and model card to ``out``."""
+_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+
+def save_planner(model: Any, tokenizer: Any, out: Path, card: dict[str, Any],
+                 dtype: str = "bf16") -> Path:
+    """Save merged weights (in ``dtype``: bf16, fp16 or fp32), tokenizer and model card to
+    ``out``."""
+    import torch
+
     if hasattr(model, "merge_and_unload"):
         model = model.merge_and_unload()
+    if dtype in _DTYPES:
+        model = model.to(getattr(torch, _DTYPES[dtype]))
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+    write_card(out, card)
+    return out
+
+
+def write_card(out: Path, card: dict[str, Any]) -> None:
+    """``perfpilot-training.json`` and the ``README.md`` model card (held-out scores first)."""
+    out.mkdir(parents=True, exist_ok=True)
     (out / "perfpilot-training.json").write_text(json.dumps(card, indent=2) + "\n",
                                                  encoding="utf-8")
     lines = ["# PerfPilot planner", "", "Trained with `perfpilot train`.", ""]
     lines += [f"- **{k}**: {v}" for k, v in card.items() if not isinstance(v, dict | list)]
+    held = card.get("heldout")
+    if isinstance(held, dict) and isinstance(held.get("planners"), dict):
+        from perfpilot.training.evaluate import markdown_table
+
+        lines += ["", "## Held-out evaluation", "", str(held.get("what", "")), "",
+                  markdown_table(held)]
     for k, v in card.items():
         if isinstance(v, dict | list):
             lines += ["", f"## {k}", "", "```json", json.dumps(v, indent=2), "```"]
     (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return out
+
+
+def save_trained(trainer: Any, tokenizer: Any, out: Path, card: dict[str, Any], *,
+                 base: Path, lora_rank: int | None, classifier: bool = False,
+                 dtype: str = "bf16") -> None:
+    """Save a trainer's model as a planner directory, from one process only.
+
+    With one process the model is merged and saved as it is. Under DDP, FSDP or DeepSpeed
+    every rank takes part in gathering the full state dict (ZeRO-3 shards are consolidated by
+    ``accelerator.get_state_dict``), and only the main process loads it into a fresh copy of
+    the base model on the CPU, folds the LoRA adapter in and writes the directory.
+    """
+    acc = trainer.accelerator
+    distributed = acc.num_processes > 1 or str(acc.distributed_type).endswith(
+        ("DEEPSPEED", "FSDP"))
+    if not distributed:
+        save_planner(acc.unwrap_model(trainer.model), tokenizer, out, card, dtype)
+        return
+    state = acc.get_state_dict(trainer.model)
+    if acc.is_main_process:
+        fresh, _tok = load_base(base, classifier=classifier)
+        if lora_rank is not None:
+            from peft import get_peft_model
+
+            fresh = get_peft_model(fresh, lora_config(lora_rank,
+                                                      "SEQ_CLS" if classifier else "CAUSAL_LM"))
+        missing, unexpected = fresh.load_state_dict(
+            {k: v.to("cpu") for k, v in state.items()}, strict=False)
+        trained = [k for k in missing if "lora_" in k or lora_rank is None]
+        if trained or unexpected:
+            raise RuntimeError(f"the gathered weights do not fit the model: missing "
+                               f"{trained[:3]}, unexpected {list(unexpected)[:3]}")
+        card = {**card, "processes": acc.num_processes}
+        save_planner(fresh, tokenizer, out, card, dtype)
+    acc.wait_for_everyone()

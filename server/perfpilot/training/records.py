@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfpilot.engine.records import SCHEMA
+
 log = logging.getLogger(__name__)
 
-SCHEMA = "perfpilot-train/1"
 # Verdicts that are measurements of a correct candidate.
 TIMED = ("faster", "slower", "no-change")
 
@@ -34,7 +35,7 @@ class PlanStep:
 class Record:
     """One measured (or imported) candidate for one function."""
 
-    source: str  # "results", "eval", "pie", "corpus", "grpo"
+    source: str  # "engine", "grpo", "results", "eval", "pie", "corpus"
     function: str = ""  # the function's text (empty when the store did not keep it)
     name: str = ""
     language: str = "cpp"
@@ -52,6 +53,15 @@ class Record:
     task: str = ""
     origin: str = ""  # the file it came from
     notes: tuple[str, ...] = field(default_factory=tuple)
+    unit_hash: str = ""  # names the translation unit (engine records)
+    plan_text: str = ""  # the planner's whole text, explanations included
+    planner: str = ""  # the planner's backend (and model)
+    optimizer: str = ""  # the optimizer role's backend and model
+    author: str = ""  # who wrote the candidate: builtin or model
+    includes: tuple[str, ...] = ()
+    pairs: int = 0  # timed pairs behind the figure
+    verification: dict[str, Any] | None = None  # cases, mutants, killed, weak ...
+    needs_spec: bool = False  # the harness could not feed the function
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -64,6 +74,7 @@ class Record:
         data["plan"] = [asdict(s) for s in self.plan]
         data["ci95"] = list(self.ci95) if self.ci95 is not None else None
         data["notes"] = list(self.notes)
+        data["includes"] = list(self.includes)
         return {"schema": SCHEMA, **data}
 
     @classmethod
@@ -85,19 +96,39 @@ class Record:
             weak=bool(data.get("weak", False)), machine=str(data.get("machine", "")),
             compiler=str(data.get("compiler", "")), task=str(data.get("task", "")),
             origin=str(data.get("origin", "")),
-            notes=tuple(str(n) for n in data.get("notes", ())))
+            notes=tuple(str(n) for n in data.get("notes", ())),
+            unit_hash=str(data.get("unit_hash", "")), plan_text=str(data.get("plan_text", "")),
+            planner=str(data.get("planner", "")), optimizer=str(data.get("optimizer", "")),
+            author=str(data.get("author", "")),
+            includes=tuple(str(h) for h in data.get("includes", ())),
+            pairs=int(data.get("pairs", 0) or 0),
+            verification=dict(data["verification"]) if isinstance(
+                data.get("verification"), dict) else None,
+            needs_spec=bool(data.get("needs_spec", False)))
+
+    @property
+    def key(self) -> tuple[str, str, str, str, float | None, str]:
+        """What makes two records the same measurement (for de-duplication)."""
+        return (self.function, self.candidate, self.plan_text or repr(self.plan), self.verdict,
+                self.speedup, self.machine)
 
 
 def strong(record: Record) -> bool:
     """Whether the record may become training signal (a preference pair or a reward).
 
     It must be a timed verdict on a candidate whose validation passed outright, with no weak
-    verification, and (for ``faster``/``slower``) an interval that excludes 1.
+    verification, and (for ``faster``/``slower``) an interval that excludes 1. Noisy,
+    weakly-verified, suspicious and needs-spec results never qualify.
     """
+    if record.needs_spec:
+        return False
     if record.verdict == "incorrect":
         # Wrong output is a strong negative only when validation ran (it did, to say so).
         return record.validation == "failed" or record.source in ("pie", "corpus")
     if record.verdict not in TIMED or record.speedup is None or record.weak:
+        return False
+    if record.verification is not None and (record.verification.get("weak")
+                                            or record.verification.get("blind")):
         return False
     if record.validation != "passed":
         return False
@@ -118,8 +149,9 @@ def write_jsonl(path: Path, records: Iterable[Record]) -> int:
     return count
 
 
-def read_jsonl(path: Path) -> Iterator[Record]:
-    """Records from a dataset file; a damaged line is skipped with a warning."""
+def read_jsonl(path: Path, skipped: list[str] | None = None) -> Iterator[Record]:
+    """Records from a dataset file; a damaged line is skipped with a message (added to
+    ``skipped`` when given, else logged as a warning)."""
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
@@ -127,4 +159,7 @@ def read_jsonl(path: Path) -> Iterator[Record]:
             try:
                 yield Record.from_json(json.loads(line))
             except (ValueError, KeyError, TypeError) as exc:
-                log.warning("%s:%d: skipped: %s", path, number, exc)
+                if skipped is not None:
+                    skipped.append(f"{path}:{number}: skipped ({exc})")
+                else:
+                    log.warning("%s:%d: skipped: %s", path, number, exc)

@@ -45,6 +45,7 @@
 #include <new>
 #include <tuple>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -53,17 +54,22 @@
 namespace perfpilot {
 
 // One recorded value. Container elements keep up to three indices of their position.
+// 40 bytes: a large output is recorded value by value, and the validation past the timed size
+// holds several records of millions of values at once within the runs' memory limit.
 struct Entry {
   char kind = 'i';  // i: signed, u: unsigned, f: floating, s: string, n: length, e: exception
-  int label = 0;
-  int depth = 0;
-  long long index[3] = {0, 0, 0};
-  long long i = 0;
-  unsigned long long u = 0;
-  double f = 0.0;
+  std::uint8_t depth = 0;
+  std::uint16_t label = 0;
+  std::uint32_t text = 0;  // s and e: the string, in its Recorder's text()
+  std::int32_t index[3] = {0, 0, 0};
+  union {  // the one value the kind says
+    long long i = 0;
+    unsigned long long u;
+    double f;
+  };
   double tol = 0.0;
-  std::string s;
 };
+static_assert(sizeof(Entry) <= 40, "a recorded value must stay small (see Entry)");
 
 // ---- User types and more containers (traits used by Recorder and gen::fill_any) -----------
 // The generated harness declares, next to each type of the user's unit, the hooks
@@ -145,14 +151,37 @@ class Recorder {
   void exception(const char* what) {
     Entry e;
     e.kind = 'e';
-    e.label = intern("exception");
-    e.s = what ? what : "";
-    entries_.push_back(std::move(e));
+    e.label = static_cast<std::uint16_t>(intern("exception"));
+    e.text = keep(what ? what : "");
+    entries_.push_back(e);
   }
 
   const std::vector<Entry>& entries() const { return entries_; }
   const std::vector<std::string>& labels() const { return labels_; }
-  void clear() { entries_.clear(); labels_.clear(); }
+  // The string a string or exception entry holds.
+  const std::string& text(const Entry& e) const { return texts_[e.text]; }
+  void clear() { entries_.clear(); labels_.clear(); texts_.clear(); }
+
+  // Orders records by their values (strings read through each one's own text()).
+  static bool less(const Recorder& ra, const Recorder& rb) {
+    const std::vector<Entry>& a = ra.entries_;
+    const std::vector<Entry>& b = rb.entries_;
+    std::size_t m = std::min(a.size(), b.size());
+    for (std::size_t k = 0; k < m; ++k) {
+      const Entry& x = a[k];
+      const Entry& y = b[k];
+      if (x.kind != y.kind) return x.kind < y.kind;
+      switch (x.kind) {
+        case 'i': if (x.i != y.i) return x.i < y.i; break;
+        case 'f': if (x.f != y.f) return x.f < y.f; break;
+        case 's': case 'e':
+          if (ra.text(x) != rb.text(y)) return ra.text(x) < rb.text(y);
+          break;
+        default: if (x.u != y.u) return x.u < y.u;
+      }
+    }
+    return a.size() < b.size();
+  }
 
  private:
   template <class T>
@@ -171,12 +200,12 @@ class Recorder {
       push('f', 0, 0, static_cast<double>(v), t);
     } else if constexpr (std::is_same_v<D, std::string>) {
       Entry e = base('s');
-      e.s = v;
-      entries_.push_back(std::move(e));
+      e.text = keep(v);
+      entries_.push_back(e);
     } else if constexpr (std::is_same_v<D, const char*> || std::is_same_v<D, char*>) {
       Entry e = base('s');
-      e.s = v ? v : "(null)";
-      entries_.push_back(std::move(e));
+      e.text = keep(v ? v : "(null)");
+      entries_.push_back(e);
     } else if constexpr (is_pair<D>::value) {
       nested(0, v.first, tol);
       nested(1, v.second, tol);
@@ -212,19 +241,24 @@ class Recorder {
   Entry base(char kind) const {
     Entry e;
     e.kind = kind;
-    e.label = cur_label_;
-    e.depth = depth_;
-    for (int d = 0; d < 3; ++d) e.index[d] = index_[d];
+    e.label = static_cast<std::uint16_t>(cur_label_);
+    e.depth = static_cast<std::uint8_t>(std::min(depth_, 255));
+    for (int d = 0; d < 3; ++d) e.index[d] = static_cast<std::int32_t>(index_[d]);
     return e;
   }
 
   void push(char kind, unsigned long long u, long long i, double f, double tol) {
     Entry e = base(kind);
-    e.u = u;
-    e.i = i;
-    e.f = f;
+    if (kind == 'f') e.f = f;
+    else if (kind == 'i') e.i = i;
+    else e.u = u;
     e.tol = tol;
-    entries_.push_back(std::move(e));
+    entries_.push_back(e);
+  }
+
+  std::uint32_t keep(std::string value) {
+    texts_.push_back(std::move(value));
+    return static_cast<std::uint32_t>(texts_.size() - 1);
   }
 
   // Room for `more` entries, growing geometrically: a large output is recorded element by
@@ -276,14 +310,14 @@ class Recorder {
       // elements sorted by their own records.
       room(v.size() + 1);
       push('n', static_cast<unsigned long long>(v.size()), 0, 0.0, 0.0);
-      std::vector<std::pair<std::vector<Entry>, const typename D::value_type*>> items;
+      std::vector<std::pair<Recorder, const typename D::value_type*>> items;
       for (const auto& x : v) {
         Recorder one;
         one.add("k", x);
-        items.emplace_back(one.entries(), &x);
+        items.emplace_back(std::move(one), &x);
       }
       std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
-        return entries_less(a.first, b.first);
+        return less(a.first, b.first);
       });
       long long k = 0;
       for (const auto& item : items) nested(k++, *item.second, tol);
@@ -301,25 +335,12 @@ class Recorder {
     (nested(static_cast<long long>(I), std::get<I>(v), tol), ...);
   }
 
-  static bool entries_less(const std::vector<Entry>& a, const std::vector<Entry>& b) {
-    std::size_t m = std::min(a.size(), b.size());
-    for (std::size_t k = 0; k < m; ++k) {
-      const Entry& x = a[k];
-      const Entry& y = b[k];
-      if (x.kind != y.kind) return x.kind < y.kind;
-      if (x.i != y.i) return x.i < y.i;
-      if (x.u != y.u) return x.u < y.u;
-      if (x.f != y.f) return x.f < y.f;
-      if (x.s != y.s) return x.s < y.s;
-    }
-    return a.size() < b.size();
-  }
-
   double hook_tol_ = -1.0;
   // ---- end of user types support -------------------------------------------------------------
 
   std::vector<Entry> entries_;
   std::vector<std::string> labels_;
+  std::vector<std::string> texts_;
   int cur_label_ = 0;
   int depth_ = 0;
   long long index_[3] = {0, 0, 0};
@@ -764,6 +785,192 @@ void refill_floats(T& x, std::size_t n, std::mt19937_64& rng, bool inside = fals
 }  // namespace gen
 }  // namespace perfpilot
 // ---- end of user types generation --------------------------------------------------------------
+
+// ---- Objects built through their public API ------------------------------------------------
+// A class whose state only its own methods set (private fields, a public add()) is built the way
+// a caller builds it: constructed, then about n of its public mutators called with generated
+// arguments. The object is the unit's own: the generated entry exports helpers (allocate,
+// free, destroy, construct, each chosen method) as `void* perfpilot_api(int k)`, and the driver
+// hands the original's table here before any setup. The bench holds such an object as opaque
+// storage, built in place by a generated builder from a saved random stream, and rebuilds it
+// from that stream whenever it needs it again, so every copy is the same object.
+namespace perfpilot {
+namespace api {
+
+using Table = void* (*)(int);
+inline Table& table() {
+  static Table t = nullptr;
+  return t;
+}
+
+template <class F>
+F fn(int k) {
+  void* p = table() != nullptr ? table()(k) : nullptr;
+  if (p == nullptr) throw std::runtime_error("the unit under test exports no API helper");
+  return reinterpret_cast<F>(p);
+}
+
+// A weighted draw among `count` choices.
+inline std::size_t pick(const unsigned* weights, std::size_t count, std::mt19937_64& rng) {
+  unsigned long long total = 0;
+  for (std::size_t k = 0; k < count; ++k) total += weights[k];
+  if (total == 0) return 0;
+  unsigned long long r = rng() % total;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (r < weights[k]) return k;
+    r -= weights[k];
+  }
+  return count - 1;
+}
+
+// Call a mutator; one that throws on these arguments is skipped (on both sides alike, since
+// the object is built once for both).
+template <class F, class... A>
+void attempt(F f, void* at, A&&... args) {
+  try {
+    f(at, std::forward<A>(args)...);
+  } catch (...) {
+  }
+}
+
+// An argument of a mutator or accessor: integers of the profile below `bound` (the smallest
+// integer constructor argument, a dimension) or n, floats of the profile, words of one or two
+// characters (so keys repeat), other types as gen::make_any builds them at about sqrt(n).
+template <class T>
+T argument(std::size_t n, std::size_t bound, std::mt19937_64& rng) {
+  if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
+                std::is_same_v<T, char>) {
+    T x{};
+    gen::fill(x, n, rng);
+    return x;
+  } else if constexpr (std::is_integral_v<T>) {
+    return gen::integer<T>(bound > 0 ? bound : (n > 1 ? n : 2), rng);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    std::string s(1 + rng() % 2, ' ');
+    for (auto& c : s) c = gen::character(rng);
+    return s;
+  } else {
+    return gen::make_any<T>(gen::side(n), rng);
+  }
+}
+
+// The storage and recipe of one object. When the class copies safely (the generated entry says
+// so: its copy helper answers true), the object is built once and kept as a pristine copy that
+// resets and copies are assigned from; otherwise it is rebuilt from its recipe each time. Either
+// way an object keeps its address across resets, and the class's copies never share state.
+class Object {
+ public:
+  using Build = void (*)(void* at, std::size_t n, std::mt19937_64& rng);
+  Object() = default;
+  Object(int base, Build build) : base_(base), build_(build) {}
+  Object(const Object& o) : base_(o.base_), build_(o.build_) { take(o); }
+  Object& operator=(const Object& o) {
+    if (this != &o) {
+      if (base_ != o.base_) clear();
+      base_ = o.base_;
+      build_ = o.build_;
+      take(o);
+    }
+    return *this;
+  }
+  ~Object() { clear(); }
+
+  // Build from `rng` (advancing it), remembering how.
+  void build(std::size_t n, std::mt19937_64& rng) {
+    n_ = n;
+    saved_ = rng;
+    profile_ = gen::profile();
+    recorded_ = true;
+    std::mt19937_64 r = saved_;
+    make(r);
+    rng = r;
+    keep();
+  }
+  // The object as built, again, in the same storage.
+  void rebuild() {
+    if (!recorded_) return;
+    if (pristine_live_ && at_ == nullptr) at_ = fn<void* (*)()>(base_ + kAlloc)();
+    if (pristine_live_ && copy(at_, pristine_, live_)) {
+      live_ = true;
+      return;
+    }
+    std::mt19937_64 r = saved_;
+    make(r);
+  }
+  void* at() const { return at_; }
+
+ private:
+  enum { kAlloc = 0, kFree = 1, kDestroy = 2, kConstruct = 3, kCopy = 4 };
+
+  bool copy(void* to, const void* from, bool live) const {
+    return fn<bool (*)(void*, const void*, bool)>(base_ + kCopy)(to, from, live);
+  }
+  // A pristine copy of the object just built, when the class copies safely.
+  void keep() {
+    if (!live_) return;
+    if (pristine_ == nullptr) pristine_ = fn<void* (*)()>(base_ + kAlloc)();
+    pristine_live_ = copy(pristine_, at_, pristine_live_) || pristine_live_;
+  }
+  void take(const Object& o) {
+    n_ = o.n_;
+    saved_ = o.saved_;
+    profile_ = o.profile_;
+    recorded_ = o.recorded_;
+    if (!recorded_) return;
+    if (o.pristine_live_) {
+      if (pristine_ == nullptr) pristine_ = fn<void* (*)()>(base_ + kAlloc)();
+      if (copy(pristine_, o.pristine_, pristine_live_)) {
+        pristine_live_ = true;
+        rebuild();
+        return;
+      }
+    }
+    std::mt19937_64 r = saved_;
+    make(r);
+    keep();
+  }
+  void make(std::mt19937_64& r) {
+    destroy();
+    if (at_ == nullptr) at_ = fn<void* (*)()>(base_ + kAlloc)();
+    const int outer = gen::profile();
+    gen::profile() = profile_;
+    try {
+      build_(at_, n_, r);
+    } catch (...) {
+      gen::profile() = outer;
+      throw;  // the constructor threw: these inputs are invalid
+    }
+    gen::profile() = outer;
+    live_ = true;
+  }
+  void destroy() {
+    if (live_) fn<void (*)(void*)>(base_ + kDestroy)(at_);
+    live_ = false;
+  }
+  void clear() {
+    destroy();
+    if (pristine_live_) fn<void (*)(void*)>(base_ + kDestroy)(pristine_);
+    pristine_live_ = false;
+    if (at_ != nullptr) fn<void (*)(void*)>(base_ + kFree)(at_);
+    if (pristine_ != nullptr) fn<void (*)(void*)>(base_ + kFree)(pristine_);
+    at_ = pristine_ = nullptr;
+  }
+
+  int base_ = -1;
+  Build build_ = nullptr;
+  void* at_ = nullptr;
+  void* pristine_ = nullptr;
+  bool live_ = false;
+  bool pristine_live_ = false;
+  bool recorded_ = false;
+  std::size_t n_ = 0;
+  int profile_ = 0;
+  std::mt19937_64 saved_;
+};
+
+}  // namespace api
+}  // namespace perfpilot
+// ---- end of objects built through their public API -----------------------------------------
 
 namespace perfpilot {
 namespace detail {

@@ -11,18 +11,23 @@
 // Both sides share the same inputs (two sets, alternated), so data placement is identical too.
 // Modes:
 //   probe     print what this driver supports
-//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [exact=1] [probe=1]:
-//             each case (value profile and seed) in a child process, calling both (or only A)
-//             on each size and comparing records; a size at which A fails is reported invalid
-//             and skipped. exact=1: these sizes even where a bench has edge sizes of its own.
-//             probe=1 adds the memory probe at the second-largest size (see memory_probe)
+//   check     sizes=0,1,7 cases=P:S,... [sides=A] [fork=0] [stop_ns=N] [exact=1] [probe=1]
+//             [times=1]: each case (value profile and seed) in a child process, calling both
+//             (or only A) on each size and comparing records; a size at which A fails is
+//             reported invalid and skipped. exact=1: these sizes even where a bench has edge
+//             sizes of its own. probe=1 adds the memory probe at the second-largest size (see
+//             memory_probe). times=1 reports the time of A's call at each size ("size"
+//             events). With stop_ns (a scan of sizes), a size at which A runs out of time ends
+//             the case: larger ones would only take longer. With both sides, the first case on
+//             which they disagree (or the candidate fails) ends the run: it is the verdict.
 // Every mode takes consts=1000000007,0.5,... (numbers of the code, for the constants profile).
 //   mutants   ids=1,2,... cases=... sizes=...: B is built with mutant schemata; which mutants
 //             do the cases tell apart from A?
-//   time      case=P:S [partner=P:S]: calibrate the size, probe it (memory_probe), warm up,
-//             time pairs in ABBA order, each sample alternating the case's inputs with its
-//             partner's (copied in turn into one set of objects), then probe again on every
-//             copy of B
+//   time      case=P:S [partner=P:S] [cut_floor_ns=N]: calibrate the size, probe it
+//             (memory_probe), warm up, time pairs in ABBA order, each sample alternating the
+//             case's inputs with its partner's (copied in turn into one set of objects), then
+//             probe again on every copy of B. A call of B that runs past 20 times A's time
+//             on the same inputs (and past cut_floor_ns) is stopped: a "cutoff" event.
 //   count     size=N side=A|B case=P:S [partner=P:S]: a warm-up call at half the size, then
 //             a call on the case's inputs and one on the partner's (the calls of one timed
 //             sample) between callgrind start/stop client requests
@@ -35,6 +40,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -160,7 +166,9 @@ inline void open_channel(int fd) {
   }
 }
 
-inline void emit(const std::string& line) {
+// An event line as it goes out on the channel: tagged when the channel is keyed, with its
+// newline.
+inline std::string tagged(const std::string& line) {
   Channel& c = channel();
   std::string out = line;
   if (c.keyed && !out.empty() && out.back() == '}') {
@@ -170,6 +178,12 @@ inline void emit(const std::string& line) {
     out += std::string(",\"mac\":\"") + tag + "\"}";
   }
   out += '\n';
+  return out;
+}
+
+inline void emit(const std::string& line) {
+  Channel& c = channel();
+  const std::string out = tagged(line);
   if (c.fd == 1) {
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
@@ -190,6 +204,61 @@ inline long long now_ns(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
   return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// The cut-off of a slow candidate: a call of B that runs past `factor` times A's time on the
+// same inputs (and past a floor that absorbs a busy machine) is stopped by a timer signal.
+// Its event is formatted and tagged before the call, so the handler only writes it and ends
+// the process (write and _exit are safe in a signal handler).
+struct Cutoff {
+  std::string line;
+  int fd = 1;
+  long long factor = 0;   // 0: no cut-off
+  long long floor_ns = 0;
+};
+
+inline Cutoff& cutoff() {
+  static Cutoff c;
+  return c;
+}
+
+inline void on_cutoff(int) {
+  const Cutoff& c = cutoff();
+  const char* p = c.line.data();
+  std::size_t left = c.line.size();
+  while (left > 0) {
+    ssize_t w = write(c.fd, p, left);
+    if (w <= 0) break;
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  _exit(0);
+}
+
+// Arm the cut-off for B's part of a step at size n whose A part took a_ns (wall time, the
+// untimed work around the calls included: resetting and copying inputs, recording outputs).
+inline void arm_cutoff(std::size_t n, long long a_ns) {
+  Cutoff& c = cutoff();
+  if (c.factor <= 0 || a_ns <= 0) return;
+  const long long limit = std::max(c.factor * a_ns, c.floor_ns);
+  c.line = tagged("{\"event\":\"cutoff\",\"side\":\"B\",\"size\":" + std::to_string(n) +
+                  ",\"limit_ns\":" + std::to_string(limit) + ",\"a_ns\":" +
+                  std::to_string(a_ns) + "}");
+  c.fd = channel().fd;
+  struct sigaction sa{};
+  sa.sa_handler = on_cutoff;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, nullptr);
+  itimerval t{};
+  t.it_value.tv_sec = static_cast<time_t>(limit / 1000000000LL);
+  t.it_value.tv_usec = static_cast<suseconds_t>((limit % 1000000000LL) / 1000);
+  if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+  setitimer(ITIMER_REAL, &t, nullptr);
+}
+
+inline void disarm_cutoff() {
+  itimerval t{};
+  setitimer(ITIMER_REAL, &t, nullptr);
 }
 
 // Scheduler statistics summed over every thread of this process, from
@@ -393,7 +462,8 @@ inline Sample timed(Bench& bench, void* fn, long long k) {
   return timed(nullptr, bench, bench, fn, k);
 }
 
-inline std::string describe(const Entry& e, const std::vector<std::string>& labels) {
+inline std::string describe(const Recorder& r, const Entry& e) {
+  const std::vector<std::string>& labels = r.labels();
   std::ostringstream o;
   o.precision(17);
   o << (e.label < static_cast<int>(labels.size()) ? labels[e.label] : std::string("value"));
@@ -404,16 +474,17 @@ inline std::string describe(const Entry& e, const std::vector<std::string>& labe
     case 'u': o << e.u; break;
     case 'f': o << e.f; break;
     case 'n': o << "(length " << e.u << ")"; break;
-    case 'e': o << "exception: " << e.s; break;
+    case 'e': o << "exception: " << r.text(e); break;
     default: {
-      std::string s = e.s.size() > 80 ? e.s.substr(0, 80) + "..." : e.s;
+      const std::string& t = r.text(e);
+      std::string s = t.size() > 80 ? t.substr(0, 80) + "..." : t;
       o << '"' << s << '"';
     }
   }
   return o.str();
 }
 
-inline bool same(const Entry& a, const Entry& b) {
+inline bool same(const Recorder& ra, const Entry& a, const Recorder& rb, const Entry& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case 'i': return a.i == b.i;
@@ -430,7 +501,7 @@ inline bool same(const Entry& a, const Entry& b) {
       return diff <= tol * scale || diff <= tol * 1e-3;
     }
     case 'e': return true;  // both threw: messages may legitimately differ
-    default: return a.s == b.s;
+    default: return ra.text(a) == rb.text(b);
   }
 }
 
@@ -440,9 +511,8 @@ inline std::string compare(const Recorder& a, const Recorder& b) {
   const auto& eb = b.entries();
   std::size_t n = std::min(ea.size(), eb.size());
   for (std::size_t k = 0; k < n; ++k) {
-    if (!same(ea[k], eb[k])) {
-      return "original " + describe(ea[k], a.labels()) + ", candidate " +
-             describe(eb[k], b.labels());
+    if (!same(a, ea[k], b, eb[k])) {
+      return "original " + describe(a, ea[k]) + ", candidate " + describe(b, eb[k]);
     }
   }
   if (ea.size() != eb.size()) {
@@ -465,7 +535,8 @@ inline bool memory_probe(Bench& p, Bench& x, Bench& y, Side& side, std::vector<R
   for (int k = 0; k < 3; ++k) {
     if (!p->overwrite_from(**order[k])) return false;
     call_and_record(p, side);
-    out[k] = side.rec;
+    out[k] = std::move(side.rec);  // moved, not copied: a large record is held once
+    side.rec.clear();
   }
   return true;
 }
@@ -581,7 +652,7 @@ inline int probe_case(Bench& bench, Side& a, Side* b, const Case& c, std::size_t
 inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
                       const std::vector<std::size_t>& sizes, const detail::Info& info,
                       Progress* prog, bool quiet, std::size_t from = 0, long long stop_ns = 0,
-                      bool probe = false) {
+                      bool probe = false, bool times = false) {
   const std::size_t probe_n = probe ? probe_size(sizes, info) : 0;
   int built = 0;
   for (std::size_t k = from; k < sizes.size(); ++k) {
@@ -597,6 +668,9 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
     call_and_record(bench, a);
     const long long took = now_ns(CLOCK_MONOTONIC) - t0;
     prog->recorded = prog->recorded + static_cast<long long>(a.rec.entries().size());
+    if (times)
+      emit("{\"event\":\"size\",\"size\":" + std::to_string(n) + "," + case_json(c) +
+           ",\"ns\":" + std::to_string(took) + "}");
     if (b != nullptr) {
       prog->side = -1;  // setting the inputs up again is neither side's doing
       fresh_inputs(bench, n, c);
@@ -733,12 +807,13 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
   const long long mem_mb = arg_ll(args, "mem_mb", 0);
   const long long stop_ns = arg_ll(args, "stop_ns", 0);
   const bool probe = arg_ll(args, "probe", 0) != 0;
+  const bool times = arg_ll(args, "times", 0) != 0;
   Progress* prog = shared_progress();
   if (arg_ll(args, "fork", 1) == 0) {
     for (const Case& c : cases) {
       prog->recorded = 0;
       int rc = check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false, 0, 0,
-                          probe);
+                          probe, times);
       emit("{\"event\":\"case\"," + case_json(c) + ",\"status\":\"" +
            (rc == 0 ? "ok" : (rc == 1 ? "mismatch" : "noinputs")) + "\",\"recorded\":" +
            std::to_string(prog->recorded) + "}");
@@ -753,12 +828,13 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
     int checked = 0;
     long long recorded = 0;
     ChildEnd end;
+    const long long case_start = now_ns(CLOCK_MONOTONIC);
     for (;;) {
       prog->checked = 0;
       prog->recorded = 0;
       end = in_child(
           [&]() { return check_case(bench, a, both ? &b : nullptr, c, sizes, info, prog, false,
-                                    from, stop_ns, probe); },
+                                    from, stop_ns, probe, times); },
           timeout_ms, prog, mem_mb);
       checked += prog->checked;
       recorded += prog->recorded;
@@ -768,14 +844,20 @@ inline int run_check(Bench& bench, Side& a, Side& b, const Args& args, const det
       if (!original_failed) break;
       emit("{\"event\":\"invalid\"," + case_json(c) + "," + end_json(end) + "}");
       from = static_cast<std::size_t>(prog->index) + 1;
-      if (from >= sizes.size()) {
+      // A scan stops where the original ran out of time: larger sizes take longer still.
+      if (from >= sizes.size() || (stop_ns > 0 && end.status == "timeout")) {
         end.status = checked ? "ok" : "invalid";
         break;
       }
     }
     if (end.status == "ok" && checked == 0) end.status = "invalid";
+    const long long case_ms = (now_ns(CLOCK_MONOTONIC) - case_start) / 1000000LL;
     emit("{\"event\":\"case\"," + case_json(c) + "," + end_json(end) + ",\"recorded\":" +
-         std::to_string(recorded) + "}");
+         std::to_string(recorded) + ",\"ms\":" + std::to_string(case_ms) + "}");
+    // The first disagreement is the verdict: the cases after it would only add time (a
+    // candidate that hangs would wait out the limit on every one of them).
+    if (both && end.status != "ok" && end.status != "invalid" && end.status != "noinputs")
+      break;
   }
   emit("{\"event\":\"done\"}");
   return 0;
@@ -821,10 +903,11 @@ inline int run_mutants(Bench& bench, Side& a, Side& b, const Args& args,
 // by (never called here, so they stay as set up): the memory probe in scratch, or where the
 // bench cannot be overwritten, one call of each side on each input set up afresh. ra: A's
 // probe records, computed when empty (once for every copy of B). Emits the mismatch (with
-// `after` added to it) and returns false when they differ.
+// `after` added to it) and returns false when they differ. a_ns: what A's probe took (set
+// with ra), which B's cut-off is measured against.
 inline bool agree_at(Bench& scratch, Bench& bx, Bench& by, Side& a, Side& b, std::size_t n,
                      const Case& x, const Case& y, std::vector<Recorder>& ra,
-                     const std::string& after) {
+                     const std::string& after, long long& a_ns) {
   std::string head = "{\"event\":\"mismatch\",\"size\":" + std::to_string(n) + after;
   // Say who is about to run, so that a crash can be attributed.
   const std::string begin = "{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"";
@@ -832,10 +915,14 @@ inline bool agree_at(Bench& scratch, Bench& bx, Bench& by, Side& a, Side& b, std
     std::vector<Recorder> rb;
     if (ra.empty()) {
       emit(begin + "A\"}");
+      const long long t0 = now_ns(CLOCK_MONOTONIC);
       memory_probe(scratch, bx, by, a, ra);
+      a_ns = now_ns(CLOCK_MONOTONIC) - t0;
     }
     emit(begin + "B\"}");
+    arm_cutoff(n, a_ns);
     memory_probe(scratch, bx, by, b, rb);
+    disarm_cutoff();
     bool memory = false;
     std::string diff = compare_probe(ra, rb, memory);
     if (diff.empty()) return true;
@@ -845,10 +932,14 @@ inline bool agree_at(Bench& scratch, Bench& bx, Bench& by, Side& a, Side& b, std
   for (const Case* c : {&x, &y}) {
     fresh_inputs(scratch, n, *c);
     emit(begin + "A\"}");
+    const long long t0 = now_ns(CLOCK_MONOTONIC);
     call_and_record(scratch, a);
+    const long long a_call = now_ns(CLOCK_MONOTONIC) - t0;
     fresh_inputs(scratch, n, *c);
     emit(begin + "B\"}");
+    arm_cutoff(n, a_call);
     call_and_record(scratch, b);
+    disarm_cutoff();
     std::string diff = compare(a.rec, b.rec);
     if (!diff.empty()) {
       emit(head + ",\"detail\":\"" + json_escape(diff) + "\"}");
@@ -868,6 +959,8 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   const long long wait_ppm = arg_ll(args, "wait_ppm", 20000);
   const long long warmup = arg_ll(args, "warmup", 2);
   const long long budget_ns = arg_ll(args, "budget_ms", 30000) * 1000000LL;
+  cutoff().factor = arg_ll(args, "cut_factor", 0);
+  cutoff().floor_ns = arg_ll(args, "cut_floor_ns", 0);
   std::size_t max_size = static_cast<std::size_t>(arg_ll(args, "max_size", 1LL << 20));
   if (info.max_size && info.max_size < max_size) max_size = info.max_size;
   std::size_t n = static_cast<std::size_t>(arg_ll(args, "min_size", 16));
@@ -892,10 +985,14 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
     for (int round = 0; round < 2; ++round) {
       // Say who is about to run, so that a crash can be attributed.
       emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"A\"}");
+      const long long t0 = now_ns(CLOCK_MONOTONIC);
       long long t = timed(bench, a.fn, 1).wall;
+      const long long a_step = now_ns(CLOCK_MONOTONIC) - t0;
       ta = ta < 0 ? t : std::min(ta, t);
       emit("{\"event\":\"begin\",\"size\":" + std::to_string(n) + ",\"side\":\"B\"}");
+      arm_cutoff(n, a_step);
       t = timed(bench, b.fn, 1).wall;
+      disarm_cutoff();
       tb = tb < 0 ? t : std::min(tb, t);
     }
     emit("{\"event\":\"calib\",\"size\":" + std::to_string(n) + ",\"a_ns\":" + std::to_string(ta) +
@@ -930,7 +1027,8 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   // Validate at the chosen size before any timing: both inputs, one storage.
   Bench scratch(info.make());
   std::vector<Recorder> ra;
-  if (!agree_at(scratch, bench, other, a, b, n, cs, partner, ra, "")) return 0;
+  long long a_probe = 0;  // A's probe at n: the cut-off of B's
+  if (!agree_at(scratch, bench, other, a, b, n, cs, partner, ra, "", a_probe)) return 0;
   // Timed calls run in scratch, each on a copy of one of the two inputs; a bench that cannot
   // be copied alternates its two objects instead.
   Bench* into = scratch->overwrite_from(*bench) ? &scratch : nullptr;
@@ -951,12 +1049,26 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
 
   // The first copies get the full warm-up (thread pools, caches); every other copy one call,
   // which faults its pages in and binds its symbols.
+  // A's last sample, copies and resets included: B's sample is cut off at a multiple of it.
+  long long a_sample = 0;
+  auto timed_a = [&](void* fn) {
+    const long long t0 = now_ns(CLOCK_MONOTONIC);
+    Sample s = timed(into, bench, other, fn, reps);
+    a_sample = now_ns(CLOCK_MONOTONIC) - t0;
+    return s;
+  };
+  auto timed_b = [&](void* fn) {
+    arm_cutoff(n, a_sample);
+    Sample s = timed(into, bench, other, fn, reps);
+    disarm_cutoff();
+    return s;
+  };
   for (long long w = 0; w < warmup; ++w) {
-    timed(into, bench, other, a.fns.front(), reps);
-    timed(into, bench, other, b.fns.front(), reps);
+    timed_a(a.fns.front());
+    timed_b(b.fns.front());
   }
-  for (std::size_t c = 1; c < a.fns.size(); ++c) timed(into, bench, other, a.fns[c], reps);
-  for (std::size_t c = 1; c < b.fns.size(); ++c) timed(into, bench, other, b.fns[c], reps);
+  for (std::size_t c = 1; c < a.fns.size(); ++c) timed_a(a.fns[c]);
+  for (std::size_t c = 1; c < b.fns.size(); ++c) timed_b(b.fns[c]);
   std::string out = "{\"event\":\"timing\",\"size\":" + std::to_string(n) +
                     ",\"reps\":" + std::to_string(reps) + ",\"pairs\":[";
   long long done = 0;
@@ -969,11 +1081,11 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
     void* fb = b.fns[(block + block / a.fns.size()) % b.fns.size()];
     Sample sa, sb;
     if (p % 2 == 0) {
-      sa = timed(into, bench, other, fa, reps);
-      sb = timed(into, bench, other, fb, reps);
+      sa = timed_a(fa);
+      sb = timed_b(fb);
     } else {
-      sb = timed(into, bench, other, fb, reps);
-      sa = timed(into, bench, other, fa, reps);
+      sb = timed_b(fb);
+      sa = timed_a(fa);
     }
     if (p) out += ",";
     out += "[" + std::to_string(sa.wall) + "," + std::to_string(sb.wall) + "," +
@@ -995,7 +1107,8 @@ inline int run_time(Bench& bench, Side& a, Side& b, const Args& args,
   ra.clear();
   for (void* fb : b.fns) {
     b.fn = fb;
-    if (!agree_at(scratch, bench, other, a, b, n, cs, partner, ra, ",\"after\":\"timing\""))
+    if (!agree_at(scratch, bench, other, a, b, n, cs, partner, ra, ",\"after\":\"timing\"",
+                  a_probe))
       return 0;
   }
   emit(out);
@@ -1067,6 +1180,9 @@ inline int main(int argc, char** argv) {
   perfpilot::gen::set_constants(args.count("consts") ? args.at("consts") : "");
   Side a, b;
   if (!load(a, argv[2], "A") || !load(b, argv[3], "B")) return 3;
+  // Objects built through their public API are built by the original's helpers, for both sides.
+  perfpilot::api::table() = reinterpret_cast<perfpilot::api::Table>(
+      dlsym(a.handles.front(), "perfpilot_api"));
   Bench bench(info.make());
   if (mode == "check") return run_check(bench, a, b, args, info, seed);
   if (mode == "mutants") return run_mutants(bench, a, b, args, info, seed);
