@@ -72,9 +72,9 @@ def _indents(lines: list[str]) -> Counter[str]:
 
 def inferred_style(unit_text: str, function_text: str, base_indent: int) -> str:
     """A clang-format style (the ``-style`` argument) that writes code as ``unit_text`` is
-    written: its indentation step, tabs or spaces, braces, one-line ``if``s and loops, the
-    longest line it allows. ``base_indent``: the columns the function sits at (lines are
-    formatted without them)."""
+    written: its indentation step, tabs or spaces, braces, one-line ``if``s, loops and
+    functions, the longest line it allows. ``base_indent``: the columns the function sits at
+    (lines are formatted without them)."""
     lines = unit_text.splitlines()
     steps = _indents(lines)
     tabs = steps.get("\t", 0) > sum(n for s, n in steps.items() if s != "\t")
@@ -110,7 +110,9 @@ def inferred_style(unit_text: str, function_text: str, base_indent: int) -> str:
         "AllowShortIfStatementsOnASingleLine": "WithoutElse" if short_if else "Never",
         "AllowShortLoopsOnASingleLine": "true" if short_loop else "false",
         "AllowShortBlocksOnASingleLine": "Never",
-        "AllowShortFunctionsOnASingleLine": "None",
+        # a function written on one line stays so while its body is one short statement
+        "AllowShortFunctionsOnASingleLine": "All" if "\n" not in function_text.strip()
+        else "None",
         "SpaceBeforeParens": "Never" if tight else "ControlStatements",
         "DerivePointerAlignment": "true",
         "PointerAlignment": "Right",

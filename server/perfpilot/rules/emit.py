@@ -33,7 +33,7 @@ _BINARY = {
     "||": 4, "&&": 5, "|": 6, "^": 7, "&": 8, "==": 9, "!=": 9, "<": 10, ">": 10, "<=": 10,
     ">=": 10, "<=>": 10, "<<": 11, ">>": 11, "+": 12, "-": 12, "*": 13, "/": 13, "%": 13,
 }
-COMMA, ASSIGNMENT, CONDITIONAL = 1, 2, 3
+COMMA, ASSIGNMENT, CONDITIONAL, EQUALITY = 1, 2, 3, 9
 ADDITIVE, MULTIPLICATIVE, UNARY, POSTFIX, PRIMARY = 12, 13, 14, 15, 16
 _UNARY_PARENTS = frozenset({"unary_expression", "pointer_expression", "cast_expression",
                             "sizeof_expression", "update_expression"})
@@ -94,6 +94,19 @@ def fit(node: Node, replacement: str, binds: int) -> str:
     """``replacement`` (an expression binding with precedence ``binds``) as it must be written
     in place of ``node``: parenthesized only when the context would split it."""
     return replacement if binds >= needed_precedence(node) else f"({replacement})"
+
+
+def fitted_edit(node: Node, expression: str, binds: int, rule: str) -> Edit:
+    """An edit putting ``expression`` (binding with precedence ``binds``) in place of
+    ``node``, parenthesized only where the context needs it; an equality standing for a
+    node under ``!`` becomes the inequality (``!(h == v.size())`` is ``h != v.size()``)."""
+    parent = node.parent
+    if binds == EQUALITY and expression.count(" == ") == 1 and parent is not None and \
+            parent.type == "unary_expression" and \
+            node_text(parent.child_by_field_name("operator") or parent) == "!":
+        return Edit(parent.start_byte, parent.end_byte,
+                    fit(parent, expression.replace(" == ", " != "), EQUALITY), rule)
+    return Edit(node.start_byte, node.end_byte, fit(node, expression, binds), rule)
 
 
 def operand(node: Node) -> str:
@@ -304,11 +317,15 @@ def hoist_above(inp: RuleInput, node: Node, lines: str | Sequence[str], rule: st
     whose invariant work they do once), at its indentation."""
     entries = [lines] if isinstance(lines, str) else list(lines)
     data = inp.data
-    indent = indent_at(data, node.start_byte) if starts_line(data, node) else ""
+    if not starts_line(data, node):
+        # code before the loop on its line (a one-line function): the text stays on it too
+        return insertion_before(inp, node, " ".join(" ".join(e.split()) for e in entries),
+                                rule, order)
+    indent = indent_at(data, node.start_byte)
     nl = newline_of(inp.text)
     text = _indented(entries, indent, nl)
     anchor = pragma_anchor(node)
-    if anchor is not node and starts_line(data, node):
+    if anchor is not node:
         # above the pragmas that bind to the loop, at the loop's indentation
         start = line_start(data, anchor.start_byte)
         return Edit(start, start, f"{indent}{text}{nl}", rule, order)

@@ -195,16 +195,16 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
             units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
             as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
                                                        *compiler_folders(tc)])
+            job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units,
+                      as_nobody, gate, bench, object_policy=policed, budget=budget)
             if origin == "model":
                 # A model's code may not add a compiler warning the original does not have.
-                async with gate.building():
+                async with _held(job, "building"):
                     refused = await warnings_refusal(
                         base, sandbox, tc, workdir, original.unit_text, candidate_unit, ctx,
                         unprivileged=as_nobody, timeout_s=settings.build_timeout_s)
                 if refused is not None:
                     return refused
-            job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units,
-                      as_nobody, gate, bench, object_policy=policed, budget=budget)
             return await _run(job, base, units[0], units[1], bench)
     except BudgetSpent as exc:
         return replace(base, verdict="timeout", message=str(exc), validation_status="skipped")

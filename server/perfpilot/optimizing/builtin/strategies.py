@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from perfpilot.optimizing.builtin.rewrite import ALL_RULES, RewriteResult
 from perfpilot.rules.finding import RULES
 from perfpilot.rules.registry import RULE_SPECS, rule_spec
@@ -68,6 +70,7 @@ def strategies_for(result: RewriteResult, plan: Plan) -> tuple[Strategy, ...]:
 # Note prefixes that name a rule module rather than a rule id.
 _NOTE_ALIASES = {"openmp": frozenset({"openmp-for", "openmp-reduction"}),
                  "hoist": frozenset({"hoist-invariant-call"})}
+_NOTE_HEAD = re.compile(r"(?:^|[;:]\s)([a-z][a-z0-9-]*):\s")
 # How the optimizer's own note on a strategy no rule explained begins.
 UNEXPLAINED = "planned, but no candidate carries it out"
 
@@ -77,8 +80,9 @@ def noted_rules(notes: tuple[str, ...] | list[str]) -> frozenset[str]:
     ``openmp: the loop at line 5 stays serial: ...``), with the findings each rewrite
     stands for (a note of the invariant-call hoist speaks for ``strlen-condition`` too)."""
     out: set[str] = set()
-    for note in notes:
-        head = note.split(":", 1)[0].strip()
+    # a rejection joins notes: "no builtin rule applies: openmp: ...; pow-strength: ..."
+    heads = [h for note in notes for h in _NOTE_HEAD.findall(note)]
+    for head in heads:
         ids = _NOTE_ALIASES.get(head, frozenset({head}))
         out |= ids
         for spec in RULE_SPECS:
