@@ -7,7 +7,7 @@ int vowels(const std::string& s) {
         0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1};
     int n = 0;
     for (std::size_t i = 0; i < s.size(); ++i)
-        if (char_set[(unsigned char)(s[i])] != 0)
+        if (char_set[(unsigned char)s[i]] != 0)
             ++n;
     return n;
 }

@@ -118,6 +118,13 @@ def operand(node: Node) -> str:
     return body if precedence(node) > MULTIPLICATIVE else f"({body})"
 
 
+def cast(type_name: str, node: Node) -> str:
+    """``node``'s expression cast to ``type_name`` in C style: ``(unsigned char)s[i]``, its
+    operand parenthesized only when it binds less tightly than a cast (``(T)(a + b)``)."""
+    body = " ".join(node_text(node).split())
+    return f"({type_name}){body}" if precedence(node) >= UNARY else f"({type_name})({body})"
+
+
 # ---- layout ----------------------------------------------------------------------------------
 
 

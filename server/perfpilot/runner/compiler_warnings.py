@@ -21,7 +21,7 @@ from pathlib import Path
 
 from perfpilot.progress import JobContext
 from perfpilot.runner.build import write_source
-from perfpilot.runner.sandbox import Limits, Sandbox, run_sandboxed
+from perfpilot.runner.sandbox import Limits, Sandbox, make_writable_for_runs, run_sandboxed
 from perfpilot.runner.toolchain import Toolchain, absolute_paths, compiler_folders
 from perfpilot.runner.values import Verdict
 
@@ -32,9 +32,26 @@ _WARNING = re.compile(r"^(?:[^:\n]*:\d+:(?:\d+:)?\s*)?warning:\s*(.+?)\s*$", re.
 _QUOTED = re.compile(r"[‘'`]([^’'`]*)[’'`]")
 _AKA = re.compile(r"\s*\{aka [^}]*\}")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# a declaration's name after its type (``'const int& n'``); a type spelling ends in a word of
+# these (``'long unsigned int'``)
+_DECLARED = re.compile(r"[\s*&]([A-Za-z_]\w*)$")
+_TYPE_WORDS = frozenset({"int", "long", "short", "char", "signed", "unsigned", "float",
+                         "double", "bool", "void", "auto", "const", "volatile", "wchar_t",
+                         "char8_t", "char16_t", "char32_t"})
 # Flags that only matter for output files or would turn a warning into a failed check.
 _DROP = frozenset({"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-Werror", "-w"})
 _DROP_WITH_VALUE = frozenset({"-o", "-MF", "-MT", "-MQ", "-x"})
+
+
+def _quoted(spelled: str) -> str:
+    """A quoted name as the warning's key: a one-word name stays, a declaration
+    (``'int n'``) becomes its declared name, a type spelling ``'…'``."""
+    if _IDENTIFIER.fullmatch(spelled):
+        return f"'{spelled}'"
+    declared = _DECLARED.search(spelled)
+    if declared is not None and declared.group(1) not in _TYPE_WORDS:
+        return f"'{declared.group(1)}'"
+    return "'…'"
 
 
 def warning_lines(log: str) -> tuple[str, ...]:
@@ -43,9 +60,7 @@ def warning_lines(log: str) -> tuple[str, ...]:
     out: list[str] = []
     for m in _WARNING.finditer(log):
         text = _AKA.sub("", m.group(1))
-        text = _QUOTED.sub(lambda q: f"'{q.group(1)}'" if _IDENTIFIER.fullmatch(q.group(1))
-                           else "'…'", text)
-        out.append(text)
+        out.append(_QUOTED.sub(lambda q: _quoted(q.group(1)), text))
     return tuple(out)
 
 
@@ -101,6 +116,9 @@ async def _warnings(sandbox: Sandbox, tc: Toolchain, workdir: Path, name: str, t
     folder = workdir / "warnings"
     folder.mkdir(exist_ok=True)
     write_source(folder / name, text)
+    if unprivileged:
+        # nobody compiles it: the fresh work folder is still the invoking user's alone
+        make_writable_for_runs(workdir, sandbox)
     argv = [tc.cc, "-fsyntax-only", *check_flags(tc.flags),
             *(["-fopenmp"] if tc.openmp else []), f"warnings/{name}"]
     res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
