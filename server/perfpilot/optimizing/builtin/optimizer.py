@@ -44,6 +44,13 @@ INTERCHANGE = "loop-interchange"
 WARNING_REFUSAL = "it adds a compiler warning"
 
 
+def _at(lines: tuple[int, ...]) -> str:
+    """`` at line 4`` / `` at lines 4, 9``; nothing for a strategy without lines."""
+    if not lines:
+        return ""
+    return f" at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+
+
 def _failure(error: str) -> str:
     """Why a candidate was dropped: its new warning as it is, an error as a failed compile."""
     return error if error.startswith(WARNING_REFUSAL) else f"does not compile: {error}"
@@ -199,6 +206,8 @@ class BuiltinOptimizer:
                 variants.append(serial)
         candidates: list[Candidate] = []
         rejected: list[Rejected] = []
+        # strategies whose rewrite was made but ended in a rejection that says why
+        refused: list[Strategy] = []
         for sample, variant in enumerate(variants):
             ctx.check()
             ctx.report("generating", f"checking builtin candidate {sample + 1} compiles")
@@ -206,6 +215,7 @@ class BuiltinOptimizer:
             ctx.check()
             if checked is None:
                 rejected.append(Rejected(BACKEND, _failure(error), sample, variant.code))
+                refused += strategies_for(variant, plan)
                 continue
             includes = missing_includes(site.unit_text, checked.includes)
             notes = (tuple(checked.notes) + tuple(dropped_notes)
@@ -228,8 +238,8 @@ class BuiltinOptimizer:
                                    format_candidate, site, c.code)) for c in family])
         said = tuple(n for c in candidates for n in c.notes) + full.notes + \
             tuple(r.reason for r in rejected)
-        missing = self._unexplained(plan, tuple(s for c in candidates for s in c.strategies),
-                                    said)
+        missing = self._unexplained(
+            plan, tuple(s for c in candidates for s in c.strategies) + tuple(refused), said)
         if missing and candidates:
             candidates[0] = replace(candidates[0], notes=candidates[0].notes + missing)
         elif missing:
@@ -242,8 +252,7 @@ class BuiltinOptimizer:
         carries out and no rule's note explains: a finding's promise ends in a candidate or
         in words, never in silence."""
         return tuple(
-            f"{s.rule}: {UNEXPLAINED} (the rewrite found nothing it may change at line"
-            f"{'s' if len(s.lines) > 1 else ''} {', '.join(map(str, s.lines))})"
+            f"{s.rule}: {UNEXPLAINED} (the rewrite found nothing it may change{_at(s.lines)})"
             for s in unkept(plan, carried, notes)
             if (spec := rule_spec(s.rule)) is not None and spec.rewrites_as & self.rules)
 
