@@ -188,6 +188,38 @@ def in_statement_list(stmt: Node) -> bool:
     return parent is not None and parent.type in _STATEMENT_LISTS
 
 
+def folded_into_declaration(inp: RuleInput, stmt: Node, target: str, op: str, expr: str,
+                            rule: str) -> tuple[Edit, Edit] | None:
+    """``target op expr;`` standing for ``stmt``, folded into the declaration right before it
+    when that one declares ``target`` alone, with a written type (not ``auto``), and a value
+    the statement makes no difference to: a constant before ``=`` (``bool found = false;``
+    then ``found = !s.insert(w).second;``), a zero before ``+=`` (``int c = 0;`` then
+    ``c += n;``). The edits write ``expr`` as the initializer and remove ``stmt``; None when
+    it cannot be folded."""
+    prev = stmt.prev_named_sibling
+    if op not in ("=", "+=") or prev is None or prev.type != "declaration" or \
+            not in_statement_list(stmt):
+        return None
+    kind = prev.child_by_field_name("type")
+    declarators = prev.children_by_field_name("declarator")
+    if kind is None or kind.type == "placeholder_type_specifier" or "auto" in \
+            node_text(kind).split() or len(declarators) != 1 or \
+            declarators[0].type != "init_declarator":
+        return None
+    name = declarators[0].child_by_field_name("declarator")
+    value = declarators[0].child_by_field_name("value")
+    if name is None or value is None or name.type != "identifier" or node_text(name) != target:
+        return None
+    if op == "+=" and not re.fullmatch(r"0[uUlL]*|0\.0*[fF]?", node_text(value)):
+        return None
+    if op == "=" and value.type not in ("false", "true", "number_literal", "char_literal"):
+        return None
+    if inp.data[prev.end_byte:stmt.start_byte].strip():
+        return None
+    return (Edit(value.start_byte, value.end_byte, expr, rule),
+            Edit(prev.end_byte, stmt.end_byte, "", rule))
+
+
 def replace_statement(inp: RuleInput, stmt: Node, lines: Sequence[str], rule: str,
                       order: int = 0) -> Edit | None:
     """An edit replacing the statement ``stmt`` by ``lines`` (statements or declarations,

@@ -20,10 +20,11 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.seen_list import SeenList, seen_lists
-from perfpilot.code.syntax import Node, line, text
+from perfpilot.code.syntax import line, text
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import folded_into_declaration
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -92,16 +93,11 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             what = f"the std::{s.form} search at line {inp.line_of(s.search)}"
         start = Edit(s.decl.end_byte, s.decl.end_byte,
                      f"{sep}std::unordered_set<{s.element}> {name};", RULE_ID)
-        initial = _flag_initializer(inp, s) if s.form == "loop" else None
-        if initial is not None:
-            # `bool found = false;` right before the scan: the test becomes its initializer
-            flag_decl = s.test.prev_named_sibling
-            assert flag_decl is not None
-            edits: tuple[Edit, ...] = (
-                start, Edit(initial.start_byte, initial.end_byte, f"!{inserted}", RULE_ID),
-                Edit(flag_decl.end_byte, s.test.end_byte, "", RULE_ID))
-        else:
-            edits = (start, Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID))
+        # `bool found = false;` right before the scan takes the test as its initializer
+        folded = folded_into_declaration(inp, s.test, s.flag, "=", f"!{inserted}", RULE_ID) \
+            if s.form == "loop" else None
+        edits = (start, *folded) if folded is not None else \
+            (start, Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID))
         changes.append(Change(
             RULE_ID, edits,
             f"'{s.var}' (line {inp.line_of(s.decl)}) only grows by appending values not yet "
@@ -111,24 +107,6 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             "and order.",
             (inp.line_of(s.search), inp.line_of(s.decl)), ("<unordered_set>",)))
     return changes, notes
-
-
-def _flag_initializer(inp: RuleInput, s: SeenList) -> Node | None:
-    """The constant initializer of the scan's flag when its declaration, of that flag alone,
-    is the statement right before the scan loop with nothing but blanks between."""
-    prev = s.test.prev_named_sibling
-    if prev is None or prev.type != "declaration":
-        return None
-    declarators = prev.children_by_field_name("declarator")
-    if len(declarators) != 1 or declarators[0].type != "init_declarator":
-        return None
-    name = declarators[0].child_by_field_name("declarator")
-    value = declarators[0].child_by_field_name("value")
-    if name is None or value is None or text(name) != s.flag or \
-            value.type not in ("false", "true", "number_literal"):
-        return None
-    between = inp.data[prev.end_byte:s.test.start_byte]
-    return value if between.strip() == b"" else None
 
 
 RULE = RuleSpec(
