@@ -11,13 +11,14 @@ STAMP := $(VENV)/.installed
 # The core (builtin backends, runner, server): no torch, enough for the demo.
 $(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(PY) -m pip install --quiet -e .
 	touch $(CORE)
 
-# Everything the tests exercise: the model extras (torch, transformers), serving, eval, training.
+# Everything the tests exercise: the model extras (torch, transformers), serving, eval, training,
+# and Ray for the scan's workers (scale: about 250 MB, next to torch's gigabytes).
 $(STAMP): $(CORE)
-	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval,train]'
+	$(PY) -m pip install --quiet -e '.[dev,local,serving,eval,train,scale]'
 	touch $(STAMP)
 
 setup-core: $(CORE)
@@ -97,7 +98,8 @@ train-gpu:
 	    -m perfpilot train recipe --base $(BASE) --out $(TRAIN_GPU_OUT) --vllm \
 	    --optimizer local --optimizer-model $(OPTIMIZER_MODEL) --optimizer-device cuda $(RECIPE_FLAGS)
 
-vsix: setup
+# The .vsix carries the server wheel only: the core install (no torch) builds it.
+vsix: setup-core
 	$(MAKE) -C client-vscode vsix PYTHON_FOR_WHEEL=$(abspath $(PY))
 
 clean:

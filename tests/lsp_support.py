@@ -44,6 +44,7 @@ class Recorder:
         decode_code_actions_correctly(client)
         self.edits: list[lsp.ApplyWorkspaceEditParams] = []
         self.jobs: list[dict[str, Any]] = []
+        self.results: list[dict[str, Any]] = []  # perfpilot/result (clients that show results)
         self.apply_result = True
         self.lens_refreshes = 0
         # Hooks a test may set, run as an editor would: on a lens refresh request, and when an
@@ -65,6 +66,11 @@ class Recorder:
         @client.feature("perfpilot/jobStatus")
         def job_status(params: Any) -> None:
             self.jobs.append(params if isinstance(params, dict) else params._asdict())
+            self._changed.set()
+
+        @client.feature("perfpilot/result")
+        def result(params: Any) -> None:
+            self.results.append(params if isinstance(params, dict) else params._asdict())
             self._changed.set()
 
         @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)

@@ -16,7 +16,7 @@ from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.present import hover_markdown, lens_title, report_markdown
-from perfpilot.engine.racing import figure, round_pairs, runner_up
+from perfpilot.engine.racing import next_best, round_pairs
 from perfpilot.progress import JobContext
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 from perfpilot.settings import RunnerSettings, Settings
@@ -98,13 +98,14 @@ async def test_variants_are_raced_and_only_the_winner_is_measured_in_full(
     assert chosen is not None and chosen.candidate.variant == "schedule(dynamic, 16)"
     # Only the finalist is a trial; the others live in the race's record.
     assert [t.candidate.variant for t in outcome.trials] == ["schedule(dynamic, 16)"]
-    assert "schedule(dynamic, 16): 1.90×" in outcome.message
-    assert "runner-up schedule(guided): 1.50×" in outcome.message
+    assert "Tried 5 variants of the loop; picked schedule(dynamic, 16) (1.90×); next best " \
+        "schedule(guided) (1.50×)." in outcome.message
     assert race.pairs_spent < race.full_cost
-    assert "best of 5 variants (runner-up schedule(guided) 1.50×)" in lens_title(outcome)
-    assert "**Variants raced:**" in hover_markdown(outcome)
+    # The lens carries the result alone; the variants are in the hover and the report.
+    assert "variants" not in lens_title(outcome)
+    assert "**Variants:** Tried 5 variants" in hover_markdown(outcome)
     report = report_markdown(outcome)
-    assert "## Variants raced" in report and "round 1: clearly slower" in report
+    assert "## Variants tried" in report and "round 1: clearly slower" in report
     assert "measured in full" in report
     data = race_json(race)
     assert data["pairs_spent"] == race.pairs_spent and len(data["variants"]) == len(FIGURES)
@@ -134,9 +135,13 @@ async def test_end_to_end_the_builtin_variants_are_verified_raced_and_one_chosen
     assert all(e.dropped.startswith("round ") for e in race.entrants if e is not winner)
     assert [t.candidate.variant for t in outcome.trials] == [winner.label]
     assert race.pairs_spent < race.full_cost
-    other = runner_up(race, winner.label)
+    other = next_best(race, winner)
     if other is not None:
-        assert f"runner-up {other.label}" in outcome.message
-    else:  # only when no other variant had a figure (a machine too busy to tell)
-        assert all(figure(e.last) is None for e in race.entrants if e is not winner)
-    assert "Variants raced" in report_markdown(outcome)
+        assert f"next best {other.label}" in outcome.message
+    # Never a variant named after the chosen one with a higher figure than its own.
+    assert "runner-up" not in outcome.message
+    # Picked when it was measured faster; else named as the best, never as a pick.
+    said = "picked" if outcome.chosen is not None else "its best,"
+    assert f"Tried {len(race.entrants)} variants of the loop; {said} {winner.label}" \
+        in outcome.message
+    assert "Variants tried" in report_markdown(outcome)

@@ -60,6 +60,15 @@ async def test_replayed_answers_with_a_repair_and_the_reference_as_the_answer(
         assert first.reference is not None and first.reference.verdict == "faster"
         figures = compute_metrics([first])["pass_through"]
         assert figures["verified_measured"] == 1 and figures["with_reference"] == 1
+        # An answer timed at another size than the reference: the reference is timed again at
+        # the answer's size, so the two figures compare like with like.
+        evaluator = Evaluator(engine, ResultStore(tmp_path / "own"), EvalOptions(retries=0))
+        assert first.reference.size is not None
+        smaller = first.reference.size // 2
+        pinned = await evaluator._reference_at(
+            load_task(tasks / "pairs"), JobContext(),
+            sample("faster", 3.0, size=smaller), first.reference, None)
+        assert pinned is not None and pinned.size == smaller, pinned
         # The reference unit itself, wrapped as a model's answer: the same code as the repair.
         engine.update_settings(replace(engine.settings, optimizer=RoleSettings(
             backend="replay", answers="reference")))
@@ -129,6 +138,11 @@ def test_pass_through_figures_and_every_loss_with_its_reason() -> None:
                     reference=sample("faster", 2.0, size=4096))
     assert pass_through([sized])["losses"][0]["reason"].endswith(
         ", timed at size 2048 against 4096")
+    # The reference timed again at the answer's size is what the answer is held to.
+    pinned = replace(sized, reference_at_size=sample("faster", 1.6, size=2048))
+    assert pass_through([pinned])["losses"] == []
+    assert pass_through([pinned])["reference_geomean"] == 1.6
+    assert TaskResult.from_json(pinned.to_json()) == pinned
     busy = task("busy", (sample("noisy", message="machine too busy", detail="agree"),))
     assert pass_through([busy])["losses"][0] == {"task": "busy", "kind": "noisy",
                                                  "reason": "machine too busy"}

@@ -37,7 +37,8 @@ def test_caches_are_ignored_and_specs_are_not(tmp_path: Path) -> None:
     (private_folder(repo, "reports") / "r.md").write_text("report\n")
     seen = _untracked(repo)
     assert ".perfpilot/scale.bench.cpp" in seen and ".perfpilot/prog/big.in" in seen
-    assert ".perfpilot/.gitignore" in seen
+    # The ignore file lists itself: caches alone never make .perfpilot/ untracked.
+    assert ".perfpilot/.gitignore" not in seen
     assert not any(p.startswith((".perfpilot/plans", ".perfpilot/results", ".perfpilot/reports"))
                    for p in seen), seen
     assert DiskCache(repo).plans.get("k") == {"x": 1}
@@ -55,3 +56,17 @@ def test_the_old_ignore_everything_file_is_replaced(tmp_path: Path) -> None:
     seen = _untracked(repo)
     assert ".perfpilot/scale.bench.cpp" in seen
     assert not any(p.startswith(".perfpilot/plans") for p in seen)
+
+
+def test_a_folder_of_caches_alone_leaves_the_repository_clean(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    cache = DiskCache(tmp_path)
+    cache.verdicts.put("k", {"x": 1})
+    (private_folder(tmp_path, "applied") / "a.json").write_text("{}\n")
+    assert _untracked(tmp_path) == set()
+    # An ignore file written before it listed itself gets the line.
+    ignore = tmp_path / ".perfpilot" / ".gitignore"
+    ignore.write_text("/results/\n/applied/\n")
+    private_folder(tmp_path, "plans")
+    assert "/.gitignore" in ignore.read_text().splitlines()
+    assert _untracked(tmp_path) == set()

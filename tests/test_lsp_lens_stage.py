@@ -88,7 +88,7 @@ async def test_the_lens_never_lags_the_job(client: LanguageClient, tmp_path: Pat
     assert "building" in running, answers
 
     # With the edit in the buffer the lens shows the result, not a running state.
-    assert at_edit and at_edit[0].startswith("⚡"), at_edit
+    assert at_edit and at_edit[-1].startswith("⚡"), at_edit  # actions first, then the result
     assert "Cancel" not in at_edit and not any("sync~spin" in t for t in at_edit), at_edit
 
     # Once the edit landed, the last refresh shows the applied result with Revert.

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -114,8 +115,19 @@ async def test_draft_spec_action_creates_the_draft_and_never_overwrites(
     assert not spec.exists()  # the editor creates it, not the server
     assert client.shown_documents[-1].uri == spec.as_uri()
 
-    # A spec that exists is opened, never overwritten and never edited.
+    # The editor creates the draft and saves it with its TODOs: nothing is measured on it
+    # (it would compile an unfinished draft and blame the rewrite).
     spec.parent.mkdir(exist_ok=True)
+    jobs_before = {j["jobId"] for j in r.jobs}
+    spec.write_text("")
+    spec.write_text(edit.new_text)
+    await r.wait(lambda: any("ends.bench.cpp changed but is not complete" in m.message
+                             for m in client.log_messages), timeout=15)
+    await asyncio.sleep(1)
+    assert {j["jobId"] for j in r.jobs} == jobs_before, r.jobs[-3:]
+    spec.unlink()
+
+    # A spec that exists is opened, never overwritten and never edited.
     spec.write_text("// my own spec\n")
     shown = len(client.shown_documents)
     again = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(

@@ -212,7 +212,7 @@ async def test_an_answer_without_code_is_reported_with_what_it_had(
         "perfpilot.showReport", [{"uri": uri, "line": 1, "character": 0}]))
     markdown = report["markdown"]
     assert ("rejected (replay): extraction failed: no fenced block and no definition of "
-            "\\`count\\_odd\\` \\(prose only\\)") in markdown, markdown
+            "\\`count_odd\\` (prose only)") in markdown, markdown
     # The raw answer is there, inert: inside a text block, never a link or markup.
     block = markdown[markdown.index("  ```text"):]
     assert f"  {PROSE}\n  ```" in block, markdown

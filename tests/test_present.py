@@ -13,9 +13,27 @@ from perfpilot.strategy import Plan, Strategy, category_by_id
 def test_model_text_cannot_inject_links_html_or_commands() -> None:
     evil = "[click](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> **b**"
     out = escape_md(evil)
-    # Every markdown or HTML metacharacter is backslash-escaped, so it renders literally.
-    assert not re.search(r"(?<!\\)[\[\]()<>*]", out)
+    # What could open a link, an image, a tag or emphasis is backslash-escaped.
+    assert not re.search(r"(?<!\\)[\[\]*]|(?<!\\)<[a-z]", out)
     assert "\\[click\\]" in out and "\\<img" in out
+
+
+def test_plain_figures_and_words_carry_no_escapes() -> None:
+    # A client that shows markdown as text (Neovim) sees no backslashes in ordinary text.
+    text = "2.31× faster (95% CI 2.20–2.43, serial) on third_moment with -O2, g++ a < b"
+    assert escape_md(text) == text
+    # Block markup is escaped only where it would start a block: the start of a line.
+    assert escape_md("1. item") == "1\\. item" and escape_md("# h") == "\\# h"
+    assert escape_md("_x_") == "\\_x\\_"
+
+
+def test_plain_text_hover_has_no_markup() -> None:
+    from perfpilot.engine.present import plain_text
+
+    md = ("**Result:** 2.31× faster\n\n| measure | value |\n|---|---|\n"
+          "| flags | -O2 \\| x |\n1. **Loop**: hoist `v.size()` _(lines 3, 4)_")
+    assert plain_text(md) == ("Result: 2.31× faster\n\nmeasure: value\nflags: -O2 | x\n"
+                              "1. Loop: hoist v.size() (lines 3, 4)")
 
 
 def test_code_spans_survive_but_stay_inert() -> None:
@@ -30,7 +48,7 @@ def test_plan_markdown_lists_category_explanation_and_lines() -> None:
     plan = Plan((Strategy(category_by_id(4), "hoist `v.size()` <b>", (3, 4)),), "remote",
                 model="m*")
     md = plan_markdown(plan, "f")
-    assert "1. **Loop Efficiency Techniques**: hoist `v.size()` \\<b\\>" in md
+    assert "1. **Loop Efficiency Techniques**: hoist `v.size()` \\<b>" in md
     assert "_(lines 3, 4)_" in md and "m\\*" in md
 
 
@@ -64,7 +82,7 @@ def test_the_report_shows_candidate_notes_and_the_headers_it_adds() -> None:
                      includes=("<algorithm>",))
     md = report_markdown(Outcome(site, Plan((), "builtin"), (Trial(cand),), (), 0,
                                  "unmeasured", "1 candidate(s), not measured"))
-    assert "- adds \\#include \\<algorithm\\>" in md and "- a \\<b\\> note" in md
+    assert "- adds #include \\<algorithm>" in md and "- a \\<b> note" in md
     assert "```cpp\n#include <algorithm>\nvoid f(int* a, int n) { std::sort" in md
 
 
@@ -88,8 +106,8 @@ def test_intervals_have_one_format_in_phrase_and_table() -> None:
     v = Verdict(verdict="faster", message="", speedup=2.3456, ci95=(2.2049, 2.4351), threads=1)
     assert "95% CI 2.20–2.44" in speedup_phrase(v)
     table = measurement_table(v)
-    assert "| 95% interval | 2\\.20–2\\.44 |" in table, table
-    assert "| speedup (median of pair ratios) | 2\\.35× |" in table, table
+    assert "| 95% interval | 2.20–2.44 |" in table, table
+    assert "| speedup (median of pair ratios) | 2.35× |" in table, table
 
 
 def test_an_improved_outcome_says_its_figures_in_the_one_format() -> None:

@@ -357,3 +357,35 @@ def test_lens_candidates_rank_own_functions_with_their_library_callees() -> None
         cost("smooth(int) const", 0.88, 0.88, src),
     ), sources=profile.sources)
     assert [f.name.split("(")[0] for f in lens_candidates(short, 2, 0.01)] == ["smooth", "main"]
+
+
+def test_the_profile_leads_with_the_projects_own_functions() -> None:
+    """The toast, report and lenses name the project's functions first; a function hot
+    through its callees is named by its share with them, its own code's share after."""
+    from perfpilot.engine.hotspots import HotSpot, headline, lens_text, profile_markdown
+    from perfpilot.profiling.values import FunctionCost, Profile, SourceStamp
+
+    src = "/p/src/stats.cpp"
+    libm = "./math/../sysdeps/ieee754/dbl-64/e_pow.c"
+    template = "std::" + "vector<std::pair<double, double>, std::allocator<double>>::" * 4 + "f"
+
+    def cost(name: str, self_share: float, incl: float, file: str) -> FunctionCost:
+        return FunctionCost(name, self_share * 100, incl * 100, self_share, incl, file, 1, 2)
+
+    moment = cost("third_moment(std::vector<double> const&, double)", 0.0004, 0.87, src)
+    profile = Profile("perf", "cpu-clock", 100.0, (
+        cost("exp_inline", 0.44, 0.45, libm),
+        cost(template, 0.2, 0.2, "/usr/include/c++/12/bits/stl_vector.h"),
+        moment,
+        cost("count_equal_pairs(std::vector<int> const&)", 0.05, 0.05, src),
+    ), sources=(SourceStamp(src, "x"),))
+    assert headline(profile) == ("third_moment(std::vector<double> const&, double): 87% of the "
+                                 "run with its callees (0.0% in its own code)")
+    assert lens_text(HotSpot("third_moment", moment, 1, False)) == \
+        "87% of run time with callees (0.0% itself)"
+    report = profile_markdown(profile)
+    assert report.index("### Your functions") < report.index("`third_moment") \
+        < report.index("### Library and system code") < report.index("`exp_inline`")
+    assert template not in report and "…" in report  # a long template name is shortened
+    # No function of the program's sources sampled: no headline of its own.
+    assert headline(Profile("perf", "cpu-clock", 1.0, profile.functions[:1])) is None

@@ -140,9 +140,22 @@ async def test_the_phrase_names_the_chosen_variant_and_the_runner_up_with_figure
     other = runner_up(done, "schedule(dynamic, 16)")
     assert other is not None and other.label == "schedule(guided)"
     phrase = race_phrase(done, "schedule(dynamic, 16)")
-    assert phrase.startswith("schedule(dynamic, 16): 2.20× (")
-    assert "runner-up schedule(guided): 1.60×" in phrase
-    assert f"in {done.pairs_spent} pairs (3 full measurements: {done.full_cost})" in phrase
+    assert phrase == ("tried 3 variants of the loop; picked schedule(dynamic, 16) (2.20×); "
+                      "next best schedule(guided) (1.60×)")
+
+
+async def test_a_variant_with_a_higher_short_round_figure_is_never_named_next_best() -> None:
+    # The chosen variant's full measurement came out below the other's short-round figure.
+    track = Track({0: 1.6, 1: 1.0, 2: 2.2}, width=0.1)
+    done = await race("f", ENTRIES, track, FULL)
+    phrase = race_phrase(done, "schedule(guided)")
+    assert phrase.startswith("tried 3 variants of the loop; picked schedule(guided) (1.60×)")
+    assert "next best" not in phrase and "runner-up" not in phrase
+    # A race whose family was not chosen never says "picked".
+    other = race_phrase(done, None, other_chosen=True)
+    assert other == ("tried 3 variants of another rewrite; its best, schedule(dynamic, 16) "
+                     "(2.20×), was not chosen")
+    assert race_phrase(done, None).startswith("tried 3 variants of the loop; its best, ")
 
 
 def test_an_empty_race_has_no_runner_up() -> None:

@@ -474,10 +474,10 @@ async def test_the_outcome_names_the_chosen_order_and_the_runner_up(
     monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
     outcome = await engine.optimize(s, JobContext())
     assert outcome.chosen is not None and outcome.chosen.candidate.variant == "order i-k-j"
-    assert "runner-up order i-j-k: 1.30×" in outcome.message
-    assert "order i-k-j, best of 2 variants (runner-up order i-j-k 1.30×)" in \
-        lens_title(outcome)
-    assert "| order i\\-j\\-k |" in report_markdown(outcome)  # escaped Markdown
+    assert "picked order i-k-j" in outcome.message
+    assert "next best order i-j-k (1.30×)" in outcome.message
+    assert lens_title(outcome).startswith("⚡ ") and "order" not in lens_title(outcome)
+    assert "| order i-j-k |" in report_markdown(outcome)  # nothing there to escape
 
 
 @pytest.mark.skipif(not HAVE_GXX or shutil.which("gcc") is None, reason="needs gcc and g++")

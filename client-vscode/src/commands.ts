@@ -5,7 +5,10 @@ import { type PositionArgument, SERVER_COMMANDS } from './protocol';
 export { SERVER_COMMANDS };
 export type { PositionArgument };
 
-export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport' | 'draftBenchSpec';
+export type PositionCommand = 'makeFaster' | 'explain' | 'rerun' | 'revert' | 'showReport' | 'draftBenchSpec' | 'confirmInProgram';
+
+/** The palette commands that act on the function at the cursor: one for every lens action. */
+export const POSITION_COMMANDS: readonly PositionCommand[] = ['makeFaster', 'explain', 'rerun', 'revert', 'showReport', 'draftBenchSpec', 'confirmInProgram'];
 
 /** The client-side command id for each palette entry (distinct from the server's ids). */
 export function clientCommandId(name: string): string {
@@ -47,9 +50,8 @@ export function resultMessage(command: string, result: unknown): { level: 'info'
         ? { level: 'info', text: `PerfPilot: ${message || 'connection works'}` }
         : { level: 'error', text: `PerfPilot: ${message || 'connection failed'}` };
     case SERVER_COMMANDS.revert:
-      return r.applied === true
-        ? undefined
-        : { level: 'warning', text: `PerfPilot could not revert: ${message || 'no earlier version of this function'}` };
+      // The server tells the user why a Revert did not apply (once: no second message here).
+      return undefined;
     case SERVER_COMMANDS.cancel:
       return r.cancelled === false ? { level: 'info', text: 'PerfPilot: no running job to cancel.' } : undefined;
     case SERVER_COMMANDS.draftBenchSpec:

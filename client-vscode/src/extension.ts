@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import {
   clientCommandId,
   positionArgument,
+  POSITION_COMMANDS,
   PositionCommand,
   reportTitle,
   resultMessage,
@@ -14,6 +15,7 @@ import { onPythonEnvironmentChange } from './interpreter';
 import { statusBarText } from './jobs';
 import { venvPython } from './launch';
 import { REPORT_SCHEME, reportSource, ReportProvider } from './report';
+import { ResultToasts } from './results';
 import { secretKey, secretMessageFor } from './secrets';
 import { ServerController, SET_SECRET } from './server';
 import { backendSummary, changeEffect, Role } from './settings';
@@ -23,6 +25,8 @@ export interface PerfPilotApi {
   controller: ServerController;
   reports: ReportProvider;
   statusBar: vscode.StatusBarItem;
+  /** The result notifications (one open at a time). */
+  results: ResultToasts;
   /** Where the PerfPilot log channel writes its file. */
   logUri: vscode.Uri;
 }
@@ -52,6 +56,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
     statusBar.show();
   };
   context.subscriptions.push(controller.onDidChangeState(refreshStatus), controller.onJobStatus(refreshStatus));
+  // One result notification at a time: a new result (a Re-run's) replaces the previous one.
+  const results = new ResultToasts();
+  context.subscriptions.push(results, controller.onResult((r) => results.show(r.message)));
   refreshStatus();
 
   const markdownOf = (result: unknown): string | undefined => {
@@ -225,7 +232,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   const register = (name: string, fn: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(clientCommandId(name), fn));
   };
-  for (const name of ['makeFaster', 'explain', 'rerun', 'revert', 'showReport', 'draftBenchSpec'] as const) {
+  for (const name of POSITION_COMMANDS) {
     register(name, positionCommand(name));
   }
   register('cancel', cancel);
@@ -265,7 +272,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   }
 
   void controller.start();
-  return { controller, reports, statusBar, logUri: context.logUri };
+  return { controller, reports, statusBar, results, logUri: context.logUri };
 }
 
 export async function deactivate(): Promise<void> {

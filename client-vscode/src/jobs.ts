@@ -51,7 +51,7 @@ export function statusBarText(backends: string, jobs: readonly JobStatus[], serv
     return { text: '$(loading~spin) PerfPilot', tooltip: 'PerfPilot server is starting' };
   }
   if (jobs.length === 0) {
-    return { text: `$(zap) PerfPilot: ${backends}`, tooltip: `PerfPilot (planner → optimizer: ${backends})` };
+    return { text: `$(zap) PerfPilot: ${backends}`, tooltip: `PerfPilot: ${backends}` };
   }
   const job = jobs[jobs.length - 1];
   const more = jobs.length > 1 ? ` (+${jobs.length - 1})` : '';

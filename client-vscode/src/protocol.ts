@@ -22,6 +22,7 @@ export const SERVER_COMMANDS = {
 /** The custom notifications' methods. */
 export const NOTIFICATIONS = {
   jobStatus: 'perfpilot/jobStatus',
+  result: 'perfpilot/result',
   setSecret: 'perfpilot/setSecret',
 } as const;
 
@@ -88,4 +89,14 @@ export interface SetSecretParams {
   name: 'apiKey';
   role?: 'planner' | 'optimizer';
   value: string;
+}
+
+/** Params of the server's `perfpilot/result` notification (sent instead of
+ * `window/showMessage` to a client that passed `showsResults: true`): a job's result, which
+ * replaces the previous result's notification. */
+export interface ResultMessage {
+  jobId: string;
+  uri: string;
+  function: string;
+  message: string;
 }

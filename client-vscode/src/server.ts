@@ -19,7 +19,7 @@ import { interpreterCandidates } from './interpreter';
 import { JobStatus, JobTracker } from './jobs';
 import { Interpreter, judgeProbe, serverCommand, ServerCheck, venvPython, versionProbeCommand } from './launch';
 import { runProcess } from './processes';
-import { NOTIFICATIONS, type SetSecretParams } from './protocol';
+import { NOTIFICATIONS, type ResultMessage, type SetSecretParams } from './protocol';
 import { allSecretMessages } from './secrets';
 import { readServerSettings, ServerSettings } from './settings';
 import packageJson from '../package.json';
@@ -27,6 +27,7 @@ import packageJson from '../package.json';
 // The version is stated once, in package.json (and kept equal to the server's by a test).
 export const EXTENSION_VERSION: string = packageJson.version;
 export const JOB_STATUS = new NotificationType<JobStatus>(NOTIFICATIONS.jobStatus);
+export const RESULT = new NotificationType<ResultMessage>(NOTIFICATIONS.result);
 export const SET_SECRET = new NotificationType<SetSecretParams>(NOTIFICATIONS.setSecret);
 const CRASH_WINDOW_MS = 3 * 60_000;
 const MAX_CRASHES = 3;
@@ -44,6 +45,9 @@ export class ServerController implements vscode.Disposable {
   private readonly jobEmitter = new vscode.EventEmitter<JobStatus>();
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onJobStatus = this.jobEmitter.event;
+  private readonly resultEmitter = new vscode.EventEmitter<ResultMessage>();
+  /** A job's result (perfpilot/result). */
+  readonly onResult = this.resultEmitter.event;
   readonly jobs = new JobTracker();
   /** The interpreter and check result of the last start attempt. */
   lastCheck: { interpreter: Interpreter; check: ServerCheck } | undefined;
@@ -181,6 +185,9 @@ export class ServerController implements vscode.Disposable {
         // The status bar item shows perfpilot/jobStatus: the server then sends no work-done
         // progress, which VS Code would show as a second status item for the same job.
         showsJobStatus: true,
+        // Results come as perfpilot/result, which the extension shows so that a new result
+        // replaces the previous one (window/showMessage notifications stack).
+        showsResults: true,
       },
       // Model text is untrusted: markdown stays untrusted and without HTML.
       markdown: { isTrusted: false, supportHtml: false },
@@ -220,6 +227,7 @@ export class ServerController implements vscode.Disposable {
       this.jobs.update(status);
       this.jobEmitter.fire(status);
     });
+    client.onNotification(RESULT, (result: ResultMessage) => this.resultEmitter.fire(result));
     return client;
   }
 
@@ -316,6 +324,7 @@ export class ServerController implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.jobEmitter.dispose();
+    this.resultEmitter.dispose();
   }
 }
 

@@ -100,16 +100,25 @@ export function changeEffect(affects: (section: string) => boolean): ChangeEffec
   return serverSections.some(affects) ? 'push' : 'none';
 }
 
-/** Short text for the status bar: `planner/optimizer` backends, with the model when there is one. */
+/** Short text for the status bar, in words: `built-in planner` with the built-in backends,
+ * else each role with its backend and model (`planner local:perfcoder-1.5b · optimizer built-in`). */
 export function backendSummary(settings: ServerSettings): string {
   const describe = (role: Record<string, unknown>): string => {
     const backend = typeof role.backend === 'string' ? role.backend : 'builtin';
     const model = typeof role.model === 'string' && role.model ? role.model : '';
-    if (backend === 'builtin' || !model) {
+    if (backend === 'builtin') {
+      return 'built-in';
+    }
+    if (!model) {
       return backend;
     }
     const tail = model.split(/[\\/]/).filter(Boolean).pop() ?? model;
     return `${backend}:${tail}`;
   };
-  return `${describe(settings.planner)} → ${describe(settings.optimizer)}`;
+  const planner = describe(settings.planner);
+  const optimizer = describe(settings.optimizer);
+  if (planner === 'built-in' && optimizer === 'built-in') {
+    return 'built-in planner';
+  }
+  return `planner ${planner} · optimizer ${optimizer}`;
 }

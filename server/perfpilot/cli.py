@@ -21,10 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot import __version__, exit_codes
-from perfpilot.cli_options import add_backend_flags, add_budget_flag, setting_overrides
+from perfpilot.cli_options import (
+    add_backend_flags,
+    add_budget_flag,
+    positive_float,
+    positive_int,
+    setting_overrides,
+)
 from perfpilot.cli_profile import add_confirm_parser, add_profile_parser, cmd_confirm, cmd_profile
 from perfpilot.cli_progress import ProgressPrinter
-from perfpilot.code.compdb import flags_for
 from perfpilot.code.locate import LocateError, function_at, function_by_name
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
@@ -32,6 +37,7 @@ from perfpilot.code.splice import splice
 from perfpilot.engine.backends import BackendError
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.file_write import FileSnapshot, WriteRefused, replace_if_unchanged, snapshot
+from perfpilot.engine.one_function import optimize_in_file
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import needs_spec_verdict, speedup_phrase
 from perfpilot.engine.racing import Race
@@ -42,6 +48,7 @@ from perfpilot.llm.errors import ModelError
 from perfpilot.llm.redact import RedactingFilter, redact_text
 from perfpilot.profiling.proc import ProfileError
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.scan.targets import ScanInputError
 from perfpilot.settings import Settings, merge_settings
 from perfpilot.strategy.values import Plan
 
@@ -251,7 +258,6 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     root = _root_for(path)
     settings = _settings(args, root)
     engine = Engine(settings, root)
-    compdb = flags_for(path, root)
     ctx = _ctx(args.verbose)
     # --write obeys the apply mode: a rewrite reaches the file only once measured faster, so
     # writing implies the measurement (in every mode: the mode may come from the workspace).
@@ -260,10 +266,9 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
         print("perfpilot: --write measures the candidates first (as --bench does): only a "
               "rewrite measured faster is written", file=sys.stderr)
     try:
-        outcome: Outcome = await _with_sigint(ctx, engine.optimize(
-            site, ctx, measure=measure, source_path=path.resolve(),
-            spec=Path(args.spec) if args.spec else None,
-            flags=compdb.flags if compdb else (), fresh=args.remeasure))
+        outcome: Outcome = await _with_sigint(ctx, optimize_in_file(
+            engine, site, path, root, ctx, measure=measure,
+            spec=Path(args.spec) if args.spec else None, fresh=args.remeasure))
     finally:
         await engine.close()
     if args.json:
@@ -441,6 +446,120 @@ def cmd_spec(args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_scan(args: argparse.Namespace) -> int:
+    """``perfpilot scan``: the flags as ``ScanOptions``; ``perfpilot.scan`` does the rest."""
+    from perfpilot.profiling.run import import_profile, profile_command
+    from perfpilot.scan.report import write_outputs
+    from perfpilot.scan.run import ScanOptions, run_scan
+
+    paths = tuple(Path(p) for p in (args.paths or ["."]))
+    first = paths[0]
+    root = Path(args.root).resolve() if args.root else _root_for(
+        first / "-" if first.is_dir() else first)
+    settings = _settings(args, root)
+    if args.fail_on == "regression" and not args.changed_since:
+        raise CliError("--fail-on regression needs --changed-since REF (the base revision)")
+    workers = "local" if args.workers is None else args.workers
+    if args.jobs is not None and args.jobs != 1:
+        raise CliError("--jobs: only 1 runs here (measurements on one machine disturb each "
+                       "other); use --workers for more")
+    ctx = _ctx(args.verbose)
+    profile = None
+    if args.profile_import:
+        profile = await import_profile(Path(args.profile_import), ctx=ctx)
+    elif args.profile_run:
+        profile = await _with_sigint(ctx, profile_command(
+            shlex.split(args.profile_run), root / settings.profile.cwd if settings.profile.cwd
+            else root, build_command=settings.profile.build_command,
+            profiler=settings.profile.profiler,  # type: ignore[arg-type]
+            frequency=settings.profile.frequency, timeout_s=settings.profile.timeout_s,
+            ctx=ctx))
+    options = ScanOptions(
+        paths, root, settings, workers=workers, max_functions=args.max_functions,
+        budget_s=args.budget * 60 if args.budget is not None else None,
+        changed_since=args.changed_since, profile=profile,
+        fail_on_regression=args.fail_on == "regression", fresh=args.remeasure,
+        restart=args.restart, cpus_per_function=args.cpus_per_function)
+    result = await _with_sigint(ctx, run_scan(options, ctx))
+    confirmed = None
+    if args.confirm is not None:
+        from perfpilot.confirm.program import ProgramCommands
+        from perfpilot.scan.confirm_all import confirm_together
+
+        prof = settings.profile
+        commands = ProgramCommands(
+            build=args.build if args.build is not None else prof.build_command,
+            run=args.confirm or prof.run_command,
+            test=args.test if args.test is not None else prof.test_command, cwd=prof.cwd)
+        confirmed = await _with_sigint(ctx, confirm_together(
+            result, root, commands, pairs=prof.confirm_pairs, timeout_s=prof.timeout_s,
+            ctx=ctx))
+    out = Path(args.out) if args.out else root / ".perfpilot" / "scan"
+    written = write_outputs(result, root, out, confirmed)
+    if confirmed is not None:
+        print(f"whole program with the combined patch: {confirmed.verdict}: "
+              f"{confirmed.message}")
+    verified = sum(1 for r in result.results if r.verified)
+    print(f"{len(result.results)} function(s), {verified} verified speedup(s); report "
+          f"{written.report}, SARIF {written.sarif}, JSON {written.json}, "
+          f"{len(written.patches)} patch(es) and {written.combined}")
+    for check in result.regressed:
+        print(f"regression: {check.target.function} ({check.target.path}:"
+              f"{check.target.first_line}) is slower than at {args.changed_since}: "
+              f"{(check.verdict or {}).get('message', '')}")
+    return exit_codes.REGRESSION if result.regressed else exit_codes.OK
+
+
+def _add_scan_parser(sub: Any) -> None:
+    p = sub.add_parser("scan", help="plan, rewrite, verify and measure many functions (files "
+                                    "and folders, a profile or a diff); report, SARIF, patches")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="C/C++ files and folders (default: the current folder)")
+    p.add_argument("--root", help="the workspace root (default: found from the first path)")
+    p.add_argument("--out", "-o", metavar="DIR",
+                   help="folder of the outputs (default: <root>/.perfpilot/scan)")
+    p.add_argument("--profile-run", metavar="CMD",
+                   help="profile this command first and take its hot functions, hottest "
+                        "first (profile.buildCommand builds before)")
+    p.add_argument("--profile-import", metavar="FILE",
+                   help="take the hot functions of a profile the user has (as perfpilot "
+                        "profile --import reads)")
+    p.add_argument("--changed-since", metavar="REF",
+                   help="only functions a git diff against REF touches")
+    p.add_argument("--fail-on", choices=["regression"],
+                   help="regression: also time each changed function against REF and exit "
+                        f"with status {exit_codes.REGRESSION} when one got slower beyond its "
+                        "interval")
+    p.add_argument("--confirm", nargs="?", const="", metavar="RUN_CMD",
+                   help="build the project with every verified rewrite together, run its tests "
+                        "and time the whole program on RUN_CMD (default profile.runCommand) "
+                        "against the original")
+    p.add_argument("--build", metavar="CMD",
+                   help="with --confirm: the build command (default profile.buildCommand)")
+    p.add_argument("--test", metavar="CMD",
+                   help="with --confirm: the test command (default profile.testCommand)")
+    p.add_argument("--budget", type=positive_float, metavar="MINUTES",
+                   help="start no function once this many minutes are spent (run again to go "
+                        "on)")
+    p.add_argument("--max-functions", type=positive_int, metavar="N")
+    p.add_argument("--jobs", type=positive_int, metavar="1",
+                   help="functions measured at once on this machine (only 1)")
+    p.add_argument("--workers", metavar="auto|ray://ADDRESS",
+                   help="measure on Ray workers, one function per worker at a time (the "
+                        "[scale] extra)")
+    p.add_argument("--cpus-per-function", type=positive_float, default=1.0, metavar="N",
+                   help="with --workers: the CPUs Ray reserves for each function (default 1)")
+    p.add_argument("--restart", action="store_true",
+                   help="forget the functions an earlier, interrupted scan finished")
+    p.add_argument("--remeasure", action="store_true",
+                   help="measure again instead of reusing cached verdicts")
+    add_backend_flags(p)
+    _add_trust_flag(p)
+    p.add_argument("--threads", type=int, help="OpenMP threads (0 = all cores)")
+    p.add_argument("--compiler", help="compiler (g++, clang++, gcc, clang)")
+    add_budget_flag(p)
+
+
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="C or C++ source file")
     g = p.add_mutually_exclusive_group(required=True)
@@ -500,6 +619,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--function", "-f", help="function name (plain or qualified)")
     g.add_argument("--line", "-l", type=int, help="a 1-based line inside the function")
 
+    _add_scan_parser(sub)
     add_eval_parser(sub)
     add_profile_parser(sub)
     add_confirm_parser(sub)
@@ -559,9 +679,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"plan": cmd_plan, "optimize": cmd_optimize, "bench": cmd_bench,
                    "check-endpoint": cmd_check_endpoint, "eval": cmd_eval,
                    "doctor": cmd_doctor, "profile": cmd_profile_cli,
-                   "confirm": cmd_confirm_cli}[args.command]
+                   "confirm": cmd_confirm_cli, "scan": cmd_scan}[args.command]
         return asyncio.run(handler(args))
-    except (CliError, ProfileError) as exc:
+    except (CliError, ProfileError, ScanInputError) as exc:
         print(f"perfpilot: {redact_text(str(exc))}", file=sys.stderr)
         return exit_codes.USAGE
     except NotWritten as exc:

@@ -85,7 +85,13 @@ fs.writeFileSync(
 // install: PERFPILOT_E2E_INSTALL=1 also runs "Install PerfPilot server" (pip needs the package index).
 fs.writeFileSync(
   path.join(dirs.ws, '.perfpilot-e2e.json'),
-  JSON.stringify({ artifacts, python, suite: suiteName, install: process.env.PERFPILOT_E2E_INSTALL === '1' }),
+  JSON.stringify({
+    artifacts,
+    python,
+    suite: suiteName,
+    install: process.env.PERFPILOT_E2E_INSTALL === '1',
+    grep: process.env.PERFPILOT_E2E_GREP || undefined,
+  }),
 );
 
 fs.mkdirSync(path.join(dirs.ud, 'User'), { recursive: true });
@@ -263,7 +269,16 @@ try {
       let answer;
       try {
         const found = page.locator(locator);
-        answer = { count: await found.count(), texts: await found.allInnerTexts() };
+        // Each element's box and the box of the editor that clips it (its overflow guard), so
+        // the suite can tell whether an element is on screen or cut off.
+        const boxes = await found.evaluateAll((els) =>
+          els.map((e) => {
+            const r = e.getBoundingClientRect();
+            const guard = e.closest('.overflow-guard')?.getBoundingClientRect();
+            return { left: r.left, right: r.right, clipLeft: guard ? guard.left : 0, clipRight: guard ? guard.right : window.innerWidth };
+          }),
+        );
+        answer = { count: await found.count(), texts: await found.allInnerTexts(), boxes };
       } catch (err) {
         answer = { count: 0, texts: [], error: String(err) };
       }

@@ -1,7 +1,7 @@
 import './fakeVscode';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clientCommandId, positionArgument, reportTitle, resultMessage, SERVER_COMMANDS, withoutOpen } from '../../src/commands';
+import { clientCommandId, POSITION_COMMANDS, positionArgument, reportTitle, resultMessage, SERVER_COMMANDS, withoutOpen } from '../../src/commands';
 import { JobTracker, statusBarText } from '../../src/jobs';
 import { allSecretMessages, roleOfSecretKey, secretKey, secretMessageFor } from '../../src/secrets';
 import { reportName } from '../../src/report';
@@ -18,6 +18,24 @@ test('makeFaster carries the document version; other position commands do not', 
 test('position commands explain why they cannot run', () => {
   assert.match(String(positionArgument('makeFaster', undefined)), /Open a C or C\+\+ file/);
   assert.match(String(positionArgument('explain', { ...where, languageId: 'python' })), /not python/);
+});
+
+test('every lens action has a palette command that acts on the function at the cursor', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+    contributes: { commands: { command: string; title: string }[]; menus: { commandPalette: { command: string; when?: string }[] } };
+  };
+  const contributed = new Set(pkg.contributes.commands.map((c) => c.command));
+  const inPalette = new Map(pkg.contributes.menus.commandPalette.map((m) => [m.command, m.when ?? '']));
+  // The server's lens actions: Details, Re-run, Revert, Confirm in program, Draft a bench spec, Make this faster.
+  const lensActions = ['showReport', 'rerun', 'revert', 'confirmInProgram', 'draftBenchSpec', 'makeFaster'] as const;
+  for (const name of lensActions) {
+    assert.ok(name in SERVER_COMMANDS, name);
+    assert.ok(POSITION_COMMANDS.includes(name), `${name} acts on the function at the cursor`);
+    const id = clientCommandId(name);
+    assert.ok(contributed.has(id), `${id} is contributed`);
+    // Shown in the palette wherever C or C++ is edited (never hidden with "when": false).
+    assert.match(inPalette.get(id) ?? 'missing', /editorLangId == cpp/, id);
+  }
 });
 
 test('client command ids never collide with the server command ids that the client auto-registers', () => {
@@ -39,7 +57,8 @@ test('command results turn into messages only where the editor shows nothing els
   });
   assert.equal(resultMessage('perfpilot.testConnection', { ok: false, message: 'refused' })?.level, 'error');
   assert.equal(resultMessage('perfpilot.revert', { applied: true, message: '' }), undefined);
-  assert.match(resultMessage('perfpilot.revert', { applied: false, message: 'stale' })?.text ?? '', /could not revert: stale/);
+  // The server tells why a Revert did not apply: the client adds no second message.
+  assert.equal(resultMessage('perfpilot.revert', { applied: false, message: 'Revert no longer applies: the function changed' }), undefined);
   assert.equal(resultMessage('perfpilot.cancel', { cancelled: false })?.level, 'info');
   assert.equal(resultMessage('perfpilot.makeFaster', { jobId: 'j1' }), undefined);
   assert.equal(resultMessage('perfpilot.draftBenchSpec', { created: true, uri: 'file:///s', message: 'review s' })?.level, 'info');
@@ -62,9 +81,9 @@ test('the job tracker follows jobStatus notifications and picks the job to cance
   jobs.update({ jobId: '1', uri: 'file:///a.cpp', function: 'f', kind: 'optimize', stage: 'done', done: true, message: '2.1× faster' });
   assert.deepEqual(jobs.runningJobs().map((j) => j.jobId), ['2']);
   assert.equal(jobs.finished()?.message, '2.1× faster');
-  const text = statusBarText('builtin → builtin', jobs.runningJobs(), 'running');
+  const text = statusBarText('built-in planner', jobs.runningJobs(), 'running');
   assert.equal(text.text, '$(sync~spin) PerfPilot: g · timing');
-  assert.equal(statusBarText('builtin → builtin', [], 'running').text, '$(zap) PerfPilot: builtin → builtin');
+  assert.equal(statusBarText('built-in planner', [], 'running').text, '$(zap) PerfPilot: built-in planner');
   assert.equal(statusBarText('x', [], 'error').text, '$(error) PerfPilot');
 });
 

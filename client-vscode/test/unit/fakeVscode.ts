@@ -49,9 +49,13 @@ export class EventEmitter<T> {
 
 export const fakeWorkspaceFolder = { uri: Uri.file('/ws/project'), name: 'project', index: 0 };
 
+/** Notifications shown with withProgress: their titles, and whether each is still open. */
+export const fakeProgress: { title: string; open: boolean; reported: unknown[] }[] = [];
+
 export const fakeVscode = {
   Uri,
   EventEmitter,
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   workspace: {
     workspaceFolders: [fakeWorkspaceFolder],
     getWorkspaceFolder: () => fakeWorkspaceFolder,
@@ -69,12 +73,21 @@ export const fakeVscode = {
   extensions: {
     getExtension: (id: string) => fakeExtensions.get(id),
   },
-  window: {},
+  window: {
+    withProgress<R>(options: { title?: string }, task: (progress: { report(value: unknown): void }) => Promise<R>): Promise<R> {
+      const shown = { title: options.title ?? '', open: true, reported: [] as unknown[] };
+      fakeProgress.push(shown);
+      return task({ report: (value) => shown.reported.push(value) }).finally(() => {
+        shown.open = false;
+      });
+    },
+  },
   commands: {},
 };
 
 /** Resets the fake's state between tests. */
 export function resetFake(): void {
+  fakeProgress.length = 0;
   fakeSettings.clear();
   fakeExtensions.clear();
 }

@@ -81,13 +81,17 @@ test('interpreter changes restart; server settings are pushed; others are ignore
 });
 
 test('the backend summary names models by their last path part', () => {
-  assert.equal(backendSummary({ planner: {}, optimizer: {}, runner: {} }), 'builtin → builtin');
+  assert.equal(backendSummary({ planner: {}, optimizer: {}, runner: {} }), 'built-in planner');
+  assert.equal(
+    backendSummary({ planner: {}, optimizer: { backend: 'replay' }, runner: {} }),
+    'planner built-in · optimizer replay',
+  );
   assert.equal(
     backendSummary({
       planner: { backend: 'local', model: '/models/perfcoder-1.5b/' },
       optimizer: { backend: 'remote', model: 'qwen2.5-coder-32b' },
       runner: {},
     }),
-    'local:perfcoder-1.5b → remote:qwen2.5-coder-32b',
+    'planner local:perfcoder-1.5b · optimizer remote:qwen2.5-coder-32b',
   );
 });

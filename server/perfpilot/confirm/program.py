@@ -18,7 +18,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,9 +72,10 @@ def _skip(folder: str, names: list[str]) -> set[str]:
     return skipped
 
 
-def _copy(root: Path, dest: Path, rel: Path, text: str) -> None:
+def _copy(root: Path, dest: Path, files: Mapping[Path, str]) -> None:
     shutil.copytree(root, dest, ignore=_skip, symlinks=True)
-    (dest / rel).write_text(text, encoding="utf-8")
+    for rel, text in files.items():
+        (dest / rel).write_text(text, encoding="utf-8")
 
 
 def _tail(done: Finished, lines: int = 15) -> str:
@@ -119,8 +120,12 @@ async def confirm_in_program(root: Path, source: Path, original: str, rewritten:
                              commands: ProgramCommands, *, pairs: int = 10,
                              timeout_s: float = 600.0,
                              ctx: JobContext | None = None,
-                             tuning: Tuning | None = None) -> ProgramVerdict:
-    """Build both versions, test the rewrite, time the program A/B on the run command."""
+                             tuning: Tuning | None = None,
+                             more: Mapping[Path, str] | None = None) -> ProgramVerdict:
+    """Build both versions, test the rewrite, time the program A/B on the run command.
+
+    ``more``: other files the rewrite changes (paths relative to ``root``, their new texts),
+    written into the rewrite's copy with ``source`` (a scan's rewrites confirmed together)."""
     ctx = ctx or JobContext()
     tuning = tuning or Tuning()
     if not commands.build.strip() or not commands.run.strip():
@@ -133,8 +138,8 @@ async def confirm_in_program(root: Path, source: Path, original: str, rewritten:
     with tempfile.TemporaryDirectory(prefix="perfpilot-confirm-") as tmp:
         sides = {"a": Path(tmp) / "a", "b": Path(tmp) / "b"}
         ctx.report("copying", str(root))
-        await asyncio.to_thread(_copy, root, sides["a"], rel, original)
-        await asyncio.to_thread(_copy, root, sides["b"], rel, rewritten)
+        await asyncio.to_thread(_copy, root, sides["a"], {rel: original})
+        await asyncio.to_thread(_copy, root, sides["b"], {**(more or {}), rel: rewritten})
         cwd = {k: (v / commands.cwd if commands.cwd else v) for k, v in sides.items()}
         for key, label in (("a", "the original"), ("b", "the rewrite")):
             ctx.report("building", f"{label}: {commands.build}")
@@ -177,7 +182,7 @@ async def confirm_in_program(root: Path, source: Path, original: str, rewritten:
             ctx.report("timing", f"pair {i + 1} of {pairs}", int(100 * (i + 1) / pairs))
     m = summarize(samples, threads=1, tuning=tuning)
     verdict = classify(m, tuning.no_change_band)
-    message = (f"whole program: {m.speedup:.2f}x (95% CI {m.ci95_low:.2f}-{m.ci95_high:.2f}, "
-               f"{m.pairs} paired runs, {m.median_a_s:.3f} s -> {m.median_b_s:.3f} s)")
+    message = (f"whole program: {m.speedup:.2f}× (95% CI {m.ci95_low:.2f}–{m.ci95_high:.2f}, "
+               f"{m.pairs} paired runs, {m.median_a_s:.3f} s → {m.median_b_s:.3f} s)")
     return ProgramVerdict(verdict, message, m.speedup, (m.ci95_low, m.ci95_high), m.pairs,
                           m.median_a_s, m.median_b_s, m.basis)

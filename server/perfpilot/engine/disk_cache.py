@@ -70,7 +70,8 @@ def verdict_from_json(data: dict[str, Any]) -> Verdict:
 
 
 _IGNORE_HEAD = ("# PerfPilot's caches. Bench specs, stdin inputs and settings in this folder are "
-                "not listed:\n# commit them.\n")
+                "not listed:\n# commit them. This file lists itself, so a folder of caches "
+                "alone is never untracked.\n/.gitignore\n")
 # What earlier versions wrote: it hid the specs too.
 _LEGACY_IGNORE = "# PerfPilot's local results and reports\n*\n"
 
@@ -86,6 +87,7 @@ def private_folder(root: Path, *parts: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     if parts:
         _ignore(base / ".gitignore", f"/{parts[0]}/")
+        _ignore(base / ".gitignore", "/.gitignore")  # an older file may lack it
     return folder
 
 

@@ -184,8 +184,7 @@ class Engine:
         """Candidates for ``site`` following ``plan`` (cached; replayed answers are read
         afresh each time, their files may have changed). ``role``: see ``optimizer``."""
         role = role or self.settings.optimizer
-        key = content_key("opt", CANDIDATE_CHECKS, site.text, site.unit_text, plan.strategies,
-                          plan.raw_text, _role_key(role), flags)
+        key = self._candidates_key(site, plan, flags, role)
         cached = None if role.backend == "replay" else self._candidates.get(key)
         persist = self._disk is not None and role.backend in ("local", "remote")
         if cached is None and persist and self._disk is not None:
@@ -210,6 +209,20 @@ class Engine:
             if persist and self._disk is not None:
                 self._disk.put_candidates(key, result)
         return result
+
+    def _candidates_key(self, site: FunctionSite, plan: Plan, flags: tuple[str, ...],
+                        role: RoleSettings) -> str:
+        return content_key("opt", CANDIDATE_CHECKS, site.text, site.unit_text, plan.strategies,
+                           plan.raw_text, _role_key(role), flags)
+
+    def remember_drafts(self, site: FunctionSite, plan: Plan, result: OptimizeResult,
+                        flags: tuple[str, ...] = ()) -> None:
+        """Take a plan and candidates made by another engine with the same settings (a scan's
+        driver, for a worker that only measures): ``optimize`` then uses them instead of asking
+        the planner and the optimizer again."""
+        self._plans[self._plan_key(site)] = plan
+        self._candidates[self._candidates_key(site, plan, flags, self.settings.optimizer)] = \
+            result
 
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
@@ -453,17 +466,18 @@ def _first_of_family(cands: tuple[Candidate, ...], index: int) -> bool:
 
 
 def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
-    """``outcome`` with the races that chose its variants, the chosen variant and the runner-up
-    named in its message."""
+    """``outcome`` with the races that chose its variants, the variants tried and the one
+    picked named in its message."""
     if not races:
         return outcome
     chosen = outcome.chosen
     label = chosen.candidate.variant if chosen is not None else None
     phrases = [race_phrase(r, label if chosen is not None and chosen.candidate.family == r.family
-                           else None) for r in races]
+                           else None, other_chosen=chosen is not None) for r in races]
     message = outcome.message.rstrip()
-    message += ("" if not message or message.endswith(".") else ".") + " Variants raced: "
-    return replace(outcome, races=races, message=(message + "; ".join(phrases)).strip())
+    message += "" if not message or message.endswith(".") else "."
+    said = " ".join(f"{p[:1].upper()}{p[1:]}." for p in phrases)
+    return replace(outcome, races=races, message=f"{message} {said}".strip())
 
 
 async def _check_analysable(site: FunctionSite) -> None:

@@ -106,17 +106,44 @@ def lens_candidates(profile: Profile, count: int, min_share: float) -> tuple[Fun
     calling ``pow`` spends its time in libm, whose code is not the user's). Library code and
     the program's entry (nearly the whole run under it) are left out."""
     own = {s.path for s in profile.sources}
-
-    def lead(f: FunctionCost) -> float:
-        # main is the program's entry by definition: its callees are the program, however
-        # much of the run the profiler puts outside it (start-up, the loader, the kernel).
-        through = f.inclusive_share - f.self_share >= _THROUGH_CALLEES \
-            and f.inclusive_share < _WHOLE_RUN and _plain_name(f.name) != "main"
-        return max(f.self_share, f.inclusive_share if through else 0.0)
-
-    picked = [f for f in profile.functions if f.file in own and lead(f) >= min_share]
-    picked.sort(key=lambda f: (-lead(f), -f.self_share, f.name))
+    picked = [f for f in profile.functions if f.file in own and lead_share(f) >= min_share]
+    picked.sort(key=lambda f: (-lead_share(f), -f.self_share, f.name))
     return tuple(picked[:count])
+
+
+def hot_through_callees(f: FunctionCost) -> bool:
+    """Whether ``f`` is hot through what it calls (a loop calling ``pow``) rather than in its
+    own code; never the program's entry (nearly the whole run under it, or ``main``)."""
+    # main is the program's entry by definition: its callees are the program, however
+    # much of the run the profiler puts outside it (start-up, the loader, the kernel).
+    return f.inclusive_share - f.self_share >= _THROUGH_CALLEES \
+        and f.inclusive_share < _WHOLE_RUN and _plain_name(f.name) != "main"
+
+
+def lead_share(f: FunctionCost) -> float:
+    """The share a function is ranked and named by: with its callees when it is hot through
+    them, else its own."""
+    return max(f.self_share, f.inclusive_share if hot_through_callees(f) else 0.0)
+
+
+def _short_name(name: str, limit: int = 60) -> str:
+    """A function name that fits a table cell or a message: template arguments elided."""
+    name = name.replace("`", "")
+    return name if len(name) <= limit else name[:limit - 1].rstrip() + "…"
+
+
+def headline(profile: Profile) -> str | None:
+    """What a finished profile says first: the hottest of the program's own functions, by
+    its share with callees when it is hot through them (``third_moment: 87% of the run with
+    its callees``); None when no function of the program's sources was sampled."""
+    own = lens_candidates(profile, 1, 0.0)
+    if not own:
+        return None
+    f = own[0]
+    if hot_through_callees(f):
+        return (f"{_short_name(f.name)}: {f.inclusive_share:.0%} of the run with its callees "
+                f"({f.self_share:.1%} in its own code)")
+    return f"{_short_name(f.name)}: {f.self_share:.0%} of the run"
 
 
 def hot_spots(profile: Profile, path: Path, text: str, outline: Sequence[FunctionSite],
@@ -148,9 +175,14 @@ def hot_spots(profile: Profile, path: Path, text: str, outline: Sequence[Functio
 def lens_text(spot: HotSpot) -> str:
     """``34% of run time`` (with a stale mark when the source changed since the profile)."""
     share = spot.cost.self_share
-    text = f"{share:.0%} of run time" if share >= 0.01 else f"{share:.1%} of run time"
-    if spot.cost.inclusive_share - share >= 0.05:
-        text += f" ({spot.cost.inclusive_share:.0%} with callees)"
+    own = f"{share:.0%}" if share >= 0.01 else f"{share:.1%}"
+    if hot_through_callees(spot.cost):
+        # Hot through its callees: the share with them leads, its own code's after.
+        text = f"{spot.cost.inclusive_share:.0%} of run time with callees ({own} itself)"
+    else:
+        text = f"{own} of run time"
+        if spot.cost.inclusive_share - share >= _THROUGH_CALLEES:
+            text += f" ({spot.cost.inclusive_share:.0%} with callees)"
     return text + (" · profile is stale" if spot.stale else "")
 
 
@@ -171,11 +203,21 @@ def hover_text(spot: HotSpot, profile: Profile) -> str:
 def profile_markdown(profile: Profile, count: int = 20) -> str:
     """The hot functions by self share, with files and lines: the profile view."""
     what = escape_md(shlex.join(profile.command)) if profile.command else "imported profile"
-    rows = ["| self | with callees | function | where |", "|---:|---:|---|---|"]
-    for f in profile.hottest(count):
-        where = f"{escape_md(Path(f.file).name)}:{f.first_line}-{f.last_line}"
-        rows.append(f"| {f.self_share:.1%} | {f.inclusive_share:.1%} | "
-                    f"`{f.name.replace('`', '')}` | {where} |")
+    head = ["| self | with callees | function | where |", "|---:|---:|---|---|"]
+
+    def row(f: FunctionCost) -> str:
+        where = f"{escape_md(Path(f.file).name)}:{f.first_line}–{f.last_line}"
+        return (f"| {f.self_share:.1%} | {f.inclusive_share:.1%} | `{_short_name(f.name)}` "
+                f"| {where} |")
+
+    # The program's own functions lead (by the share they are hot with); library and system
+    # code follows, where the time their callers spend in it shows.
+    own = lens_candidates(profile, count, 0.0)
+    others = [f for f in profile.hottest(count) if f not in own]
+    rows = ["### Your functions", "", *head, *(row(f) for f in own)] if own else []
+    if others:
+        rows += ([""] if rows else []) + ["### Library and system code", "", *head,
+                                          *(row(f) for f in others)]
     stale = profile.stale_files()
     notes = [escape_md(n) for n in profile.notes]
     if stale:

@@ -10,19 +10,53 @@ import re
 from typing import TYPE_CHECKING
 
 from perfpilot.engine.outcome import Outcome
-from perfpilot.engine.racing import Race, figure, race_phrase, runner_up
+from perfpilot.engine.racing import Race, figure, race_phrase
 from perfpilot.strategy.values import Plan
 
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+# What can start markup anywhere in a line: escapes, code, emphasis, links and images (the
+# brackets), tables, strikethrough; ``<`` only where it could open a tag or an autolink, ``_``
+# only at a word's edge (``third_moment`` stays as it is: no emphasis inside a word).
+_MD_INLINE = re.compile(r"([\\`*\[\]|~]|<(?=[A-Za-z/!?])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+# What starts a block only at the beginning of a line: headings, quotes, list items, rules.
+_MD_LINE_START = re.compile(r"(?m)^([ \t]*)(#|>|[-+](?=\s|$)|[=-]+$)")
+_MD_ORDERED = re.compile(r"(?m)^([ \t]*\d+)([.)])(?=\s|$)")
+_MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
 def escape_md(text: str) -> str:
-    """Escape markdown and HTML so untrusted text renders literally."""
-    text = text.replace("&", "&amp;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Escape markdown and HTML so untrusted text renders literally: no link, image, tag,
+    command or emphasis can form. Only what could start markup is escaped, so a client that
+    shows markdown as text (Neovim) shows few backslashes: ``1.28 (a, b)`` stays as it is."""
+    text = _MD_ENTITY.sub("&amp;", text)
+    text = _MD_INLINE.sub(r"\\\1", text)
+    text = _MD_ORDERED.sub(r"\1\\\2", text)
+    return _MD_LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", text)
+
+
+_TABLE_RULE = re.compile(r"^\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def plain_text(markdown: str) -> str:
+    """The hover's markdown as plain text, for a client that does not render markdown:
+    no emphasis markers, code ticks or escapes; a table row becomes ``measure: value``."""
+    out: list[str] = []
+    for line in markdown.splitlines():
+        if _TABLE_RULE.match(line.strip()):
+            continue
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.endswith("|"):
+            cells = [c.strip() for c in _UNESCAPED_PIPE.split(stripped[1:-1])]
+            line = ": ".join(cells) if len(cells) == 2 else "  ".join(cells)
+        line = re.sub(r"\*\*(.+?)\*\*", r"\1", line)
+        line = re.sub(r"(?<![A-Za-z0-9\\])_\((.+?)\)_(?![A-Za-z0-9])", r"(\1)", line)
+        line = re.sub(r"`([^`]*)`", r"\1", line)
+        line = re.sub(r"\\(.)", r"\1", line)
+        out.append(line.replace("&amp;", "&"))
+    return "\n".join(out)
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
@@ -98,10 +132,11 @@ def one_thread_phrase(v: Verdict) -> str:
     return f"{ratio(s)} on 1 thread" + (" (slower)" if s < 1.0 else "")
 
 
-def speedup_phrase(v: Verdict) -> str:
+def speedup_phrase(v: Verdict, *, brief: bool = False) -> str:
     """``2.31× faster (95% CI 2.20–2.43, serial)``; a parallel result says what it needs and
     what it gives on one thread: ``1.99× faster on 2 threads with -fopenmp (95% CI 1.90–2.05);
-    1.00× on 1 thread (no gain)``; else the verdict word with its reason."""
+    1.00× on 1 thread (no gain)``; else the verdict word with its reason. ``brief`` leaves
+    out ", serial" (a lens line, where width counts)."""
     if v.verdict == "rejected":
         # The short reason: the first refused construct, or that no sandbox is available.
         return f"rejected — {v.validation_detail}" if v.validation_detail else "rejected"
@@ -121,7 +156,9 @@ def speedup_phrase(v: Verdict) -> str:
     word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change",
             "weakly-verified": "faster, weakly verified"}.get(v.verdict, v.verdict)
     if v.threads <= 1:
-        return f"{ratio(v.speedup)} {word} (95% CI {interval(v.ci95)}, serial)"
+        # ``brief`` (a lens): the hover and the report say it ran on one thread.
+        return f"{ratio(v.speedup)} {word} (95% CI {interval(v.ci95)}" + (
+            ")" if brief else ", serial)")
     needs = "-fopenmp" if "-fopenmp" in v.flags else "OpenMP"
     serial = one_thread_phrase(v)
     phrase = (f"{ratio(v.speedup)} {word} on {v.threads} threads with {needs} "
@@ -195,30 +232,15 @@ def _chosen_race(outcome: Outcome) -> tuple[Race, str] | None:
     return (won, trial.candidate.variant) if won is not None else None
 
 
-def race_lens(outcome: Outcome) -> str:
-    """`` · schedule(dynamic, 16), best of 3 variants (runner-up schedule(static) 1.60×)``
-    when the chosen candidate won a race (empty otherwise)."""
-    won = _chosen_race(outcome)
-    if won is None:
-        return ""
-    race, label = won
-    text = f" · {label}, best of {len(race.entrants)} variants"
-    other = runner_up(race, label)
-    if other is not None and other.last is not None and figure(other.last) is not None:
-        speedup = other.last.speedup
-        text += f" (runner-up {other.label}" + (f" {ratio(speedup)})" if speedup else ")")
-    return text
-
-
 def races_markdown(outcome: Outcome) -> list[str]:
-    """One line per race: the chosen variant and the runner-up with their figures, and the
-    pairs the race took against measuring every variant in full."""
+    """One line per race: the variants tried and the one picked, with its figure."""
     chosen = outcome.chosen
     out: list[str] = []
     for r in outcome.races:
         label = (chosen.candidate.variant if chosen is not None
                  and chosen.candidate.family == r.family else None)
-        out.append(f"**Variants raced:** {escape_md(race_phrase(r, label))}")
+        said = race_phrase(r, label, other_chosen=chosen is not None)
+        out.append(f"**Variants:** {escape_md(said[:1].upper() + said[1:])}")
     return out
 
 
@@ -239,19 +261,16 @@ def race_report(race: Race) -> list[str]:
     return out
 
 
-def lens_title(outcome: Outcome) -> str:
-    """The code lens title for a finished job."""
+def lens_title(outcome: Outcome, declined: str = "") -> str:
+    """The code lens title for a finished job: the result alone (how it was checked and the
+    variants raced are in the hover and the report). ``declined``: why the chosen rewrite is
+    not in the code (the edit was discarded or refused), so the lens claims no figure for the
+    unchanged function."""
     trial = outcome.chosen
+    if trial is not None and declined:
+        return f"PerfPilot: not applied — {declined}"
     if trial is not None and trial.verdict is not None:
-        checked = trial.verdict.verification
-        how = ""
-        if checked is not None:
-            how = f" · checked on {checked.inputs} inputs"
-            if checked.mutants:
-                how += f", {checked.killed}/{checked.mutants} mutants caught"
-        repaired = f" · after repair round {trial.candidate.round}" if trial.candidate.round \
-            else ""
-        return f"⚡ {speedup_phrase(trial.verdict)}{how}{repaired}{race_lens(outcome)}"
+        return f"⚡ {speedup_phrase(trial.verdict, brief=True)}"
     if outcome.status == "unmeasured":
         return "PerfPilot: rewritten, not measured"
     if outcome.status == "no-candidate":
@@ -327,7 +346,7 @@ def report_markdown(outcome: Outcome) -> str:
         out += ["", f"### The planner's answer ({escape_md(outcome.plan.model)})", "",
                 "```text", outcome.plan.raw_text[-4000:].replace("```", "ʼʼʼ"), "```"]
     for race, line in zip(outcome.races, races_markdown(outcome), strict=True):
-        out += ["", f"## Variants raced ({escape_md(race.family)})", "", line, "",
+        out += ["", f"## Variants tried ({escape_md(race.family)})", "", line, "",
                 *race_report(race)]
     for i, t in enumerate(outcome.trials):
         chosen = " (applied)" if outcome.best == i else ""
@@ -368,3 +387,14 @@ def report_markdown(outcome: Outcome) -> str:
                                        r.answer[-4000:].replace("```", "ʼʼʼ").splitlines()),
                     "  ```", ""]
     return "\n".join(out) + "\n"
+
+
+def reverted_report(outcome: Outcome) -> str:
+    """The report of a reverted rewrite: that it was reverted and its last measurement first,
+    then the report as it was."""
+    chosen = outcome.chosen
+    last = speedup_phrase(chosen.verdict) if chosen is not None and chosen.verdict else ""
+    head = f"**Reverted**; last measured: {escape_md(last)}." if last else "**Reverted.**"
+    full = report_markdown(outcome)
+    title, _, rest = full.partition("\n\n")
+    return f"{title}\n\n{head}\n\n{rest}"

@@ -210,22 +210,43 @@ def runner_up(race_: Race, chosen_label: str | None) -> Entrant | None:
 def _figure_text(v: Verdict | None) -> str:
     f = figure(v)
     if v is None or f is None or v.speedup is None:
-        return v.verdict if v is not None else "not measured"
-    return f"{v.speedup:.2f}× ({f[0]:.2f}–{f[1]:.2f})"
+        return "not timed reliably" if v is not None and v.verdict == "noisy" else (
+            v.verdict if v is not None else "not measured")
+    return f"{v.speedup:.2f}×"
 
 
-def race_phrase(race_: Race, chosen_label: str | None) -> str:
-    """``schedule(dynamic, 16): 1.90× (1.80–2.00); runner-up schedule(static): 1.60× (1.50–1.70);
-    3 variants raced in 72 pairs (3 full measurements: 180)``."""
+def next_best(race_: Race, chosen: Entrant | None) -> Entrant | None:
+    """The runner-up worth naming: one with a figure below the chosen variant's. A variant
+    timed only in a short round may show a higher, less certain figure than the chosen one's
+    full measurement: naming it "runner-up" would contradict the choice, so it is not named."""
+    other = runner_up(race_, chosen.label if chosen is not None else None)
+    if other is None or other.last is None or other.last.speedup is None:
+        return None
+    mine = chosen.last if chosen is not None else None
+    if mine is None or mine.speedup is None or figure(mine) is None:
+        return None
+    return other if other.last.speedup < mine.speedup else None
+
+
+def race_phrase(race_: Race, chosen_label: str | None, other_chosen: bool = False) -> str:
+    """``tried 3 variants of the loop; picked schedule(dynamic, 16) (1.90×); next best
+    schedule(static) (1.60×)`` (the pairs each variant took are in the report's table). With
+    no ``chosen_label`` the race's best is named as not chosen (``other_chosen``: because a
+    candidate outside the race was)."""
     best = next((e for e in race_.entrants if e.label == chosen_label), None)
     if best is None:
         best = next(iter(race_.finalists), None)
-    parts = []
+    if chosen_label is None:
+        # Nothing of this race was chosen (another candidate was, or none): its best is
+        # named, never as the pick.
+        what = "another rewrite" if other_chosen else "the loop"
+        said = f"tried {len(race_.entrants)} variants of {what}"
+        return said + (f"; its best, {best.label} ({_figure_text(best.last)}), was not "
+                       "chosen" if best is not None else "")
+    parts = [f"tried {len(race_.entrants)} variants of the loop"]
     if best is not None:
-        parts.append(f"{best.label}: {_figure_text(best.last)}")
-    other = runner_up(race_, best.label if best is not None else None)
+        parts.append(f"picked {best.label} ({_figure_text(best.last)})")
+    other = next_best(race_, best)
     if other is not None:
-        parts.append(f"runner-up {other.label}: {_figure_text(other.last)}")
-    parts.append(f"{len(race_.entrants)} variants raced in {race_.pairs_spent} pairs "
-                 f"({len(race_.entrants)} full measurements: {race_.full_cost})")
+        parts.append(f"next best {other.label} ({_figure_text(other.last)})")
     return "; ".join(parts)

@@ -16,7 +16,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from perfpilot.code.callees import caller_part
+from perfpilot.code.locate import LocateError, function_by_name
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.splice import splice
+from perfpilot.engine.applied_store import (
+    AppliedStore,
+    StoredRewrite,
+    outcome_from_json,
+    outcome_to_json,
+)
 from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
@@ -27,6 +35,10 @@ log = logging.getLogger(__name__)
 # Stages at which a job has its result: the editor shows the result, not a running state,
 # even while the job still delivers it (an edit in flight is already in the buffer).
 RESULT_STAGES = frozenset({"applying", "done", "failed", "cancelled"})
+
+# What Revert says when the function was edited after its rewrite was applied: restoring the
+# original would throw the edits away.
+REVERT_CHANGED = "Revert no longer applies: the function changed"
 
 
 def path_of_uri(uri: str) -> Path | None:
@@ -79,6 +91,9 @@ class FunctionRecord:
     # rewrites, ``optimizing/builtin/callees.py``): Revert removes them with it.
     added_before: str = ""
     stale: bool = False
+    # Why the chosen rewrite is not in the code although it was offered (discarded in the
+    # preview or the prompt, refused by the editor): no figure is claimed for the function.
+    declined: str = ""
     inputs: tuple[Path, ...] = ()
     history: list[Outcome] = field(default_factory=list)
 
@@ -97,6 +112,80 @@ class Session:
         self._ids = itertools.count(1)
         self.on_progress: JobListener | None = None
         self.on_done: JobListener | None = None
+        # Functions whose kept rewrite (``.perfpilot/applied/``) no longer matches their text.
+        self.changed: dict[str, set[str]] = {}
+        # The outcome of each function's reverted rewrite: the report still shows it.
+        self.reverted_outcomes: dict[str, dict[str, Outcome]] = {}
+
+    def _applied_store(self) -> AppliedStore | None:
+        root = self.engine.workspace
+        return AppliedStore(root) if root is not None else None
+
+    def _keep(self, uri: str, function: str, rec: FunctionRecord) -> None:
+        """Write an applied record to ``.perfpilot/applied/`` (a restart finds it again)."""
+        store, path = self._applied_store(), path_of_uri(uri)
+        if store is None or path is None:
+            return
+        store.put(path, StoredRewrite(function, rec.original_text, rec.applied_text,
+                                      rec.added_before, rec.added_includes,
+                                      outcome_to_json(rec.outcome)))
+
+    def restore(self, uri: str, sites: list[FunctionSite]) -> list[str]:
+        """Bring back the kept applied rewrites of a document's functions (after a restart or
+        a reopen): a function whose text is still the applied rewrite gets its record back;
+        one edited since is remembered as changed. Returns the functions restored."""
+        store, path = self._applied_store(), path_of_uri(uri)
+        if store is None or path is None:
+            return []
+        restored: list[str] = []
+        per_doc = self.records.setdefault(uri, {})
+        for site in sites:
+            name = site.qualified_name
+            if name in per_doc:
+                continue
+            kept = store.get(path, name)
+            if kept is None:
+                continue
+            if not kept.matches(site.text):
+                self.changed.setdefault(uri, set()).add(name)
+                continue
+            rec = self._record_of(kept, site)
+            if rec is not None:
+                per_doc[name] = rec
+                self.changed.get(uri, set()).discard(name)
+                restored.append(name)
+        if not per_doc:
+            self.records.pop(uri, None)
+        return restored
+
+    def _record_of(self, kept: StoredRewrite, site: FunctionSite) -> FunctionRecord | None:
+        """The record of a kept rewrite, its outcome about the original function (rebuilt by
+        putting the original text back in the current unit)."""
+        try:
+            unit = splice(site, kept.original_text)
+            original = function_by_name(unit, site.language, site.qualified_name, uri=site.uri,
+                                        check_errors=False)
+            outcome = outcome_from_json(kept.outcome_json, original)
+        except (LocateError, KeyError, TypeError, ValueError) as exc:
+            log.warning("kept rewrite of %s not restored: %s", site.qualified_name, exc)
+            return None
+        return FunctionRecord(outcome, original_text=kept.original_text, applied=True,
+                              applied_text=kept.applied_text,
+                              added_includes=kept.added_includes,
+                              added_before=kept.added_before,
+                              inputs=measurement_inputs(original, path_of_uri(site.uri),
+                                                        self.engine.workspace))
+
+    def revert_refusal(self, uri: str, function: str, text: str) -> str | None:
+        """Why Revert must not restore the original of ``function`` (current ``text``): the
+        function was edited after its rewrite was applied. None when Revert applies (or there
+        is nothing to revert)."""
+        rec = self.record(uri, function)
+        if rec is None:
+            return REVERT_CHANGED if function in self.changed.get(uri, set()) else None
+        if rec.applied and text.strip() != rec.applied_text.strip():
+            return REVERT_CHANGED
+        return None
 
     # -- queries (cheap; used by hover, lenses, code actions) ---------------------------
     def record(self, uri: str, function: str) -> FunctionRecord | None:
@@ -110,6 +199,15 @@ class Session:
         rec = self.record(uri, function)
         return rec is not None and any(t.verdict is not None and t.verdict.needs_spec
                                        for t in rec.outcome.trials)
+
+    def claims_result(self, uri: str, function: str) -> bool:
+        """Whether the function's chosen rewrite is in the code (applied) or being put there
+        (its edit in flight): only then may the editor show its figure on the function."""
+        rec = self.record(uri, function)
+        if rec is None or rec.declined:
+            return False
+        return rec.applied or any(j.uri == uri and j.function == function
+                                  and j.stage == "applying" for j in self.jobs.values())
 
     def running(self, uri: str, function: str | None = None) -> list[Job]:
         """Jobs of a document (and function) still working towards their result."""
@@ -209,13 +307,10 @@ class Session:
         rec = self.record(job.uri, job.function)
         if rec is None or baseline_text is None:
             raise ValueError("nothing to re-run: optimize this function first")
-        from perfpilot.code.splice import splice
         from perfpilot.strategy.values import Candidate
 
         # The original unit is the current unit with the original function text back in place.
         original_unit = splice(job.site, baseline_text)
-        from perfpilot.code.locate import function_by_name
-
         original_site = function_by_name(original_unit, job.site.language,
                                          job.site.qualified_name, uri=job.uri)
         # The text in the editor is the user's own (edited, or a rewrite already checked).
@@ -236,6 +331,8 @@ class Session:
             prev.outcome = job.outcome
             prev.stale = False
             prev.inputs = inputs
+            if prev.applied:
+                self._keep(job.uri, job.function, prev)
             return
         per_doc[job.function] = FunctionRecord(job.outcome, original_text=job.site.text,
                                                inputs=inputs)
@@ -281,17 +378,37 @@ class Session:
         if rec is None:
             return False
         rec.applied = True
+        rec.declined = ""
         # The function's own definition is what the editor shows under its name; copies of
         # callees the rewrite put before it are kept apart.
         rec.added_before, rec.applied_text = caller_part(text, rec.outcome.site)
         rec.added_includes = includes
+        self._keep(uri, function, rec)
         return True
+
+    def declined(self, uri: str, function: str, reason: str) -> None:
+        """The user (or the editor) did not take the offered rewrite of ``function``: its
+        record stays (Details, Re-run) but claims no result for the unchanged code."""
+        rec = self.record(uri, function)
+        if rec is not None and not rec.applied:
+            rec.declined = reason
+
+    def reverted_outcome(self, uri: str, function: str) -> Outcome | None:
+        """The outcome of the function's last reverted rewrite (None once it has a record
+        again, or was never reverted)."""
+        if self.record(uri, function) is not None:
+            return None
+        return self.reverted_outcomes.get(uri, {}).get(function)
 
     def reverted(self, uri: str, function: str) -> None:
         """The editor restored the original text: the function's result is dropped."""
         rec = self.records.get(uri, {}).pop(function, None)
         if rec is not None:
             rec.applied = False
+            self.reverted_outcomes.setdefault(uri, {})[function] = rec.outcome
+        store, path = self._applied_store(), path_of_uri(uri)
+        if store is not None and path is not None:
+            store.remove(path, function)
 
     @staticmethod
     def set_stage(job: Job, stage: str, message: str) -> None:
@@ -317,3 +434,5 @@ class Session:
         for job in self.running(uri):
             self.cancel(job.id)
         self.records.pop(uri, None)
+        self.changed.pop(uri, None)
+        self.reverted_outcomes.pop(uri, None)

@@ -5,6 +5,7 @@ the editor, never over an existing spec) or ``write_spec_draft``'s for clients t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,3 +45,20 @@ def write_spec_draft(site: FunctionSite) -> Path:
     if source is None:
         raise ValueError("the document is not a local file")
     return write_draft(site, source)
+
+
+# The draft's markers for what the user must complete ("// TODO: build the object ...").
+_TODO = re.compile(r"//\s*TODO\b")
+
+
+def spec_unfinished(path: Path) -> bool:
+    """Whether ``path`` is a bench spec not ready to measure: empty (created, its text not
+    saved yet) or still carrying a draft's ``// TODO`` markers. Measuring it would compile an
+    unfinished draft and blame the rewrite for the failure."""
+    if not path.name.endswith(".bench.cpp"):
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return not text.strip() or _TODO.search(text) is not None

@@ -185,7 +185,7 @@ def _machine(metrics: dict[str, Any]) -> str:
 
 def _print_summary(metrics: dict[str, Any], out: Path) -> None:
     def x(v: Any) -> str:
-        return f"{v:.2f}x" if isinstance(v, int | float) else "-"
+        return f"{v:.2f}×" if isinstance(v, int | float) else "–"
 
     def pct(v: Any) -> str:
         return f"{v * 100:.0f}%" if isinstance(v, int | float) else "-"

@@ -22,7 +22,7 @@ from perfpilot.evaluation.results import RejectedAnswer, SampleResult, TaskResul
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import Task
 from perfpilot.progress import Cancelled, JobContext, gate_for_tests
-from perfpilot.runner.values import Verdict
+from perfpilot.runner.values import Tuning, Verdict
 from perfpilot.settings import REFERENCE_ANSWERS, RoleSettings, settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
@@ -333,10 +333,40 @@ class Evaluator:
         # A second attempt adds its time to the first one's (which includes generation).
         elapsed = time.perf_counter() - start + (
             previous.seconds if previous is not None else gen.seconds)
-        return replace(base, samples=tuple(samples), chosen=choose_sample(samples),
-                       message=message, seconds=elapsed,
+        chosen = choose_sample(samples)
+        pinned = await self._reference_at(task, ctx, samples[chosen] if chosen is not None
+                                          else None, reference, previous)
+        return replace(base, samples=tuple(samples), chosen=chosen,
+                       message=message, seconds=elapsed, reference_at_size=pinned,
                        rejected=tuple(RejectedAnswer(r.reason, r.round, r.answer[-4000:])
                                       for r in rejected))
+
+    async def _reference_at(self, task: Task, ctx: JobContext, best: SampleResult | None,
+                            reference: SampleResult | None,
+                            previous: TaskResult | None) -> SampleResult | None:
+        """The reference timed again at ``best``'s size when both were measured faster at
+        different sizes (each measurement calibrates its own size), else None."""
+        if best is None or reference is None or best.size is None or reference.size is None \
+                or best.verdict != "faster" or reference.verdict != "faster" \
+                or best.size == reference.size or task.reference is None:
+            return None
+        if previous is not None and previous.reference_at_size is not None \
+                and previous.reference_at_size.size == best.size \
+                and previous.reference_at_size.verdict != "noisy":
+            return previous.reference_at_size
+        from perfpilot.runner.measure import bench_files
+
+        tuning = replace(self.engine.tuning or Tuning(), min_size=best.size,
+                         max_size=best.size)
+        try:
+            verdict = await bench_files(task.source, task.function, task.reference,
+                                        self.engine.settings.runner, ctx, spec=task.spec,
+                                        gate=self.engine.gate, tuning=tuning)
+        except Cancelled:
+            raise
+        except Exception as exc:  # context, like the reference itself: shown, not fatal
+            return SampleResult(verdict="build-failed", message=f"{type(exc).__name__}: {exc}")
+        return sample_from_verdict(verdict)
 
     async def _measure_candidate(self, gen: _Generated, cand: Candidate,
                                  ctx: JobContext) -> Verdict:
@@ -381,11 +411,11 @@ def _has_noisy(result: TaskResult) -> bool:
 def _describe(result: TaskResult) -> str:
     text = f"{result.task}: {result.verdict}"
     if result.raw_speedup is not None:
-        text += f" {result.raw_speedup:.2f}x"
+        text += f" {result.raw_speedup:.2f}×"
     ref = result.reference
     if ref is not None:
         text += f" (reference {ref.verdict}"
-        text += f" {ref.speedup:.2f}x)" if ref.speedup is not None else ")"
+        text += f" {ref.speedup:.2f}×)" if ref.speedup is not None else ")"
     if result.error:
         text += f" — {result.error}"
     return text

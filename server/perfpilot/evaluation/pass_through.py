@@ -73,7 +73,7 @@ def loss(result: TaskResult, ratio: float | None = None) -> dict[str, str] | Non
         best = result.best
         timed = [s for s in result.samples if s.verdict in TIMED]
         shown = best or max(timed, key=lambda s: s.speedup or 0.0)
-        ref = result.reference
+        ref = result.compared_reference
         ref_text = f"{ref.speedup:.2f}×" if ref is not None and ref.speedup else "?"
         got = f"{shown.speedup:.2f}×" if shown.speedup else shown.verdict
         kind = "short of the reference" if shown.verdict == "faster" else \
@@ -94,7 +94,7 @@ def pass_through(results: Sequence[TaskResult]) -> dict[str, Any]:
     refs: list[float] = []
     losses: list[dict[str, str]] = []
     for r in results:
-        ref = r.reference
+        ref = r.compared_reference
         ratio: float | None = None
         if ref is not None and ref.verdict in TIMED and ref.speedup:
             ratio = r.speedup / ref.effective

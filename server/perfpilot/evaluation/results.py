@@ -122,6 +122,10 @@ class TaskResult:
     # Answers that never became a measured candidate: why, the repair round, and the answer
     # itself (shortened; kept as text, never run).
     rejected: tuple[RejectedAnswer, ...] = ()
+    # The reference timed again at the chosen answer's size, when the two were calibrated to
+    # different sizes (an algorithmic speedup grows with the size): pass-through compares
+    # like with like.
+    reference_at_size: SampleResult | None = None
 
     @property
     def verdict(self) -> str:
@@ -137,6 +141,15 @@ class TaskResult:
             if word in words:
                 return word
         return "faster" if "faster" in words else sorted(words)[0]
+
+    @property
+    def compared_reference(self) -> SampleResult | None:
+        """The reference figure an answer is compared with: timed at the answer's own size
+        when that measurement came out timed, else the reference's first measurement."""
+        pinned = self.reference_at_size
+        if pinned is not None and pinned.verdict in TIMED:
+            return pinned
+        return self.reference
 
     @property
     def best(self) -> SampleResult | None:
@@ -180,12 +193,15 @@ class TaskResult:
                 "reference": self.reference.to_json() if self.reference else None,
                 "seconds": self.seconds, "message": self.message, "error": self.error,
                 "key": self.key, "verdict": self.verdict, "speedup": self.speedup,
-                "rejected": [r.to_json() for r in self.rejected]}
+                "rejected": [r.to_json() for r in self.rejected],
+                "reference_at_size": self.reference_at_size.to_json()
+                if self.reference_at_size else None}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TaskResult:
         """The inverse of ``to_json`` (derived keys are recomputed)."""
         ref = data.get("reference")
+        pinned = data.get("reference_at_size")
         chosen = data.get("chosen")
         return cls(task=str(data["task"]), openmp=bool(data.get("openmp", False)),
                    labels=tuple(data.get("labels", ())), planned=tuple(data.get("planned", ())),
@@ -195,4 +211,5 @@ class TaskResult:
                    seconds=float(data.get("seconds", 0.0)), message=str(data.get("message", "")),
                    error=str(data.get("error", "")), key=str(data.get("key", "")),
                    rejected=tuple(RejectedAnswer.from_json(r)
-                                  for r in data.get("rejected", ())))
+                                  for r in data.get("rejected", ())),
+                   reference_at_size=SampleResult.from_json(pinned) if pinned else None)

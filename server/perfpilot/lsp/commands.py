@@ -15,7 +15,7 @@ from perfpilot import __version__
 from perfpilot.code.locate import LocateError
 from perfpilot.code.parse import language_for
 from perfpilot.engine.disk_cache import private_folder
-from perfpilot.engine.present import report_markdown
+from perfpilot.engine.present import report_markdown, reverted_report
 from perfpilot.lsp.build_flags import flag_actions
 from perfpilot.lsp.convert import StaleSiteError, function_edit
 from perfpilot.lsp.language_server import PerfPilotServer
@@ -145,9 +145,13 @@ def register(server: PerfPilotServer) -> None:
             msg = "the document is out of sync with the editor; close and reopen it"
             ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning)
             return {"applied": False, "message": msg}
-        if site is None or rec is None:
-            msg = "nothing to revert here"
-            ls.tell(f"PerfPilot: {msg}")
+        refusal = ls.session.revert_refusal(uri, site.qualified_name, site.text) if site \
+            else None
+        if refusal is not None or site is None or rec is None:
+            # Told once, by the server (the client shows no message of its own for Revert).
+            msg = refusal or "nothing to revert here"
+            ls.tell(f"PerfPilot: {msg}", lsp.MessageType.Warning if refusal
+                    else lsp.MessageType.Info)
             return {"applied": False, "message": msg}
         try:
             edit = function_edit(doc, site, rec.original_text, f"Revert {site.name}",
@@ -155,6 +159,7 @@ def register(server: PerfPilotServer) -> None:
                                  drop_includes=rec.added_includes,
                                  drop_before=rec.added_before)
         except StaleSiteError as exc:
+            ls.tell(f"PerfPilot could not revert {site.name}: {exc}", lsp.MessageType.Warning)
             return {"applied": False, "message": str(exc)}
         result = await ls.workspace_apply_edit_async(
             lsp.ApplyWorkspaceEditParams(edit=edit, label=f"Revert {site.name}"))
@@ -163,17 +168,25 @@ def register(server: PerfPilotServer) -> None:
             publish_diagnostics(ls, uri)
             ls.refresh()
             return {"applied": True, "message": f"{site.name} restored"}
-        return {"applied": False, "message": result.failure_reason or "edit refused"}
+        msg = result.failure_reason or "edit refused"
+        ls.tell(f"PerfPilot could not revert {site.name}: {msg}", lsp.MessageType.Warning)
+        return {"applied": False, "message": msg}
 
     @server.command(CMD_REPORT)
     async def show_report(ls: PerfPilotServer, *args: Any) -> dict[str, Any]:
         a = argument(ls, CMD_REPORT, args, PositionArgument)
         doc = await ls.document_async(a.uri)
         site = ls.site_at(doc, lsp.Position(a.line, a.character))
-        rec = ls.session.record(a.uri, site.qualified_name) if site else None
-        if site is None or rec is None:
+        if site is None:
             return {"markdown": "No PerfPilot result for this function yet."}
-        markdown = report_markdown(rec.outcome)
+        rec = ls.session.record(a.uri, site.qualified_name)
+        gone = ls.session.reverted_outcome(a.uri, site.qualified_name)
+        if rec is not None:
+            markdown = report_markdown(rec.outcome)
+        elif gone is not None:
+            markdown = reverted_report(gone)  # an open report says what happened
+        else:
+            return {"markdown": "No PerfPilot result for this function yet."}
         result: dict[str, Any] = {"markdown": markdown}
         if a.open and ls.workspace_root is not None and ls.supports_show_document():
             # Clients without a report view of their own get a file they can read.

@@ -137,15 +137,45 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
         lsp.AnnotatedTextEdit(range=r, new_text=t, annotation_id=annotation_id)
         if annotation_id is not None else lsp.TextEdit(range=r, new_text=t)
         for r, t in edits]
+    annotations = None
+    if annotation_id is not None:
+        # The change itself needs no confirmation, so a preview shows it ticked (VS Code
+        # leaves edits that need confirmation unticked, and its diff then shows nothing); an
+        # empty edit away from it asks for the confirmation that opens the preview.
+        review = _review_point(doc, [r for r, _t in edits])
+        annotations = {annotation_id: lsp.ChangeAnnotation(
+            label=label, needs_confirmation=review is None, description="PerfPilot rewrite")}
+        if review is not None:
+            text_edits.append(lsp.AnnotatedTextEdit(range=lsp.Range(review, review), new_text="",
+                                                    annotation_id=REVIEW_ANNOTATION))
+            annotations[REVIEW_ANNOTATION] = lsp.ChangeAnnotation(
+                label="Review the rewrite, then Apply", needs_confirmation=True,
+                description="PerfPilot: the change above is ticked; Apply keeps it, Discard "
+                            "leaves the function as it was")
     change = lsp.TextDocumentEdit(
         text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
         edits=text_edits,
     )
-    annotations = None
-    if annotation_id is not None:
-        annotations = {annotation_id: lsp.ChangeAnnotation(label=label, needs_confirmation=True,
-                                                           description="PerfPilot rewrite")}
     return lsp.WorkspaceEdit(document_changes=[change], change_annotations=annotations)
+
+
+REVIEW_ANNOTATION = "perfpilot-review"
+
+
+def _review_point(doc: TextDocument, ranges: Sequence[lsp.Range]) -> lsp.Position | None:
+    """A position touching none of ``ranges`` (the document's start or end) for the empty
+    edit that asks for confirmation; None when the change spans the whole document."""
+    lines = doc.lines
+    if not lines or lines[-1].endswith(("\n", "\r")):
+        end = lsp.Position(len(lines), 0)
+    else:
+        end = lsp.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    for point in (lsp.Position(0, 0), end):
+        key = (point.line, point.character)
+        if all(not ((r.start.line, r.start.character) <= key <= (r.end.line, r.end.character))
+               for r in ranges):
+            return point
+    return None
 
 
 def create_file_edit(uri: str, text: str) -> lsp.WorkspaceEdit:

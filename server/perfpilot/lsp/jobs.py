@@ -18,8 +18,9 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import draft_spec_hint, needs_spec_verdict, speedup_phrase
 from perfpilot.engine.session import Job, path_of_uri
+from perfpilot.engine.spec_drafts import spec_unfinished
 from perfpilot.lsp.convert import StaleSiteError, function_edit
-from perfpilot.lsp.protocol import NOTIFY_JOB, JobStatus
+from perfpilot.lsp.protocol import NOTIFY_JOB, NOTIFY_RESULT, JobStatus, ResultMessage
 from perfpilot.lsp.views import publish_diagnostics
 
 if TYPE_CHECKING:
@@ -47,8 +48,14 @@ class JobRunner:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def inputs_changed(self, path: Path) -> None:
-        """A spec, input or compile database changed: results that used it are re-measured."""
+        """A spec, input or compile database changed: results that used it are re-measured.
+        An unfinished spec (empty, or a draft with TODO markers) is not measured until it is
+        saved complete."""
         ls = self.ls
+        if spec_unfinished(path):
+            ls.log_info(f"{path.name} changed but is not complete (empty or with TODO "
+                        "markers): measuring once it is saved without them")
+            return
         for uri, name, rec in self.session.mark_stale_by_inputs(path):
             if uri not in ls.workspace.text_documents:
                 continue
@@ -143,7 +150,7 @@ class JobRunner:
             await self._deliver(job, job.outcome)
         elif job.outcome is not None and job.kind == "rerun":
             said = job.outcome.message or job.outcome.status
-            self.ls.tell(f"PerfPilot: {job.site.name}: {said}")
+            self._result(job, f"PerfPilot: {job.site.name}: {said}")
         publish_diagnostics(self.ls, job.uri)
         self.ls.refresh()
 
@@ -154,12 +161,13 @@ class JobRunner:
         if chosen is None:
             if needs_spec_verdict(outcome) is not None:
                 # Already says "PerfPilot cannot build inputs ...": what to do next follows.
-                self.ls.tell(f"{outcome.message} {draft_spec_hint(name)}")
+                self._result(job, f"{outcome.message} {draft_spec_hint(name)}")
             else:
-                self.ls.tell(f"PerfPilot: {outcome.message}")
+                self._result(job, f"PerfPilot: {outcome.message}")
             return
         doc = await self.ls.document_async(job.uri)
         if doc.version != job.site.version or not self.ls.in_sync(job.uri):
+            self.session.declined(job.uri, job.function, "the function changed while it ran")
             self.ls.tell(f"PerfPilot: {name} changed while the job ran (version "
                       f"{job.site.version} → {doc.version}); the rewrite was not applied. "
                       "Run Make this faster again.", lsp.MessageType.Warning)
@@ -170,15 +178,21 @@ class JobRunner:
             measured = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
             if weak and chosen.verdict is not None:
                 measured = chosen.verdict.message
-            choice = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
-                lsp.MessageType.Warning if weak else lsp.MessageType.Info,
-                f"PerfPilot: apply the rewrite of {name}? ({measured})",
-                [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
-            if choice is None or choice.title != "Apply":
-                self.ls.tell(f"PerfPilot: rewrite of {name} discarded")
+            # Waiting for the user's word: the lens shows that, not a result.
+            self.session.set_stage(job, "awaiting confirmation", "apply or discard the rewrite")
+            self._notify_job(job)
+            self.ls.refresh()
+            try:
+                choice = await self._ask(name, measured, weak)
+            finally:
+                self.session.set_stage(job, "done", outcome.message)
+            if choice != "Apply":
+                self.session.declined(job.uri, job.function, "you discarded it")
+                self._result(job, f"PerfPilot: rewrite of {name} discarded")
                 return
             doc = await self.ls.document_async(job.uri)
             if doc.version != job.site.version or not self.ls.in_sync(job.uri):
+                self.session.declined(job.uri, job.function, "the function changed meanwhile")
                 self.ls.tell(f"PerfPilot: {name} changed meanwhile; not applied",
                           lsp.MessageType.Warning)
                 return
@@ -192,6 +206,7 @@ class JobRunner:
                                  version=doc.version, confirm=confirm,
                                  includes=chosen.candidate.includes)
         except StaleSiteError as exc:
+            self.session.declined(job.uri, job.function, str(exc))
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {exc}",
                       lsp.MessageType.Warning)
             return
@@ -212,11 +227,30 @@ class JobRunner:
                                                         chosen.candidate.code,
                                                         chosen.candidate.includes):
             phrase = speedup_phrase(chosen.verdict) if chosen.verdict else "not measured"
-            self.ls.tell(f"PerfPilot: {name} rewritten — {phrase}")
+            self._result(job, f"PerfPilot: {name} rewritten — {phrase}")
         else:
-            reason = result.failure_reason or "the editor refused the edit"
+            reason = result.failure_reason or ("discarded in the preview" if confirm
+                                               else "the editor refused the edit")
+            self.session.declined(job.uri, job.function, reason)
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {reason}",
                       lsp.MessageType.Warning)
+
+    def _result(self, job: Job, text: str) -> None:
+        """Tell a job's result: as ``perfpilot/result`` to a client that shows results itself
+        (a new one replaces the previous one there), else as a message."""
+        if self.ls.client_shows_results:
+            self.ls.protocol.notify(NOTIFY_RESULT, ResultMessage(
+                job_id=job.id, uri=job.uri, function=job.function, message=text))
+        else:
+            self.ls.tell(text)
+
+    async def _ask(self, name: str, measured: str, weak: bool) -> str:
+        """Ask whether to apply the rewrite; the title of the answer ("" when dismissed)."""
+        choice = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
+            lsp.MessageType.Warning if weak else lsp.MessageType.Info,
+            f"PerfPilot: apply the rewrite of {name}? Measured: {measured}.",
+            [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
+        return choice.title if choice is not None else ""
 
 
 def register(server: PerfPilotServer) -> None:

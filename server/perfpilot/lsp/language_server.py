@@ -74,6 +74,9 @@ class PerfPilotServer(LanguageServer):
         # The client shows perfpilot/jobStatus itself (showsJobStatus initialization option):
         # no work-done progress then, so a job has one status item, not two.
         self.client_shows_jobs = False
+        # The client shows perfpilot/result itself (showsResults): a job's result then goes
+        # there instead of window/showMessage, so a new result can replace the previous one.
+        self.client_shows_results = False
         self._told_ignored = ""
         self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -181,6 +184,13 @@ class PerfPilotServer(LanguageServer):
     def supports_show_document(self) -> bool:
         w = self._caps().window
         return bool(w and w.show_document and w.show_document.support)
+
+    def hover_is_plain(self) -> bool:
+        """Whether the client asked for hovers without markdown (its hover
+        ``contentFormat`` lists plaintext only)."""
+        td = self._caps().text_document
+        formats = td.hover.content_format if td and td.hover else None
+        return formats is not None and lsp.MarkupKind.Markdown not in formats
 
     def supports_disabled_actions(self) -> bool:
         td = self._caps().text_document

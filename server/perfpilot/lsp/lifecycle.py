@@ -32,6 +32,7 @@ def register(server: PerfPilotServer) -> None:
         # the workspace; settings pulled later may come from files inside the workspace.
         ls.trust_workspace = isinstance(opts, dict) and opts.get("trustWorkspace") is True
         ls.client_shows_jobs = isinstance(opts, dict) and opts.get("showsJobStatus") is True
+        ls.client_shows_results = isinstance(opts, dict) and opts.get("showsResults") is True
         if isinstance(opts, dict):
             settings = opts.get("settings", opts)
             settings = settings.get("perfpilot", settings) if isinstance(settings, dict) else {}
@@ -69,6 +70,13 @@ def register(server: PerfPilotServer) -> None:
         ls.engine.set_secret(API_KEY_SECRET if name == SECRET_API_KEY else name, params.value,
                              params.role)
         ls.log_info(f"secret {name} {'set' if params.value else 'cleared'}")  # never the value
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: PerfPilotServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        # Rewrites applied before a restart (or before the document was closed) come back.
+        uri = params.text_document.uri
+        if ls.session.restore(uri, ls.outline(ls.document(uri))):
+            ls.refresh()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PerfPilotServer, params: lsp.DidCloseTextDocumentParams) -> None:

@@ -26,6 +26,7 @@ from perfpilot.engine.confirm_rewrite import (
 from perfpilot.engine.disk_cache import private_folder
 from perfpilot.engine.hotspots import (
     HotSpot,
+    headline,
     hot_spots,
     hover_text,
     lens_text,
@@ -79,26 +80,31 @@ def _spots(ls: PerfPilotServer, doc: TextDocument) -> list[tuple[HotSpot, Functi
 
 
 def profile_lenses(ls: PerfPilotServer, doc: TextDocument,
-                   header: Any) -> list[lsp.CodeLens]:
-    """``34% of run time`` and ``Make this faster`` above each hot function of ``doc``.
+                   header: Any) -> list[tuple[bool, lsp.CodeLens]]:
+    """``34% of run time`` and ``Make this faster`` above each hot function of ``doc``, and
+    Confirm in program (or the program's figure) on rewrites; each paired with whether it is
+    a figure (True) or an action (False), so the lens line can put the actions first.
     ``header`` maps (doc, site) to the range of the function's first line."""
-    lenses: list[lsp.CodeLens] = []
+    # The program's figure before the share: it is the newer and more telling one.
+    lenses = _confirm_lenses(ls, doc, header)
     for spot, site in _spots(ls, doc):
         rng = header(doc, site)
         arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character,
                "version": doc.version}
-        lenses.append(lsp.CodeLens(rng, lsp.Command(
-            f"$(flame) {lens_text(spot)}", CMD_SHOW_PROFILE, arguments=[{}])))
-        lenses.append(lsp.CodeLens(rng, lsp.Command("Make this faster", CMD_FASTER,
-                                                    arguments=[arg])))
-    lenses.extend(_confirm_lenses(ls, doc, header))
+        lenses.append((True, lsp.CodeLens(rng, lsp.Command(
+            f"$(flame) {lens_text(spot)}", CMD_SHOW_PROFILE, arguments=[{}]))))
+        if ls.session.record(doc.uri, site.qualified_name) is None:
+            # A function with a result has Re-run among its actions already.
+            lenses.append((False, lsp.CodeLens(rng, lsp.Command(
+                "Make this faster", CMD_FASTER, arguments=[arg]))))
     return lenses
 
 
-def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list[lsp.CodeLens]:
+def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any
+                    ) -> list[tuple[bool, lsp.CodeLens]]:
     """On rewrites, applied or awaiting the user's review: the program's figure once
     confirmed, else "Confirm in program"."""
-    lenses: list[lsp.CodeLens] = []
+    lenses: list[tuple[bool, lsp.CodeLens]] = []
     settings = ls.engine.settings.profile
     for name, rec in ls.session.records.get(doc.uri, {}).items():
         site = ls.site_named(doc, name)
@@ -110,14 +116,15 @@ def _confirm_lenses(ls: PerfPilotServer, doc: TextDocument, header: Any) -> list
         key = (doc.uri, name)
         done = ls.profiles.confirmations.get(key)
         if key in ls.profiles.confirming:
-            lenses.append(lsp.CodeLens(rng, lsp.Command(
-                "$(sync~spin) confirming in the program…", CMD_SHOW_PROFILE, arguments=[{}])))
+            lenses.append((True, lsp.CodeLens(rng, lsp.Command(
+                "$(sync~spin) confirming in the program…", CMD_SHOW_PROFILE, arguments=[{}]))))
         elif done is not None and done.function_text.strip() == rewrite.strip():
-            lenses.append(lsp.CodeLens(rng, lsp.Command(
-                program_lens_text(done.verdict), CMD_CONFIRM, arguments=[arg])))
+            lenses.append((True, lsp.CodeLens(rng, lsp.Command(
+                program_lens_text(done.verdict), CMD_CONFIRM, arguments=[arg]))))
         elif can_confirm(settings):
             title = "Confirm in program" if rec.applied else "Confirm in program (not applied)"
-            lenses.append(lsp.CodeLens(rng, lsp.Command(title, CMD_CONFIRM, arguments=[arg])))
+            lenses.append((False, lsp.CodeLens(rng, lsp.Command(title, CMD_CONFIRM,
+                                                                arguments=[arg]))))
     return lenses
 
 
@@ -213,9 +220,13 @@ def register_profile_commands(server: PerfPilotServer) -> None:
             end(last)
         ls.profiles.replace(result, _folder(ls, create=True))
         top = result.hottest(1)
-        if top:
-            ls.tell(f"PerfPilot: profile taken; hottest function {top[0].name} "
-                    f"({top[0].self_share:.0%} of run time)")
+        lead = headline(result)
+        if lead is not None:
+            ls.tell(f"PerfPilot: profile taken; your hottest function is {lead}")
+        elif top:
+            ls.tell(f"PerfPilot: profile taken; none of the sampled functions is in your "
+                    f"sources; the hottest is {top[0].name} ({top[0].self_share:.0%} of run "
+                    "time)")
         else:
             ls.tell("PerfPilot: profile taken, but no sampled function has debug "
                     "information: build with -g", lsp.MessageType.Warning)

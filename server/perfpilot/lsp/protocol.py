@@ -41,6 +41,7 @@ NOTIFY_SECRET = "perfpilot/setSecret"
 # The one secret name the editor sends (``SetSecretParams.name``), as protocol.ts declares it.
 SECRET_API_KEY = "apiKey"
 NOTIFY_JOB = "perfpilot/jobStatus"
+NOTIFY_RESULT = "perfpilot/result"
 
 MAX_UINTEGER = 2**31 - 1  # LSP positions are uintegers
 
@@ -117,6 +118,18 @@ class JobStatus:
 
 
 @attrs.frozen
+class ResultMessage:
+    """Params of ``perfpilot/result`` (server → client): a job's result, sent instead of
+    ``window/showMessage`` to a client that shows results itself (``showsResults``), so that
+    a new result can replace the previous one."""
+
+    job_id: str
+    uri: str
+    function: str
+    message: str
+
+
+@attrs.frozen
 class SetSecretParams:
     """Params of ``perfpilot/setSecret`` (client → server); an empty value clears the key."""
 
@@ -135,6 +148,15 @@ class JobStatusNotification:
 
 
 @attrs.define
+class ResultNotification:
+    """The ``perfpilot/result`` message."""
+
+    method: str
+    params: ResultMessage
+    jsonrpc: str
+
+
+@attrs.define
 class SetSecretNotification:
     """The ``perfpilot/setSecret`` message."""
 
@@ -144,6 +166,7 @@ class SetSecretNotification:
 
 
 MESSAGE_TYPES: dict[str, type[Any]] = {NOTIFY_JOB: JobStatusNotification,
+                                       NOTIFY_RESULT: ResultNotification,
                                        NOTIFY_SECRET: SetSecretNotification}
 
 

@@ -15,6 +15,7 @@ from perfpilot.engine.present import (
     hover_markdown,
     lens_title,
     needs_spec_verdict,
+    plain_text,
     plan_markdown,
     speedup_phrase,
 )
@@ -103,8 +104,11 @@ def register(server: PerfPilotServer) -> None:
         parts.extend(profile_hover(ls, doc, site))
         if not parts:
             return None
-        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
-                                                    "\n\n".join(parts)))
+        markdown = "\n\n".join(parts)
+        if ls.hover_is_plain():
+            return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.PlainText,
+                                                        plain_text(markdown)))
+        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, markdown))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: PerfPilotServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
@@ -122,6 +126,9 @@ def register(server: PerfPilotServer) -> None:
                 f"$(sync~spin) PerfPilot: {job.stage}…", CMD_STATUS, arguments=[{}])))
             lenses.append(lsp.CodeLens(rng, lsp.Command(
                 "Cancel", CMD_CANCEL, arguments=[{"jobId": job.id, **arg}])))
+        # A result's line: its actions first (so a narrow editor clips figures, never an
+        # action), then the result; the checks and variant race are in the hover and Details.
+        tagged: list[tuple[bool, lsp.CodeLens]] = []
         for name, rec in ls.session.records.get(doc.uri, {}).items():
             site = ls.site_named(doc, name)
             if site is None or name in shown:
@@ -129,19 +136,24 @@ def register(server: PerfPilotServer) -> None:
             rng = header_range(doc, site)
             arg = {"uri": doc.uri, "line": rng.start.line, "character": rng.start.character}
             report = [{**arg, "open": True}]
-            lenses.append(lsp.CodeLens(rng, lsp.Command(lens_title(rec.outcome), CMD_REPORT,
-                                                        arguments=report)))
-            lenses.append(lsp.CodeLens(rng, lsp.Command("Details", CMD_REPORT,
-                                                        arguments=report)))
+            tagged.append((False, lsp.CodeLens(rng, lsp.Command("Details", CMD_REPORT,
+                                                                arguments=report))))
             if needs_spec_verdict(rec.outcome) is not None:
-                lenses.append(lsp.CodeLens(rng, lsp.Command(
+                tagged.append((False, lsp.CodeLens(rng, lsp.Command(
                     "Draft a bench spec", CMD_DRAFT_SPEC,
-                    arguments=[{"uri": doc.uri, "function": name}])))
+                    arguments=[{"uri": doc.uri, "function": name}]))))
             if rec.outcome.trials:
-                lenses.append(lsp.CodeLens(rng, lsp.Command("Re-run", CMD_RERUN, arguments=[arg])))
+                tagged.append((False, lsp.CodeLens(rng, lsp.Command("Re-run", CMD_RERUN,
+                                                                    arguments=[arg]))))
             if rec.applied:
-                lenses.append(lsp.CodeLens(rng, lsp.Command("Revert", CMD_REVERT, arguments=[arg])))
-        lenses.extend(profile_lenses(ls, doc, header_range))
+                tagged.append((False, lsp.CodeLens(rng, lsp.Command("Revert", CMD_REVERT,
+                                                                    arguments=[arg]))))
+            tagged.append((True, lsp.CodeLens(rng, lsp.Command(
+                lens_title(rec.outcome, rec.declined), CMD_REPORT, arguments=report))))
+        tagged.extend(profile_lenses(ls, doc, header_range))
+        # Stable: per line, actions in the order given, then figures.
+        tagged.sort(key=lambda t: (t[1].range.start.line, t[0]))
+        lenses.extend(lens for _figure, lens in tagged)
         return lenses
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT,
@@ -154,8 +166,9 @@ def register(server: PerfPilotServer) -> None:
         for name, rec in ls.session.records.get(doc.uri, {}).items():
             chosen = rec.outcome.chosen
             site = ls.site_named(doc, name)
-            if site is None or chosen is None or chosen.verdict is None:
-                continue
+            if site is None or chosen is None or chosen.verdict is None \
+                    or not ls.session.claims_result(doc.uri, name):
+                continue  # no figure on code the rewrite is not in
             v = chosen.verdict
             if v.speedup is None:
                 continue

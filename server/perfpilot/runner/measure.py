@@ -784,12 +784,16 @@ def _too_slow_to_count(job: Job, calib: Calibration | None, size: int) -> str:
 async def bench_files(path: Path, function: str, candidate_path: Path,
                       settings: RunnerSettings, ctx: JobContext, spec: Path | None = None,
                       *, tuning: Tuning | None = None,
-                      gate: MeasureGate | None = None, origin: Origin = "user") -> Verdict:
+                      gate: MeasureGate | None = None, origin: Origin = "user",
+                      built_as: Path | None = None, workspace: Path | None = None) -> Verdict:
     """Compare ``function`` in ``path`` with the same function in ``candidate_path``.
 
     The candidate file may be a whole unit (the function is located in it) or just the new
     function's text. Files the user names are their own code (``origin="user"``): pass
     ``"model"`` for files a model wrote, to hold them to the policy and the sandbox.
+    ``built_as``: the file whose folder (quote includes) and compile flags both sides are
+    built with, when ``path`` is a copy kept elsewhere (a file's text at another revision);
+    ``workspace``: its workspace (by default ``path``'s folder).
     """
     language = language_for(str(path)) or "cpp"
     unit = path.read_text(encoding="utf-8", errors="replace")
@@ -807,6 +811,8 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
                                           whole_unit=True)
         if refused is not None:
             return refused
+    source = built_as or path
     return await _measure(site, cand_unit, new_text, settings, ctx,
-                          workspace=path.resolve().parent, spec=spec, source_path=path,
-                          tuning=tuning, gate=gate or MeasureGate(), origin=origin)
+                          workspace=workspace or source.resolve().parent, spec=spec,
+                          source_path=source, tuning=tuning, gate=gate or MeasureGate(),
+                          origin=origin)

@@ -184,8 +184,52 @@ suite('PerfPilot in VS Code', () => {
     }
     assert.ok(measured.some((t) => /\d(\.\d+)?×/.test(t)), JSON.stringify(measured));
     assert.ok(measured.some((t) => /Details|Re-run|Revert/.test(t)), JSON.stringify(measured));
+    // At 1280 px with the Explorer open, every action of the lens line is on screen: the
+    // actions come first and the figures after them.
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    editor = await vscode.window.showTextDocument(doc);
     editor.revealRange(new vscode.Range(namePos, namePos), vscode.TextEditorRevealType.AtTop);
+    const shown = await waitFor(
+      'the lens line in the editor',
+      async () => {
+        const q = await queryPage('codelens-line', '.monaco-editor .codelens-decoration a');
+        return q.texts.includes('Revert') ? q : undefined;
+      },
+      20_000,
+    );
+    const explorer = await queryPage('explorer-open', '.monaco-workbench .part.sidebar .explorer-folders-view');
+    assert.ok(explorer.count > 0, 'the Explorer is open');
+    for (const action of ['Details', 'Re-run', 'Revert']) {
+      const i = shown.texts.indexOf(action);
+      assert.ok(i >= 0, `${action} is in the lens line: ${JSON.stringify(shown.texts)}`);
+      const box = shown.boxes?.[i];
+      assert.ok(box && box.left >= box.clipLeft && box.right <= box.clipRight, `${action} is on screen: ${JSON.stringify(box)}`);
+    }
     await screenshot('codelens');
+  });
+
+  test('after a server restart the result, its lens and Revert come back', async () => {
+    const lensTitles = async (): Promise<string[]> =>
+      ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 10)) ?? []).map((l) => l.command?.title ?? '');
+    const before = api.controller.languageClient;
+    await vscode.commands.executeCommand('perfpilot.client.restartServer');
+    await waitFor(
+      'a new running server',
+      () => (api.controller.state === 'running' && api.controller.languageClient !== before ? true : undefined),
+      90_000,
+    );
+    const titles = await waitFor(
+      'the restored lens',
+      async () => {
+        const t = await lensTitles();
+        return t.includes('Revert') && t.some((x) => x.startsWith('⚡')) ? t : undefined;
+      },
+      30_000,
+    );
+    assert.ok(titles.indexOf('Revert') < titles.findIndex((x) => x.startsWith('⚡')), JSON.stringify(titles));
+    const hints =
+      (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0))) ?? [];
+    assert.ok(hints.some((h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('')).includes('×')), 'the inlay hint is back');
   });
 
   test('Show report opens a read-only markdown document', async () => {
@@ -227,6 +271,20 @@ suite('PerfPilot in VS Code', () => {
     } finally {
       await config.update('inlayHints', undefined, vscode.ConfigurationTarget.Workspace);
     }
+  });
+
+  test('Re-run: its result replaces the previous result notification', async () => {
+    const before = api.results.shown.length;
+    assert.ok(before >= 1 && api.results.shown.some((t) => /rewritten — .*×/.test(t)), JSON.stringify(api.results.shown));
+    const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
+    const started = jobEvents.length;
+    const result = (await vscode.commands.executeCommand('perfpilot.client.rerun', doc.uri, pos)) as { jobId?: string } | undefined;
+    assert.ok(result?.jobId, JSON.stringify(result));
+    await waitFor('the re-run to end', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 120_000);
+    await waitFor('its result', () => (api.results.shown.length > before ? true : undefined), 10_000);
+    assert.match(api.results.shown[api.results.shown.length - 1], /×/);
+    await sleep(300);
+    assert.strictEqual(api.results.open, 1, 'one result notification is open: the new one');
   });
 
   test('Revert restores the original function', async () => {
@@ -283,31 +341,53 @@ suite('PerfPilot in VS Code', () => {
     assert.strictEqual(doc.getText(), original);
     const config = vscode.workspace.getConfiguration('perfpilot');
     await config.update('applyMode', 'preview', vscode.ConfigurationTarget.Workspace);
-    try {
+    const hintLabels = async (): Promise<string[]> =>
+      (
+        (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0))) ?? []
+      ).map((h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('')));
+    const lensTitles = async (): Promise<string[]> =>
+      ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 10)) ?? []).map((l) => l.command?.title ?? '');
+    /** Runs Make this faster and waits until the Refactor Preview shows the change. */
+    const previewed = async (shot?: string): Promise<string> => {
       const started = jobEvents.length;
       const result = (await vscode.commands.executeCommand('perfpilot.client.makeFaster', doc.uri, bodyPos)) as { jobId?: string } | undefined;
       assert.ok(result?.jobId, JSON.stringify(result));
-      // The job stays open while the edit waits for confirmation; the document must not change.
-      // Measured: the speedup hint is back (Revert removed the old result) or the job ended.
-      const applying = await waitUpTo(async () => {
-        const done = jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done);
-        const hints =
-          (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0))) ?? [];
-        const measured = hints.some((h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('')).includes('×'));
-        return done ?? (measured ? 'measured' : undefined);
-      }, 90_000, 1000);
+      await waitFor('the edit to await confirmation', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && (s.stage === 'awaiting confirmation' || s.done)), 90_000, 500);
+      await waitFor('the Refactor Preview', async () => ((await queryPage('refactor-preview', '.monaco-workbench .part.panel >> text=Refactor Preview')).count > 0 ? true : undefined), 20_000);
       // VS Code updates the lenses of a focused editor only (the preview panel took the focus).
       await vscode.window.showTextDocument(doc);
       await sleep(1500);
-      await screenshot('refactor-preview');
-      assert.strictEqual(doc.getText(), original, `the rewrite was not applied without confirmation (job: ${JSON.stringify(applying)})`);
-      const panel = await queryPage('refactor-preview', '.monaco-workbench .part.panel >> text=Refactor Preview');
-      assert.ok(panel.count > 0, `the Refactor Preview panel is open: ${JSON.stringify(panel)}`);
-      const entry = await queryPage('refactor-preview-file', '.monaco-workbench .part.panel .monaco-list-row >> text=sums.cpp');
-      assert.ok(entry.count > 0, `the preview lists sums.cpp: ${JSON.stringify(entry)}`);
+      if (shot) {
+        await screenshot(shot);
+      }
+      assert.strictEqual(doc.getText(), original, 'nothing is applied before the user decides');
+      // The change is ticked: its row's checkbox is checked, so the diff shows the rewrite.
+      const ticked = await queryPage('refactor-preview-ticked', '.monaco-workbench .part.panel .monaco-list-row:has-text("sums.cpp") .edit-checkbox.checked');
+      assert.ok(ticked.count > 0, `the change to sums.cpp is ticked: ${JSON.stringify(ticked)}`);
+      return result.jobId;
+    };
+    try {
+      // Apply: the ticked change is applied, and the result is claimed on the rewritten code.
+      const applied = await previewed('refactor-preview');
+      await vscode.commands.executeCommand('refactorPreview.apply');
+      await waitFor('the rewrite in the document', () => (doc.getText() !== original ? true : undefined), 20_000);
+      await waitFor('the job to finish', () => jobEvents.find((s) => s.jobId === applied && s.done), 60_000);
+      await vscode.window.showTextDocument(doc);
+      await waitFor('the result lens with Revert', async () => ((await lensTitles()).includes('Revert') ? true : undefined), 20_000);
+      const reverted = (await vscode.commands.executeCommand('perfpilot.client.revert', doc.uri, bodyPos)) as { applied?: boolean } | undefined;
+      assert.strictEqual(reverted?.applied, true, JSON.stringify(reverted));
+      await waitFor('the original text', () => (doc.getText() === original ? true : undefined), 10_000);
+      // Discard: the function stays as it was and nothing claims a figure for it.
+      const discarded = await previewed();
       await vscode.commands.executeCommand('refactorPreview.discard').then(undefined, () => undefined);
-      await waitFor('the job to finish', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 60_000);
+      await waitFor('the job to finish', () => jobEvents.find((s) => s.jobId === discarded && s.done), 60_000);
+      await vscode.window.showTextDocument(doc);
+      await sleep(1000);
       assert.strictEqual(doc.getText(), original);
+      const titles = await lensTitles();
+      assert.ok(!titles.some((t) => t.includes('×')), `no figure on the unchanged function: ${JSON.stringify(titles)}`);
+      assert.ok(titles.some((t) => t.startsWith('PerfPilot: not applied')), JSON.stringify(titles));
+      assert.ok(!(await hintLabels()).some((l) => l.includes('×')), 'no inlay hint on the unchanged function');
     } finally {
       await config.update('applyMode', undefined, vscode.ConfigurationTarget.Workspace);
     }

@@ -9,6 +9,8 @@ export interface E2EConfig {
   /** Which suite runs: `extension` (the fixture workspace) or `profile` (examples/profiled). */
   suite?: string;
   install: boolean;
+  /** Only the tests whose titles match this regular expression (PERFPILOT_E2E_GREP). */
+  grep?: string;
 }
 
 export function e2eConfig(): E2EConfig {
@@ -62,8 +64,16 @@ export function hoverText(hovers: vscode.Hover[]): string {
     .join('\n');
 }
 
-/** Asks the driver how many elements match a Playwright locator in the page, and their texts. */
-export async function queryPage(name: string, locator: string): Promise<{ count: number; texts: string[]; error?: string }> {
+/** Where an element lies on the page, and the box of the editor that clips it. */
+export interface ElementBox {
+  left: number;
+  right: number;
+  clipLeft: number;
+  clipRight: number;
+}
+
+/** Asks the driver how many elements match a Playwright locator in the page, their texts and boxes. */
+export async function queryPage(name: string, locator: string): Promise<{ count: number; texts: string[]; boxes?: ElementBox[]; error?: string }> {
   return askDriver('PERFPILOT_E2E_QUERY', name, locator);
 }
 
@@ -77,10 +87,12 @@ export async function typeKeys(name: string, text: string): Promise<void> {
   await askDriver('PERFPILOT_E2E_KEYS', name, text);
 }
 
-async function askDriver(kind: string, name: string, what: string): Promise<{ count: number; texts: string[]; error?: string }> {
+async function askDriver(kind: string, name: string, what: string): Promise<{ count: number; texts: string[]; boxes?: ElementBox[]; error?: string }> {
   const file = path.join(e2eConfig().artifacts, `${name}.query.json`);
   fs.rmSync(file, { force: true });
   console.log(`${kind}:${name}|${what}`);
   await waitUpTo(() => (fs.existsSync(file) ? true : undefined), 15_000, 200);
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { count: number; texts: string[] }) : { count: 0, texts: [], error: 'no answer' };
+  return fs.existsSync(file)
+    ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { count: number; texts: string[]; boxes?: ElementBox[] })
+    : { count: 0, texts: [], error: 'no answer' };
 }

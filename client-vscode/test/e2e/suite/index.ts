@@ -17,6 +17,11 @@ export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', timeout: 240_000, color: false, reporter: Mocha.reporters.Base });
   // One suite per workspace: the driver opened the workspace the suite is written for.
   mocha.addFile(path.join(__dirname, `${e2eConfig().suite ?? 'extension'}.test.js`));
+  // PERFPILOT_E2E_GREP (a regular expression): run only the tests whose titles match.
+  const grep = e2eConfig().grep;
+  if (grep) {
+    mocha.grep(new RegExp(grep));
+  }
   const results: TestResult[] = [];
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {

