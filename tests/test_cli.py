@@ -188,3 +188,15 @@ def test_the_job_budget_stops_the_job_and_names_the_stage(tmp_path: Path) -> Non
     assert data["message"].startswith("Stopped after 0.5 s while "), data["message"]
     assert "runner.jobBudgetS" in data["message"]
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_optimize_prints_each_candidates_notes(tmp_path: Path) -> None:
+    # A planned strategy the rewriter leaves (a sort in C: no std::sort) is said under the
+    # candidate that carries out the rest, not only in the plan.
+    src = tmp_path / "distinct.c"
+    src.write_text((EXAMPLES / "tasks" / "sort_ints" / "distinct.c").read_text())
+    proc = run("optimize", str(src), "--function", "count_distinct")
+    assert proc.returncode == 0, proc.stderr
+    assert "Candidate 1 (builtin;" in proc.stdout
+    assert "  note: manual-sort: the selection sort at line 4 stays: C has no std::sort" \
+        in proc.stdout, proc.stdout

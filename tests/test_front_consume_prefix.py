@@ -27,7 +27,7 @@ RULES = frozenset({"vector-front-op"})
     # a fixed-size record per iteration, no non-empty guard needed
     ("int f(std::string b) { int n = 0; while (b.size() >= 8) { if (b[0] == 'R') ++n; "
      "b.erase(0, 8); } return n; }",
-     ["(b.size() - b_head) >= 8", "b_head += std::min<std::size_t>(8, b.size() - b_head);"]),
+     ["b.size() - b_head >= 8", "b_head += std::min<std::size_t>(8, b.size() - b_head);"]),
     # a tokenizer: find, substr from 0, the rest copied whole
     ("std::vector<std::string> f(std::string s) { std::vector<std::string> out; "
      "while (!s.empty()) { std::size_t p = s.find(' '); if (p == std::string::npos) "

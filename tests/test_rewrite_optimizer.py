@@ -143,9 +143,13 @@ async def test_candidate_that_does_not_compile_is_rejected_with_the_error() -> N
     assert rewrite(site).rules == {"const-ref-param"}
     result = await plain().optimize(site, BOTH, JobContext())
     assert result.candidates == ()
-    (rej,) = result.rejected
+    rej, unexplained = result.rejected
     assert rej.reason.startswith("does not compile") and "modify" in rej.reason
     assert "const std::vector<int> &v" in rej.code
+    # the rejection explains const-ref-param; the planned pow-strength, with no pow here, is
+    # said in words
+    assert unexplained.reason == ("pow-strength: planned, but no candidate carries it out "
+                                  "(the rewrite found nothing it may change)")
 
 
 async def test_unit_flags_are_used() -> None:

@@ -94,7 +94,7 @@ def test_c_gets_the_table_too() -> None:
             "' ' || s[i] == '\\t' || s[i] == '\\n' || s[i] == '\\r') ++k; return k; }")
     res = rewrite(function_by_name(code, "c", "f"), RULES)
     assert "static const unsigned char char_set[256]" in res.code
-    assert "char_set[(unsigned char)(s[i])] != 0" in res.code
+    assert "char_set[(unsigned char)s[i]] != 0" in res.code
 
 
 @pytest.mark.parametrize("code", [
@@ -325,7 +325,7 @@ def test_the_named_table_is_built_before_the_outermost_loop_that_keeps_the_strin
             "std::string::npos) ++n;\n    }\n    return n; }")
     res = rewrite(_site(code), RULES)
     assert res.code.index("set_has[256]") < res.code.index("for (int r"), res.code
-    assert "set_has[(unsigned char)(c)] != 0" in res.code
+    assert "set_has[(unsigned char)c] != 0" in res.code
 
 
 @pytest.mark.parametrize("code", [

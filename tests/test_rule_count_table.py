@@ -97,7 +97,7 @@ def test_the_letter_histogram_is_counted_once() -> None:
             "text.end(), c);\n    return out; }")
     res = rewrite(_site(code), RULES)
     assert "for (unsigned char byte : text) ++text_counts[byte];" in res.code, res.code
-    assert "(int)text_counts[(unsigned char)(c)]" in res.code
+    assert "(int)text_counts[(unsigned char)c]" in res.code
     assert "count-table" in {f.rule for f in analyze(_site(code))}
 
 

@@ -613,7 +613,7 @@ void gate(long* __restrict u, long* __restrict t, int n, int steps) {
     res = _rewrite("gate", code)
     # A branch, not an if clause: a false if clause still enters the OpenMP runtime on every
     # outer iteration, which costs more than a short inner loop.
-    assert res.code.count("if ((long long)(n - 1) - (long long)(1) > ") == 2, res.code
+    assert res.code.count("if ((long long)(n - 1) - 1 > ") == 2, res.code
     assert res.code.count("#pragma omp parallel for\n") == 2, res.code
     assert res.code.count("} else {") == 2 and " if(" not in res.code, res.code
     assert res.code.count("t[i] = u[i - 1] + u[i + 1];") == 2, res.code

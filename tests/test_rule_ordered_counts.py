@@ -225,7 +225,7 @@ def test_generated_variants_keep_results(tmp_path: Path) -> None:
     ("pc", "std::upper_bound", "std::lower_bound"),
     ("rq", "std::upper_bound", "std::lower_bound"),
     # crossing bounds no longer counted as 0
-    ("rq", "std::max(std::ptrdiff_t(0), ", "("),
+    ("rq", "std::max<std::ptrdiff_t>(0, ", "("),
 ])
 def test_the_differential_test_catches_a_wrong_count(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, good: str, bad: str) -> None:

@@ -112,11 +112,42 @@ def test_left_alone(code: str, name: str, words: str) -> None:
         assert any(words in n for n in notes), notes
 
 
-def test_c_costly_base_is_left_with_a_note() -> None:
-    _text, rules, notes = _rewritten(
+def test_costly_base_gets_a_local_in_c_too() -> None:
+    text, rules, _notes = _rewritten(
         "double c(const double *v, int i) { return pow(v[i] + v[i + 1], 3); }", "c", "c")
+    assert "pow-strength" in rules
+    assert "const double sum = v[i] + v[i + 1];" in text
+    assert "return sum * sum * sum;" in text
+
+
+def test_a_base_evaluated_conditionally_is_left_with_a_note() -> None:
+    _text, rules, notes = _rewritten(
+        "double c(const std::vector<double>& v, int i) {\n"
+        "    return i > 0 && std::pow(v[i] - v[i - 1], 3) > 1.0 ? 1.0 : 0.0;\n}", "c")
     assert "pow-strength" not in rules
-    assert any("temporary" in n for n in notes), notes
+    assert any("conditionally" in n for n in notes), notes
+
+
+def test_no_lambda_and_no_redundant_parentheses() -> None:
+    text, rules, _notes = _rewritten(
+        "double m(const std::vector<double>& v, double c) {\n    double acc = 0.0;\n"
+        "    for (std::size_t i = 0; i < v.size(); ++i)\n"
+        "        acc += std::pow(v[i] - c, 3) + 2.0 * std::pow(v[i], 2);\n    return acc;\n}",
+        "m")
+    assert "pow-strength" in rules
+    assert "[&]" not in text
+    assert "const double diff = v[i] - c;" in text
+    assert "acc += diff * diff * diff + 2.0 * (v[i] * v[i]);" in text
+    # the unbraced loop body became a block for the new local
+    assert "for (std::size_t i = 0; i < v.size(); ++i) {" in text
+
+
+def test_a_comment_mentioning_pow_is_no_definition() -> None:
+    text, rules, _notes = _rewritten(
+        "/* Sums written with pow() for clarity. */\n"
+        "double s(const double *x, int n) {\n    double t = 0;\n"
+        "    for (int i = 0; i < n; ++i) t += pow(x[i], 2);\n    return t;\n}", "s", "c")
+    assert "pow-strength" in rules, text
 
 
 def test_own_pow_is_left() -> None:

@@ -59,8 +59,9 @@ def test_the_best_range_sum_becomes_prefix_sums() -> None:
     out, rules = _rewritten(BEST)
     assert rules == RULES
     assert "s += a[k]" not in out
-    assert "std::make_unsigned<long>::type" in out
-    assert "if (k <= j)" in out and "[j + 1] - prefix_a[k]" in out
+    assert "std::vector<unsigned long> prefix_a(a.size() + 1);" in out
+    # the counter starts at 'i', of its own type: 'i' stands for it
+    assert "if (i <= j)\n" in out and "[j + 1] - prefix_a[i]" in out
     # the sums are built before the outermost loop, once
     assert out.index("prefix_a(a.size() + 1)") < out.index("for (std::size_t i = 0")
     assert "prefix-sum" in _findings(BEST)
@@ -71,7 +72,7 @@ def test_an_exclusive_bound_maps_to_p_hi() -> None:
     code = BEST.replace("k <= j", "k < j")
     out, rules = _rewritten(code)
     assert rules == RULES
-    assert "if (k < j)" in out and "prefix_a[j] - prefix_a[k]" in out
+    assert "if (i < j)\n" in out and "prefix_a[j] - prefix_a[i]" in out
 
 
 def test_a_fresh_name_and_an_inner_placement() -> None:
@@ -117,7 +118,7 @@ def test_a_sliding_window_sum_becomes_prefix_sums() -> None:
     out, rules = _rewritten(MOVING)
     assert rules == RULES
     assert "s += a[i + j]" not in out
-    assert "if (j < k)" in out and "prefix_a[k + i] - prefix_a[j + i]" in out
+    assert "if (k > 0)\n" in out and "prefix_a[k + i] - prefix_a[i]" in out
     assert "out.push_back(s);" in out
     assert "prefix-sum" in _findings(MOVING)
 
@@ -128,7 +129,7 @@ def test_a_shift_subtracted_and_written_first() -> None:
     assert rules == RULES
     assert "prefix_a[(i + 2 + k) - 2] - prefix_a[j - 2]" in out
     out, rules = _rewritten(MOVING.replace("a[i + j]", "a[(i) + j]"))
-    assert rules == RULES and "prefix_a[k + i] - prefix_a[j + i]" in out
+    assert rules == RULES and "prefix_a[k + i] - prefix_a[i]" in out
 
 
 def test_row_sums_of_a_flat_matrix_are_left_alone() -> None:

@@ -35,7 +35,7 @@ def _rewritten(code: str) -> tuple[str, tuple[str, ...]]:
      "while (!pool.empty()) { auto it = std::min_element(pool.begin(), pool.end()); "
      "order.push_back(*it); pool.erase(it); } return order; }",
      ["std::sort(pool.begin(), pool.end());", "auto it = pool.begin() + pool_taken;",
-      "++pool_taken;", "while (!(pool_taken == pool.size()))"]),
+      "++pool_taken;", "while (pool_taken != pool.size())"]),
     ("long f(const std::vector<long>& in, int k) { std::vector<long> v(in); long s = 0; "
      "for (int i = 0; i < k && !v.empty(); ++i) { long m = *std::max_element(v.begin(), "
      "v.end()); v.erase(std::find(v.begin(), v.end(), m)); s += m * (long)v.size(); } "

@@ -85,6 +85,9 @@ def test_hand_written_scan_loops(scan: str, after: str) -> None:
     assert rules == RULES, notes
     assert "found = !seen_set.insert(x).second; " + after in text, text
     assert "for (int x : v)" in text and text.count("for") == 1
+    if scan.startswith("bool found = false;"):
+        # the flag declared right before the scan takes the test as its initializer
+        assert "bool found = !seen_set.insert(x).second; " + after in text, text
 
 
 def test_an_element_of_another_container_is_searched_and_seen_is_returned() -> None:

@@ -218,20 +218,20 @@ def test_a_count_in_a_query_loop_becomes_a_lower_bound() -> None:
     found = _found(code)
     assert len(found) == 1 and "O(q·log n)" in found[0] and "lower_bound" in found[0]
     res = rewrite(_site(code), RULES)
-    assert "c += std::lower_bound(v.begin(), v.end(), q) - v.begin();" in res.code, res.code
+    assert "int c = std::lower_bound(v.begin(), v.end(), q) - v.begin();" in res.code, res.code
     assert "for (int x : v)" not in res.code
 
 
 @pytest.mark.parametrize(("test", "sort", "expect"), [
-    ("x <= q", "", "c += std::upper_bound(v.begin(), v.end(), q) - v.begin();"),
-    ("x > q", "", "c += v.end() - std::upper_bound(v.begin(), v.end(), q);"),
-    ("q <= x", "", "c += v.end() - std::lower_bound(v.begin(), v.end(), q);"),
+    ("x <= q", "", "int c = std::upper_bound(v.begin(), v.end(), q) - v.begin();"),
+    ("x > q", "", "int c = v.end() - std::upper_bound(v.begin(), v.end(), q);"),
+    ("q <= x", "", "int c = v.end() - std::lower_bound(v.begin(), v.end(), q);"),
     ("x == q", "", "c += run.second - run.first;"),
     ("x != q", "", "c += (run.first - v.begin()) + (v.end() - run.second);"),
     ("x > q", ", std::greater<>()",
-     "c += std::lower_bound(v.begin(), v.end(), q, std::greater<>()) - v.begin();"),
+     "int c = std::lower_bound(v.begin(), v.end(), q, std::greater<>()) - v.begin();"),
     ("x < q", ", std::greater<int>()",
-     "c += v.end() - std::upper_bound(v.begin(), v.end(), q, std::greater<>());"),
+     "int c = v.end() - std::upper_bound(v.begin(), v.end(), q, std::greater<>());"),
 ])
 def test_each_test_finds_its_bound(test: str, sort: str, expect: str) -> None:
     code = (f"int f(std::vector<int> v, int q) {{ std::sort(v.begin(), v.end(){sort}); "
@@ -240,10 +240,28 @@ def test_each_test_finds_its_bound(test: str, sort: str, expect: str) -> None:
     assert expect in res.code, res.code
 
 
+@pytest.mark.parametrize(("decl", "expect"), [
+    # a zero right before the loop: the count is the initializer
+    ("long c = 0;", "long c = std::lower_bound(v.begin(), v.end(), q) - v.begin(); return c;"),
+    # a start other than zero, a comment or a statement between, two declarators: the count
+    # is added
+    ("int c = 3;", "int c = 3; c += std::lower_bound("),
+    ("int c = 0; /* hits */", "int c = 0; /* hits */ c += std::lower_bound("),
+    ("int c = 0; ++q;", "int c = 0; ++q; c += std::lower_bound("),
+    ("int c = 0, d = 0;", "int c = 0, d = 0; c += std::lower_bound("),
+])
+def test_a_count_folds_into_the_counters_declaration_only_from_zero(decl: str,
+                                                                     expect: str) -> None:
+    code = (f"long f(std::vector<int> v, int q) {{ std::sort(v.begin(), v.end()); {decl} "
+            "for (int x : v) if (x < q) c++; return c; }")
+    res = rewrite(_site(code), RULES)
+    assert expect in res.code, res.code
+
+
 @pytest.mark.parametrize(("sort", "expect"), [
-    ("std::ranges::sort(v);", "c += std::lower_bound(v.begin(), v.end(), q) - v.begin();"),
+    ("std::ranges::sort(v);", "int c = std::lower_bound(v.begin(), v.end(), q) - v.begin();"),
     ("std::ranges::sort(v, std::greater{});",
-     "c += v.end() - std::upper_bound(v.begin(), v.end(), q, std::greater<>());"),
+     "int c = v.end() - std::upper_bound(v.begin(), v.end(), q, std::greater<>());"),
     # the sort's result kept, a projection, a comparator of unknown order: no order proved
     ("auto r = std::ranges::sort(v);", ""),
     ("std::ranges::sort(v, {}, [](int x) { return -x; });", ""),

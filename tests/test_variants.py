@@ -245,7 +245,9 @@ def test_a_loop_that_is_a_lone_body_is_braced_with_its_pragma() -> None:
             "        for (int j = 0; j < n; ++j)\n"
             "            m[i][j] += 1;\n}\n")
     four = code_of(family(code, "add", parallel=False), "unroll 4")
-    assert "        {\n            #pragma GCC unroll 4\n            for (int j" in four
+    # braced as the file braces its blocks: at the end of the outer loop's header
+    assert "    for (int i = 0; i < n; ++i) {\n        #pragma GCC unroll 4\n" \
+        "        for (int j = 0; j < n; ++j)\n            m[i][j] += 1;\n    }\n" in four, four
     assert not parse(four, "cpp").root_node.has_error
 
 

@@ -365,7 +365,11 @@ def offset_text(read: Read, name: str, off: str, finder: str = "") -> str:
     if read.kind == "whole":
         return f"{name}.substr({off})"
     if read.kind == "index":
-        return f"{name}[{off} + ({read.index})]"
+        index = read.index.strip()
+        if index == "0":
+            return f"{name}[{off}]"
+        plain = re.fullmatch(r"[\w.]+(?:\(\))?|\w+\[[^\]]*\]", index)
+        return f"{name}[{off} + {index}]" if plain else f"{name}[{off} + ({index})]"
     if read.kind == "front":
         return f"{name}[{off}]"
     if read.kind == "size":

@@ -65,7 +65,8 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
             other = types.get(c.obj) if c.obj else None
             if c.method is not None and c.method not in PARALLEL_SAFE_METHODS and \
                     (other is None or other.base.replace("const", "").strip()
-                     == vt.base.replace("const", "").strip()):
+                     == vt.base.replace("const", "").strip()) and \
+                    not _distinct(name, vt, c.obj, other):
                 changed = True  # unknown or same type: might be the same object via a reference
         if method is None and (f.deref_writes or any(a.write for a, _ in f.element)) and \
                 not _stores_keep_terminator(node, body, types, f, name, site.text):
@@ -80,6 +81,23 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         if not changed:
             out.append(site)
     return tuple(out)
+
+
+def _plain_local(vt: VarType | None) -> bool:
+    """A local object declared in the function itself, not a reference, pointer or static."""
+    return vt is not None and vt.scope == "local" and not vt.reference and not vt.pointer \
+        and "static" not in vt.type_text
+
+
+def _distinct(name: str, vt: VarType, obj: str | None, other: VarType | None) -> bool:
+    """Whether ``obj`` is surely another object than ``name``: one of them is a local object
+    of its own (no parameter, global or reference can name an object the function itself
+    declares), and the other is not a local reference or pointer that could be bound to it."""
+    if obj is None or obj == name or other is None:
+        return False
+    if _plain_local(other):
+        return True
+    return _plain_local(vt) and not other.reference and not other.pointer
 
 
 def _stores_keep_terminator(node: Node, body: Node, types: dict[str, VarType | None],

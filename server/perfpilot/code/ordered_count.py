@@ -378,25 +378,44 @@ def ordered_counts(facts: FunctionFacts) -> tuple[list[OrderedCount], list[tuple
     return found, refused
 
 
+def _always_safe(value: Node) -> bool:
+    """A value whose evaluation can neither fail nor have an effect: a name, a literal, a
+    member of a name (``q.first``). One may be evaluated where the loop would not have."""
+    node = unparen(value)
+    while node.type == "field_expression":
+        inner = node.child_by_field_name("argument")
+        if inner is None or text(node.child_by_field_name("operator")) == "->":
+            return False
+        node = unparen(inner)
+    return node.type in ("identifier", "number_literal", "char_literal", "true", "false")
+
+
 def count_text(c: OrderedCount, s: str) -> str:
     """The count, a ``std::ptrdiff_t``, over the sorted copy ``s``. A value is evaluated only
-    where the loop evaluates it at least once: the first test's when ``s`` is not empty, the
-    second's (after ``&&``) when some element passes the first."""
+    where the loop evaluates it at least once (the first test's when ``s`` is not empty, the
+    second's, after ``&&``, when some element passes the first), unless it is a name, a
+    literal or a member of a name, which may be evaluated anywhere."""
     def pos(op: str, value: Node) -> str:
         fn = "lower_bound" if op in (">=", "<") else "upper_bound"
         return f"std::{fn}({s}.begin(), {s}.end(), {text(value)})"
 
-    zero = "std::ptrdiff_t(0)"
+    safe = all(_always_safe(b[1]) for b in (c.lower, c.upper) if b is not None)
     if c.lower is not None and c.upper is not None:
         start, stop = pos(*c.lower), pos(*c.upper)
+        # bounds that cross count nothing, as the loop did
+        count = f"std::max<std::ptrdiff_t>(0, {stop} - {start})"
+        if safe:
+            return count
         # no element passes the first test: the empty run of its side
         none = f"{start} == {s}.end()" if c.lower[1].start_byte < c.upper[1].start_byte \
             else f"{stop} == {s}.begin()"
-        return f"({none} ? {zero} : std::max({zero}, {stop} - {start}))"
+        return f"{none} ? 0 : {count}"
     if c.upper is not None:
-        return f"({s}.empty() ? {zero} : {pos(*c.upper)} - {s}.begin())"
-    assert c.lower is not None
-    return f"({s}.empty() ? {zero} : {s}.end() - {pos(*c.lower)})"
+        count = f"{pos(*c.upper)} - {s}.begin()"
+    else:
+        assert c.lower is not None
+        count = f"{s}.end() - {pos(*c.lower)}"
+    return count if safe else f"{s}.empty() ? 0 : {count}"
 
 
 def copy_text(c: OrderedCount) -> tuple[str, str]:
@@ -406,19 +425,18 @@ def copy_text(c: OrderedCount) -> tuple[str, str]:
     return c.seq, f"{c.seq} + ({c.bound} > 0 ? {c.bound} : 0)"
 
 
-def replacement(c: OrderedCount, s: str, made: str) -> str:
-    """The text replacing the scan or call; ``made`` names the flag of a copy built on first
-    use ('' when it is built before the loop)."""
+def replacement(c: OrderedCount, s: str, made: str, unit: str = "    ") -> list[str]:
+    """The statements replacing the scan (for a call: one line, the count expression);
+    ``made`` names the flag of a copy built on first use ('' when it is built before the
+    loop)."""
     count = count_text(c, s)
     if c.call:
-        return count
-    build = ""
+        return [f"static_cast<std::ptrdiff_t>({count})" if "?" in count else count]
+    lines: list[str] = []
     if made:
         first, last = copy_text(c)
-        build = (f"if (!{made}) {{ {s}.assign({first}, {last}); "
-                 f"std::sort({s}.begin(), {s}.end()); {made} = true; }} ")
-    k = c.counter
-    u = f"std::make_unsigned<decltype({k})>::type"
-    add = (f"{k} = static_cast<decltype({k})>(static_cast<{u}>({k}) {c.sign} "
-           f"static_cast<{u}>({count}));")
-    return f"{{ {build}{add} }}"
+        lines.append(f"if (!{made}) {{\n{unit}{s}.assign({first}, {last});\n"
+                     f"{unit}std::sort({s}.begin(), {s}.end());\n{unit}{made} = true;\n}}")
+    # the counter wraps as the loop's steps would (the same value modulo 2^w)
+    lines.append(f"{c.counter} {c.sign}= {count};")
+    return lines

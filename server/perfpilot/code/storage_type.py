@@ -266,7 +266,7 @@ def address(pointer: str) -> str:
     """A pointer expression's address as an integer: addresses of unrelated objects compare
     as integers, where comparing the pointers themselves is unspecified."""
     e = pointer if re.fullmatch(r"[A-Za-z_]\w*", pointer) else f"({pointer})"
-    return f"(long long)(unsigned long long)(const void *){e}"
+    return f"(long long){e}"
 
 
 def element_test(a_name: str, a: StorageType, b_name: str, b: StorageType) -> str | None:

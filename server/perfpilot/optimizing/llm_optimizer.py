@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.llm.base import Message, TextGenerator
 from perfpilot.llm.cache import TextCache, cache_key
 from perfpilot.llm.errors import ModelError, for_role
+from perfpilot.optimizing.formatting import format_candidate
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.prompting.candidates import candidate_from_text
 from perfpilot.prompting.context import unit_context
@@ -41,6 +43,8 @@ def result_from_answers(site: FunctionSite, answers: Sequence[tuple[int, str]], 
         if isinstance(result, Rejected):
             rejected.append(result)
             continue
+        # the lines it changed in the file's style (its formatting, never its logic)
+        result = replace(result, code=format_candidate(site, result.code))
         fingerprint = "".join(result.code.split()) + "|" + ",".join(sorted(result.includes))
         if fingerprint in seen:
             rejected.append(Rejected(backend, f"same code as sample {seen[fingerprint]}", index,

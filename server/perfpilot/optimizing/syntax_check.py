@@ -7,6 +7,8 @@ import contextlib
 import shutil
 from collections.abc import Sequence
 
+from perfpilot.runner.compiler_warnings import check_flags, warning_lines
+
 _MAX_ERROR_CHARS = 4000
 
 
@@ -47,22 +49,34 @@ async def syntax_check(unit_text: str, language: str, flags: Sequence[str],
     against the working directory and the ``-I``/``-iquote`` flags given. A missing compiler
     or a timeout is reported as text, like a compile error.
     """
+    error, _warnings = await compile_check(unit_text, language, flags, compiler, timeout_s,
+                                           warnings=False)
+    return error
+
+
+async def compile_check(unit_text: str, language: str, flags: Sequence[str],
+                        compiler: str | None = None, timeout_s: float = 30, *,
+                        warnings: bool = True) -> tuple[str | None, tuple[str, ...]]:
+    """``syntax_check`` that also reads the warnings (``-Wall -Wextra -Wshadow``, each without
+    its place: ``runner.compiler_warnings``): ``(None, warnings)`` when the unit compiles,
+    ``(errors, ())`` when not."""
     exe = compiler or default_compiler(language)
     path = shutil.which(exe)
     if path is None:
-        return f"cannot check the rewrite: compiler '{exe}' was not found on PATH"
-    args = [path, "-fsyntax-only", *syntax_flags(language, flags),
-            "-x", "c" if language == "c" else "c++", "-"]
+        return f"cannot check the rewrite: compiler '{exe}' was not found on PATH", ()
+    wanted = check_flags(syntax_flags(language, flags)) if warnings else \
+        syntax_flags(language, flags)
+    args = [path, "-fsyntax-only", *wanted, "-x", "c" if language == "c" else "c++", "-"]
     try:
         proc = await asyncio.create_subprocess_exec(
             *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
-        return f"cannot check the rewrite: could not run '{exe}': {exc}"
+        return f"cannot check the rewrite: could not run '{exe}': {exc}", ()
     try:
         out, _ = await asyncio.wait_for(proc.communicate(unit_text.encode("utf-8")), timeout_s)
     except TimeoutError:
-        return f"the syntax check with '{exe}' timed out after {timeout_s:g} s"
+        return f"the syntax check with '{exe}' timed out after {timeout_s:g} s", ()
     finally:
         if proc.returncode is None:
             # timed out or cancelled: stop the compiler, then reap it
@@ -70,7 +84,8 @@ async def syntax_check(unit_text: str, language: str, flags: Sequence[str],
                 proc.kill()
             with contextlib.suppress(Exception):
                 await proc.wait()
+    text = out.decode("utf-8", "replace")
     if proc.returncode == 0:
-        return None
-    text = out.decode("utf-8", "replace").strip() or f"'{exe}' exited with {proc.returncode}"
-    return text[:_MAX_ERROR_CHARS]
+        return None, warning_lines(text) if warnings else ()
+    text = text.strip() or f"'{exe}' exited with {proc.returncode}"
+    return text[:_MAX_ERROR_CHARS], ()

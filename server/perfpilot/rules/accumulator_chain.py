@@ -11,19 +11,17 @@ from collections.abc import Iterator
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import callee, receiver
+from perfpilot.code.syntax import callee, declarator_name, receiver
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.detect.floating import MATH_CALLS, fp_accumulator
-from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import in_statement_list, indent_unit, replace_statement
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
     Node,
     RuleInput,
     RuleOutput,
-    line_indent,
-    newline_of,
 )
 
 RULE_ID = "accumulator-chain"
@@ -141,22 +139,28 @@ def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
     if len(set(parts)) < LANES:
         return None
     op = node_text(update.child_by_field_name("operator") or acc_node)
-    nl = newline_of(inp.text)
-    _start, ind = line_indent(inp.data, node)
+    unit = indent_unit(inp.text)
     terms = [_shifted(term, i, k) if k else " ".join(node_text(term).split())
              for k in range(LANES)]
-    step = "".join(f"{ind}        {p} += {t};{nl}" for p, t in zip(parts, terms, strict=True))
-    text = (f"{{{nl}"
-            f"{ind}    {elem} {', '.join(f'{p} = 0' for p in parts)};{nl}"
-            f"{ind}    {index_type} {i} = {lo};{nl}"
-            f"{ind}    for (; {i} < {hi} && {rest} - {i} > {LANES - 1}; {i} += {LANES}) {{{nl}"
-            f"{step}"
-            f"{ind}    }}{nl}"
-            f"{ind}    for (; {i} < {hi}; ++{i}) {parts[0]} += {terms[0]};{nl}"
-            f"{ind}    {acc} {op} ({parts[0]} + {parts[1]}) + ({parts[2]} + {parts[3]});{nl}"
-            f"{ind}}}")
+    lines = [f"{elem} {', '.join(f'{p} = 0' for p in parts)};",
+             f"{index_type} {i} = {lo};",
+             f"for (; {i} < {hi} && {rest} - {i} > {LANES - 1}; {i} += {LANES}) {{\n"
+             + "".join(f"{unit}{p} += {t};\n" for p, t in zip(parts, terms, strict=True))
+             + "}",
+             f"for (; {i} < {hi}; ++{i})\n{unit}{parts[0]} += {terms[0]};",
+             f"{acc} {op} ({parts[0]} + {parts[1]}) + ({parts[2]} + {parts[3]});"]
+    if in_statement_list(node) and not _declared_after(inp, node, {i, *parts}):
+        # the counter and the partial sums may live in the enclosing block
+        edit = replace_statement(inp, node, lines, RULE_ID)
+    else:
+        edit = replace_statement(inp, node, ["{\n" + "\n".join(
+            unit + ln if ln.strip() else ln for entry in lines for ln in entry.split("\n"))
+            + "\n}"], RULE_ID) if in_statement_list(node) else \
+            replace_statement(inp, node, lines, RULE_ID)
+    if edit is None:
+        return None
     return Change(
-        RULE_ID, (Edit(node.start_byte, node.end_byte, text, RULE_ID),),
+        RULE_ID, (edit,),
         f"The loop over '{i}' at line {lp.line} added every term into '{acc}', each addition "
         f"waiting for the one before: it now keeps {LANES} partial sums "
         f"({', '.join(parts)}) that advance together, four terms per iteration, and adds them "
@@ -164,6 +168,21 @@ def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
         "associative, so the sum may differ in its last bits; it was made because the plan "
         "accepts last-bit changes.",
         (lp.line,))
+
+
+def _declared_after(inp: RuleInput, node: Node, names: set[str]) -> bool:
+    """Whether a name of ``names`` is declared anywhere in the function after ``node`` (a
+    counter moved into the enclosing block would clash with it, or be shadowed by it)."""
+    for n in walk_all(inp.function):
+        if n.start_byte < node.end_byte:
+            continue
+        if n.type in ("init_declarator", "declaration", "parameter_declaration"):
+            for d in n.children_by_field_name("declarator"):
+                if declarator_name(d) in names:
+                    return True
+        if n.type == "init_declarator" and declarator_name(n) in names:
+            return True
+    return False
 
 
 def split_rewrite(inp: RuleInput) -> RuleOutput:

@@ -36,6 +36,7 @@ from perfpilot.code.syntax import Node, char_value, line, operator, root_name, t
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import cast
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -64,7 +65,7 @@ class _Chain:
     source: str = ""  # the named string whose bytes are the set
 
     def lookup(self, table: str) -> str:
-        test = f"{table}[(unsigned char)({text(self.subject)})] {'==' if self.negated else '!='} 0"
+        test = f"{table}[{cast('unsigned char', self.subject)}] {'==' if self.negated else '!='} 0"
         wrapped = self.node.parent is not None and \
             self.node.parent.type in ("parenthesized_expression", "condition_clause")
         return test if wrapped else f"({test})"

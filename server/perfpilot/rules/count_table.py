@@ -26,6 +26,7 @@ from perfpilot.code.syntax import line, text
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import cast
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -68,7 +69,7 @@ def _byte_table(inp: RuleInput, lp: Loop, name: str, counts: list[CountCall]) ->
                          f"++{table}[{byte}];", RULE_ID, -11),
     ]
     for c in counts:
-        lookup = f"{table}[(unsigned char)({text(c.value)})]"
+        lookup = f"{table}[{cast('unsigned char', c.value)}]"
         edits.append(Edit(c.call.start_byte, c.call.end_byte,
                           f"({c.guard} ? {lookup} : 0)" if c.guard else lookup, RULE_ID))
     return edits

@@ -17,6 +17,7 @@ from perfpilot.code.syntax import line, text
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import indent_unit, replace_statement
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -93,8 +94,14 @@ def rewrite_counts(rule: str, inp: RuleInput) -> RuleOutput:
                     f"std::sort({s}.begin(), {s}.end());"]
         edits = [insertion_before(inp, outer, h, rule, order=-18 + k)
                  for k, h in enumerate(head)]
-        edits += [Edit(c.site.start_byte, c.site.end_byte, replacement(c, s, made), rule)
-                  for c in counts]
+        unit = indent_unit(inp.text)
+        for c in counts:
+            written = replacement(c, s, made, unit)
+            stmt = None if c.call else replace_statement(inp, c.site, written, rule)
+            edits.append(stmt if stmt is not None else
+                         Edit(c.site.start_byte, c.site.end_byte, written[-1] if c.call else
+                              "{ " + " ".join(" ".join(ln.split()) for ln in written) + " }",
+                              rule))
         lines = tuple(inp.line_of(c.site) for c in counts)
         changes.append(Change(
             rule, tuple(edits),

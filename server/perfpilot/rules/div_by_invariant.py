@@ -17,14 +17,13 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import hoist_above, hoist_slot_ok
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
     Node,
     RuleInput,
     RuleOutput,
-    insertion_before,
-    statement_slot_ok,
 )
 
 
@@ -107,7 +106,7 @@ def _hoist_loop(inp: RuleInput, div: Node, name: str, writes: list[Node]) -> Nod
                            for n in walk_all(cur))
             if declares or any(_inside(w, cur) for w in writes):
                 break
-            if statement_slot_ok(cur):
+            if hoist_slot_ok(cur):
                 best = cur
         cur = cur.parent
     return best
@@ -155,8 +154,8 @@ def reciprocal_rewrite(inp: RuleInput) -> RuleOutput:
     for key, divs in groups.items():
         loop, name = loops[key], key[1]
         inv = inp.fresh_name(f"inv_{name}")
-        edits = [insertion_before(inp, loop, f"const double {inv} = 1.0 / {name};",
-                                  "div-by-invariant", 0)]
+        edits = [hoist_above(inp, loop, f"const double {inv} = 1.0 / {name};",
+                             "div-by-invariant", 0)]
         for d in divs:
             op = d.child_by_field_name("operator")
             right = d.child_by_field_name("right")

@@ -11,10 +11,12 @@ the loop's entry condition when the call could misbehave where the original neve
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
+from perfpilot.code.parse import node_text
 from perfpilot.code.syntax import (
     Node,
     callee,
@@ -52,8 +54,19 @@ _MATH_CALLS = frozenset({
 _SIZE_METHODS = frozenset({"size", "length"})
 
 
-def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
-    """A call whose arguments the loop never changes, evaluated on every iteration."""
+@dataclass(frozen=True)
+class InvariantCall:
+    """A call the loop never changes the value of: where it is, and how far out it may go."""
+
+    call: Node
+    loop: Loop  # the innermost loop holding it
+    target: Loop  # the outermost loop it stays invariant in
+    region: str  # "condition" or "body"
+
+
+def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
+    """Calls in a loop's condition (``strlen``, math, ``size()``/``length()``) or body (math,
+    ``strlen``) whose arguments the loop never changes: detection and rewrite share them."""
     seen: set[tuple[int, int]] = set()
     for loop in facts.loops:
         regions: list[tuple[str, Node]] = []
@@ -84,29 +97,38 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
                         facts.invariant_in(call, facts.loops[target.parent]):
                     target = facts.loops[target.parent]
                 seen.add(key)
-                vars_ = sorted(identifiers(call) - {name})
-                if name in _LINEAR_CALLS:
-                    cost, bonus = (f"`{name}` walks the whole string each time, which makes the "
-                                   f"loop quadratic"), 0.30
-                elif method:
-                    cost, bonus = ("the compiler often cannot prove the size unchanged when the "
-                                   "body writes through pointers or calls functions"), -0.30
-                else:
-                    cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
-                where = "in its condition" if region_name == "condition" else "in its body"
-                yield make_finding(
-                    "hoist-invariant-call",
-                    f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
-                    f"{', '.join(f'`{v}`' for v in vars_)} "
-                    f"{'is' if len(vars_) == 1 else 'are'} not modified in the loop, so the "
-                    f"call is loop-invariant ({cost}): compute it once before "
-                    f"{'the loop' if target is loop else loop_phrase(target)}.",
-                    [line(call), loop.line] + ([target.line] if target is not loop else []),
-                    loop_range=target.byte_range, node_range=rng(call),
-                    names=[name, *vars_],
-                    data={"call": code(call, 200), "name": name, "where": region_name},
-                    bonus=bonus + depth_bonus(loop.depth),
-                )
+                yield InvariantCall(call, loop, target, region_name)
+
+
+def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
+    """A call whose arguments the loop never changes, evaluated on every iteration."""
+    for found in invariant_loop_calls(facts):
+        call, loop, target, region_name = found.call, found.loop, found.target, found.region
+        name = callee(call)
+        method = receiver(call) is not None
+        vars_ = sorted(identifiers(call) - {name})
+        if name in _LINEAR_CALLS:
+            cost, bonus = (f"`{name}` walks the whole string each time, which makes the "
+                           f"loop quadratic"), 0.30
+        elif method:
+            cost, bonus = ("the compiler often cannot prove the size unchanged when the "
+                           "body writes through pointers or calls functions"), -0.30
+        else:
+            cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
+        where = "in its condition" if region_name == "condition" else "in its body"
+        yield make_finding(
+            "hoist-invariant-call",
+            f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
+            f"{', '.join(f'`{v}`' for v in vars_)} "
+            f"{'is' if len(vars_) == 1 else 'are'} not modified in the loop, so the "
+            f"call is loop-invariant ({cost}): compute it once before "
+            f"{'the loop' if target is loop else loop_phrase(target)}.",
+            [line(call), loop.line] + ([target.line] if target is not loop else []),
+            loop_range=target.byte_range, node_range=rng(call),
+            names=[name, *vars_],
+            data={"call": code(call, 200), "name": name, "where": region_name},
+            bonus=bonus + depth_bonus(loop.depth),
+        )
 
 
 ALGORITHM_RULE = "invariant-algorithm-call"
@@ -221,7 +243,78 @@ def hoist_rule(inp: RuleInput) -> RuleOutput:
                        (" (strlen is linear in the string's length, so the loop was "
                         "quadratic)." if any("strlen" in t for t in by_text) else "."))
         changes.append(Change("hoist-invariant-call", tuple(edits), explanation, (lp.line,)))
+    handled = {(c.start_byte, c.end_byte) for lp in all_loops(inp.loops)
+               for c in lp.invariant_calls}
+    body, more = _body_hoists(inp, taken, handled)
+    return changes + body, notes + more
+
+
+def _body_hoists(inp: RuleInput, taken: set[str], handled: set[tuple[int, int]]
+                 ) -> RuleOutput:
+    """The invariant calls detection reports that the condition hoist above did not take:
+    math calls in a loop body, computed once before the outermost loop they are invariant
+    in (a pure function of values the loop never changes: safe to evaluate even where the
+    original would not have); the others each left with a note saying why."""
+    notes: list[str] = []
+    by_target: dict[int, tuple[Node, list[InvariantCall]]] = {}
+    for found in invariant_loop_calls(inp.facts):
+        call = found.call
+        if (call.start_byte, call.end_byte) in handled:
+            continue
+        shown = code(call, 60)
+        where = inp.line_of(call)
+        if found.region == "condition":
+            notes.append(f"hoist-invariant-call: `{shown}` in the condition on line {where} "
+                         "stays: a call or store in the loop might change what it reads (an "
+                         "object of the same type reached through a reference or pointer)")
+        elif callee(call) not in _MATH_CALLS:
+            notes.append(f"hoist-invariant-call: `{shown}` in the loop body on line {where} "
+                         "stays: computed before the loop it would run where the original may "
+                         "never call it (a loop that runs no iteration, a branch not taken)")
+        elif not statement_slot_ok(found.target.node):
+            notes.append(f"hoist-invariant-call: `{shown}` on line {where} stays: the loop "
+                         "it is invariant in is not directly inside a block")
+        else:
+            by_target.setdefault(found.target.index, (found.target.node, []))[1].append(found)
+    changes: list[Change] = []
+    for _index, (loop, calls) in sorted(by_target.items()):
+        by_text: dict[str, list[Node]] = {}
+        for found in calls:
+            by_text.setdefault(" ".join(code(found.call, 10_000).split()), []).append(found.call)
+        edits: list[Edit] = []
+        names: list[str] = []
+        for k, (text, nodes) in enumerate(by_text.items()):
+            name = fresh_name(taken, "_".join(identifiers_in_order(nodes[0])))
+            taken.add(name)
+            names.append(name)
+            fn = callee(nodes[0])
+            kind = "auto" if inp.language == "cpp" else \
+                ("float" if fn.endswith("f") and fn[:-1] in _MATH_CALLS else "double")
+            edits.append(insertion_before(inp, loop, f"const {kind} {name} = {text};",
+                                          "hoist-invariant-call", order=-5 + k))
+            edits.extend(Edit(c.start_byte, c.end_byte, name, "hoist-invariant-call")
+                         for c in nodes)
+        lines = sorted({inp.line_of(c) for found in calls for c in [found.call]})
+        changes.append(Change(
+            "hoist-invariant-call", tuple(edits),
+            f"{', '.join(f'`{t}`' for t in by_text)} on line(s) "
+            f"{', '.join(str(n) for n in lines)} gave the same value on every iteration of "
+            f"the loop at line {inp.line_of(loop)}; it is now computed once before the loop "
+            f"(as {', '.join(names)}): the same call on the same values, so the same result.",
+            tuple(lines)))
     return changes, notes
+
+
+def identifiers_in_order(call: Node) -> list[str]:
+    """The callee and the variables a call names, in the order written (a local's name)."""
+    out: list[str] = []
+    stack = [call]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier" and node_text(n) not in out:
+            out.append(node_text(n))
+        stack.extend(reversed(n.children))
+    return out[:3]
 
 
 RULE = RuleSpec(

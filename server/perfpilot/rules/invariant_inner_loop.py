@@ -31,6 +31,7 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import indent_unit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, newline_of
 
@@ -453,16 +454,44 @@ def entry_guard(outer: Loop, types: Mapping[str, VarType | None] | None = None) 
     def wrap(t: str) -> str:
         return t if re.fullmatch(r"[\w.]+(?:\(\))?", t) else f"({t})"
 
+    if first.strip() == "0" and outer.compare == "<":
+        # from zero up to a size: the container is not empty; up to a count: it is positive
+        size = re.fullmatch(r"([A-Za-z_]\w*)\.(?:size|length)\(\)", bound.strip())
+        return f"!{size.group(1)}.empty()" if size else f"{wrap(bound)} > 0"
+    flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}[outer.compare]
+    if re.fullmatch(r"-?\d+", first.strip()):
+        # the constant on the right, as one writes a test
+        return f"{wrap(bound)} {flipped} {first.strip()}"
     return f"{wrap(first)} {outer.compare} {wrap(bound)}"
 
 
-def _guarded(data: bytes, base: int, end: int, loops: list[Node], guard: str) -> str:
-    """The text ``data[base:end]`` with each statement of ``loops`` prefixed by
-    ``if (guard)``."""
+def _guarded(data: bytes, base: int, end: int, stmts: list[Node], work: list[Node],
+             guard: str, unit: str, nl: str) -> str:
+    """The text ``data[base:end]`` with each run of consecutive statements of ``work`` (among
+    ``stmts``, in order) under one ``if (guard)``: braced when the run holds several."""
+    runs: list[list[Node]] = []
+    for st in stmts:
+        if st in work and runs and runs[-1] and runs[-1][-1] in work and \
+                stmts.index(runs[-1][-1]) == stmts.index(st) - 1:
+            runs[-1].append(st)
+        elif st in work:
+            runs.append([st])
     out = data[base:end]
-    for lp in sorted(loops, key=lambda n: n.start_byte, reverse=True):
-        at = lp.start_byte - base
-        out = out[:at] + f"if ({guard}) ".encode() + out[at:]
+    for run in reversed(runs):
+        first, last = run[0], run[-1]
+        line_start = data.rfind(b"\n", 0, first.start_byte) + 1
+        lead = data[line_start:first.start_byte].decode("utf-8")
+        indent = lead if lead.strip() == "" else ""
+        body = data[first.start_byte:last.end_byte].decode("utf-8")
+        deeper = body.replace(nl + indent, nl + indent + unit) if indent else body
+        if len(run) == 1:
+            text = f"if ({guard}){nl}{indent}{unit}{deeper}" if indent else \
+                f"if ({guard}) {body}"
+        else:
+            text = f"if ({guard}) {{{nl}{indent}{unit}{deeper}{nl}{indent}}}" if indent else \
+                f"if ({guard}) {{ {body} }}"
+        a, b = first.start_byte - base, last.end_byte - base
+        out = out[:a] + text.encode("utf-8") + out[b:]
     return out.decode("utf-8")
 
 
@@ -498,7 +527,8 @@ def invariant_inner_loop_rule(inp: RuleInput) -> RuleOutput:
         # Every statement but the declarations runs only when the outer loop would: a
         # finishing `s /= n` after an empty range is a division the original never made.
         work = [st for st in s.stmts if st.type != "declaration"]
-        moved = _guarded(data, first.start_byte, last.end_byte, work, guard) if guard \
+        moved = _guarded(data, first.start_byte, last.end_byte, list(s.stmts), work, guard,
+                         indent_unit(inp.text), nl) if guard \
             else data[first.start_byte:last.end_byte].decode("utf-8")
         block_indent = data[start:first.start_byte].decode("utf-8")
         line_start = data.rfind(b"\n", 0, outer.start_byte) + 1

@@ -59,6 +59,7 @@ from perfpilot.rules.rewrite_input import (
     RuleInput,
     RuleOutput,
     insertion_before,
+    left_findings,
     loop_node,
     statement_slot_ok,
 )
@@ -247,6 +248,15 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 includes=("<algorithm>",)))  # std::sort, std::binary_search
         if inp.language == "cpp":  # the copies are std::vector
             changes.extend(_nested_changes(inp, lp, loop, types, loop_vars, notes))
+    notes += left_findings(
+        inp, RULE_ID, linear_search_in_loop(inp.facts), changes, notes,
+        "the rewrite proves a sorted copy and a binary search equal only for membership "
+        "tests (std::find compared with end(), a scan for an equal element) of integers or "
+        "strings in a container the loop never changes; C has no std::sort" if
+        inp.language == "c" else
+        "the rewrite proves a sorted copy and a binary search equal only for membership "
+        "tests (std::find compared with end(), a scan for an equal element) of integers or "
+        "strings in a container the loop never changes")
     return changes, notes
 
 

@@ -33,11 +33,12 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import guarded, indent_at, indent_unit
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
 
 RULE_ID = "manual-sort"
-_TIGHT = re.compile(r"\s*([=\[\](){};,<>+\-*!&|])\s*")
+_TIGHT = re.compile(r"\s*([=\[\](){};,<>+\-*/%!&|])\s*")
 
 
 def _norm(node: Node | None) -> str:
@@ -174,50 +175,347 @@ def _selection(loop: Node) -> tuple[str, str, str] | None:
     return None
 
 
+# Assignments that set a flag, in the normalized text: ``F=true;``, ``F=false;``.
+_FLAG_SET = re.compile(r"(\w+)=(true|false|1|0);")
+
+
+def _truth(word: str) -> bool:
+    return word in ("true", "1")
+
+
+def _pass_loop(node: Node, flag: str, swapped: bool, gap: str) -> tuple[str, str, int, int,
+                                                                          bool] | None:
+    """``(a, N, start, step, ascending)`` of one compare-exchange pass: ``for (T j = S; j +
+    GAP < N; j += STEP) if (a[j] > a[j + GAP]) { swap(a[j], a[j + GAP]); F = swapped; }``
+    (the bound also as ``j < N - GAP``; the test turned round; the flag set before or after
+    the swap)."""
+    if node.type != "for_statement":
+        return None
+    init = node.child_by_field_name("initializer")
+    cond = node.child_by_field_name("condition")
+    update = node.child_by_field_name("update")
+    body = node.child_by_field_name("body")
+    if init is None or cond is None or update is None or body is None:
+        return None
+    m = re.fullmatch(r"(?:[\w:<> ]+ )?(\w+)=(\d+);?", _norm(init))
+    if m is None:
+        return None
+    j, start = m.group(1), int(m.group(2))
+    step = {f"++{j}": 1, f"{j}++": 1, f"{j}+=1": 1, f"{j}+=2": 2, f"{j}={j}+2": 2}.get(
+        _norm(update))
+    if step is None:
+        return None
+    other = f"{j}+{gap}"
+    c = _norm(cond)
+    n = None
+    for prefix in (f"{j}+{gap}<", f"{other}<"):
+        if c.startswith(prefix):
+            n = c[len(prefix):]
+    if n is None and c.startswith(f"{j}<") and c.endswith(f"-{gap}"):
+        n = c[len(j) + 1:-len(gap) - 1]
+    ifs = statements(body)
+    if n is None or len(ifs) != 1 or ifs[0].type != "if_statement" or \
+            ifs[0].child_by_field_name("alternative") is not None:
+        return None
+    found = _compare(ifs[0], j, other)
+    if found is None:
+        return None
+    a, bigger_first = found
+    inner = statements(ifs[0].child_by_field_name("consequence"))
+    sets = [k for k, st in enumerate(inner) if (fm := _FLAG_SET.fullmatch(_norm(st)))
+            and fm.group(1) == flag and _truth(fm.group(2)) == swapped]
+    if len(sets) != 1 or sets[0] not in (0, len(inner) - 1):
+        return None
+    rest = inner[1:] if sets[0] == 0 else inner[:-1]
+    if not _swap(rest, a, j, other):
+        return None
+    return a, n, start, step, bigger_first
+
+
+def _flagged(loop: Node) -> tuple[str, str, str, bool] | None:
+    """``(a, N, kind, ascending)`` of an exchange sort run until a pass swaps nothing: bubble
+    sort with a flag, odd-even sort, comb sort.
+
+    The proof: the loop ends only after an iteration in which no pass swapped (and, for comb
+    sort, with the gap at 1: it is clamped to at least 1 before the passes and the loop runs
+    while it exceeds 1). That iteration changed nothing, so every pair its passes compared is
+    in order; they compare every adjacent pair of ``a[0..N)`` (one pass over all of them, or
+    two over the odd and the even ones), so the range is sorted. Only swaps touch ``a``, so
+    it holds the elements it held."""
+    if loop.type not in ("do_statement", "while_statement"):
+        return None
+    body = loop.child_by_field_name("body")
+    cond = _norm(unwrap(loop.child_by_field_name("condition")))
+    stmts = statements(body)
+    if not stmts:
+        return None
+    reset = _FLAG_SET.fullmatch(_norm(stmts[0]))
+    gap_stmts: list[Node] = []
+    k = 0
+    # comb sort: the gap shrinks, then is clamped to at least 1, before the flag is reset
+    while reset is None and k + 1 < len(stmts):
+        gap_stmts.append(stmts[k])
+        k += 1
+        reset = _FLAG_SET.fullmatch(_norm(stmts[k]))
+    if reset is None:
+        return None
+    flag, clean = reset.group(1), _truth(reset.group(2))
+    gap = "1"
+    if gap_stmts:
+        first = re.fullmatch(r"(\w+)=\(?(\w+)\*10\)?/13;|(\w+)=\(?(\w+)/1\.3\)?;|"
+                             r"(\w+)=\(?(\w+)\*(\d+)\)?/(\d+);", _norm(gap_stmts[0]))
+        names = [g for g in (first.groups() if first else ()) if g]
+        if first is None or len(gap_stmts) != 2 or names[0] != names[1]:
+            return None
+        gap = names[0]
+        if _norm(gap_stmts[1]) not in (f"if({gap}<1){gap}=1;", f"if({gap}<1){{{gap}=1;}}",
+                                       f"if({gap}==0){gap}=1;", f"if({gap}<=0){gap}=1;"):
+            return None
+    passes = [_pass_loop(st, flag, not clean, gap) for st in stmts[k + 1:]]
+    if not passes or any(p is None for p in passes):
+        return None
+    found = [p for p in passes if p is not None]
+    arrays = {(a, n, asc) for a, n, _s, _t, asc in found}
+    if len(arrays) != 1:
+        return None
+    a, n, ascending = arrays.pop()
+    covered = {(start % step, step) for _a, _n, start, step, _asc in found}
+    if not (any(step == 1 and start == 0 for _a, _n, start, step, _asc in found) or
+            {(0, 2), (1, 2)} <= covered) or any(start > 1 for _a, _n, start, _t, _c in found):
+        return None
+    going = f"!{flag}" if clean else flag
+    wanted = {going} if gap == "1" else {f"{gap}>1||{going}", f"{going}||{gap}>1",
+                                         f"{gap}!=1||{going}", f"{going}||{gap}!=1"}
+    if cond not in wanted:
+        return None
+    if loop.type == "while_statement" and not _enters(loop, flag, clean, gap):
+        return None
+    kind = "comb" if gap != "1" else "odd-even" if len(found) == 2 else "bubble"
+    return a, n, kind, ascending
+
+
+def _enters(loop: Node, flag: str, clean: bool, gap: str) -> bool:
+    """Whether the statements right before a ``while`` loop set its flag (and gap) so that it
+    runs at least once: ``bool F = <swapped>;`` (for comb sort the gap may stand in)."""
+    prev = loop.prev_sibling
+    seen: list[str] = []
+    while prev is not None and prev.type in ("declaration", "expression_statement") and \
+            len(seen) < 3:
+        seen.append(_norm(prev))
+        prev = prev.prev_sibling
+    dirty = "false" if clean else "true"
+    return any(re.fullmatch(rf"(?:bool )?{flag}={dirty};", t) for t in seen)
+
+
+def _insertion(loop: Node) -> tuple[str, str, str, bool] | None:
+    """``(a, N, kind, ascending)`` of an insertion sort: ``for (i = 1; i < N; ++i) { T key =
+    a[i]; int j = i - 1; while (j >= 0 && a[j] > key) { a[j + 1] = a[j]; --j; } a[j + 1] =
+    key; }``, or by swaps: ``for (i = 1; i < N; ++i) for (j = i; j > 0 && a[j - 1] > a[j];
+    --j) swap(a[j - 1], a[j]);``. Each step inserts ``a[i]`` into the sorted ``a[0..i)``."""
+    outer = _counted(loop)
+    if outer is None or outer[1] not in ("0", "1"):
+        return None
+    i, _start, cond, body = outer
+    bounds = [b for b in _bounds(cond, i) if not b.endswith("-1") and cond == f"{i}<{b}"]
+    if not bounds:
+        return None
+    n = bounds[0]
+    stmts = statements(body)
+    if len(stmts) == 1 and stmts[0].type == "for_statement":
+        inner = stmts[0]
+        init = _norm(inner.child_by_field_name("initializer"))
+        m = re.fullmatch(rf"(?:[\w:<> ]+ )?(\w+)={i};?", init)
+        if m is None:
+            return None
+        j = m.group(1)
+        test = _norm(inner.child_by_field_name("condition"))
+        t = re.fullmatch(rf"{j}>0&&(\w+)\[({j}-1|{j})\]([<>])\1\[({j}-1|{j})\]", test)
+        if t is None or {t.group(2), t.group(4)} != {f"{j}-1", j} or \
+                _norm(inner.child_by_field_name("update")) not in (f"--{j}", f"{j}--"):
+            return None
+        a = t.group(1)
+        if not _swap(statements(inner.child_by_field_name("body")), a, f"{j}-1", j):
+            return None
+        # swapped while the left one is greater: ascending
+        return a, n, "insertion", (t.group(3) == ">") == (t.group(2) == f"{j}-1")
+    if len(stmts) != 4:
+        return None
+    texts = [_norm(st) for st in stmts]
+    key = re.fullmatch(rf"(?:[\w:<> ]+ )(\w+)=(\w+)\[{i}\];", texts[0])
+    jdecl = re.fullmatch(rf"(?:(?:int|long|long long|std::ptrdiff_t|ptrdiff_t) )(\w+)="
+                         rf"(?:\(\w+\))?{i}-1;", texts[1])
+    if key is None or jdecl is None or stmts[2].type != "while_statement":
+        return None
+    k, a, j = key.group(1), key.group(2), jdecl.group(1)
+    test = _norm(unwrap(stmts[2].child_by_field_name("condition")))
+    t = re.fullmatch(rf"{j}>=0&&{a}\[{j}\]([<>]){k}", test)
+    shift = [_norm(st) for st in statements(stmts[2].child_by_field_name("body"))]
+    if t is None or len(shift) != 2 or shift[0] != f"{a}[{j}+1]={a}[{j}];" or \
+            shift[1] not in (f"--{j};", f"{j}--;", f"{j}-=1;", f"{j}={j}-1;") or \
+            texts[3] != f"{a}[{j}+1]={k};":
+        return None
+    return a, n, "insertion", t.group(1) == ">"
+
+
+# Sorts that never reorder equal elements (only strict comparisons move anything).
+_STABLE = frozenset({"bubble", "odd-even", "insertion"})
+
+
+def _element_kind(inp: RuleInput, a: str) -> str:
+    """``identical`` for elements that compare equal only when they are the same value
+    (integers, strings: any sort gives one result), ``ordered`` for other class types
+    (their ``operator<`` orders them; a stable sort keeps equal ones as the loops did), else
+    ``unordered`` (floating values: NaN has no place in any order)."""
+    vt = inp.types.get(a)
+    elem = vt.element if vt is not None else None
+    if elem is None:
+        return "unordered"
+    base = elem.base.replace("const", "").strip()
+    if elem.is_integral or base in ("std::string", "string"):
+        return "identical"
+    if elem.is_arithmetic or base in ("float", "double", "long double") or \
+            elem.pointer or base in ("bool", "char"):
+        return "unordered" if not elem.is_integral else "identical"
+    return "ordered" if re.fullmatch(r"[A-Za-z_][\w:<>, ]*", base) else "unordered"
+
+
 def manual_sort_rule(inp: RuleInput) -> RuleOutput:
-    """Replace a recognised bubble or selection sort of integers with ``std::sort``."""
+    """Replace a recognised whole-range sort (bubble, selection, insertion, odd-even, comb)
+    with ``std::sort`` (``std::stable_sort`` for a stable one over elements that may be equal
+    and distinct); note why for every hand sort it leaves."""
     changes: list[Change] = []
     notes: list[str] = []
     done: list[Node] = []
-    if inp.language != "cpp":
-        return changes, notes  # C has qsort, whose comparator would be a second function
     for loop in walk_all(inp.function):
-        if loop.type != "for_statement" or \
+        if loop.type not in ("for_statement", "while_statement", "do_statement") or \
                 any(d.start_byte <= loop.start_byte < d.end_byte for d in done):
             continue
-        kind, found = "bubble", _bubble(loop)
-        if found is None:
-            kind, found = "selection", _selection(loop)
-        if found is None:
-            continue
-        a, n, order = found
-        line = inp.line_of(loop)
-        vt = inp.types.get(a)
-        elem = vt.element if vt is not None else None
-        if vt is None or elem is None or not elem.is_integral:
-            notes.append(f"{RULE_ID}: the {kind} sort at line {line} stays: '{a}' is not known "
-                         "to hold integers (std::sort needs a strict weak order)")
-            continue
-        if not re.fullmatch(rf"\w+|{re.escape(a)}\.(size|length)\(\)", n) or n == a:
-            notes.append(f"{RULE_ID}: the {kind} sort at line {line} stays: its length '{n}' "
-                         "is not a plain variable or the container's size()")
-            continue
-        cmp = f", std::greater<{elem.base}>()" if order == "descending" else ""
-        if n in (f"{a}.size()", f"{a}.length()") and vt.element is not None:
-            text = f"std::sort({a}.begin(), {a}.end(){cmp});"
-        elif (vt.pointer == 1 or vt.array) and "." not in n:
-            # A count that is zero or negative sorts nothing, as the loops did.
-            text = f"if ({n} > 1) std::sort({a}, {a} + {n}{cmp});"
+        kind, ascending = "bubble", True
+        found: tuple[str, str, str] | None = None
+        shaped = _bubble(loop) if loop.type == "for_statement" else None
+        if shaped is None and loop.type == "for_statement":
+            kind, shaped = "selection", _selection(loop)
+        if shaped is not None:
+            found = (shaped[0], shaped[1], shaped[2])
         else:
+            other = _flagged(loop) or (_insertion(loop) if loop.type == "for_statement"
+                                       else None)
+            if other is not None:
+                a_, n_, kind, ascending = other
+                found = (a_, n_, "ascending" if ascending else "descending")
+        if found is None:
             continue
         done.append(loop)
-        includes = ("<algorithm>", "<functional>") if cmp else ("<algorithm>",)
+        a, n, order = found
+        line = inp.line_of(loop)
+        made = _replacement(inp, loop, a, n, order, kind)
+        if isinstance(made, str):
+            notes.append(f"{RULE_ID}: the {kind} sort at line {line} stays: {made}")
+            continue
+        text, includes, call = made
+        edits = [Edit(loop.start_byte, loop.end_byte, text, RULE_ID)]
+        flag_decl = _flag_declaration(loop) if loop.type == "while_statement" or \
+            loop.type == "do_statement" else []
+        edits += [Edit(*_whole_line(inp, d), "", RULE_ID) for d in flag_decl]
         changes.append(Change(
-            RULE_ID, (Edit(loop.start_byte, loop.end_byte, text, RULE_ID),),
+            RULE_ID, tuple(edits),
             f"The loops at line {line} sort '{a}' by {kind} sort, which takes time "
-            f"proportional to the square of its length; std::sort leaves the same "
+            f"proportional to the square of its length; {call} leaves the same "
             f"{order} order in n log n time.", (line,), includes))
+    taken = {(d.start_byte, d.end_byte) for d in done}
+    for f in manual_sort(inp.facts):
+        if f.loop_range is not None and not any(
+                s <= f.loop_range[0] < e for s, e in taken):
+            notes.append(f"{RULE_ID}: the loops at line {inp.line_of(f.loop_range[0])} stay: "
+                         "they are not a recognised sort of a whole range (bubble, selection, "
+                         "insertion, odd-even or comb sort, comparing and swapping nothing "
+                         "else)")
     return changes, notes
+
+
+def _replacement(inp: RuleInput, loop: Node, a: str, n: str, order: str, kind: str
+                 ) -> tuple[str, tuple[str, ...], str] | str:
+    """``(text, headers, the call's name)`` standing for the sort, or why there is none."""
+    if inp.language != "cpp":
+        return "C has no std::sort, and qsort needs a comparison function beside this one"
+    vt = inp.types.get(a)
+    elem = vt.element if vt is not None else None
+    what = _element_kind(inp, a)
+    if vt is None or elem is None or what == "unordered":
+        return (f"'{a}' is not known to hold integers, strings or a class type with an order "
+                "(std::sort needs a strict weak order; floating values may hold NaN)")
+    if what == "ordered" and kind not in _STABLE:
+        return (f"a {kind} sort leaves equal elements of '{a}' in an order of its own, which "
+                "no library sort reproduces")
+    if what == "ordered" and order == "descending":
+        return "a descending order of a class type would need its operator> as the comparison"
+    call = "std::stable_sort" if what == "ordered" else "std::sort"
+    # ``(int)v.size()``: the loops compare with the size as an int; it sorts the same range
+    n = re.sub(rf"^\((?:int|long|long long|unsigned)\)(?={re.escape(a)}\.(?:size|length)\(\)$)",
+               "", n)
+    if not re.fullmatch(rf"\w+|{re.escape(a)}\.(size|length)\(\)", n) or n == a:
+        return f"its length '{n}' is not a plain variable or the container's size()"
+    if _uses_after(inp, loop, n) is None:
+        return "its length is changed while it sorts"
+    cmp = f", std::greater<{elem.base}>()" if order == "descending" else ""
+    includes = ("<algorithm>", "<functional>") if cmp else ("<algorithm>",)
+    if n in (f"{a}.size()", f"{a}.length()") and not vt.pointer and not vt.array:
+        return f"{call}({a}.begin(), {a}.end(){cmp});", includes, call
+    if (vt.pointer == 1 or vt.array) and "." not in n:
+        # A count that is zero or negative sorts nothing, as the loops did.
+        return guarded(f"{n} > 1", [f"{call}({a}, {a} + {n}{cmp});"],
+                       indent_unit(inp.text)).replace(
+            "\n", "\n" + indent_at(inp.data, loop.start_byte)), includes, call
+    return f"'{a}' is neither a pointer nor an array with its count in '{n}'"
+
+
+def _uses_after(inp: RuleInput, loop: Node, n: str) -> bool | None:
+    """None when the loop writes ``n`` (a length that changes while it sorts)."""
+    name = n.split(".")[0]
+    for x in walk_all(loop):
+        target = None
+        if x.type in ("assignment_expression", "compound_assignment_expression"):
+            target = x.child_by_field_name("left")
+        elif x.type == "update_expression":
+            target = x.child_by_field_name("argument")
+        if target is not None and node_text(target) == name:
+            return None
+    return True
+
+
+def _flag_declaration(loop: Node) -> list[Node]:
+    """The declarations of the sort's flag and gap right before its loop, when nothing after
+    the loop reads them (they go with the loop)."""
+    stmts = statements(loop.child_by_field_name("body"))
+    names: set[str] = set()
+    for st in stmts[:3]:
+        m = re.fullmatch(r"(\w+)=.*;", _norm(st))
+        if m:
+            names.add(m.group(1))
+    block = loop.parent
+    used = {node_text(x) for x in walk_all(block) if x.type == "identifier" and
+            x.start_byte >= loop.end_byte} if block is not None else set()
+    out: list[Node] = []
+    prev = loop.prev_sibling
+    while prev is not None and prev.type == "declaration":
+        m = re.fullmatch(r"(?:bool|int|long|std::size_t|size_t|unsigned|double) (\w+)"
+                         r"(?:=[^,;]+)?;", _norm(prev))
+        if m is None or m.group(1) not in names or m.group(1) in used:
+            break
+        out.append(prev)
+        prev = prev.prev_sibling
+    return out
+
+
+def _whole_line(inp: RuleInput, node: Node) -> tuple[int, int]:
+    """The bytes of ``node``'s line, its line break included, when the node is all of it;
+    else the node's own bytes."""
+    data = inp.data
+    start = data.rfind(b"\n", 0, node.start_byte) + 1
+    end = data.find(b"\n", node.end_byte)
+    if end < 0 or data[node.end_byte:end].strip() or data[start:node.start_byte].strip():
+        return node.start_byte, node.end_byte
+    return start, end + 1
 
 
 # detection

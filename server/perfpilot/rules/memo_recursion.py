@@ -5,12 +5,18 @@ arguments (smaller or larger by small steps).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from perfpilot.code.effects import DOES_IO
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import int_literal, node_text, statements, unwrap, walk_all
-from perfpilot.code.self_recursion import SelfRecursion, self_recursion, value_type
+from perfpilot.code.self_recursion import (
+    SelfRecursion,
+    integral,
+    self_recursion,
+    signed_integral,
+    value_type,
+)
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -24,8 +30,9 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import indent_at, indent_unit, replace_statement
 from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, newline_of
 
 
 def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
@@ -118,8 +125,6 @@ def _has_memo(facts: FunctionFacts) -> bool:
 
 # rewrite
 
-# Cells the memo table may hold (values and flags); beyond this the call runs uncached.
-_TABLE_LIMIT = 1 << 22
 # The widest rolling window (calls at n - 1 .. n - K) the bottom-up form writes out.
 _MAX_WINDOW = 8
 
@@ -143,23 +148,22 @@ def memo_rewrite(inp: RuleInput) -> RuleOutput:
                     "integer parameters by value, other parameters read-only data passed on "
                     "unchanged, an arithmetic result, no globals, pointers, I/O or calls other "
                     "than itself and pure math)"]
-    # one or two signed integers shrinking: the rolling window or the dense table
+    # one or two signed integers shrinking: the rolling window or a memo table
     small = rec.small and any(_shrinks(c, {p for p, _ in rec.params}) for c in rec.calls)
+    one = len(rec.params) == 1 and integral(rec.params[0][1]) and \
+        any(_shrinks(c, {rec.params[0][0]}) for c in rec.calls)
     includes: tuple[str, ...] = ()
-    window = _window(inp, rec, body) if small else None
+    window = _window(inp, rec, body) if small or one else None
     if window is not None:
         new_body, how = window, "a bottom-up loop over a rolling window of the last values"
-    elif small and inp.language == "cpp":
-        new_body, how = _table(inp, rec, body), "a local memo table (std::vector)"
-        includes = ("<vector>",)
-    elif not all(_steps(c, rec) for c in rec.calls):
+    elif not small and not all(_steps(c, rec) for c in rec.calls):
         return [], [f"memo-recursion: '{site.name}' is left: its calls do not step their integer "
                     "arguments by offsets (as `i - 1` or `w - wt[i]`), so they may not overlap"]
     elif inp.language == "cpp":
         new_body = _keyed(inp, rec, body)
         keys = ", ".join(p for p, _ in rec.key_params)
         data = ", ".join(sorted(rec.invariant))
-        how = (f"a memo keyed on ({keys}) that each top-level call creates for itself"
+        how = (f"a memo table keyed on ({keys}) that each top-level call creates for itself"
                + (f" (the read-only {data} are the same in every recursive call)" if data
                   else ""))
         includes = ("<map>", "<tuple>") if len(rec.keys) > 1 else ("<map>",)
@@ -175,8 +179,8 @@ def memo_rewrite(inp: RuleInput) -> RuleOutput:
         lines, includes)], []
 
 
-def _guard(stmt: Node, name: str) -> tuple[str, str] | None:
-    """``(condition text, value text)`` of ``if (cond) return value;`` free of self-calls."""
+def _guard(stmt: Node, name: str) -> tuple[Node, Node] | None:
+    """``(condition, value)`` of ``if (cond) return value;`` free of self-calls."""
     if stmt.type != "if_statement" or stmt.child_by_field_name("alternative") is not None:
         return None
     cond = stmt.child_by_field_name("condition")
@@ -188,7 +192,7 @@ def _guard(stmt: Node, name: str) -> tuple[str, str] | None:
     value = next((c for c in then[0].named_children if c.type != "comment"), None)
     if value is None or _calls(inner, name) or _calls(value, name):
         return None
-    return node_text(inner), node_text(value)
+    return inner, value
 
 
 def _calls(node: Node, name: str) -> bool:
@@ -196,7 +200,9 @@ def _calls(node: Node, name: str) -> bool:
 
 
 def _window(inp: RuleInput, rec: SelfRecursion, body: Node) -> str | None:
-    """The bottom-up rolling-window body, when the recursion has that shape."""
+    """The bottom-up rolling-window body, when the recursion has that shape: leading
+    ``if (...) return ...;`` base cases, then ``return`` of an expression calling itself at
+    ``n - 1 .. n - k``."""
     if len(rec.params) != 1:
         return None
     n, ptype = rec.params[0]
@@ -224,86 +230,197 @@ def _window(inp: RuleInput, rec: SelfRecursion, body: Node) -> str | None:
     # computed here (one it never computes might not terminate)
     if set(offsets.values()) != set(range(1, k + 1)) or not 2 <= k <= _MAX_WINDOW:
         return None
-    ret = rec.return_type
-    at, top, need, win, val = (inp.fresh_name(x) for x in ("at", "top", "need", "win", "value"))
+    checks = [g for g in guards if g is not None]
+    simple = _seeded_loop(inp, rec, stmts, checks, final, offsets, k)
+    if simple is not None:
+        return simple
+    if not signed_integral(ptype):
+        return None  # the scan below steps under the smallest base case
+    return _scanned_loop(inp, rec, checks, final, offsets, k)
+
+
+def _window_step(inp: RuleInput, final: Node, offsets: dict[tuple[int, int], int],
+                 names: Sequence[str], n: str, at: str) -> str:
+    """The recursive expression with each ``f(n - j)`` read as ``names[j - 1]`` and ``n`` as
+    ``at``."""
     data = inp.data
-    expr = bytearray(data[final.start_byte:final.end_byte])
-    for (s, e), c in sorted(offsets.items(), reverse=True):
-        expr[s - final.start_byte:e - final.start_byte] = f"{win}[{c - 1}]".encode()
-    checks = [(cond, value) for cond, value in (g for g in guards if g is not None)]
-    scan = " ".join(f"if ({cond}) continue;" for cond, _ in checks)
-    pick = "\n        else ".join(f"if ({cond}) {val} = {value};" for cond, value in checks)
-    shift = " ".join(f"{win}[{j}] = {win}[{j - 1}];" for j in range(k - 1, 0, -1))
-    return (
-        "{\n"
-        f"    /* the lowest argument the recursion reaches from {n}: every value in\n"
-        f"       [{need}, {n}] is computed once, from the {k} before it */\n"
-        f"    const {ptype} {top} = {n};\n"
-        f"    {ptype} {need} = {n};\n"
-        f"    for ({ptype} {at} = {n}; {at} >= {need}; --{at}) {{\n"
-        f"        const {ptype} {n} = {at};\n"
-        f"        {scan}\n"
-        f"        if ({n} - {k} < {need}) {need} = {n} - {k};\n"
-        "    }\n"
-        f"    {ret} {win}[{k}] = {{0}};\n"
-        f"    for ({ptype} {at} = {need};; ++{at}) {{\n"
-        f"        const {ptype} {n} = {at};\n"
-        f"        {ret} {val};\n"
-        f"        {pick}\n"
-        f"        else {val} = {expr.decode()};\n"
-        f"        {shift}\n"
-        f"        {win}[0] = {val};\n"
-        f"        if ({at} == {top}) break;\n"
-        "    }\n"
-        f"    return {win}[0];\n"
-        "}")
+    out: list[str] = []
+    pos = final.start_byte
+    for (s, e), c in sorted(offsets.items()):
+        out.append(_renamed(data, pos, s, final, n, at))
+        out.append(names[c - 1])
+        pos = e
+    out.append(_renamed(data, pos, final.end_byte, final, n, at))
+    return " ".join("".join(out).split())
 
 
-def _table(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
-    """The memo-table body (C++): the original body in a helper lambda that caches results
-    for arguments in ``[0, first call's]`` (others are computed as before, uncached)."""
-    ret = rec.return_type
-    rows, cols, fits, vals, have, go, me, hit, slot, res = (inp.fresh_name(x) for x in (
-        "memo_rows", "memo_cols", "memo_fits", "memo_vals", "memo_have", "memo_go", "memo_self",
-        "memo_hit", "memo_slot", "memo_result"))
-    a = rec.params[0][0]
-    b = rec.params[1][0] if len(rec.params) == 2 else None
-    data = inp.data
-    inner = bytearray(data[body.start_byte:body.end_byte])
-    for call in sorted(rec.calls, key=lambda c: c.start_byte, reverse=True):
-        fn = call.child_by_field_name("function")
-        args = call.child_by_field_name("arguments")
-        assert fn is not None and args is not None
-        at = args.start_byte + 1 - body.start_byte
-        inner[at:at] = f"{me}, ".encode()
-        inner[fn.start_byte - body.start_byte:fn.end_byte - body.start_byte] = me.encode()
-    limit = f"{_TABLE_LIMIT}LL"
-    col_def = f"{b} >= 0 && {b} < {limit} ? (long long){b} + 1 : 0" if b else "1"
-    in_range = f"{a} >= 0 && {a} < {rows}" + (f" && {b} >= 0 && {b} < {cols}" if b else "")
-    index = f"(long long){a} * {cols}" + (f" + {b}" if b else "")
-    params = ", ".join(f"{t} {p}" for p, t in rec.params)
-    names = ", ".join(p for p, _ in rec.params)
-    body_text = inner.decode().replace("\n", "\n        ")
-    return (
-        "{\n"
-        f"    /* each argument {'pair' if b else 'value'} from 0 up to the first call's is "
-        "computed once; others as before */\n"
-        f"    const long long {rows} = {a} >= 0 && {a} < {limit} ? (long long){a} + 1 : 0;\n"
-        f"    const long long {cols} = {col_def};\n"
-        f"    const bool {fits} = {rows} * {cols} <= {limit};\n"
-        f"    std::vector<{ret}> {vals}({fits} ? (std::size_t)({rows} * {cols}) : 0);\n"
-        f"    std::vector<unsigned char> {have}({vals}.size());\n"
-        f"    auto {go} = [&](auto &{me}, {params}) -> {ret} {{\n"
-        f"        const bool {hit} = {fits} && {in_range};\n"
-        f"        const std::size_t {slot} = {hit} ? (std::size_t)({index}) : 0;\n"
-        f"        if ({hit} && {have}[{slot}]) return {vals}[{slot}];\n"
-        f"        const {ret} {res} = [&]() -> {ret} {body_text}();\n"
-        f"        if ({hit}) {{ {vals}[{slot}] = {res}; {have}[{slot}] = 1; }}\n"
-        f"        return {res};\n"
-        "    };\n"
-        f"    return {go}({go}, {names});\n"
-        "}")
+def _renamed(data: bytes, start: int, end: int, within: Node, old: str, new: str) -> str:
+    """The text of ``[start, end)`` (inside ``within``) with the identifier ``old`` as ``new``."""
+    hits = [x for x in walk_all(within) if x.type == "identifier" and text(x) == old and
+            start <= x.start_byte and x.end_byte <= end]
+    out = bytearray(data[start:end])
+    for x in sorted(hits, key=lambda x: x.start_byte, reverse=True):
+        out[x.start_byte - start:x.end_byte - start] = new.encode("utf-8")
+    return out.decode("utf-8")
 
+
+def _seeded_loop(inp: RuleInput, rec: SelfRecursion, stmts: list[Node],
+                 checks: list[tuple[Node, Node]], final: Node,
+                 offsets: dict[tuple[int, int], int], k: int) -> str | None:
+    """The loop an engineer writes, when the base cases are comparisons of the argument with
+    constants that catch every argument up to some ``L`` and none above: the base cases as
+    written, the ``k`` values below ``L + 1`` as constants, and a loop from ``L + 1`` up."""
+    n, ptype = rec.params[0]
+    literals: list[int] = []
+    for cond, value in checks:
+        if _cases(cond, n, literals) is None or _value(value, n, 0) is None:
+            return None
+    if not literals:
+        return None
+    low, high = min(literals) - 1, max(literals) + 1
+    unsigned = not signed_integral(ptype)
+    start = 0 if unsigned else low
+    if not unsigned and not _caught(checks, n, low):
+        return None  # arguments below the base cases would recurse without end
+    top = start - 1
+    while top + 1 <= high and _caught(checks, n, top + 1):
+        top += 1
+    if top < start or any(_caught(checks, n, m) for m in range(top + 1, high + 1)):
+        return None
+    if top - k + 1 < start and unsigned:
+        return None
+    seeds: list[int] = []
+    for m in range(top - k + 1, top + 1):
+        value = next(v for c, v in checks if _cases(c, n, [], m))
+        got = _value(value, n, m)
+        if got is None:
+            return None
+        seeds.append(got)
+    ret = value_type(rec.return_type)
+    names = [inp.fresh_name(f"prev{j}") for j in range(1, k + 1)]
+    at, cur = inp.fresh_name("i"), inp.fresh_name("cur")
+    step = _window_step(inp, final, offsets, names, n, at)
+    unit = indent_unit(inp.text)
+    guards = [_dedent(inp, st) for st in stmts[:-1]]
+    seed_lines = [f"{ret} {names[j]} = {seeds[k - 1 - j]};" for j in range(k - 1, -1, -1)]
+    shift = [f"{names[j]} = {names[j - 1]};" for j in range(k - 1, 0, -1)]
+    loop_body = [f"const {ret} {cur} = {step};", *shift, f"{names[0]} = {cur};"]
+    loop = (f"for ({value_type(ptype)} {at} = {top + 1}; {at} <= {n}; ++{at}) {{\n"
+            + "\n".join(unit + line for line in loop_body) + "\n}")
+    return _block(inp, [*guards, *seed_lines, loop, f"return {names[0]};"])
+
+
+def _scanned_loop(inp: RuleInput, rec: SelfRecursion, checks: list[tuple[Node, Node]],
+                  final: Node, offsets: dict[tuple[int, int], int], k: int) -> str:
+    """The general rolling window, for base cases of any shape: find the lowest argument the
+    recursion reaches from ``n``, then compute every value from there up, each once."""
+    n, ptype = rec.params[0]
+    ret = value_type(rec.return_type)
+    at, low, win, val = (inp.fresh_name(x) for x in ("m", "low", "window", "value"))
+    unit = indent_unit(inp.text)
+    conds = [_renamed(inp.data, c.start_byte, c.end_byte, c, n, at) for c, _ in checks]
+    values = [_renamed(inp.data, v.start_byte, v.end_byte, v, n, at) for _, v in checks]
+    base = " || ".join(f"({c})" if len(conds) > 1 else c for c in conds)
+    step = _window_step(inp, final, offsets, [f"{win}[{j}]" for j in range(k)], n, at)
+    pick = [f"if ({c})\n{unit}{val} = {v};" if j == 0 else f"else if ({c})\n{unit}{val} = {v};"
+            for j, (c, v) in enumerate(zip(conds, values, strict=True))]
+    pick.append(f"else\n{unit}{val} = {step};")
+    shift = [f"{win}[{j}] = {win}[{j - 1}];" for j in range(k - 1, 0, -1)]
+    first = (f"for ({ptype} {at} = {n}; {at} >= {low}; --{at})\n"
+             f"{unit}if (!({base}) && {at} - {k} < {low})\n{unit}{unit}{low} = {at} - {k};")
+    body = [f"{ret} {val};", *pick, *shift, f"{win}[0] = {val};",
+            f"if ({at} == {n})\n{unit}break;"]
+    second = (f"for ({ptype} {at} = {low};; ++{at}) {{\n"
+              + "\n".join(unit + line for entry in body for line in entry.split("\n"))
+              + "\n}")
+    zero = "{0}" if inp.language == "c" else "{}"
+    return _block(inp, [
+        f"/* the lowest argument the recursion reaches from {n}: each value from there",
+        f"   up to {n} is computed once, from the {k} before it */",
+        f"{ptype} {low} = {n};", first, f"{ret} {win}[{k}] = {zero};", second,
+        f"return {win}[0];"])
+
+
+def _block(inp: RuleInput, lines: Sequence[str]) -> str:
+    """A function body holding ``lines`` (each relative to the body's indentation)."""
+    unit = indent_unit(inp.text)
+    nl = newline_of(inp.text)
+    body = nl.join(unit + line if line.strip() else "" for entry in lines
+                   for line in entry.split("\n"))
+    return "{" + nl + body + nl + "}"
+
+
+def _dedent(inp: RuleInput, node: Node) -> str:
+    """A statement's text with its later lines relative to its first."""
+    indent = indent_at(inp.data, node.start_byte)
+    parts = node_text(node).split("\n")
+    return "\n".join([parts[0]] + [p[len(indent):] if p.startswith(indent) else p.lstrip()
+                                   for p in parts[1:]])
+
+
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _cases(cond: Node, n: str, literals: list[int], at: int = 0) -> bool | None:
+    """Whether ``cond`` holds at ``n == at``, for a condition made of ``||``, ``&&`` and
+    comparisons of ``n`` with integer literals (collected into ``literals``); None for any
+    other condition."""
+    node = unwrap(cond)
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _cases(node.named_children[0], n, literals, at)
+    if node.type != "binary_expression":
+        return None
+    op = operator(node)
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return None
+    if op in ("||", "&&"):
+        a, b = _cases(left, n, literals, at), _cases(right, n, literals, at)
+        if a is None or b is None:
+            return None
+        return (a or b) if op == "||" else (a and b)
+    if op not in _COMPARE:
+        return None
+    sides = [_value(x, n, at) if not (x.type == "identifier" and text(x) == n) else at
+             for x in (left, right)]
+    named = [x.type == "identifier" and text(x) == n for x in (left, right)]
+    if sides[0] is None or sides[1] is None or sum(named) != 1:
+        return None
+    literal = sides[1] if named[0] else sides[0]
+    literals.append(literal)
+    return bool(_COMPARE[op](sides[0], sides[1]))
+
+
+def _caught(checks: list[tuple[Node, Node]], n: str, at: int) -> bool:
+    """Whether some base case returns at ``n == at``."""
+    return any(_cases(c, n, [], at) for c, _ in checks)
+
+
+def _value(node: Node | None, n: str, at: int) -> int | None:
+    """The integer value of an expression of ``n`` and integer literals (``+``, ``-``, ``*``)
+    at ``n == at``; None for any other expression."""
+    node = unwrap(node)
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _value(node.named_children[0], n, at)
+    if node.type == "identifier":
+        return at if text(node) == n else None
+    if node.type == "number_literal":
+        return int_literal(node)
+    if node.type == "unary_expression" and operator(node) in ("-", "+"):
+        inner = _value(node.child_by_field_name("argument"), n, at)
+        return None if inner is None else (-inner if operator(node) == "-" else inner)
+    if node.type == "binary_expression" and operator(node) in ("+", "-", "*"):
+        a = _value(node.child_by_field_name("left"), n, at)
+        b = _value(node.child_by_field_name("right"), n, at)
+        if a is None or b is None:
+            return None
+        return a + b if operator(node) == "+" else a - b if operator(node) == "-" else a * b
+    return None
 
 
 def _offset(node: Node | None, rec: SelfRecursion) -> bool:
@@ -369,54 +486,117 @@ def _steps(call: Node, rec: SelfRecursion) -> bool:
     return moved
 
 
+def _keyed(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
+    """The memo body (C++): a local struct whose ``solve`` is the original body, with the
+    self-calls calling ``solve`` on the key arguments (read-only data are the struct's
+    references to the enclosing call's), each recursive result stored in a ``std::map``
+    keyed on the key arguments (a tuple: no packing to overflow) before it is returned."""
+    ret = value_type(rec.return_type)
+    memo, solve, seen, found, key, result = (inp.fresh_name(x) for x in (
+        "Memo", "solve", "seen", "found", "key", "result"))
+    keys = rec.key_params
+    types = [value_type(t) for _, t in keys]
+    key_type = types[0] if len(keys) == 1 else f"std::tuple<{', '.join(types)}>"
+    names = ", ".join(p for p, _ in keys)
+    written = _written(body) & {p for p, _ in keys}
+    key_text = keys[0][0] if len(keys) == 1 and not written else key
+    unit = indent_unit(inp.text)
+    calls = sorted(rec.calls, key=lambda c: c.start_byte)
+    edits: list[Edit] = []
+    for st in walk_all(body):
+        if st.type != "return_statement" or not any(
+                st.start_byte <= c.start_byte and c.end_byte <= st.end_byte for c in calls):
+            continue
+        value = next((c for c in st.named_children if c.type != "comment"), None)
+        if value is None:
+            continue
+        expr = _render(inp.data, value.start_byte, value.end_byte, calls, rec, solve)
+        made = replace_statement(inp, st, [f"const {ret} {result} = {expr};",
+                                           f"{seen}.emplace({key_text}, {result});",
+                                           f"return {result};"], "memo-recursion")
+        if made is not None:
+            edits.append(made)
+    rendered = _apply_within(inp, body, edits, calls, rec, solve)
+    inner = rendered.strip()[1:-1].strip("\n")
+    # the original body's lines, one level deeper than the function's (they go two deeper:
+    # into the struct and its member function)
+    lines = [ln[len(unit):] if ln.startswith(unit) else ln.lstrip() for ln in inner.split("\n")]
+    members = [f"{_member_type(t)} {p};" for i, (p, t) in enumerate(rec.params)
+               if i not in rec.keys]
+    params = ", ".join(f"{t} {p}" for p, t in keys)
+    lookup = ([f"const {key_type} {key}({names});"] if key_text == key else []) + [
+        f"const auto {found} = {seen}.find({key_text});",
+        f"if ({found} != {seen}.end())", f"{unit}return {found}->second;"]
+    solve_body = [*lookup, *lines]
+    own_line = "\n{" if "\n{" in inp.text[:inp.text.find("{") + 1] else " {"
+    struct = [f"struct {memo} {{", *(unit + m for m in members),
+              f"{unit}std::map<{key_type}, {ret}> {seen};", "",
+              f"{unit}{ret} {solve}({params}){own_line.replace(chr(10), chr(10) + unit)}",
+              *(unit * 2 + ln if ln.strip() else "" for ln in solve_body),
+              f"{unit}}}", "};"]
+    args = ", ".join(p for i, (p, _) in enumerate(rec.params) if i not in rec.keys)
+    made_memo = f"{memo}{{{args}, {{}}}}" if args else f"{memo}{{}}"
+    return _block(inp, [f"// A memo for this call: each ({names}) is computed once.",
+                        "\n".join(struct), f"return {made_memo}.{solve}({names});"])
+
+
+def _member_type(type_text: str) -> str:
+    """How the struct holds a read-only parameter: references and pointers as written, class
+    types by const reference, scalars by value."""
+    if "&" in type_text or "*" in type_text:
+        return type_text
+    words = type_text.replace("const", " ").split()
+    if any("::" in w or "<" in w for w in words):
+        return f"const {' '.join(words)} &"
+    return " ".join(words)
+
+
+def _written(body: Node) -> set[str]:
+    """Names the body assigns or steps."""
+    out: set[str] = set()
+    for n in walk_all(body):
+        target = None
+        if n.type in ("assignment_expression", "compound_assignment_expression"):
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        if target is not None and target.type == "identifier":
+            out.add(text(target))
+    return out
+
+
+def _apply_within(inp: RuleInput, body: Node, edits: list[Edit], calls: list[Node],
+                  rec: SelfRecursion, solve: str) -> str:
+    """The body's text with ``edits`` made and the self-calls outside them calling
+    ``solve``."""
+    data = inp.data
+    out: list[str] = []
+    pos = body.start_byte
+    for e in sorted(edits, key=lambda e: e.start):
+        out.append(_render(data, pos, e.start, calls, rec, solve))
+        out.append(e.text)
+        pos = e.end
+    out.append(_render(data, pos, body.end_byte, calls, rec, solve))
+    return "".join(out)
+
+
 def _render(data: bytes, start: int, end: int, calls: list[Node], rec: SelfRecursion,
-            me: str) -> str:
-    """The text of ``[start, end)`` with each self-call in it calling ``me(me, keys...)``
-    (invariant arguments dropped: the helper sees them from the enclosing call)."""
+            solve: str) -> str:
+    """The text of ``[start, end)`` with each self-call in it calling ``solve(keys...)``
+    (invariant arguments dropped: the struct holds them)."""
     out: list[str] = []
     at = start
     for c in calls:
         if c.start_byte < at or c.end_byte > end:
             continue  # outside, or inside a call already rendered
         args = arguments(c)
-        keys = ", ".join(_render(data, args[i].start_byte, args[i].end_byte, calls, rec, me)
+        keys = ", ".join(_render(data, args[i].start_byte, args[i].end_byte, calls, rec, solve)
                          for i in rec.keys)
         out.append(data[at:c.start_byte].decode())
-        out.append(f"{me}({me}, {keys})")
+        out.append(f"{solve}({keys})")
         at = c.end_byte
     out.append(data[at:end].decode())
     return "".join(out)
-
-
-def _keyed(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
-    """The memo body (C++): a memo local to the call, keyed on the key arguments (a tuple in
-    a ``std::map``: no packing to overflow), and the original body in a helper lambda that
-    reads the read-only parameters from the enclosing call."""
-    ret = value_type(rec.return_type)
-    memo, go, me, key, found, res = (inp.fresh_name(x) for x in (
-        "memo", "memo_go", "memo_self", "memo_key", "memo_found", "memo_result"))
-    keys = rec.key_params
-    types = [value_type(t) for _, t in keys]
-    key_type = types[0] if len(keys) == 1 else f"std::tuple<{', '.join(types)}>"
-    names = ", ".join(p for p, _ in keys)
-    calls = sorted(rec.calls, key=lambda c: c.start_byte)
-    inner = _render(inp.data, body.start_byte, body.end_byte, calls, rec, me)
-    body_text = inner.replace("\n", "\n        ")
-    params = ", ".join(f"{t} {p}" for p, t in keys)
-    return (
-        "{\n"
-        f"    /* one memo per call: each ({names}) is computed once */\n"
-        f"    std::map<{key_type}, {ret}> {memo};\n"
-        f"    auto {go} = [&](auto &{me}, {params}) -> {ret} {{\n"
-        f"        const {key_type} {key}({names});\n"
-        f"        const auto {found} = {memo}.find({key});\n"
-        f"        if ({found} != {memo}.end()) return {found}->second;\n"
-        f"        const {ret} {res} = [&]() -> {ret} {body_text}();\n"
-        f"        {memo}.emplace({key}, {res});\n"
-        f"        return {res};\n"
-        "    };\n"
-        f"    return {go}({go}, {names});\n"
-        "}")
 
 
 RULE = RuleSpec(

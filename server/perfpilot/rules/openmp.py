@@ -30,10 +30,12 @@ from perfpilot.code.storage_type import (
 from perfpilot.code.syntax import Node, identifiers_of
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import hoist_above
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.openmp_patterns import algorithms, histogram, search
 from perfpilot.rules.openmp_patterns import scan as scan_rewrite
 from perfpilot.rules.openmp_patterns.alias_check import (
+    SpanNames,
     nest_no_overlap_condition,
     no_overlap_condition,
 )
@@ -121,8 +123,8 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
                     not (isinstance(pattern, Scan) and shared.references):
                 yield _pattern_finding(facts, lp, pattern)
             continue
-        if not (lp.independent and lp.counted):
-            continue
+        if not (lp.independent and lp.counted) or refused(lp):
+            continue  # the rewrite would leave it serial: no finding promises otherwise
         if any(o.start_byte <= lp.start_byte and lp.end_byte <= o.end_byte for o in covered):
             continue  # an enclosing loop is already parallel
         if _pragma_before(facts, lp.start_byte) or facts.site.has_openmp:
@@ -318,6 +320,16 @@ def _small_constant_trip(lp: LoopFacts) -> bool:
     return abs(hi - lo) < _MIN_LITERAL_TRIPS
 
 
+def refused(lp: LoopFacts) -> str:
+    """Why an independent loop stays serial whatever its context ("" when it need not):
+    detection and rewrite both ask, so no finding proposes what the rewrite refuses."""
+    if not lp.children and _small_constant_trip(lp):
+        return "its trip count is a small constant"
+    if any(c.method == "at" for c in lp.calls):
+        return "'.at()' may throw, and an exception must not leave a parallel loop"
+    return ""
+
+
 def openmp_rule(inp: RuleInput) -> RuleOutput:
     """``#pragma omp parallel for`` (with reduction/private clauses) on the outermost loop of
     each nest that the analysis proves independent."""
@@ -347,13 +359,11 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             elif apart and compact(apart) in tests.refuted:
                 why_not = ("it runs only where its arrays overlap, and then its iterations "
                            "depend on each other")
-            elif not lp.children and _small_constant_trip(lp):
-                why_not = "its trip count is a small constant"
+            elif refused(lp):
+                why_not = refused(lp)
             elif needs_gate(lp) and (not gate or lp.arg_reductions):
                 why_not = ("it is an inner loop: a parallel region per outer iteration costs "
                            "more than it saves")
-            elif any(c.method == "at" for c in lp.calls):
-                why_not = "'.at()' may throw, and an exception must not leave a parallel loop"
             elif not (statement_slot_ok(node) or (
                     gated_slot_ok(node) and not lp.arg_reductions and not ov.pointers)):
                 why_not = "it is not directly inside a block, or a pragma already precedes it"
@@ -514,10 +524,15 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
     conditions = [f"&{w} != &{r}" for w, r in shared]
     edits: list[Edit] = []
     if alias:
-        # Pointers that may overlap: a run-time test, computed once before the loop, decides.
+        # Pointers that may overlap: a run-time test, computed once before the loop, decides:
+        # the ends of each array's span on lines of their own, then the test over them.
         apart = inp.fresh_name("apart")
         conditions.append(apart)
-        edits.append(insertion_before(inp, node, f"const int {apart} = {alias};", "", 8))
+        spans = SpanNames(inp.fresh_name)
+        test = _overlaps(inp, lp).condition(lp, names=spans) or alias
+        flag = "bool" if inp.language == "cpp" else "int"
+        edits.append(hoist_above(inp, node, [
+            *spans.declarations, f"const {flag} {apart} = {_unwrapped(test)};"], "", 8))
     if conditions:
         # The same container passed twice, or overlapping arrays: the iterations then depend
         # on each other, and the if clause runs them on one thread.
@@ -557,6 +572,18 @@ def _pragma_change(inp: RuleInput, lp: LoopFacts, node: Node,
         braced_loop(inp, node, pragma, rule)
     edits = [replace(e, rule=rule) for e in edits]
     return Change(rule, (*edits, edit), explanation[0].upper() + explanation[1:], (lp.line,))
+
+
+def _unwrapped(test: str) -> str:
+    """A test without the parentheses around the whole of it (``(a || b)`` -> ``a || b``)."""
+    if test.startswith("(") and test.endswith(")"):
+        depth = 0
+        for pos, ch in enumerate(test):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0 and pos < len(test) - 1:
+                return test
+        return test[1:-1]
+    return test
 
 
 def _unproven_overlap(inp: RuleInput, lp: LoopFacts) -> list[str]:
@@ -601,17 +628,19 @@ class Overlaps:
         return tuple(sorted({*self.checked, *self.untestable,
                              *(n for _t, a, b in self.elements for n in (a, b))}))
 
-    def condition(self, lp: LoopFacts, inner: Sequence[LoopFacts] = ()) -> str | None:
+    def condition(self, lp: LoopFacts, inner: Sequence[LoopFacts] = (),
+                  names: SpanNames | None = None) -> str | None:
         """The run-time test that the loop's arrays do not overlap ("" when none is needed),
         or None when no test here can tell. ``inner``: the loops of a perfect nest inside
-        ``lp``, outermost first, whose counters the subscripts may use too."""
+        ``lp``, outermost first, whose counters the subscripts may use too. With ``names``,
+        the address spans it compares are declared there and the test reads their names."""
         if self.untestable:
             return None
         tests = [t for t, _a, _b in self.elements]
         if self.checked:
             ranges = nest_no_overlap_condition((lp, *inner), self.checked, dict(self.extents),
-                                               self.pairs) if inner else \
-                no_overlap_condition(lp, self.checked, dict(self.extents), self.pairs)
+                                               self.pairs, names) if inner else \
+                no_overlap_condition(lp, self.checked, dict(self.extents), self.pairs, names)
             if ranges is None:
                 return None
             tests.append(ranges)

@@ -12,6 +12,7 @@ from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
+    declarator_name,
     identifiers,
     line,
     number,
@@ -21,6 +22,7 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import MULTIPLICATIVE, declare_before, fit, holding_statement, operand
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -182,15 +184,64 @@ def _leaf(node: Node) -> bool:
         _side_effect_free(node)
 
 
+def defines_pow(unit: Node) -> bool:
+    """Whether the unit defines a function or macro named ``pow``/``powf``/``powl`` itself
+    (read from the syntax tree: a comment or string that mentions ``pow()`` is no definition)."""
+    for n in walk_all(unit):
+        if n.type in ("preproc_def", "preproc_function_def"):
+            name = n.child_by_field_name("name")
+            if name is not None and node_text(name) in _POW:
+                return True
+        elif n.type == "function_definition":
+            decl = n.child_by_field_name("declarator")
+            while decl is not None and decl.type != "function_declarator":
+                decl = decl.child_by_field_name("declarator")
+            name = decl.child_by_field_name("declarator") if decl is not None else None
+            if name is not None and node_text(name).split("::")[-1].strip() in _POW:
+                return True
+    return False
+
+
+# Names for the local that holds a base, by its outermost operator.
+_LOCAL_NAMES = {"-": "diff", "+": "sum", "*": "scaled", "/": "ratio"}
+
+
+def _local_name(inp: RuleInput, base: Node) -> str:
+    inner = base
+    while inner.type == "parenthesized_expression" and inner.named_child_count == 1:
+        inner = inner.named_children[0]
+    op = inner.child_by_field_name("operator") if inner.type == "binary_expression" else None
+    return inp.fresh_name(_LOCAL_NAMES.get(node_text(op) if op is not None else "", "base"))
+
+
+def _effects_elsewhere(stmt: Node, base: Node) -> bool:
+    """Whether ``stmt`` has side effects outside ``base`` besides its own outermost store: then
+    a base with side effects of its own may not move above it (their order would change)."""
+    top = stmt.named_children[0] if stmt.type == "expression_statement" and \
+        stmt.named_children else None
+    for n in walk_all(stmt):
+        if base.start_byte <= n.start_byte and n.end_byte <= base.end_byte:
+            continue
+        if n.type in ("update_expression", "assignment_expression") and n != top:
+            return True
+        if n.type == "call_expression" and callee(n) not in _POW and \
+                node_text(n.child_by_field_name("function") or n) not in _POW_NAMES:
+            return True
+    return False
+
+
 def pow_rule(inp: RuleInput) -> RuleOutput:
     """``pow(x, k)`` for a small integer ``k`` becomes multiplications (``x * x`` for 2,
-    exact; for larger ``k`` each multiplication rounds, so the last bit may differ)."""
-    changes: list[Change] = []
+    exact; for larger ``k`` each multiplication rounds, so the last bit may differ). A base
+    that is more than a name or an element read is computed once into a local declared right
+    above the statement (as the call evaluated its argument once)."""
     notes: list[str] = []
-    if re.search(r"\bpow[fl]?\s*\([^;{}]*\)\s*\{", inp.site.unit_text):
-        return changes, ["pow-strength: the unit defines its own pow; left as it is"]
+    if defines_pow(inp.unit):
+        return [], ["pow-strength: the unit defines its own pow; left as it is"]
     types = dict(inp.types)
-    edits: list[Edit] = []
+    in_place: list[Edit] = []
+    # statement -> (declarations, edits inside it)
+    held: dict[tuple[int, int], tuple[Node, list[str], list[Edit]]] = {}
     lines: list[int] = []
     top = 2
     for n in walk_all(inp.function):
@@ -204,7 +255,8 @@ def pow_rule(inp: RuleInput) -> RuleOutput:
         single = name in _POWF_NAMES
         if name not in _POW_NAMES and not single:
             continue
-        if any(e.start <= n.start_byte and n.end_byte <= e.end for e in edits):
+        done = in_place + [e for _s, _d, es in held.values() for e in es]
+        if any(e.start <= n.start_byte and n.end_byte <= e.end for e in done):
             continue  # inside a base already rewritten
         base, exp = args.named_children
         exp_text = node_text(exp).strip()
@@ -222,43 +274,80 @@ def pow_rule(inp: RuleInput) -> RuleOutput:
             continue
         want = "float" if single else "double"
         text = " ".join(node_text(base).split())
-        if _leaf(base) or (k == 2 and _side_effect_free(base)):
-            simple = base.type in ("identifier", "subscript_expression", "number_literal",
-                                   "parenthesized_expression")
+        if _leaf(base) and (kind == want or k <= 3):
+            term = operand(base)
             if kind == want:
-                term = text if simple else f"({text})"
-            elif inp.language == "cpp":
-                term = f"static_cast<{want}>({text})"
+                product = _product(term, k)
             else:
-                term = f"({want})({text})"
-            replacement = f"({_product(term, k)})"
-        elif inp.language == "cpp":
-            # evaluated once, as the call evaluates its argument once
-            t = inp.fresh_name("base")
-            replacement = (f"[&]() -> {want} {{ const {want} {t} = {text}; "
-                           f"return {_product(t, k)}; }}()")
+                # one converted factor converts the product: (double)x * x * x
+                cast = f"static_cast<{want}>({text})" if inp.language == "cpp" else \
+                    f"({want}){term}"
+                product = " * ".join([cast] + [term] * (k - 1))
+            in_place.append(Edit(n.start_byte, n.end_byte, fit(n, product, MULTIPLICATIVE),
+                                 "pow-strength"))
         else:
-            notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is "
-                         "left: its base is costly or has side effects and C has no "
-                         "expression temporary")
-            continue
-        edits.append(Edit(n.start_byte, n.end_byte, replacement, "pow-strength"))
+            stmt = holding_statement(n, inp.function)
+            declared = _declared_in(stmt) if stmt is not None else set()
+            movable = stmt is not None and not (identifiers(base) & declared) and (
+                _side_effect_free(base) or not _effects_elsewhere(stmt, base))
+            if stmt is not None and movable:
+                local = _local_name(inp, base)
+                key = (stmt.start_byte, stmt.end_byte)
+                entry = held.setdefault(key, (stmt, [], []))
+                entry[1].append(f"const {want} {local} = {text};")
+                entry[2].append(Edit(n.start_byte, n.end_byte,
+                                     fit(n, _product(local, k), MULTIPLICATIVE),
+                                     "pow-strength"))
+            elif k == 2 and _side_effect_free(base) and kind == want:
+                term = operand(base)
+                in_place.append(Edit(n.start_byte, n.end_byte,
+                                     fit(n, f"{term} * {term}", MULTIPLICATIVE),
+                                     "pow-strength"))
+            else:
+                notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is "
+                             "left: its base is costly or has side effects and no local can "
+                             "hold it here (it is evaluated conditionally or repeatedly)")
+                continue
         lines.append(inp.line_of(n))
         top = max(top, k)
-    if edits:
-        where = ", ".join(str(x) for x in sorted(set(lines)))
-        exact = ("x * x gives the identical, correctly rounded result with one multiplication"
-                 if top == 2 else
-                 "a few multiplications (squaring: x * x, then products of those) replace "
-                 "it; a square is exact, but for higher powers each multiplication rounds, "
-                 "so a floating result may differ from pow in the last bit (it is identical "
-                 "while the partial products are exactly representable, e.g. small integers)")
-        changes.append(Change(
-            "pow-strength", tuple(edits),
-            f"pow(x, k) with a small integer k at line(s) {where} is a general library call; "
-            f"{exact}.",
-            tuple(sorted(set(lines)))))
-    return changes, notes
+    edits: list[Edit] = []
+    for stmt, declarations, inner in held.values():
+        # calls rewritten in place in the same statement go with it
+        mine = [e for e in in_place if stmt.start_byte <= e.start and e.end <= stmt.end_byte]
+        in_place = [e for e in in_place if e not in mine]
+        made = declare_before(inp, stmt, declarations, [*inner, *mine], "pow-strength")
+        if made is None:
+            notes.append(f"pow-strength: the pow call(s) at line {inp.line_of(stmt)} are left: "
+                         "no local may be declared before that statement")
+            continue
+        edits.extend(made)
+    edits.extend(in_place)
+    if not edits:
+        return [], notes
+    where = ", ".join(str(x) for x in sorted(set(lines)))
+    exact = ("x * x gives the identical, correctly rounded result with one multiplication"
+             if top == 2 else
+             "a few multiplications (squaring: x * x, then products of those) replace "
+             "it; a square is exact, but for higher powers each multiplication rounds, "
+             "so a floating result may differ from pow in the last bit (it is identical "
+             "while the partial products are exactly representable, e.g. small integers)")
+    return [Change(
+        "pow-strength", tuple(edits),
+        f"pow(x, k) with a small integer k at line(s) {where} is a general library call; "
+        f"{exact}.",
+        tuple(sorted(set(lines))))], notes
+
+
+def _declared_in(stmt: Node) -> set[str]:
+    """The names a declaration statement declares (none for other statements)."""
+    if stmt.type != "declaration":
+        return set()
+    out: set[str] = set()
+    for d in stmt.children_by_field_name("declarator"):
+        name = declarator_name(d)
+        if name:
+            out.add(name)
+    return out
 
 
 RULE = RuleSpec(

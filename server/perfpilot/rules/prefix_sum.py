@@ -9,6 +9,7 @@ accumulator's unsigned type; see there for every condition).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
@@ -24,15 +25,13 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import hoist_above, indent_unit, replace_statement
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
     RuleOutput,
     fresh_name,
-    insertion_before,
-    line_indent,
-    newline_of,
 )
 
 RULE_ID = "prefix-sum"
@@ -89,56 +88,99 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _paren(expr: str) -> str:
-    return expr if expr.replace("_", "a").isalnum() else f"({expr})"
+    """``expr`` as an operand: bare when it is a name, number, element, member or call (what
+    brackets and parentheses hold binds inside them), else parenthesized."""
+    outside = expr.strip()
+    while True:
+        inner = re.sub(r"\[[^\[\]]*\]|\([^()]*\)", "", outside)
+        if inner == outside:
+            break
+        outside = inner
+    return expr.strip() if re.fullmatch(r"(?:[\w.]|->)*", outside) else f"({expr})"
 
 
 def _index(expr: str, found: RangeSum, plus_one: bool) -> str:
     """The element index at counter value ``expr`` (shifted as the loop's index is), plus one
     when asked, parenthesised when it is not a plain name."""
     inner = _paren(expr)
-    if found.shift:
+    if found.shift and inner == "0":
+        inner = _paren(found.shift) if found.sign == "+" else f"-{_paren(found.shift)}"
+    elif found.shift:
         inner = f"{inner} {found.sign} {_paren(found.shift)}"
     return f"{inner} + 1" if plus_one else inner
 
 
-def _build(found: RangeSum, p: str, j: str, nl: str, indent: str) -> str:
-    """The lines building the prefix sums ``p`` over the whole container."""
-    u = f"std::make_unsigned<{found.acc_type}>::type"
+_UNSIGNED = {"int": "unsigned", "long": "unsigned long", "long long": "unsigned long long",
+             "short": "unsigned short", "long int": "unsigned long",
+             "long long int": "unsigned long long"}
+
+
+def _unsigned(acc_type: str) -> str:
+    """The unsigned type of the accumulator's width (``unsigned long long`` for ``long
+    long``; ``std::make_unsigned_t<T>`` for a type named otherwise)."""
+    words = " ".join(acc_type.replace("signed", "").split())
+    if acc_type.startswith("unsigned"):
+        return acc_type
+    return _UNSIGNED.get(words, f"std::make_unsigned_t<{acc_type}>")
+
+
+def _build(found: RangeSum, p: str, j: str, unit: str) -> list[str]:
+    """The statements building the prefix sums ``p`` over the whole container."""
+    u = _unsigned(found.acc_type)
     a = found.array
-    # each element converted to the accumulator's type first, as `s += a[k]` does; unsigned
-    # sums wrap, so differences are exact modulo 2^w
-    return (nl + indent).join([
-        f"std::vector<{u}> {p}({a}.size() + 1);",
-        f"for (std::size_t {j} = 0; {j} < {a}.size(); ++{j})",
-        f"    {p}[{j} + 1] = {p}[{j}] + static_cast<{u}>(static_cast<{found.acc_type}>"
-        f"({a}[{j}]));",
-    ])
+    # unsigned sums wrap, so differences are exact modulo 2^w (an element converts to the
+    # unsigned type as it would to the accumulator's, then modulo 2^w)
+    return [f"std::vector<{u}> {p}({a}.size() + 1);",
+            f"for (std::size_t {j} = 0; {j} < {a}.size(); ++{j})\n"
+            f"{unit}{p}[{j} + 1] = {p}[{j}] + static_cast<{u}>({a}[{j}]);"]
 
 
-def _replacement(found: RangeSum, p: str) -> str:
-    """The O(1) range sum standing for the summing loop."""
+def _replacement(inp: RuleInput, found: RangeSum, p: str, unit: str) -> list[str]:
+    """The O(1) range sum standing for the summing loop (a block when the counter needs a
+    name of its own: a lower bound that is more than a name or number)."""
     k, s = found.counter, found.acc
     op = "<=" if found.inclusive else "<"
-    u = f"std::make_unsigned<{found.acc_type}>::type"
-    # the counter keeps its type and the loop's test, so an empty range adds nothing; the
-    # addition is done unsigned (modulo 2^w) like the loop's sum of the same elements
-    return (f"{{ const {found.counter_type} {k} = {found.lo}; if ({k} {op} {found.hi}) "
-            f"{s} = static_cast<{found.acc_type}>(static_cast<{u}>({s}) + "
-            f"({p}[{_index(found.hi, found, found.inclusive)}] - "
-            f"{p}[{_index(k, found, False)}])); }}")
+    lo = found.lo.strip()
+    vt = inp.types.get(lo) if re.fullmatch(r"[A-Za-z_]\w*", lo) else None
+    # a lower bound of the counter's own type may stand for it (no conversion between them)
+    simple = vt is not None and not vt.pointer and not vt.array and \
+        vt.base.replace("const", "").strip() == found.counter_type.replace("const", "").strip()
+    # a small literal converts to any integer counter unchanged (a signed one: no test of an
+    # unsigned value against 0 that is always true)
+    literal = re.fullmatch(r"\d{1,9}", lo) is not None and \
+        "unsigned" not in found.counter_type and "size_t" not in found.counter_type
+    simple = simple or literal
+    at = lo if simple else k
+    # the counter keeps its type and the loop's test, so an empty range adds nothing
+    add = (f"{s} += static_cast<{found.acc_type}>({p}[{_index(found.hi, found, found.inclusive)}]"
+           f" - {p}[{_index(at, found, False)}]);")
+    test = f"{found.hi} {'>' if op == '<' else '>='} 0" if at == "0" else \
+        f"{at} {op} {found.hi}"
+    guard = f"if ({test})\n{unit}{add}"
+    if simple:
+        return [guard]
+    return ["{\n" + f"{unit}const {found.counter_type} {k} = {found.lo};\n"
+            + "\n".join(unit + line for line in guard.split("\n")) + "\n}"]
 
 
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace each proved range-summing loop with a difference of prefix sums built once."""
-    if inp.language != "cpp":
-        return [], []
     changes: list[Change] = []
     notes: list[str] = []
     taken = set(inp.taken)
-    nl = newline_of(inp.text)
+    unit = indent_unit(inp.text)
     built: dict[tuple[int, str], str] = {}  # (loop start, array) -> prefix sums name
-    for _lp, found in range_sums(inp.facts):
+    # the loops detection reports: each ends in a rewrite or in a note
+    reported = {f.node_range for f in prefix_sum(inp.facts)}
+    for lp, found in range_sums(inp.facts):
         if isinstance(found, str):
+            if (lp.node.start_byte, lp.node.end_byte) in reported:
+                notes.append(f"{RULE_ID}: the loop at line {inp.line_of(lp.node)} stays: "
+                             f"{found}")
+            continue
+        if inp.language != "cpp":
+            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(found.inner)} stays: the "
+                         "prefix sums would need a buffer C cannot size here without malloc")
             continue
         edits: list[Edit] = []
         key = (found.top.start_byte, found.array)
@@ -148,11 +190,14 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             j = fresh_name(taken | {p}, "i")
             taken.update((p, j))
             built[key] = p
-            _, indent = line_indent(inp.data, found.top)
-            edits.append(insertion_before(inp, found.top, _build(found, p, j, nl, indent),
-                                          RULE_ID, order=-25))
-        edits.append(Edit(found.inner.start_byte, found.inner.end_byte,
-                          _replacement(found, p), RULE_ID))
+            edits.append(hoist_above(inp, found.top, _build(found, p, j, unit), RULE_ID,
+                                     order=-25))
+        made = replace_statement(inp, found.inner, _replacement(inp, found, p, unit), RULE_ID)
+        if made is None:
+            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(found.inner)} stays: it "
+                         "cannot be replaced by statements here")
+            continue
+        edits.append(made)
         changes.append(Change(
             RULE_ID, tuple(edits),
             f"The loop at line {inp.line_of(found.inner)} summed '{found.array}' from "

@@ -29,6 +29,7 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import ADDITIVE, precedence
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
 
@@ -45,7 +46,8 @@ class _Site:
 
     def replacement(self) -> str:
         n = text(self.count)
-        n = n if self.count.type in ("identifier", "number_literal") else f"({n})"
+        # the count is the right operand of `+`: a product or call binds tighter
+        n = n if precedence(self.count) > ADDITIVE else f"({n})"
         extra = f", std::greater<{self.order.element}>()" if self.order.descending else ""
         return f"std::sort({self.base}, {self.base} + {n}{extra})"
 

@@ -24,6 +24,7 @@ from perfpilot.code.syntax import line
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import ADDITIVE, EQUALITY, fitted_edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Left,
@@ -86,10 +87,8 @@ def rewrite(inp: RuleInput) -> RuleOutput:
                  f"{v}.begin() + {h}" if x.iterator else f"{v}[{h}]", RULE_ID),
             Edit(x.erase.start_byte, x.erase.end_byte, f"++{h};", RULE_ID),
         ]
-        edits += [Edit(n.start_byte, n.end_byte, f"({v}.size() - {h})", RULE_ID)
-                  for n in x.sizes]
-        edits += [Edit(n.start_byte, n.end_byte, f"({h} == {v}.size())", RULE_ID)
-                  for n in x.empties]
+        edits += [fitted_edit(n, f"{v}.size() - {h}", ADDITIVE, RULE_ID) for n in x.sizes]
+        edits += [fitted_edit(n, f"{h} == {v}.size()", EQUALITY, RULE_ID) for n in x.empties]
         if x.clear_after:
             _, indent = line_indent(inp.data, loop)
             edits.append(Edit(loop.end_byte, loop.end_byte,

@@ -27,12 +27,13 @@ from perfpilot.rules.detect.common import (
     trip_count,
 )
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import guarded, hoist_above, indent_unit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
     RuleInput,
     RuleOutput,
-    insertion_before,
+    left_findings,
     loop_node,
     statement_slot_ok,
 )
@@ -132,6 +133,18 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
+def _unsigned(inp: RuleInput, text: str) -> bool:
+    """Whether a bound is an unsigned count: a container's ``size()``/``length()`` or a
+    variable of an unsigned type."""
+    if re.fullmatch(r"[A-Za-z_]\w*(?:\.|->)(?:size|length)\(\)", text):
+        return True
+    vt = inp.types.get(text) if re.fullmatch(r"[A-Za-z_]\w*", text) else None
+    if vt is None or vt.pointer or vt.array:
+        return False
+    base = vt.base.replace("const", "").strip()
+    return base in ("size_t", "std::size_t") or base.startswith("unsigned")
+
+
 def _paren(text: str) -> str:
     return text if re.fullmatch(r"[\w.]+(\(\))?", text) else f"({text})"
 
@@ -176,22 +189,39 @@ def reserve_rule(inp: RuleInput) -> RuleOutput:
             count = f_txt if last == "0" else f"{f_txt} - {l_txt}"
             sized = _sized(inp, lp, node, v)
             if isinstance(sized, Change):
-                guard = f"if ({f_txt} {cmp} {l_txt}) "
-                stmt = f"{guard}{v}.resize(static_cast<std::size_t>({count}){extra});"
-                edit = insertion_before(inp, node, stmt, "reserve", order=5)
+                if last == "0" and strict and _unsigned(inp, first):
+                    # a count that cannot be negative needs neither a test nor a cast
+                    stmt = f"{v}.resize({first});"
+                else:
+                    stmt = guarded(f"{f_txt} {cmp} {l_txt}",
+                                   [f"{v}.resize(static_cast<std::size_t>({count}){extra});"],
+                                   indent_unit(inp.text))
+                edit = hoist_above(inp, node, stmt, "reserve", order=5)
                 changes.append(Change("reserve", (edit, *sized.edits), sized.explanation,
                                       sized.lines))
                 continue
             notes.append(f"reserve: '{v}' at line {lp.line} is reserved, not sized once: "
                          f"{sized}")
-            stmt = (f"if ({f_txt} {cmp} {l_txt}) {v}.reserve({v}.size() + "
-                    f"static_cast<std::size_t>({count}){extra});")
-            edit = insertion_before(inp, node, stmt, "reserve", order=5)
+            if last == "0" and strict and _unsigned(inp, first):
+                stmt = f"{v}.reserve({v}.size() + {first});"
+            else:
+                stmt = guarded(f"{f_txt} {cmp} {l_txt}",
+                               [f"{v}.reserve({v}.size() + "
+                                f"static_cast<std::size_t>({count}){extra});"],
+                               indent_unit(inp.text))
+            edit = hoist_above(inp, node, stmt, "reserve", order=5)
             changes.append(Change(
                 "reserve", (edit,),
                 f"The loop at line {lp.line} appends to '{v}' once per iteration and its trip "
                 f"count is known before it starts; reserving that capacity up front avoids "
                 "repeated reallocation and copying as the vector grows.", (lp.line,)))
+    notes += left_findings(
+        inp, "reserve", reserve(inp.facts), changes, notes,
+        "the rewrite reserves only before an outermost counted loop (step 1 or -1, bounds "
+        "that are plain values) that appends to a local vector declared outside it and "
+        "leaves no early way out; inside another loop an exact reserve per pass would make "
+        "the growth quadratic" if inp.language == "cpp" else
+        "C has no std::vector to reserve")
     return changes, notes
 
 

@@ -24,6 +24,7 @@ from perfpilot.code.syntax import line, text
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import folded_into_declaration
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -90,11 +91,13 @@ def rewrite(inp: RuleInput) -> RuleOutput:
         else:
             new_test = inserted if s.absent else f"!{inserted}"
             what = f"the std::{s.form} search at line {inp.line_of(s.search)}"
-        edits = (
-            Edit(s.decl.end_byte, s.decl.end_byte,
-                 f"{sep}std::unordered_set<{s.element}> {name};", RULE_ID),
-            Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID),
-        )
+        start = Edit(s.decl.end_byte, s.decl.end_byte,
+                     f"{sep}std::unordered_set<{s.element}> {name};", RULE_ID)
+        # `bool found = false;` right before the scan takes the test as its initializer
+        folded = folded_into_declaration(inp, s.test, s.flag, "=", f"!{inserted}", RULE_ID) \
+            if s.form == "loop" else None
+        edits = (start, *folded) if folded is not None else \
+            (start, Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID))
         changes.append(Change(
             RULE_ID, edits,
             f"'{s.var}' (line {inp.line_of(s.decl)}) only grows by appending values not yet "

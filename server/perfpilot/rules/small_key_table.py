@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.parse import walk_all
 from perfpilot.code.small_key_map import Iteration, SmallKeyMap, integral_expression, small_key_maps
 from perfpilot.code.syntax import Node, operator, text
 from perfpilot.rules.base import Example, RuleSpec
@@ -205,8 +206,12 @@ def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, names: _Names, va
         edits += [Edit(f.start_byte, f.end_byte, first, RULE_ID) for f in it.firsts]
         edits += [Edit(s.start_byte, s.end_byte, second, RULE_ID) for s in it.seconds]
     else:
-        stmts.append(f"const {m.key} {it.key} = static_cast<{m.key}>({k});")
-        stmts.append(f"{vtype} {it.value} = {val}[{idx}];")
+        # a binding the body never reads is not declared (it would be an unused variable)
+        used = {text(n) for n in walk_all(body) if n.type == "identifier"}
+        if it.key in used:
+            stmts.append(f"const {m.key} {it.key} = static_cast<{m.key}>({k});")
+        if it.value in used:
+            stmts.append(f"{vtype} {it.value} = {val}[{idx}];")
     indent = _leading_space(inp.data, loop)
     inner = indent + "    "
     lead = "".join(f"{nl}{inner}{s}" for s in stmts)

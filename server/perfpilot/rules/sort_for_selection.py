@@ -51,6 +51,7 @@ from perfpilot.code.syntax import Node, arguments, callee, line, operator, text
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import ADDITIVE, UNARY, fit, precedence
 from perfpilot.rules.finding import Finding, make_finding
 from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, rule_output
 
@@ -213,8 +214,9 @@ class _Finder:
                     if k_node is None:
                         return None
                     k = " ".join(text(k_node).split())
-                    span = f"{v}.begin(), {v}.begin() + ({k})" if step == "-" else \
-                        f"{v}.begin() + ({k}) + 1, {v}.end()"
+                    k = k if precedence(k_node) > ADDITIVE else f"({k})"
+                    span = f"{v}.begin(), {v}.begin() + {k}" if step == "-" else \
+                        f"{v}.begin() + {k} + 1, {v}.end()"
                     replaced.append((a, f"(*std::{fn}({span}{comp}))"))
                 return make("pair", key, replaced)
         return None
@@ -324,7 +326,10 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             how = "std::nth_element puts the element read there in linear time"
             if sel.form == "pair":
                 how += ", and its neighbour is the extreme of the elements beside it"
-        edits += [Edit(a.start_byte, a.end_byte, t, RULE_ID) for a, t in sel.others]
+        # `*std::max_element(...)`: a unary expression, parenthesized only where it must be
+        edits += [Edit(a.start_byte, a.end_byte,
+                       fit(a, t[1:-1], UNARY) if t.startswith("(*") else t, RULE_ID)
+                  for a, t in sel.others]
         reads = ", ".join(dict.fromkeys(" ".join(text(r).split()) for r in sel.reads))
         planned.append(Planned(
             tuple(edits),

@@ -32,6 +32,7 @@ from perfpilot.code.syntax import Node, line, text, walk
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import folded_into_declaration
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Left,
@@ -139,15 +140,24 @@ def _uses(nodes: tuple[Node, ...], name: str) -> bool:
     return any(n.type == "identifier" and text(n) == name for b in nodes for n in walk(b))
 
 
+def _count_amount(s: SortedScan) -> str | None:
+    """The count of a prefix or suffix run as one expression (None for other shapes)."""
+    shape, kind = _SHAPE[(s.op, s.sort.descending)]
+    if shape == "prefix":
+        return f"{_search(kind, s)} - {s.var}.begin()"
+    if shape == "suffix":
+        return f"{s.var}.end() - {_search(kind, s)}"
+    return None
+
+
 def _count_lines(s: SortedScan, pos: str) -> list[str]:
     assert s.target is not None
     shape, kind = _SHAPE[(s.op, s.sort.descending)]
     target, op = " ".join(text(s.target).split()), f"{s.sign}="
     v = s.var
-    if shape == "prefix":
-        return [f"{target} {op} {_search(kind, s)} - {v}.begin();"]
-    if shape == "suffix":
-        return [f"{target} {op} {v}.end() - {_search(kind, s)};"]
+    single = _count_amount(s)
+    if single is not None:
+        return [f"{target} {op} {single};"]
     amount = f"{pos}.second - {pos}.first" if shape == "run" else \
         f"({pos}.first - {v}.begin()) + ({v}.end() - {pos}.second)"
     return ["{", f"    const auto {pos} = {_search(kind, s)};", f"    {target} {op} {amount};",
@@ -260,8 +270,13 @@ def rewrite(inp: RuleInput) -> RuleOutput:
             lines = _first_lines(s, pos, branch)
         _, indent = line_indent(data, node)
         replacement = f"{nl}{indent}".join(lines)
+        amount = _count_amount(s) if s.form == "count" and s.target is not None else None
+        # `int c = 0;` right before the loop: the count becomes its initializer
+        folded = folded_into_declaration(inp, node, " ".join(text(s.target).split()),
+                                          f"{s.sign}=", amount, RULE_ID) \
+            if amount is not None and s.target is not None else None
         planned.append(Planned(
-            (Edit(node.start_byte, node.end_byte, replacement, RULE_ID),),
+            folded or (Edit(node.start_byte, node.end_byte, replacement, RULE_ID),),
             _explained(s.var, s.sort.statement, "the loop", node, _test_text(s), s.form, inp),
             (node, s.sort.statement), _includes(s.sort.descending)))
     for c in calls:

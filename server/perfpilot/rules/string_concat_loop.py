@@ -36,8 +36,15 @@ from perfpilot.rules.detect.common import (
     rng,
 )
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import replace_statement
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, inside_loop
+from perfpilot.rules.rewrite_input import (
+    Change,
+    RuleInput,
+    RuleOutput,
+    inside_loop,
+    left_findings,
+)
 
 RULE_ID = "string-concat-loop"
 _STRING = re.compile(r"^(const\s+)?(std::)?(string|basic_string\s*<\s*char\s*>)$")
@@ -113,22 +120,28 @@ def string_append_rule(inp: RuleInput) -> RuleOutput:
             continue
         appended = [node_text(p) for p in parts[1:]]
         stmt = node.parent
-        if stmt is not None and stmt.type == "expression_statement" and \
-                stmt.parent is not None and stmt.parent.type == "compound_statement":
-            # One statement per piece, on the line the assignment had.
-            edit = Edit(stmt.start_byte, stmt.end_byte,
-                        " ".join(f"{s} += {a};" for a in appended), RULE_ID)
-        else:
-            text = f"{s} += {appended[0]}"
-            for more in appended[1:]:
-                text = f"({text}) += {more}"
-            edit = Edit(node.start_byte, node.end_byte, text, RULE_ID)
+        edit: Edit | None = None
+        if len(appended) == 1:
+            edit = Edit(node.start_byte, node.end_byte, f"{s} += {appended[0]}", RULE_ID)
+        elif stmt is not None and stmt.type == "expression_statement":
+            # One statement per piece, each on its own line (in a new block when the
+            # assignment was an unbraced loop or branch body).
+            edit = replace_statement(inp, stmt, [f"{s} += {a};" for a in appended], RULE_ID)
+        if edit is None:
+            notes.append(f"{RULE_ID}: line {line} stays: the assignment's value is used, so it "
+                         "cannot become one append per piece")
+            continue
         changes.append(Change(
             RULE_ID, (edit,),
             f"'{s} = {s} + ...' on line {line} copies all of '{s}' into a new string on every "
             f"iteration, so the loop's cost grows with the square of the text's length; "
             f"appending in place ('{s} += ...') copies only what is added.",
             (line,)))
+    notes += left_findings(
+        inp, RULE_ID, string_concat_loop(inp.facts), changes, notes,
+        "the rewrite turns `s = s + x` into appends; an append (`+=`, `strcat`) already in "
+        "place would need `reserve` with a final length the loop does not know before it "
+        "runs")
     return changes, notes
 
 

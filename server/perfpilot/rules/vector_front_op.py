@@ -55,6 +55,7 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit, overlaps
+from perfpilot.rules.emit import ADDITIVE, EQUALITY, POSTFIX, fitted_edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Change,
@@ -88,9 +89,11 @@ def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
                 parent.child_by_field_name("indices")
             if index is None:
                 return None
-            inner = node_text(index).strip("[]")
-            edits.append(Edit(parent.start_byte, parent.end_byte, f"{q}[{head} + ({inner})]",
-                              RULE_ID))
+            inner = node_text(index).strip("[]").strip()
+            at = head if inner == "0" else f"{head} + {inner}" if \
+                re.fullmatch(r"[\w.]+(?:\(\))?|\w+\[[^\]]*\]", inner) else \
+                f"{head} + ({inner})"
+            edits.append(Edit(parent.start_byte, parent.end_byte, f"{q}[{at}]", RULE_ID))
             continue
         call = parent.parent if parent is not None else None
         field = parent.child_by_field_name("field") \
@@ -100,12 +103,13 @@ def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
         method = node_text(field)
         if method in _KEEP:
             continue
-        replacement = {"size": f"({q}.size() - {head})", "empty": f"({head} == {q}.size())",
-                       "front": f"{q}[{head}]"}.get(method)
+        replacement = {"size": (f"{q}.size() - {head}", ADDITIVE),
+                       "empty": (f"{head} == {q}.size()", EQUALITY),
+                       "front": (f"{q}[{head}]", POSTFIX)}.get(method)
         args = call.child_by_field_name("arguments")
         if replacement is None or args is None or args.named_child_count:
             return None
-        edits.append(Edit(call.start_byte, call.end_byte, replacement, RULE_ID))
+        edits.append(fitted_edit(call, replacement[0], replacement[1], RULE_ID))
     return edits
 
 
@@ -237,9 +241,11 @@ def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
                                   inp.fresh_name("at"))
         edits.append(insertion_before(inp, fc.loop, helper, RULE_ID, order=-9))
     # Reads in the consume's count are followed inside its replacement.
-    edits += [Edit(r.node.start_byte, r.node.end_byte,
-                   offset_text(r, fc.name, off, finder), RULE_ID) for r in fc.reads
-              if not is_within(r.node, fc.consume)]
+    binds = {"size": ADDITIVE, "empty": EQUALITY}
+    edits += [fitted_edit(r.node, offset_text(r, fc.name, off, finder)[1:-1], binds[r.kind],
+                          RULE_ID) if r.kind in binds else
+              Edit(r.node.start_byte, r.node.end_byte, offset_text(r, fc.name, off, finder),
+                   RULE_ID) for r in fc.reads if not is_within(r.node, fc.consume)]
     if fc.restore:
         nl = newline_of(inp.text)
         line_start = inp.data.rfind(b"\n", 0, fc.loop.start_byte) + 1

@@ -36,6 +36,7 @@ from perfpilot.runner.build import (
     first_error,
     install_headers,
 )
+from perfpilot.runner.compiler_warnings import warnings_refusal
 from perfpilot.runner.driver_run import (
     LIB_A,
     LIB_B,
@@ -196,6 +197,14 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
                                                        *compiler_folders(tc)])
             job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units,
                       as_nobody, gate, bench, object_policy=policed, budget=budget)
+            if origin == "model":
+                # A model's code may not add a compiler warning the original does not have.
+                async with _held(job, "building"):
+                    refused = await warnings_refusal(
+                        base, sandbox, tc, workdir, original.unit_text, candidate_unit, ctx,
+                        unprivileged=as_nobody, timeout_s=settings.build_timeout_s)
+                if refused is not None:
+                    return refused
             return await _run(job, base, units[0], units[1], bench)
     except BudgetSpent as exc:
         return replace(base, verdict="timeout", message=str(exc), validation_status="skipped")

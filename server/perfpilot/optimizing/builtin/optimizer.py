@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -16,20 +17,43 @@ from perfpilot.optimizing.builtin.rewrite import (
     RewriteResult,
     rewrite,
 )
-from perfpilot.optimizing.builtin.strategies import planned_rules, strategies_for
+from perfpilot.optimizing.builtin.strategies import (
+    UNEXPLAINED,
+    planned_rules,
+    strategies_for,
+    unkept,
+)
 from perfpilot.optimizing.builtin.variants import (
     SOURCE_ORDER,
     Variant,
     build_of,
     candidate_variants,
 )
-from perfpilot.optimizing.syntax_check import syntax_check
+from perfpilot.optimizing.formatting import format_candidate
+from perfpilot.optimizing.syntax_check import compile_check
 from perfpilot.progress import JobContext
-from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases
-from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
+from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases, rule_spec
+from perfpilot.runner.compiler_warnings import added_warnings, describe_added
+from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected, Strategy
 
 BACKEND = "builtin"
 INTERCHANGE = "loop-interchange"
+
+
+# How ``describe_added`` starts: a candidate refused for a warning, not for an error.
+WARNING_REFUSAL = "it adds a compiler warning"
+
+
+def _at(lines: tuple[int, ...]) -> str:
+    """`` at line 4`` / `` at lines 4, 9``; nothing for a strategy without lines."""
+    if not lines:
+        return ""
+    return f" at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+
+
+def _failure(error: str) -> str:
+    """Why a candidate was dropped: its new warning as it is, an error as a failed compile."""
+    return error if error.startswith(WARNING_REFUSAL) else f"does not compile: {error}"
 
 
 def _source_dir(uri: str) -> str | None:
@@ -72,6 +96,8 @@ class BuiltinOptimizer:
         self.rules = frozenset(rules) if rules is not None else ALL_RULES
         self.timeout_s = timeout_s
         self.variants = variants
+        # The original unit's warnings, by unit text and flags: read once, compared each time.
+        self._original_warnings: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     async def optimize(self, site: FunctionSite, plan: Plan, ctx: JobContext) -> OptimizeResult:
         """Rewrite ``site`` with the builtin rules; raise ``Cancelled`` when ``ctx`` is.
@@ -140,7 +166,8 @@ class BuiltinOptimizer:
                 strategies += tuple(s for s in base.strategies if s not in strategies)
             notes = (made.notes + (base.notes if base is not None else ())
                      + tuple(f"adds #include {h}" for h in includes))
-            return Candidate(code=made.code, strategies=strategies, backend=BACKEND,
+            code = await asyncio.to_thread(format_candidate, site, made.code)
+            return Candidate(code=code, strategies=strategies, backend=BACKEND,
                              sample=sample, notes=notes, needs_openmp=openmp,
                              includes=includes)
         return Rejected(BACKEND, f"callee `{part.callee}`: {error}", sample)
@@ -161,7 +188,8 @@ class BuiltinOptimizer:
         full = await asyncio.to_thread(rewrite, site, rules, extra)
         ctx.check()
         if not full.changed:
-            why = "; ".join(full.notes[:4]) if full.notes else "no pattern found"
+            notes = full.notes + self._unexplained(plan, (), full.notes)
+            why = "; ".join(notes) if notes else "no pattern found"
             return OptimizeResult((), (Rejected(BACKEND, f"no builtin rule applies: {why}"),))
         ctx.report("generating", "checking the original unit compiles")
         base_error = await self.check(site, RewriteResult(site.text, (), (),
@@ -178,30 +206,55 @@ class BuiltinOptimizer:
                 variants.append(serial)
         candidates: list[Candidate] = []
         rejected: list[Rejected] = []
+        # strategies whose rewrite was made but ended in a rejection that says why
+        refused: list[Strategy] = []
         for sample, variant in enumerate(variants):
             ctx.check()
             ctx.report("generating", f"checking builtin candidate {sample + 1} compiles")
             checked, dropped_notes, error = await self._compiling(site, variant, extra)
             ctx.check()
             if checked is None:
-                rejected.append(Rejected(BACKEND, f"does not compile: {error}", sample,
-                                         variant.code))
+                rejected.append(Rejected(BACKEND, _failure(error), sample, variant.code))
+                refused += strategies_for(variant, plan)
                 continue
             includes = missing_includes(site.unit_text, checked.includes)
             notes = (tuple(checked.notes) + tuple(dropped_notes)
                      + tuple(f"adds #include {h}" for h in includes))
             made = Candidate(
-                code=checked.code, strategies=strategies_for(checked, plan), backend=BACKEND,
+                code=await asyncio.to_thread(format_candidate, site, checked.code),
+                strategies=strategies_for(checked, plan), backend=BACKEND,
                 sample=sample, notes=notes, needs_openmp=checked.needs_openmp,
                 includes=includes)
             if not self.variants:
                 candidates.append(made)
                 continue
             source_order = await self._source_order(site, checked, extra, plan)
-            candidates.extend(await asyncio.to_thread(
+            family = await asyncio.to_thread(
                 candidate_variants, made, f"{BACKEND}-{sample}", site,
-                build_of(self.flags, self.compiler), source_order))
+                build_of(self.flags, self.compiler), source_order)
+            # each variant's own lines (a pragma, a swapped header) in the file's style too
+            candidates.extend([c if c.code == made.code else
+                               replace(c, code=await asyncio.to_thread(
+                                   format_candidate, site, c.code)) for c in family])
+        said = tuple(n for c in candidates for n in c.notes) + full.notes + \
+            tuple(r.reason for r in rejected)
+        missing = self._unexplained(
+            plan, tuple(s for c in candidates for s in c.strategies) + tuple(refused), said)
+        if missing and candidates:
+            candidates[0] = replace(candidates[0], notes=candidates[0].notes + missing)
+        elif missing:
+            rejected.append(Rejected(BACKEND, "; ".join(missing)))
         return OptimizeResult(tuple(candidates), tuple(rejected))
+
+    def _unexplained(self, plan: Plan, carried: tuple[Strategy, ...],
+                     notes: tuple[str, ...]) -> tuple[str, ...]:
+        """A note for each planned strategy this optimizer may carry out that no candidate
+        carries out and no rule's note explains: a finding's promise ends in a candidate or
+        in words, never in silence."""
+        return tuple(
+            f"{s.rule}: {UNEXPLAINED} (the rewrite found nothing it may change{_at(s.lines)})"
+            for s in unkept(plan, carried, notes)
+            if (spec := rule_spec(s.rule)) is not None and spec.rewrites_as & self.rules)
 
     async def _source_order(self, site: FunctionSite, checked: RewriteResult,
                             extra: tuple[Phase, ...], plan: Plan) -> Variant | None:
@@ -225,8 +278,11 @@ class BuiltinOptimizer:
         dropped: list[str] = []
         for rule in sorted(variant.rules):
             single = await asyncio.to_thread(rewrite, site, {rule}, extra)
-            if single.changed and await self.check(site, single) is None:
+            why = await self.check(site, single) if single.changed else "it changed nothing"
+            if why is None:
                 passing.append(rule)
+            elif why.startswith(WARNING_REFUSAL):
+                dropped.append(f"{rule}: dropped, {why}")
             else:
                 dropped.append(f"{rule}: dropped, the compiler rejected it")
         if not passing:
@@ -244,12 +300,25 @@ class BuiltinOptimizer:
     async def _check_text(self, site: FunctionSite, code: str, includes: Sequence[str],
                           needs_openmp: bool) -> str | None:
         """Compile the unit with ``code`` in place of ``site`` (and ``includes`` added); None
-        when it compiles."""
+        when it compiles and adds no compiler warning the original unit does not have
+        (``-Wall -Wextra -Wshadow``; the original's warnings are read once per unit)."""
         flags = list(self.flags)
         folder = _source_dir(site.uri)
         if folder is not None:
             flags += ["-iquote", folder]
         if needs_openmp and "-fopenmp" not in flags:
             flags.append("-fopenmp")
-        return await syntax_check(splice(site, code, includes), site.language,
-                                  flags, self.compiler, self.timeout_s)
+        error, warnings = await compile_check(splice(site, code, includes), site.language,
+                                              flags, self.compiler, self.timeout_s)
+        if error is not None or code == site.text:
+            return error
+        key = (site.unit_text, tuple(flags))
+        before = self._original_warnings.get(key)
+        if before is None:
+            base_error, before = await compile_check(site.unit_text, site.language, flags,
+                                                     self.compiler, self.timeout_s)
+            if base_error is not None:
+                return None  # the original's own errors are reported where they matter
+            self._original_warnings[key] = before
+        added = added_warnings(before, warnings)
+        return describe_added(added) if added else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from perfpilot.optimizing.builtin.rewrite import ALL_RULES, RewriteResult
 from perfpilot.rules.finding import RULES
 from perfpilot.rules.registry import RULE_SPECS, rule_spec
@@ -63,3 +65,54 @@ def strategies_for(result: RewriteResult, plan: Plan) -> tuple[Strategy, ...]:
         if strategy not in out:
             out.append(strategy)
     return tuple(out)
+
+
+# Note prefixes that name a rule module rather than a rule id.
+_NOTE_ALIASES = {"openmp": frozenset({"openmp-for", "openmp-reduction"}),
+                 "hoist": frozenset({"hoist-invariant-call"})}
+_NOTE_HEAD = re.compile(r"(?:^|[;:]\s)([a-z][a-z0-9-]*):\s")
+# How the optimizer's own note on a strategy no rule explained begins.
+UNEXPLAINED = "planned, but no candidate carries it out"
+
+
+def noted_rules(notes: tuple[str, ...] | list[str]) -> frozenset[str]:
+    """The rule ids the notes are about (a note starts with its rule's id, or its module's:
+    ``openmp: the loop at line 5 stays serial: ...``), with the findings each rewrite
+    stands for (a note of the invariant-call hoist speaks for ``strlen-condition`` too)."""
+    out: set[str] = set()
+    # a rejection joins notes: "no builtin rule applies: openmp: ...; pow-strength: ..."
+    heads = [h for note in notes for h in _NOTE_HEAD.findall(note)]
+    for head in heads:
+        ids = _NOTE_ALIASES.get(head, frozenset({head}))
+        out |= ids
+        for spec in RULE_SPECS:
+            if ids & (spec.rewrites_as | spec.finding_ids):
+                out |= spec.finding_ids | spec.rewrites_as
+    return frozenset(out)
+
+
+def unkept(plan: Plan, carried: tuple[Strategy, ...], notes: tuple[str, ...]
+           ) -> tuple[Strategy, ...]:
+    """The plan's strategies a built-in rewrite exists for that no candidate carries out
+    (``carried``) and no note explains."""
+    said = noted_rules(notes)
+    done = {s.rule for s in carried} | set(carried_ids(carried))
+    out: list[Strategy] = []
+    for s in plan.strategies:
+        spec = rule_spec(s.rule) if s.rule else None
+        if spec is None or spec.rewrite is None or s.callee:
+            continue
+        if s in carried or s.rule in done or s.rule in said:
+            continue
+        out.append(s)
+    return tuple(out)
+
+
+def carried_ids(carried: tuple[Strategy, ...]) -> frozenset[str]:
+    """The finding ids whose rewrites the strategies carried out stand for."""
+    out: set[str] = set()
+    for s in carried:
+        spec = rule_spec(s.rule) if s.rule else None
+        if spec is not None:
+            out |= spec.finding_ids
+    return frozenset(out)

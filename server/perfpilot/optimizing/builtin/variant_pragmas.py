@@ -30,6 +30,7 @@ from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
+from perfpilot.rules.emit import relative_text, replace_statement
 from perfpilot.rules.openmp import overlaps
 from perfpilot.rules.rewrite_input import RuleInput, loop_node, newline_of
 
@@ -146,13 +147,9 @@ def pragma_edit(inp: RuleInput, node: Node, pragma: str) -> Edit | None:
     if parent.type not in ("for_statement", "while_statement", "do_statement", "if_statement",
                            "else_clause", "for_range_loop"):
         return None
-    full = data[line_start:data.find(b"\n", line_start) if b"\n" in data[line_start:]
-                else len(data)].decode("utf-8")
-    indent = full[:len(full) - len(full.lstrip())]
-    inner = indent + "    "
-    loop = text(node).replace(nl, nl + "    ")
-    braced = f"{{{nl}{inner}{pragma}{nl}{inner}{loop}{nl}{indent}}}"
-    return Edit(node.start_byte, node.end_byte, braced, "pragma")
+    # the loop becomes a block holding the pragma and the loop, braced as the file braces
+    made = replace_statement(inp, node, [pragma, relative_text(inp, node)], "pragma")
+    return made
 
 
 def _innermost_counted(inp: RuleInput) -> list[tuple[LoopFacts, Node]]:

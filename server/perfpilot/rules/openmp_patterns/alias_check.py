@@ -26,6 +26,31 @@ from perfpilot.code.loops import LoopFacts
 from perfpilot.code.storage_type import Extent, address
 
 _PLAIN_BOUND = re.compile(r"^[\w\s+\-*/%().]*$")
+
+
+class SpanNames:
+    """Names for the ends of the spans a run-time overlap test compares: each span is then
+    declared once, on a line of its own (``const long long y_begin = ...;``), and the test
+    reads ``y_end <= x_begin || x_end <= y_begin`` instead of repeating the address
+    arithmetic inline. ``fresh`` turns a stem into a name the function does not use."""
+
+    def __init__(self, fresh: Callable[[str], str]) -> None:
+        self.fresh = fresh
+        self.declarations: list[str] = []
+        self._named: dict[str, tuple[str, str]] = {}
+
+    def span(self, p: str, ends: tuple[str, str]) -> tuple[str, str]:
+        """The names of ``p``'s span ``ends`` (declared the first time they are asked for)."""
+        if p not in self._named:
+            stem = re.sub(r"\W+", "_", p).strip("_") or "span"
+            begin, end = self.fresh(f"{stem}_begin"), self.fresh(f"{stem}_end")
+            first, last = ends
+            if last.startswith(first + " + "):
+                last = begin + last[len(first):]
+            self.declarations += [f"const long long {begin} = {first};",
+                                  f"const long long {end} = {last};"]
+            self._named[p] = (begin, end)
+        return self._named[p]
 _CALL = re.compile(r"\w\s*\(")
 
 
@@ -63,14 +88,16 @@ def _address(name: str, index: str) -> str:
 
 def no_overlap_condition(lp: LoopFacts, pointers: Sequence[str],
                          extents: Mapping[str, Extent] | None = None,
-                         pairs: Sequence[tuple[str, str]] | None = None) -> str | None:
+                         pairs: Sequence[tuple[str, str]] | None = None,
+                         names: SpanNames | None = None) -> str | None:
     """A C/C++ condition, true when the loop's accesses through ``pointers`` cannot overlap
     (so its iterations stay independent), or None when it cannot be written.
 
     A name with an entry in ``extents`` (a container or view) spans its whole extent; any
     other name spans what the loop reaches through it, so its accesses must all be
     ``p[i + c]`` over a counted loop with step 1 and plain bounds. ``pairs`` are the
-    (written, other) pairs to test; by default every written name against every other."""
+    (written, other) pairs to test; by default every written name against every other.
+    With ``names``, the spans are declared there and the test reads their names."""
     extents = extents or {}
     var, lo, hi = lp.induction, lp.lower, lp.upper
     if not pointers:
@@ -114,8 +141,17 @@ def no_overlap_condition(lp: LoopFacts, pointers: Sequence[str],
         return not {w, p} & placed and set(offsets[w]) == {0} and set(offsets[p]) == {0}
 
     # An empty range (lo >= hi) may fail the test: the loop then runs serially, and does nothing.
-    return _pair_tests(pairs, span, partial(_start, extents), partial(_size, extents),
-                       same_element)
+    named = _named(span, names)
+    return _pair_tests(pairs, named, partial(_start, extents) if names is None else
+                       (lambda p: named(p)[0]), partial(_size, extents), same_element)
+
+
+def _named(span: Callable[[str], tuple[str, str]], names: SpanNames | None
+           ) -> Callable[[str], tuple[str, str]]:
+    """``span``, or the names ``names`` declares for its ends."""
+    if names is None:
+        return span
+    return lambda p: names.span(p, span(p))
 
 
 def _start(extents: Mapping[str, Extent], p: str) -> str:
@@ -220,7 +256,8 @@ def _extreme(values: list[str], op: str) -> str:
 
 def nest_no_overlap_condition(loops: Sequence[LoopFacts], pointers: Sequence[str],
                               extents: Mapping[str, Extent] | None = None,
-                              pairs: Sequence[tuple[str, str]] | None = None) -> str | None:
+                              pairs: Sequence[tuple[str, str]] | None = None,
+                              names: SpanNames | None = None) -> str | None:
     """``no_overlap_condition`` over a perfect nest of counted loops (``loops``, outermost
     first): true when the nest's accesses through ``pointers`` cannot overlap, or None when it
     cannot be written.
@@ -288,5 +325,6 @@ def nest_no_overlap_condition(loops: Sequence[LoopFacts], pointers: Sequence[str
         return len(indices[w] | indices[p]) == 1 and "" not in indices[w]
 
     # An empty loop may fail the test: the original order then runs, and does nothing.
-    return _pair_tests(pairs, spans.__getitem__, partial(_start, extents),
-                       partial(_size, extents), same_element)
+    named = _named(spans.__getitem__, names)
+    return _pair_tests(pairs, named, partial(_start, extents) if names is None else
+                       (lambda p: named(p)[0]), partial(_size, extents), same_element)

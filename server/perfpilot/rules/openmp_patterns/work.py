@@ -21,6 +21,7 @@ from perfpilot.code.loops import LoopFacts
 from perfpilot.code.parse import mutations, node_text, unparen, walk_all
 from perfpilot.code.syntax import Node, declarator_name
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.emit import relative_text, replace_statement
 from perfpilot.rules.rewrite_input import RuleInput, line_indent, newline_of
 
 # Work (syntax nodes executed) a parallel region must exceed to pay for itself.
@@ -38,7 +39,18 @@ def _trips(lower: str, upper: str, op: str, step: int) -> str:
         return ""
     hi, lo = (upper, lower) if step == 1 else (lower, upper)
     inclusive = " + 1" if op in ("<=", ">=") else ""
-    return f"(long long)({hi}) - (long long)({lo}){inclusive}"
+    if lo.strip() == "0" and not inclusive:
+        return _operand(hi)
+    # in long long: the difference of two ints may not fit in one
+    return f"(long long){_operand(hi)}" + \
+        ("" if lo.strip() == "0" else f" - {_operand(lo)}") + inclusive
+
+
+def _operand(expr: str) -> str:
+    """``expr`` as the operand of a cast or of ``-``: bare when a name, number or call."""
+    e = expr.strip()
+    plain = re.fullmatch(r"[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*(?:\(\))?|\d+", e)
+    return e if plain else f"({e})"
 
 
 def _size(node: Node | None) -> int:
@@ -170,6 +182,9 @@ def gated_loop(inp: RuleInput, node: Node, pragma: str, gate: str, rule: str) ->
 def braced_loop(inp: RuleInput, node: Node, pragma: str, rule: str) -> Edit:
     """``node`` (a loop that is the whole body of a loop or branch) replaced by ``{ pragma
     loop }``: a pragma needs a line of its own inside a block."""
+    made = replace_statement(inp, node, [pragma, relative_text(inp, node)], rule)
+    if made is not None:
+        return made
     nl, indent, loop = _indented(inp, node)
     inner = indent + "    "
     return Edit(node.start_byte, node.end_byte,

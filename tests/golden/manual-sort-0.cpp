@@ -1,0 +1,3 @@
+void sort_values(std::vector<int> &v) {
+    std::sort(v.begin(), v.end());
+}
