@@ -124,12 +124,14 @@ async def test_cli_write_repairs_the_answer_and_writes_it_with_its_helpers(
         "--answers", str(workspace / "answers-repair"), cwd=workspace)
     assert status == 0, (out, err)
     # Both rounds are in the report, each measured; the second is the one chosen.
-    assert "Candidate 1 (replay; " in out and "Measured (incorrect)" in out, out
+    # An answer that names no strategy gets no empty field in its header.
+    assert "Candidate 1 (replay):" in out and "Measured (incorrect)" in out, out
     assert "original return value" in out and "candidate return value" in out, out
-    assert "Candidate 2 (replay; repair round 1; " in out, out
+    assert "Candidate 2 (replay; repair round 1):" in out, out
     assert "Measured (faster)" in out and "Chosen: candidate 2, measured faster." in out, out
     # The diff shows the helpers with the function, and the file has all three.
-    assert "+struct Sums { unsigned long total; unsigned long count; };" in out, out
+    # Added helpers are formatted in the file's style (a four-space indent here).
+    assert "+struct Sums {\n+    unsigned long total;\n+    unsigned long count;\n+};" in out, out
     assert "+static Sums sums_of(const std::vector<int>& v)" in out, out
     assert "+    return 2 * s.count * s.total;" in out, out
     written = path.read_text()

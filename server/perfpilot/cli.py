@@ -276,9 +276,12 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     else:
         print_plan(site, outcome.plan)
         for i, t in enumerate(outcome.trials):
-            cats = ", ".join(s.category.name for s in t.candidate.strategies)
-            round_ = f"; repair round {t.candidate.round}" if t.candidate.round else ""
-            print(f"\nCandidate {i + 1} ({t.candidate.backend}{round_}; {cats}):")
+            about = [t.candidate.backend]
+            if t.candidate.round:
+                about.append(f"repair round {t.candidate.round}")
+            if t.candidate.strategies:
+                about.append(", ".join(s.category.name for s in t.candidate.strategies))
+            print(f"\nCandidate {i + 1} ({'; '.join(about)}):")
             for note in t.candidate.notes:
                 print(f"  note: {note}")
             sys.stdout.write(unit_diff(path, text, splice(site, t.candidate.code,
