@@ -204,6 +204,20 @@ async def test_changed_since_takes_only_the_functions_a_diff_touches(
     fake = FakePipeline(monkeypatch)
     await run_scan(options(tmp_path, restart=True), write=lambda _: None)
     assert sorted(fake.calls) == ["count_upper", "scaled_energy", "total"]
+    # A file git does not track yet is wholly new; one git ignores is not the change's.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "fresh.cpp").write_text(ENERGY.replace("scaled_energy", "fresh_energy"))
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "made.cpp").write_text(ENERGY.replace("scaled_energy", "made_energy"))
+    (tmp_path / ".gitignore").write_text("gen/\n")
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path, changed_since="HEAD", restart=True),
+                            write=lambda _: None)
+    assert sorted(fake.calls) == ["fresh_energy", "total"]
+    assert sorted(r.target.path for r in result.results) == ["lib/fresh.cpp", "two.cpp"]
+    fake = FakePipeline(monkeypatch)
+    await run_scan(options(tmp_path, restart=True), write=lambda _: None)
+    assert "made_energy" in fake.calls  # a plain scan still takes it: only the diff skips it
 
 
 # -- outputs --------------------------------------------------------------------------------
