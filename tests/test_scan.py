@@ -663,3 +663,27 @@ def test_a_builtin_scan_report_has_no_model_columns(tmp_path: Path) -> None:
     report = write_outputs(ScanResult((drafted,), (), (), "local", 1.0), tmp_path,
                            tmp_path / "o2").report.read_text()
     assert "| 10 + 4 | 1.5 s |" in report
+
+
+async def test_a_model_plan_that_chose_the_function_counts_as_its_use(tmp_path: Path) -> None:
+    (tmp_path / "energy.cpp").write_text(ENERGY)
+    # A real server stops before the stop string, so the answer ends at the plan.
+    plan = ("[SUGG/]\n- **Memory Usage and Allocation**: take `samples` by const reference "
+            "(line 4)\n")
+    energy = ENERGY.split("\n", 3)[3].replace("std::vector<double> samples",
+                                                "const std::vector<double>& samples")
+    async with FaultyEndpoint(Stream(plan, usage={"prompt_tokens": 150,
+                                                  "completion_tokens": 20})) as planner, \
+            FaultyEndpoint(Stream(f"```cpp\n{energy}```",
+                                  usage={"prompt_tokens": 400, "completion_tokens": 90})) as opt:
+        settings = replace(remote_settings(opt.url),
+                           planner=RoleSettings(backend="remote", endpoint=planner.url,
+                                                model="planner", temperature=0.0))
+        scan = await run_scan(options(tmp_path, settings=settings), write=lambda _: None)
+    assert len(planner.requests) == 1 and len(opt.requests) == 1
+    (r,) = scan.results
+    assert r.plan and r.status != "error", r.message
+    # The plan was asked for while choosing the targets; the function's use includes it.
+    assert (r.usage.requests, r.usage.prompt_tokens, r.usage.completion_tokens) == \
+        (2, 550, 110)
+    assert scan.other_usage.requests == 0 and scan.usage == r.usage
