@@ -200,3 +200,38 @@ def test_optimize_prints_each_candidates_notes(tmp_path: Path) -> None:
     assert "Candidate 1 (builtin;" in proc.stdout
     assert "  note: manual-sort: the selection sort at line 4 stays: C has no std::sort" \
         in proc.stdout, proc.stdout
+
+
+async def test_optimize_with_a_model_prints_its_requests_and_tokens(source: Path) -> None:
+    import asyncio
+    import shutil
+
+    from test_llm_remote_faults import FaultyEndpoint, Stream
+
+    answer = ("```cpp\nstd::vector<double> energy(std::vector<double> samples, double gain)\n"
+              "{\n    std::vector<double> out;\n    for (double x : samples)\n"
+              "        out.push_back((x * gain) * (x * gain));\n    return out;\n}\n```")
+    elsewhere = source.parent / "other" / source.name  # another workspace: its own cache
+    elsewhere.parent.mkdir()
+    shutil.copy(source, elsewhere)
+
+    async def optimize(path: Path, *extra: str) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "perfpilot", "optimize", str(path), "--function", "energy",
+            "--optimizer", "remote", "--endpoint", ep.url, "--model", "tiny", "--samples", "1",
+            *extra, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 300)
+        assert proc.returncode == 0, err.decode()
+        return out.decode()
+
+    async with FaultyEndpoint(Stream(answer, usage={"prompt_tokens": 420,
+                                                    "completion_tokens": 61})) as ep:
+        text = await optimize(source)
+        cached = json.loads(await optimize(source, "--json"))
+        fresh = json.loads(await optimize(elsewhere, "--json"))
+    assert len(ep.requests) == 2
+    assert "model: 1 request(s), 420 prompt + 61 completion tokens, " in text
+    assert "model_usage" not in cached  # the candidates came from the cache: no request
+    usage = fresh["model_usage"]
+    assert (usage["requests"], usage["prompt_tokens"], usage["completion_tokens"]) == \
+        (1, 420, 61)

@@ -22,6 +22,7 @@ from perfpilot.llm.check import check_endpoint
 from perfpilot.llm.errors import EndpointError
 from perfpilot.llm.factory import make_client
 from perfpilot.llm.remote import RemoteClient, chat_completions_url, resolve_api_key
+from perfpilot.model_usage import UsageMeter
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.settings import RoleSettings
 
@@ -36,6 +37,8 @@ class Stream:
     text: str = "hello world"
     die_after: int | None = None  # kill the connection after this many chunks
     raw_lines: tuple[str, ...] = ()  # send these data lines instead
+    # The usage chunk sent before [DONE] when the request asks for it (include_usage).
+    usage: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -112,9 +115,9 @@ class FaultyEndpoint:
                 data = {"object": "list", "data": [{"id": m} for m in self.models]}
                 await self._json(writer, 200, data)
                 return
-            self.requests.append({"path": path, "headers": headers,
-                                  "json": json.loads(body or b"{}")})
-            await self._play(self._next(), writer)
+            request = json.loads(body or b"{}")
+            self.requests.append({"path": path, "headers": headers, "json": request})
+            await self._play(self._next(), writer, request)
         except (ConnectionError, asyncio.IncompleteReadError):
             self.client_went_away.set()
         finally:
@@ -141,7 +144,8 @@ class FaultyEndpoint:
                               "finish_reason": finish}]}
         return f"data: {json.dumps(chunk)}\n\n"
 
-    async def _play(self, b: Behaviour, writer: asyncio.StreamWriter) -> None:
+    async def _play(self, b: Behaviour, writer: asyncio.StreamWriter,
+                    request: dict[str, Any]) -> None:
         if isinstance(b, Status):
             await self._json(writer, b.code, b.body, b.headers)
             return
@@ -168,6 +172,10 @@ class FaultyEndpoint:
                     return
                 await self._chunk(writer, self._event(piece))
             await self._chunk(writer, self._event("", "stop"))
+            asked = (request.get("stream_options") or {}).get("include_usage")
+            if b.usage is not None and asked:
+                last = {"object": "chat.completion.chunk", "choices": [], "usage": b.usage}
+                await self._chunk(writer, f"data: {json.dumps(last)}\n\n")
             await self._chunk(writer, "data: [DONE]\n\n")
         writer.write(b"0\r\n\r\n")
         await writer.drain()
@@ -322,6 +330,53 @@ async def test_samples_are_parallel_requests(client_for: Any) -> None:
     assert sorted(texts) == ["one", "three", "two"] and len(ep.requests) == 3
     async with FaultyEndpoint(Stream("greedy")) as ep:
         assert await generate(client_for(ep), n=3, temperature=0.0) == ["greedy"]
+
+
+async def test_the_usage_each_answer_reports_is_recorded_on_the_job(client_for: Any) -> None:
+    meter = UsageMeter()
+    ctx = JobContext(usage=meter)
+    async with FaultyEndpoint(Stream("one", usage={"prompt_tokens": 11, "completion_tokens": 2}),
+                              Stream("two", usage={"prompt_tokens": 11, "completion_tokens": 3}),
+                              Status(500, {"error": "busy"}),
+                              Stream("three", usage={"prompt_tokens": 5, "completion_tokens": 7})
+                              ) as ep:
+        await generate(client_for(ep), n=2, temperature=0.8, ctx=ctx)
+        await generate(client_for(ep), ctx=ctx)  # answered on the second attempt
+    assert all(r["json"]["stream_options"] == {"include_usage": True} for r in ep.requests)
+    usage = meter.total()
+    assert (usage.requests, usage.reported) == (3, 3)  # answered requests, not attempts
+    assert (usage.prompt_tokens, usage.completion_tokens) == (27, 12)
+    assert usage.tokens_known and usage.seconds >= 0
+
+
+async def test_an_answer_without_usage_leaves_the_tokens_unknown(client_for: Any) -> None:
+    meter = UsageMeter()
+    async with FaultyEndpoint(Stream("plain"),
+                              Stream("counted", usage={"prompt_tokens": 4,
+                                                       "completion_tokens": 1})) as ep:
+        await generate(client_for(ep), ctx=JobContext(usage=meter))
+        none = meter.total()
+        await generate(client_for(ep), ctx=JobContext(usage=meter))
+    assert (none.requests, none.reported) == (1, 0) and not none.tokens_known
+    assert none.to_json()["prompt_tokens"] is None and "unknown" in none.phrase()
+    some = meter.total()
+    assert (some.requests, some.reported, some.prompt_tokens) == (2, 1, 4)
+    assert "in the 1 request(s) that reported usage (1 did not)" in some.phrase()
+
+
+async def test_a_server_that_rejects_stream_options_is_asked_without_them(
+        client_for: Any) -> None:
+    rejected = Status(400, {"error": {"message": "Unrecognized request argument supplied: "
+                                                 "stream_options"}})
+    meter = UsageMeter()
+    async with FaultyEndpoint(rejected, Stream("fine")) as ep:
+        client = client_for(ep, max_retries=0)
+        assert await generate(client, ctx=JobContext(usage=meter)) == ["fine"]
+        assert await generate(client, ctx=JobContext(usage=meter)) == ["fine"]
+    assert "stream_options" in ep.requests[0]["json"]
+    assert all("stream_options" not in r["json"] for r in ep.requests[1:])
+    assert len(ep.requests) == 3
+    assert (meter.total().requests, meter.total().reported) == (2, 0)
 
 
 async def test_a_failing_sample_stops_the_others(client_for: Any) -> None:

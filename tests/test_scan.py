@@ -15,6 +15,7 @@ import pytest
 from optional_support import needs
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.outcome import Outcome
+from perfpilot.model_usage import ModelUsage
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner.values import Tuning, Verdict, Verification
 from perfpilot.scan import function_job
@@ -22,13 +23,14 @@ from perfpilot.scan.git_changes import parse_diff
 from perfpilot.scan.patches import combined, rewrite_of
 from perfpilot.scan.progress_lines import ScanProgress
 from perfpilot.scan.report import write_outputs
-from perfpilot.scan.run import ScanOptions, ScanResult, run_scan
+from perfpilot.scan.run import ScanOptions, ScanResult, fingerprint, run_scan
 from perfpilot.scan.sarif import replacements
 from perfpilot.scan.state import ScanState, state_path
 from perfpilot.scan.targets import file_sites, target_of
 from perfpilot.scan.values import FunctionResult, RegressionCheck, WorkerInfo
-from perfpilot.settings import RunnerSettings, Settings
+from perfpilot.settings import RoleSettings, RunnerSettings, Settings
 from perfpilot.strategy.values import Plan
+from test_llm_remote_faults import FaultyEndpoint, Stream
 
 # Small samples, few inputs: verification itself is tested in test_verification*.py.
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noisy_retries=2,
@@ -202,6 +204,20 @@ async def test_changed_since_takes_only_the_functions_a_diff_touches(
     fake = FakePipeline(monkeypatch)
     await run_scan(options(tmp_path, restart=True), write=lambda _: None)
     assert sorted(fake.calls) == ["count_upper", "scaled_energy", "total"]
+    # A file git does not track yet is wholly new; one git ignores is not the change's.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "fresh.cpp").write_text(ENERGY.replace("scaled_energy", "fresh_energy"))
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "made.cpp").write_text(ENERGY.replace("scaled_energy", "made_energy"))
+    (tmp_path / ".gitignore").write_text("gen/\n")
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path, changed_since="HEAD", restart=True),
+                            write=lambda _: None)
+    assert sorted(fake.calls) == ["fresh_energy", "total"]
+    assert sorted(r.target.path for r in result.results) == ["lib/fresh.cpp", "two.cpp"]
+    fake = FakePipeline(monkeypatch)
+    await run_scan(options(tmp_path, restart=True), write=lambda _: None)
+    assert "made_energy" in fake.calls  # a plain scan still takes it: only the diff skips it
 
 
 # -- outputs --------------------------------------------------------------------------------
@@ -426,9 +442,12 @@ async def test_a_worker_measures_the_drafts_it_is_sent_without_asking_a_model(
     worker = Engine(settings, tmp_path)
     monkeypatch.setattr(worker, "planner", no_model)
     monkeypatch.setattr(worker, "optimizer", no_model)
-    result = await run_job(job, JobContext(), worker)
+    spent = ModelUsage(2, 2, 120, 40, 1.5)  # what drafting cost on the driver
+    result = await run_job(replace(job, drafts=replace(job.drafts, usage=spent)), JobContext(),
+                           worker)
     assert result.status == "unmeasured", result.message
     assert result.code == job.drafts.result.candidates[0].code
+    assert result.usage == spent  # the worker asked nothing more
     await worker.close()
     # Without the drafts a worker would have had to ask.
     fresh = Engine(settings, tmp_path)
@@ -553,3 +572,118 @@ def test_workers_auto_starts_a_local_ray_when_no_cluster_runs_here(
     assert calls == ["ray://10.0.0.9:10001"]  # an address given is never replaced
     with pytest.raises(ScanInputError, match="not auto or ray://"):
         make_workers("10.0.0.9", engine, JobContext())
+
+
+# -- a model optimizer: requests and tokens per function ------------------------------------
+
+def remote_settings(url: str) -> Settings:
+    """The optimizer a loopback endpoint, one sample each; the runner off (the model's part
+    is what these tests are about, not the measurement)."""
+    return Settings(optimizer=RoleSettings(backend="remote", endpoint=url, model="tiny",
+                                           samples=1, temperature=0.0, max_tokens=256),
+                    runner=RunnerSettings(enabled=False))
+
+
+COUNT_UPPER = """```cpp
+long count_upper(const char *s)
+{
+    long count = 0;
+    for (; *s; ++s)
+        count += (*s >= 'A' && *s <= 'Z');
+    return count;
+}
+```"""
+TOTAL = """```cpp
+long total(std::vector<long> v)
+{
+    long s = 0;
+    for (long x : v)
+        s += x;
+    return s;
+}
+```"""
+
+
+async def test_a_model_scan_reports_each_functions_requests_and_tokens(tmp_path: Path) -> None:
+    (tmp_path / "two.cpp").write_text(TWO)
+    answers = (Stream(COUNT_UPPER, usage={"prompt_tokens": 301, "completion_tokens": 45}),
+               Stream(TOTAL, usage={"prompt_tokens": 288, "completion_tokens": 38}))
+    async with FaultyEndpoint(*answers) as ep:
+        opts = options(tmp_path, settings=remote_settings(ep.url))
+        scan = await run_scan(opts, write=lambda _: None)
+    assert len(ep.requests) == 2
+    upper, total = scan.results
+    assert upper.target.function == "count_upper" and upper.status != "error", upper.message
+    assert upper.usage.requests == 1 and upper.usage.tokens_known
+    assert (upper.usage.prompt_tokens, upper.usage.completion_tokens) == (301, 45)
+    assert (total.usage.prompt_tokens, total.usage.completion_tokens) == (288, 38)
+    assert scan.usage.prompt_tokens == 589 and scan.usage.requests == 2
+    out = write_outputs(scan, tmp_path, tmp_path / "out")
+    data = json.loads(out.json.read_text())
+    first = data["results"][0]["model_usage"]
+    assert (first["requests"], first["prompt_tokens"], first["completion_tokens"]) == \
+        (1, 301, 45)
+    assert data["model_usage"]["completion_tokens"] == 83
+    report = out.report.read_text()
+    assert "Model tokens (prompt + completion) | Model time |" in report
+    assert "| 301 + 45 |" in report and "| 288 + 38 |" in report
+    assert "Model use: 1 request(s), 301 prompt + 45 completion tokens, " in report
+    assert "Model use, in all: 2 request(s), 589 prompt + 83 completion tokens, " in report
+    # The usage survives the state file: a resumed scan reports it again.
+    again = ScanState.load(state_path(tmp_path), fingerprint(opts)).result(upper.target)
+    assert again is not None and again.usage == upper.usage
+
+
+async def test_an_endpoint_without_usage_gives_unknown_tokens_not_zero(tmp_path: Path) -> None:
+    (tmp_path / "two.cpp").write_text(TWO)
+    async with FaultyEndpoint(Stream(COUNT_UPPER), Stream(TOTAL)) as ep:
+        scan = await run_scan(options(tmp_path, settings=remote_settings(ep.url)),
+                              write=lambda _: None)
+    assert [r.usage.requests for r in scan.results] == [1, 1]
+    assert all(r.usage.reported == 0 for r in scan.results)
+    out = write_outputs(scan, tmp_path, tmp_path / "out")
+    data = json.loads(out.json.read_text())
+    for r in data["results"]:
+        assert r["model_usage"]["requests"] == 1
+        assert r["model_usage"]["prompt_tokens"] is None
+        assert r["model_usage"]["completion_tokens"] is None
+    report = out.report.read_text()
+    assert "| unknown |" in report
+    assert "tokens unknown (the endpoint reported no usage)" in report
+    assert "0 prompt" not in report and "0 completion" not in report
+
+
+def test_a_builtin_scan_report_has_no_model_columns(tmp_path: Path) -> None:
+    (tmp_path / "two.cpp").write_text(TWO)
+    a = verified_result(tmp_path, TWO, "total", "s += v[i];", "s += v.data()[i];")
+    report = write_outputs(ScanResult((a,), (), (), "local", 1.0), tmp_path,
+                           tmp_path / "out").report.read_text()
+    assert "Model tokens" not in report and "Model use" not in report
+    drafted = replace(a, usage=ModelUsage(2, 2, 10, 4, 1.5))
+    report = write_outputs(ScanResult((drafted,), (), (), "local", 1.0), tmp_path,
+                           tmp_path / "o2").report.read_text()
+    assert "| 10 + 4 | 1.5 s |" in report
+
+
+async def test_a_model_plan_that_chose_the_function_counts_as_its_use(tmp_path: Path) -> None:
+    (tmp_path / "energy.cpp").write_text(ENERGY)
+    # A real server stops before the stop string, so the answer ends at the plan.
+    plan = ("[SUGG/]\n- **Memory Usage and Allocation**: take `samples` by const reference "
+            "(line 4)\n")
+    energy = ENERGY.split("\n", 3)[3].replace("std::vector<double> samples",
+                                                "const std::vector<double>& samples")
+    async with FaultyEndpoint(Stream(plan, usage={"prompt_tokens": 150,
+                                                  "completion_tokens": 20})) as planner, \
+            FaultyEndpoint(Stream(f"```cpp\n{energy}```",
+                                  usage={"prompt_tokens": 400, "completion_tokens": 90})) as opt:
+        settings = replace(remote_settings(opt.url),
+                           planner=RoleSettings(backend="remote", endpoint=planner.url,
+                                                model="planner", temperature=0.0))
+        scan = await run_scan(options(tmp_path, settings=settings), write=lambda _: None)
+    assert len(planner.requests) == 1 and len(opt.requests) == 1
+    (r,) = scan.results
+    assert r.plan and r.status != "error", r.message
+    # The plan was asked for while choosing the targets; the function's use includes it.
+    assert (r.usage.requests, r.usage.prompt_tokens, r.usage.completion_tokens) == \
+        (2, 550, 110)
+    assert scan.other_usage.requests == 0 and scan.usage == r.usage

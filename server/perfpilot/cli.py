@@ -46,6 +46,7 @@ from perfpilot.engine.workspace_config import ConfigError, workspace_config
 from perfpilot.evaluation.cli import add_eval_parser, cmd_eval
 from perfpilot.llm.errors import ModelError
 from perfpilot.llm.redact import RedactingFilter, redact_text
+from perfpilot.model_usage import ModelUsage, UsageMeter
 from perfpilot.profiling.proc import ProfileError
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.scan.targets import ScanInputError
@@ -203,8 +204,10 @@ async def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
-    """The ``optimize --json`` object: the plan keys plus candidates (and verdicts)."""
+def outcome_json(path: Path, outcome: Outcome,
+                 usage: ModelUsage | None = None) -> dict[str, Any]:
+    """The ``optimize --json`` object: the plan keys plus candidates (and verdicts); with
+    ``usage`` of a model request or more, ``model_usage`` (requests, tokens, seconds)."""
     site = outcome.site
     data = plan_json(site, outcome.plan)
     cands = []
@@ -234,6 +237,8 @@ def outcome_json(path: Path, outcome: Outcome) -> dict[str, Any]:
     data["chosen"] = outcome.best
     data["message"] = outcome.message
     data["races"] = [race_json(r) for r in outcome.races]
+    if usage is not None and usage.requests:
+        data["model_usage"] = usage.to_json()
     return data
 
 
@@ -258,7 +263,8 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
     root = _root_for(path)
     settings = _settings(args, root)
     engine = Engine(settings, root)
-    ctx = _ctx(args.verbose)
+    meter = UsageMeter()
+    ctx = dataclasses.replace(_ctx(args.verbose), usage=meter)
     # --write obeys the apply mode: a rewrite reaches the file only once measured faster, so
     # writing implies the measurement (in every mode: the mode may come from the workspace).
     measure = args.bench or args.write
@@ -271,8 +277,9 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
             spec=Path(args.spec) if args.spec else None, fresh=args.remeasure))
     finally:
         await engine.close()
+    usage = meter.total()
     if args.json:
-        print(json.dumps(outcome_json(path, outcome), indent=2))
+        print(json.dumps(outcome_json(path, outcome, usage), indent=2))
     else:
         print_plan(site, outcome.plan)
         for i, t in enumerate(outcome.trials):
@@ -303,6 +310,8 @@ async def cmd_optimize(args: argparse.Namespace) -> int:
             print(f"\n{outcome.message}")
             if needs_spec_verdict(outcome) is not None:
                 print(draft_command(args.path, site.qualified_name))
+        if usage.requests:
+            print(usage.phrase())
     if args.write:
         written = write_chosen(path, snap, outcome, settings)
         if not args.json:
@@ -506,6 +515,8 @@ async def cmd_scan(args: argparse.Namespace) -> int:
     print(f"{len(result.results)} function(s), {verified} verified speedup(s); report "
           f"{written.report}, SARIF {written.sarif}, JSON {written.json}, "
           f"{len(written.patches)} patch(es) and {written.combined}")
+    if result.usage.requests:
+        print(result.usage.phrase())
     for check in result.regressed:
         print(f"regression: {check.target.function} ({check.target.path}:"
               f"{check.target.first_line}) is slower than at {args.changed_since}: "

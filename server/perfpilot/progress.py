@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfpilot.model_usage import UsageMeter
+
 # A test hook, off unless the environment names a folder: see ``gate_for_tests``.
 TEST_GATE_ENV = "PERFPILOT_TEST_GATE_DIR"
 _TEST_GATE_POLL_S = 0.05
@@ -31,10 +33,12 @@ def _ignore(stage: str, message: str, percent: int | None) -> None:
 
 @dataclass(frozen=True)
 class JobContext:
-    """Cancellation flag plus a progress callback ``(stage, message, percent)``."""
+    """Cancellation flag plus a progress callback ``(stage, message, percent)``; ``usage``,
+    when set, is where model backends count the job's requests and tokens."""
 
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     on_report: ReportFn = _ignore
+    usage: UsageMeter | None = field(default=None, compare=False)
 
     def report(self, stage: str, message: str = "", percent: int | None = None) -> None:
         """Tell the user which stage the job is in (planning, generating, building, ...)."""

@@ -453,10 +453,20 @@ class LocalClient:
 
     async def generate(self, messages: Sequence[Message], *, n: int, max_tokens: int,
                        temperature: float, stop: Sequence[str], ctx: JobContext) -> list[str]:
-        """Generate with the local model; see ``TextGenerator.generate``."""
-        return await self.worker.generate(messages, n=n, max_tokens=max_tokens,
-                                          temperature=temperature, stop=stop, ctx=ctx,
-                                          timeout_s=self.role.timeout_s)
+        """Generate with the local model; see ``TextGenerator.generate``. The job's usage
+        meter counts the request and its time; the worker reports no token counts."""
+        if ctx.usage is not None:
+            ctx.usage.begin()
+        try:
+            texts = await self.worker.generate(messages, n=n, max_tokens=max_tokens,
+                                               temperature=temperature, stop=stop, ctx=ctx,
+                                               timeout_s=self.role.timeout_s)
+        finally:
+            if ctx.usage is not None:
+                ctx.usage.end()
+        if ctx.usage is not None:
+            ctx.usage.record(None, None)
+        return texts
 
     async def close(self) -> None:
         """Stop the worker when this client owns it (a registry's workers stay)."""

@@ -6,6 +6,10 @@ middle are retried with exponential backoff (``Retry-After`` honoured); every fa
 ``EndpointError`` whose message says what to check. The API key comes from the editor's secret
 storage or an environment variable; it is sent only in the ``Authorization`` header and never
 logged or put in a message.
+
+Each request asks for the token usage (``stream_options.include_usage``); what the answer
+reports is recorded on the job's usage meter (``JobContext.usage``). A server that rejects the
+option is asked again without it, and its requests count with unknown tokens.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ log = logging.getLogger(__name__)
 DEFAULT_RETRIES = 3
 PROGRESS_EVERY_S = 0.2
 _MAX_BACKOFF_S = 30.0
+
+# Token counts an answer reported: (prompt, completion), or None when it reported none.
+Usage = tuple[int, int] | None
 
 
 def chat_completions_url(endpoint: str) -> str:
@@ -75,6 +82,28 @@ def resolve_api_key(role: RoleSettings, secrets: Mapping[str, str],
         if value:
             return value
     return None
+
+
+class _NoStreamOptions(Exception):
+    """The server rejected ``stream_options``: ask again without it."""
+
+
+def usage_of(data: object) -> Usage:
+    """The (prompt, completion) tokens of an answer's ``usage`` object; None when it has no
+    usable counts (a missing or malformed field is unknown, never zero)."""
+    if not isinstance(data, dict):
+        return None
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if isinstance(prompt, bool) or isinstance(completion, bool):
+        return None
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    if prompt < 0 or completion < 0:
+        return None
+    return prompt, completion
 
 
 class _Retryable(Exception):
@@ -129,6 +158,8 @@ class RemoteClient:
         self._api_key = api_key or None
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        # Cleared when the server rejects ``stream_options`` (then usage stays unknown).
+        self._ask_usage = True
 
     def __repr__(self) -> str:
         # Never show the key.
@@ -194,6 +225,8 @@ class RemoteClient:
                 ctx.report("generating", f"{sum(counts)} tokens", None)
 
         ctx.report("generating", "0 tokens", None)
+        if ctx.usage is not None:
+            ctx.usage.begin()
         tasks = [asyncio.ensure_future(self._with_retries(body, list(stop), i, progress, ctx))
                  for i in range(count)]
         work = asyncio.gather(*tasks)
@@ -207,6 +240,8 @@ class RemoteClient:
                 raise Cancelled()
             return list(work.result())
         finally:
+            if ctx.usage is not None:
+                ctx.usage.end()
             waiter.cancel()
             # On cancellation or the first failure, stop the other samples too: cancelling a
             # task exits its streaming context manager, which closes the connection.
@@ -222,7 +257,13 @@ class RemoteClient:
         attempt = 0
         while True:
             try:
-                return await self._stream_once(body, stop, index, progress)
+                sent = {**body, "stream_options": {"include_usage": True}} \
+                    if self._ask_usage else body
+                text, usage = await self._stream_once(sent, stop, index, progress)
+            except _NoStreamOptions:
+                log.info("%s rejects stream_options; token usage stays unknown", self.shown_url)
+                self._ask_usage = False
+                continue
             except _Retryable as exc:
                 if attempt >= self.max_retries:
                     raise exc.error from None
@@ -233,21 +274,28 @@ class RemoteClient:
                 log.info("retrying %s in %.1f s (%s)", self.shown_url, delay, exc.error.kind)
                 ctx.report("generating", f"retrying ({exc.error.kind})", None)
                 await asyncio.sleep(delay)
+                continue
+            if ctx.usage is not None:
+                ctx.usage.record(*(usage or (None, None)))
+            return text
 
     async def _stream_once(self, body: dict[str, Any], stop: list[str], index: int,
-                           progress: Callable[[int, int], None]) -> str:
+                           progress: Callable[[int, int], None]) -> tuple[str, Usage]:
         log.info("POST %s model=%s stream=true", self.shown_url, self.role.model)
         try:
             async with self.http().stream("POST", self.url, json=body) as response:
                 if response.status_code >= 400:
                     raw = await response.aread()
+                    if "stream_options" in body and response.status_code in (400, 422) \
+                            and "stream_options" in _detail(raw):
+                        raise _NoStreamOptions()
                     raise self._status_error(response.status_code, raw, response.headers)
                 kind = response.headers.get("content-type", "")
                 if "text/event-stream" not in kind and "json" in kind:
                     # A server that ignored stream=true answered with one JSON document.
                     return self._from_json(await response.aread(), stop)
                 return await self._read_events(response, stop, index, progress)
-        except (_Retryable, EndpointError):
+        except (_Retryable, EndpointError, _NoStreamOptions):
             raise
         except httpx.ConnectTimeout:
             raise EndpointError(
@@ -319,19 +367,20 @@ class RemoteClient:
         return EndpointError(f"{self.shown_url} sent a malformed stream ({snippet!r}); is it an "
                              "OpenAI-compatible endpoint?", "protocol")
 
-    def _from_json(self, raw: bytes, stop: list[str]) -> str:
+    def _from_json(self, raw: bytes, stop: list[str]) -> tuple[str, Usage]:
         try:
             data = json.loads(raw)
             content = data["choices"][0]["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError):
             raise self._malformed(raw.decode("utf-8", "replace")) from None
-        return _cut(str(content), stop)
+        return _cut(str(content), stop), usage_of(data)
 
     async def _read_events(self, response: httpx.Response, stop: list[str], index: int,
-                           progress: Callable[[int, int], None]) -> str:
+                           progress: Callable[[int, int], None]) -> tuple[str, Usage]:
         parts: list[str] = []
         chunks = 0
         finished = False
+        usage: Usage = None
         async for line in response.aiter_lines():
             line = line.strip()
             if not line or line.startswith(":") or not line.startswith("data:"):
@@ -346,6 +395,9 @@ class RemoteClient:
                 raise self._malformed(payload) from None
             if not isinstance(event, dict):
                 raise self._malformed(payload)
+            # The last chunk (empty choices) carries the usage; some servers send it with
+            # every chunk, the running total: the last one seen counts.
+            usage = usage_of(event) or usage
             if "error" in event:
                 raise EndpointError(f"{self.shown_url} reported an error mid-stream: "
                                     f"{self._scrub(_detail(payload.encode()))}", "server")
@@ -375,7 +427,7 @@ class RemoteClient:
             raise _Retryable(EndpointError(
                 f"the stream from {self.shown_url} ended before the answer was complete",
                 "connection"))
-        return _cut("".join(parts), stop)
+        return _cut("".join(parts), stop), usage
 
 
 def _cut(text: str, stop: list[str]) -> str:

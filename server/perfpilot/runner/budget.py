@@ -102,7 +102,7 @@ class JobBudget:
             self.detail = message
             ctx.on_report(stage, message, percent)
 
-        return JobContext(cancelled=ctx.cancelled, on_report=report)
+        return JobContext(cancelled=ctx.cancelled, on_report=report, usage=ctx.usage)
 
     def message(self) -> str:
         """``Stopped after 120 s while studying the original: checking ... (runner.jobBudgetS

@@ -12,6 +12,7 @@ from pathlib import Path
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.one_function import file_flags, optimize_in_file
 from perfpilot.engine.outcome import Outcome, Trial
+from perfpilot.model_usage import NO_USAGE, ModelUsage, UsageMeter
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner.values import Tuning
 from perfpilot.scan.targets import site_for
@@ -23,11 +24,12 @@ from perfpilot.strategy.values import OptimizeResult, Plan
 @dataclass(frozen=True)
 class Drafts:
     """A function's plan and candidates, made where the models are (the scan's driver), so a
-    worker that only measures asks no model for them."""
+    worker that only measures asks no model for them; ``usage``: what asking cost."""
 
     plan: Plan
     result: OptimizeResult
     flags: tuple[str, ...] = ()
+    usage: ModelUsage = NO_USAGE
 
 
 @dataclass(frozen=True)
@@ -50,10 +52,12 @@ async def draft(job: FunctionJob, engine: Engine, ctx: JobContext) -> FunctionJo
     site = site_for(job.target, job.root)
     if site is None:
         return job
+    meter = UsageMeter()
+    ctx = replace(ctx, usage=meter)
     flags = file_flags(job.root / job.target.path, job.root)
     plan = await engine.plan(site, ctx)
     result = await engine.candidates(site, plan, ctx, flags)
-    return replace(job, drafts=Drafts(plan, result, flags))
+    return replace(job, drafts=Drafts(plan, result, flags, meter.total()))
 
 
 def cpu_model() -> str:
@@ -89,7 +93,7 @@ def _shown(outcome: Outcome) -> Trial | None:
 
 
 def result_of(target: Target, outcome: Outcome, worker: WorkerInfo,
-              seconds: float) -> FunctionResult:
+              seconds: float, usage: ModelUsage = NO_USAGE) -> FunctionResult:
     """The scan's record of an outcome."""
     plan = tuple(PlanStep(s.category.name, s.explanation, tuple(s.lines), s.rule or "")
                  for s in outcome.plan.strategies)
@@ -98,7 +102,8 @@ def result_of(target: Target, outcome: Outcome, worker: WorkerInfo,
         target, outcome.status, outcome.message, worker, round(seconds, 3), plan,
         trial.candidate.code if trial is not None else "",
         tuple(trial.candidate.includes) if trial is not None else (),
-        trial.verdict.to_json() if trial is not None and trial.verdict is not None else None)
+        trial.verdict.to_json() if trial is not None and trial.verdict is not None else None,
+        usage)
 
 
 async def run_job(job: FunctionJob, ctx: JobContext, engine: Engine | None = None,
@@ -107,8 +112,12 @@ async def run_job(job: FunctionJob, ctx: JobContext, engine: Engine | None = Non
 
     ``engine``: one to share between functions (its caches); else one is made and closed
     here. A function that cannot be worked on gives an ``error`` result, never an exception
-    (cancellation excepted)."""
+    (cancellation excepted). The result's ``usage`` adds up the job's model requests and
+    those that drafted it."""
     start = time.monotonic()
+    meter = UsageMeter()
+    ctx = replace(ctx, usage=meter)
+    before = job.drafts.usage if job.drafts is not None else NO_USAGE
     worker = worker_info(where)
     own = engine is None
     engine = engine or Engine(job.settings, job.root, tuning=job.tuning)
@@ -116,17 +125,20 @@ async def run_job(job: FunctionJob, ctx: JobContext, engine: Engine | None = Non
         site = site_for(job.target, job.root)
         if site is None:
             return FunctionResult(job.target, "error", "the function changed or is gone since "
-                                  "the scan listed it", worker, time.monotonic() - start)
+                                  "the scan listed it", worker, time.monotonic() - start,
+                                  usage=before)
         if job.drafts is not None:
             engine.remember_drafts(site, job.drafts.plan, job.drafts.result, job.drafts.flags)
         outcome = await optimize_in_file(engine, site, job.root / job.target.path, job.root,
                                          ctx, measure=True, fresh=job.fresh)
-        return result_of(job.target, outcome, worker, time.monotonic() - start)
+        return result_of(job.target, outcome, worker, time.monotonic() - start,
+                         before + meter.total())
     except Cancelled:
         raise
     except Exception as exc:  # one function's failure does not end the scan
         return FunctionResult(job.target, "error", f"{type(exc).__name__}: {exc}", worker,
-                              round(time.monotonic() - start, 3))
+                              round(time.monotonic() - start, 3),
+                              usage=before + meter.total())
     finally:
         if own:
             await engine.close()

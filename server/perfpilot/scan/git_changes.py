@@ -1,5 +1,6 @@
-"""What a git diff touched: the changed lines of each file since a revision, and a file's text
-at that revision (``--changed-since REF``, ``--fail-on regression``)."""
+"""What a git diff touched: the changed lines of each file since a revision (files git does not
+track yet, unless ignored, wholly), and a file's text at that revision (``--changed-since REF``,
+``--fail-on regression``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from perfpilot.code.parse import language_for
 from perfpilot.scan.targets import ScanInputError
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -51,9 +53,27 @@ def parse_diff(text: str) -> dict[str, frozenset[int]]:
     return {name: frozenset(lines) for name, lines in changes.items()}
 
 
+def untracked_sources(root: Path) -> dict[str, frozenset[int]]:
+    """Every line of each C or C++ file under ``root`` that git does not track and does not
+    ignore (``git ls-files --others --exclude-standard``): a new file is wholly changed."""
+    proc = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--")
+    if proc.returncode != 0:
+        raise ScanInputError(f"git ls-files failed: {proc.stderr.strip()[:200]}")
+    found: dict[str, frozenset[int]] = {}
+    for rel in proc.stdout.split("\0"):
+        if not rel or language_for(rel) is None:
+            continue
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue  # gone or unreadable since git listed it: the scan cannot read it either
+        found[rel] = frozenset(range(1, text.count("\n") + 2))
+    return found
+
+
 def changed_lines(root: Path, ref: str) -> dict[str, frozenset[int]]:
     """The lines changed since ``ref`` in the working tree under ``root``, per path relative to
-    ``root``."""
+    ``root``; a file git does not track (and does not ignore) counts as wholly changed."""
     if ref.startswith("-"):
         raise ScanInputError(f"--changed-since: '{ref}' is not a revision")
     check = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
@@ -62,7 +82,7 @@ def changed_lines(root: Path, ref: str) -> dict[str, frozenset[int]]:
     proc = _git(root, "diff", "--relative", "--no-color", "--no-ext-diff", "-U0", ref, "--")
     if proc.returncode != 0:
         raise ScanInputError(f"git diff failed: {proc.stderr.strip()[:200]}")
-    return parse_diff(proc.stdout)
+    return {**parse_diff(proc.stdout), **untracked_sources(root)}
 
 
 def text_at(root: Path, ref: str, rel: str) -> str | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.confirm.program import ProgramVerdict
+from perfpilot.model_usage import ModelUsage
 from perfpilot.scan.patches import Rewrite, combined, file_diff, rewrite_of
 from perfpilot.scan.progress_lines import duration
 from perfpilot.scan.run import ScanResult
@@ -50,6 +51,18 @@ def figure(r: FunctionResult) -> str:
     return f"{r.speedup:.2f}×{ci}{word}"
 
 
+def tokens_cell(u: ModelUsage) -> str:
+    """A summary cell for a function's model use: ``1200 + 340`` (prompt + completion
+    tokens), ``unknown`` when the endpoint reported none, ``—`` with no request; tokens of
+    only some requests say how many."""
+    if u.requests == 0:
+        return "—"
+    if u.reported == 0:
+        return "unknown"
+    counts = f"{u.prompt_tokens} + {u.completion_tokens}"
+    return counts if u.tokens_known else f"{counts} ({u.reported} of {u.requests} requests)"
+
+
 def _fence(text: str) -> str:
     """A code fence longer than any backtick run in ``text``."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
@@ -73,15 +86,29 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
                   f"{confirmed.message.splitlines()[0] if confirmed.message else ''}", ""]
     if scan.reused:
         lines += [f"{scan.reused} result(s) come from an earlier, interrupted run.", ""]
+    models = any(r.usage.requests for r in rs) or scan.other_usage.requests > 0
+    if models:
+        lines += [f"Model use, in all: {scan.usage.phrase().removeprefix('model: ')}"
+                  + (f"; of it, planning the functions without a result: "
+                     f"{scan.other_usage.phrase().removeprefix('model: ')}"
+                     if scan.other_usage.requests else "") + ".", ""]
     if scan.not_reached:
         lines += [f"Not reached ({len(scan.not_reached)}, budget or --max-functions): "
                   + ", ".join(f"`{t.function}`" for t in scan.not_reached[:20]), ""]
-    lines += ["| # | Function | Where | Status | Speedup | Verification |",
-              "|---|---|---|---|---|---|"]
+    head = "| # | Function | Where | Status | Speedup | Verification |"
+    rule = "|---|---|---|---|---|---|"
+    if models:
+        head += " Model tokens (prompt + completion) | Model time |"
+        rule += "---|---|"
+    lines += [head, rule]
     for i, r in enumerate(rs, 1):
         t = r.target
-        lines.append(f"| {i} | `{cell(t.function)}` | {cell(t.path)}:{t.first_line} | "
-                     f"{cell(r.status)} | {cell(figure(r))} | {cell(r.verification or '—')} |")
+        row = (f"| {i} | `{cell(t.function)}` | {cell(t.path)}:{t.first_line} | "
+               f"{cell(r.status)} | {cell(figure(r))} | {cell(r.verification or '—')} |")
+        if models:
+            time_cell = f"{r.usage.seconds:.1f} s" if r.usage.requests else "—"
+            row += f" {cell(tokens_cell(r.usage))} | {time_cell} |"
+        lines.append(row)
     if scan.regressions:
         lines += ["", "## Changed functions against the base revision", "",
                   "| Function | Where | Verdict | Now / base |", "|---|---|---|---|"]
@@ -112,6 +139,8 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
             diff = file_diff(rw.path, rw.before, rw.after)
             fence = _fence(diff)
             lines += ["", f"{fence}diff", diff.rstrip("\n"), fence]
+        if r.usage.requests:
+            lines += ["", f"Model use: {r.usage.phrase().removeprefix('model: ')}."]
         w = r.worker
         lines += ["", f"Measured on {w.host} ({w.where}): {w.cpu_model}, {w.cores} cores, "
                       f"load {w.load1:g}; {duration(r.seconds)}."]
@@ -125,7 +154,8 @@ def scan_json(scan: ScanResult, confirmed: ProgramVerdict | None = None) -> dict
             "not_reached": [t.to_json() for t in scan.not_reached],
             "regressions": [c.to_json() for c in scan.regressions],
             "workers": scan.workers, "seconds": round(scan.seconds, 3),
-            "reused": scan.reused}
+            "reused": scan.reused, "model_usage": scan.usage.to_json(),
+            "model_usage_unassigned": scan.other_usage.to_json()}
 
 
 def _slug(name: str) -> str:

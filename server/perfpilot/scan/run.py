@@ -15,12 +15,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.code.locate import LocateError
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine
+from perfpilot.model_usage import NO_USAGE, ModelUsage, UsageMeter
 from perfpilot.profiling.values import Profile
 from perfpilot.progress import JobContext
 from perfpilot.runner.values import Tuning
@@ -62,7 +63,9 @@ class ScanOptions:
 @dataclass(frozen=True)
 class ScanResult:
     """What a scan found: a result per function worked on (in target order), the targets it
-    did not reach (budget or ``max_functions``), the regression checks, and how it ran."""
+    did not reach (budget or ``max_functions``), the regression checks, and how it ran.
+    ``other_usage``: model requests no result counts (planning the functions that got no
+    plan or were not reached)."""
 
     results: tuple[FunctionResult, ...]
     not_reached: tuple[Target, ...]
@@ -70,6 +73,15 @@ class ScanResult:
     workers: str
     seconds: float
     reused: int = 0
+    other_usage: ModelUsage = NO_USAGE
+
+    @property
+    def usage(self) -> ModelUsage:
+        """Every model request of the results and of choosing the targets."""
+        total = self.other_usage
+        for r in self.results:
+            total = total + r.usage
+        return total
 
     @property
     def regressed(self) -> tuple[RegressionCheck, ...]:
@@ -87,10 +99,11 @@ def fingerprint(options: ScanOptions) -> str:
 
 
 async def select_sites(options: ScanOptions, engine: Engine, ctx: JobContext
-                       ) -> tuple[list[tuple[FunctionSite, Path, float | None]],
-                                  list[tuple[FunctionSite, Path]]]:
-    """The functions to optimize (in order) and, with ``changed_since``, every changed
-    function (for the regression check)."""
+                       ) -> tuple[list[tuple[FunctionSite, Path, float | None, ModelUsage]],
+                                  list[tuple[FunctionSite, Path]], ModelUsage]:
+    """The functions to optimize (in order, with what planning each asked of a model), with
+    ``changed_since`` every changed function (for the regression check), and what planning
+    the functions without a plan asked of a model."""
     files = source_files(options.paths)
     changes = changed_lines(options.root, options.changed_since) \
         if options.changed_since else None
@@ -105,12 +118,16 @@ async def select_sites(options: ScanOptions, engine: Engine, ctx: JobContext
                   if changed_filter(changes, target_of(s, p, options.root).path, s)]
     changed = [(s, p) for s, p, _ in listed] if changes is not None else []
     picked = []
+    unplanned = NO_USAGE
     for site, path, share in listed:
         ctx.check()
-        plan = await engine.plan(site, ctx, plan_only_mode=True)
+        meter = UsageMeter()
+        plan = await engine.plan(site, replace(ctx, usage=meter), plan_only_mode=True)
         if plan.strategies:
-            picked.append((site, path, share))
-    return picked, changed
+            picked.append((site, path, share, meter.total()))
+        else:
+            unplanned = unplanned + meter.total()
+    return picked, changed, unplanned
 
 
 async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
@@ -122,8 +139,9 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
     engine = Engine(options.settings, options.root, tuning=options.tuning)
     workers: Workers | None = None
     try:
-        picked, changed = await select_sites(options, engine, ctx)
-        targets = [target_of(s, p, options.root, share) for s, p, share in picked]
+        picked, changed, other_usage = await select_sites(options, engine, ctx)
+        targets = [target_of(s, p, options.root, share) for s, p, share, _ in picked]
+        planned = {t.key: u for t, (*_, u) in zip(targets, picked, strict=True)}
         cap = options.max_functions
         not_reached = targets[cap:] if cap is not None else []
         targets = targets[:cap] if cap is not None else targets
@@ -132,8 +150,10 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
         workers = make_workers(options.workers, engine, ctx, options.cpus_per_function)
         say(f"scan: {len(targets)} function(s) to work on ({workers.description})")
         results, late, reused = await _measure_all(options, targets, state, workers, ctx,
-                                                   say, start)
+                                                   say, start, planned)
         not_reached = late + not_reached
+        for t in not_reached:
+            other_usage = other_usage + planned.get(t.key, NO_USAGE)
         checks: list[RegressionCheck] = []
         if options.fail_on_regression and options.changed_since:
             checks = await regression_checks(options, changed, ctx, say)
@@ -145,12 +165,13 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
     order = {t.key: i for i, t in enumerate(targets)}
     results.sort(key=lambda r: order.get(r.target.key, len(order)))
     return ScanResult(tuple(results), tuple(not_reached), tuple(checks),
-                      workers.description, time.monotonic() - start, reused)
+                      workers.description, time.monotonic() - start, reused, other_usage)
 
 
 async def _measure_all(options: ScanOptions, targets: list[Target], state: ScanState,
                        workers: Workers, ctx: JobContext, say: Callable[[str], None],
-                       start: float) -> tuple[list[FunctionResult], list[Target], int]:
+                       start: float, planned: dict[str, ModelUsage]
+                       ) -> tuple[list[FunctionResult], list[Target], int]:
     progress = ScanProgress(len(targets), workers.capacity, say)
     results: list[FunctionResult] = []
     queue: list[Target] = []
@@ -185,6 +206,10 @@ async def _measure_all(options: ScanOptions, targets: list[Target], state: ScanS
             for future in finished:
                 running.pop(future)
                 result = future.result()
+                # The plan that chose the function is part of what it asked of a model.
+                ahead = planned.get(result.target.key)
+                if ahead is not None and ahead.requests:
+                    result = replace(result, usage=ahead + result.usage)
                 results.append(result)
                 state.record(result)
                 progress.finished(result)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfpilot.model_usage import NO_USAGE, ModelUsage
+
 
 @dataclass(frozen=True)
 class Target:
@@ -84,6 +86,7 @@ class FunctionResult:
     ``not-improved``, ``no-candidate``, ...) or ``error`` when the function could not be
     worked on (``message`` says why). ``code`` and ``includes`` are the chosen (or, when none
     was chosen, the best measured) candidate; ``verdict`` its verdict as the runner's JSON.
+    ``usage``: what the function asked of models (its plan, candidates and repair rounds).
     """
 
     target: Target
@@ -95,6 +98,7 @@ class FunctionResult:
     code: str = ""
     includes: tuple[str, ...] = ()
     verdict: dict[str, Any] | None = field(default=None, hash=False)
+    usage: ModelUsage = NO_USAGE
 
     @property
     def verdict_word(self) -> str:
@@ -136,7 +140,8 @@ class FunctionResult:
                 "seconds": self.seconds,
                 "plan": [{"category": s.category, "explanation": s.explanation,
                           "lines": list(s.lines), "rule": s.rule} for s in self.plan],
-                "code": self.code, "includes": list(self.includes), "verdict": self.verdict}
+                "code": self.code, "includes": list(self.includes), "verdict": self.verdict,
+                "model_usage": self.usage.to_json()}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FunctionResult:
@@ -148,7 +153,7 @@ class FunctionResult:
                                   tuple(int(n) for n in s.get("lines", ())),
                                   str(s.get("rule", ""))) for s in data.get("plan", ())),
                    str(data.get("code", "")), tuple(str(i) for i in data.get("includes", ())),
-                   data.get("verdict"))
+                   data.get("verdict"), ModelUsage.from_json(data.get("model_usage")))
 
 
 @dataclass(frozen=True)
