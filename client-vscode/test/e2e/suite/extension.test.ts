@@ -290,13 +290,49 @@ suite('PerfPilot in VS Code', () => {
     assert.strictEqual(api.results.open, 1, 'one result notification is open: the new one');
   });
 
-  test('Revert restores the original function', async () => {
-    const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
+  test('after closing every editor and stopping and starting the client (a reload\'s effect on editor and server, not a real Reload Window), lens, inlay, hover and Revert come back; Revert restores the original byte for byte', async () => {
+    // Developer: Reload Window would end the extension host this suite runs in, so the test
+    // does what a reload does to PerfPilot: every editor closes, the server process ends (its
+    // memory with it), a new one starts and the file is opened again.
+    const uri = doc.uri;
+    const rewritten = doc.getText();
+    assert.notStrictEqual(rewritten, original, 'the function is rewritten before the reload');
+    // A reload keeps unsaved text (hot exit); closing the editor would ask: save it instead.
+    if (doc.isDirty) {
+      await doc.save();
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const previous = api.controller.languageClient;
+    await api.controller.stop();
+    assert.strictEqual(api.controller.state, 'stopped');
+    assert.strictEqual(api.controller.languageClient, undefined, 'no client while stopped');
+    await api.controller.start();
+    await waitFor('a new running server', () => (api.controller.state === 'running' && api.controller.languageClient !== previous ? true : undefined), 90_000);
+    doc = await vscode.workspace.openTextDocument(uri);
     editor = await vscode.window.showTextDocument(doc);
+    assert.strictEqual(doc.getText(), rewritten, 'the rewrite is still in the file');
+    const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
+    const titles = await waitFor(
+      'the restored lens',
+      async () => {
+        const t = ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 10)) ?? []).map((l) => l.command?.title ?? '');
+        return t.includes('Revert') && t.some((x) => x.startsWith('⚡')) ? t : undefined;
+      },
+      30_000,
+    );
+    assert.ok(titles.some((t) => /\d(\.\d+)?×/.test(t)), `the lens carries the figure: ${JSON.stringify(titles)}`);
+    const hints =
+      (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0))) ?? [];
+    assert.ok(hints.some((h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('')).includes('×')), 'the inlay hint is back');
+    const hover = hoverText((await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, pos)) ?? []);
+    assert.ok(hover.includes('×'), `the hover shows the result: ${hover}`);
     editor.selection = new vscode.Selection(pos, pos);
     const result = (await vscode.commands.executeCommand('perfpilot.client.revert')) as { applied?: boolean; message?: string } | undefined;
     assert.strictEqual(result?.applied, true, JSON.stringify(result));
     await waitFor('the original text', () => (doc.getText() === original ? true : undefined), 10_000);
+    assert.strictEqual(Buffer.from(doc.getText()).compare(Buffer.from(original)), 0, 'byte for byte');
+    await doc.save();
+    assert.strictEqual(fs.readFileSync(doc.uri.fsPath, 'utf8'), original, 'the file on disk is the original');
     assert.strictEqual(path.basename(doc.uri.fsPath), 'sums.cpp');
   });
 
@@ -394,6 +430,80 @@ suite('PerfPilot in VS Code', () => {
     } finally {
       await config.update('applyMode', undefined, vscode.ConfigurationTarget.Workspace);
     }
+  });
+
+  test('needs-spec: a function whose inputs PerfPilot cannot build gets the hint and the Quick Fix, no failure toast, and its saved draft is not measured', async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const handles = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'handles.cpp'));
+    await vscode.window.showTextDocument(handles);
+    const text = handles.getText();
+    const inside = handles.positionAt(text.indexOf('v.front()') + 2);
+    const hint = 'PerfPilot cannot build inputs for ends: ';
+    const shownBefore = api.results.shown.length;
+    const started = jobEvents.length;
+    const result = (await vscode.commands.executeCommand('perfpilot.client.makeFaster', handles.uri, inside)) as { jobId?: string } | undefined;
+    assert.ok(result?.jobId, JSON.stringify(result));
+    await waitFor('the job to end', () => jobEvents.slice(started).find((s) => s.jobId === result.jobId && s.done), 180_000);
+    assert.strictEqual(handles.getText(), text, 'nothing is applied');
+    // The result notification says what PerfPilot cannot do and points at the Quick Fix.
+    await waitFor('the result notification', () => (api.results.shown.length > shownBefore ? true : undefined), 10_000);
+    const told = api.results.shown[api.results.shown.length - 1];
+    assert.ok(told.startsWith(hint) && told.includes('Quick Fix'), told);
+    assert.ok(!/perfpilot spec|did not build/.test(told) && !told.includes(folder.fsPath), told);
+    // The lens: the hint and "Draft a bench spec", a command of the editor, never a command line.
+    const lenses = await waitFor(
+      'the needs-spec lens',
+      async () => {
+        const l = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', handles.uri, 10)) ?? [];
+        return l.some((x) => x.command?.title.startsWith(hint)) ? l : undefined;
+      },
+      20_000,
+    );
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.ok(!titles.some((t) => /did not build|candidate/.test(t)), `the lens never blames the rewrite: ${JSON.stringify(titles)}`);
+    const draftLens = lenses.find((l) => l.command?.title === 'Draft a bench spec');
+    assert.strictEqual(draftLens?.command?.command, 'perfpilot.draftBenchSpec', JSON.stringify(titles));
+    assert.ok(titles.indexOf('Draft a bench spec') < titles.findIndex((t) => t.startsWith(hint)), JSON.stringify(titles));
+    // The diagnostic is a hint linked to the Quick Fix.
+    const diag = vscode.languages.getDiagnostics(handles.uri).find((d) => d.message.startsWith(hint));
+    assert.ok(diag, JSON.stringify(vscode.languages.getDiagnostics(handles.uri)));
+    assert.strictEqual(diag.severity, vscode.DiagnosticSeverity.Information);
+    assert.ok(diag.message.includes('Draft a bench spec for ends') && !diag.message.includes('perfpilot spec'), diag.message);
+    const actions = (
+      (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>('vscode.executeCodeActionProvider', handles.uri, diag.range)) ?? []
+    ).filter((a): a is vscode.CodeAction => 'kind' in a && a.kind?.value === 'quickfix.perfpilot.spec');
+    assert.strictEqual(actions.length, 1, JSON.stringify(actions.map((a) => a.title)));
+    const [fix] = actions;
+    assert.strictEqual(fix.title, 'PerfPilot: Draft a bench spec for ends');
+    assert.strictEqual(fix.command?.command, 'perfpilot.draftBenchSpec');
+    // No failure toast: notifications are logged to the console in extension-test mode.
+    for (const needle of ['PerfPilot: ends:', 'did not build', 'not applied — ']) {
+      const found = await consoleLines(`needs-spec-${needle.replace(/\W+/g, '-')}`, needle);
+      assert.strictEqual(found.count, 0, `no failure notification (${needle}): ${JSON.stringify(found.texts)}`);
+    }
+    // Draft opens the spec; saved with its TODO markers, it is not measured.
+    const drafted = (await vscode.commands.executeCommand(fix.command!.command, ...(fix.command!.arguments ?? []))) as { created?: boolean; uri?: string } | undefined;
+    assert.ok(drafted?.uri?.endsWith('/.perfpilot/ends.bench.cpp'), JSON.stringify(drafted));
+    const spec = await waitFor(
+      'the draft in an editor',
+      () => {
+        const active = vscode.window.activeTextEditor?.document;
+        return active?.uri.toString() === drafted?.uri ? active : undefined;
+      },
+      15_000,
+    );
+    await waitFor('the draft text', () => (spec.getText().includes('TODO') ? true : undefined), 10_000);
+    const jobsBefore = jobEvents.length;
+    await spec.save();
+    await sleep(5000);
+    const after = jobEvents.slice(jobsBefore);
+    assert.deepStrictEqual(after, [], `nothing runs on the unfinished draft: ${JSON.stringify(after)}`);
+    for (const needle of ['PerfPilot: ends:', 'did not build']) {
+      const found = await consoleLines(`draft-${needle.replace(/\W+/g, '-')}`, needle);
+      assert.strictEqual(found.count, 0, `no failure notification after the draft (${needle}): ${JSON.stringify(found.texts)}`);
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    editor = await vscode.window.showTextDocument(doc);
   });
 
   test('Set API key stores the key in secret storage and sends it to the server, never to logs', async () => {
