@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { PerfPilotApi } from '../../../src/extension';
 import type { JobStatus } from '../../../src/jobs';
 import * as fs from 'fs';
-import { consoleLines, e2eConfig, hoverText, queryPage, screenshot, sleep, typeKeys, waitFor, waitUpTo } from './helpers';
+import { consoleLines, e2eConfig, hoverText, queryPage, reloadedWith, reloadWindow, screenshot, sleep, typeKeys, waitFor, waitUpTo } from './helpers';
 
 const FUNCTION = 'sum_values';
 const CATEGORIES = [
@@ -49,7 +49,8 @@ suite('PerfPilot in VS Code', () => {
     doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'sums.cpp'));
     editor = await vscode.window.showTextDocument(doc);
     assert.strictEqual(doc.languageId, 'cpp');
-    original = doc.getText();
+    // After the Reload Window test the suite runs again: the file's text from before it began.
+    original = reloadedWith()?.original ?? doc.getText();
     const at = original.indexOf(`${FUNCTION}(`);
     namePos = doc.positionAt(at + 2);
     bodyPos = doc.positionAt(original.indexOf('total += values[i]') + 2);
@@ -290,27 +291,19 @@ suite('PerfPilot in VS Code', () => {
     assert.strictEqual(api.results.open, 1, 'one result notification is open: the new one');
   });
 
-  test('after closing every editor and stopping and starting the client (a reload\'s effect on editor and server, not a real Reload Window), lens, inlay, hover and Revert come back; Revert restores the original byte for byte', async () => {
-    // Developer: Reload Window would end the extension host this suite runs in, so the test
-    // does what a reload does to PerfPilot: every editor closes, the server process ends (its
-    // memory with it), a new one starts and the file is opened again.
-    const uri = doc.uri;
-    const rewritten = doc.getText();
-    assert.notStrictEqual(rewritten, original, 'the function is rewritten before the reload');
-    // A reload keeps unsaved text (hot exit); closing the editor would ask: save it instead.
-    if (doc.isDirty) {
+  test('after Developer: Reload Window, lens, inlay, hover and Revert come back; Revert restores the original byte for byte', async () => {
+    const saved = reloadedWith();
+    if (!saved) {
+      // Before: the rewrite is in the file (saved: the reload then reads it from disk).
+      assert.notStrictEqual(doc.getText(), original, 'the function is rewritten before the reload');
       await doc.save();
+      await reloadWindow({ original, rewritten: doc.getText() });
     }
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const previous = api.controller.languageClient;
-    await api.controller.stop();
-    assert.strictEqual(api.controller.state, 'stopped');
-    assert.strictEqual(api.controller.languageClient, undefined, 'no client while stopped');
-    await api.controller.start();
-    await waitFor('a new running server', () => (api.controller.state === 'running' && api.controller.languageClient !== previous ? true : undefined), 90_000);
-    doc = await vscode.workspace.openTextDocument(uri);
+    // After: a new extension host, a new server; only the workspace's .perfpilot/ state is left.
+    assert.ok(saved);
+    doc = await vscode.workspace.openTextDocument(doc.uri);
     editor = await vscode.window.showTextDocument(doc);
-    assert.strictEqual(doc.getText(), rewritten, 'the rewrite is still in the file');
+    assert.strictEqual(doc.getText(), saved.rewritten, 'the rewrite is still in the file');
     const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
     const titles = await waitFor(
       'the restored lens',
