@@ -55,7 +55,8 @@ export class RewriteConfirmations implements vscode.TextDocumentContentProvider,
       pick.title = params.message;
       pick.placeholder = 'The diff shows the change. Apply puts it in the file.';
       pick.items = [
-        { label: 'Apply', description: `measured ${params.measured}`, choice: 'Apply' },
+        // The title quotes the figure: the items stay short enough to read whole.
+        { label: 'Apply', description: 'put the rewrite in the file', choice: 'Apply' },
         { label: 'Discard', description: 'keep the function as it is', choice: 'Discard' },
       ];
       // Stays open while the user reads the diff.

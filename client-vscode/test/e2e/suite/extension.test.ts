@@ -291,34 +291,43 @@ suite('PerfPilot in VS Code', () => {
     assert.strictEqual(api.results.open, 1, 'one result notification is open: the new one');
   });
 
-  test('after Developer: Reload Window, lens, inlay, hover and Revert come back; Revert restores the original byte for byte', async () => {
+  test('after Developer: Reload Window, the lens, inlay hint, hover and Revert come back as they were; Revert restores the original byte for byte', async () => {
+    const lensTitles = async (): Promise<string[]> =>
+      ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 10)) ?? []).map((l) => l.command?.title ?? '');
+    const hintLabels = async (): Promise<string[]> =>
+      ((await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0))) ?? []).map((h) =>
+        typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''),
+      );
+    const hoverAt = async (): Promise<string> =>
+      hoverText((await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2))) ?? []);
     const saved = reloadedWith();
     if (!saved) {
-      // Before: the rewrite is in the file (saved: the reload then reads it from disk).
+      // Before: the rewrite is in the file (saved: the reload then reads it from disk), and
+      // what the editor shows about it is noted.
       assert.notStrictEqual(doc.getText(), original, 'the function is rewritten before the reload');
       await doc.save();
-      await reloadWindow({ original, rewritten: doc.getText() });
+      const lens = await waitFor('the result lens', async () => {
+        const t = await lensTitles();
+        return t.includes('Revert') ? t : undefined;
+      }, 20_000);
+      await reloadWindow({ original, rewritten: doc.getText(), lens: JSON.stringify(lens), hints: JSON.stringify(await hintLabels()), hover: await hoverAt() });
     }
-    // After: a new extension host, a new server; only the workspace's .perfpilot/ state is left.
+    // After: a new extension host and a new server; only the workspace's .perfpilot/ state is left.
     assert.ok(saved);
     doc = await vscode.workspace.openTextDocument(doc.uri);
     editor = await vscode.window.showTextDocument(doc);
     assert.strictEqual(doc.getText(), saved.rewritten, 'the rewrite is still in the file');
+    const lensBefore = JSON.parse(saved.lens) as string[];
+    const lens = await waitUpTo(async () => {
+      const t = await lensTitles();
+      return t.includes('Revert') && JSON.stringify(t) === saved.lens ? t : undefined;
+    }, 30_000);
+    assert.deepStrictEqual(lens ?? (await lensTitles()), lensBefore, 'the lens line is as before the reload');
+    assert.deepStrictEqual(await hintLabels(), JSON.parse(saved.hints), 'the inlay hints are as before');
+    const hover = await hoverAt();
+    assert.ok(hover.includes(FUNCTION), `the hover is back: ${hover}`);
+    assert.strictEqual(hover, saved.hover, 'the hover is as before');
     const pos = doc.positionAt(doc.getText().indexOf(`${FUNCTION}(`) + 2);
-    const titles = await waitFor(
-      'the restored lens',
-      async () => {
-        const t = ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 10)) ?? []).map((l) => l.command?.title ?? '');
-        return t.includes('Revert') && t.some((x) => x.startsWith('⚡')) ? t : undefined;
-      },
-      30_000,
-    );
-    assert.ok(titles.some((t) => /\d(\.\d+)?×/.test(t)), `the lens carries the figure: ${JSON.stringify(titles)}`);
-    const hints =
-      (await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', doc.uri, new vscode.Range(0, 0, doc.lineCount, 0))) ?? [];
-    assert.ok(hints.some((h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('')).includes('×')), 'the inlay hint is back');
-    const hover = hoverText((await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, pos)) ?? []);
-    assert.ok(hover.includes('×'), `the hover shows the result: ${hover}`);
     editor.selection = new vscode.Selection(pos, pos);
     const result = (await vscode.commands.executeCommand('perfpilot.client.revert')) as { applied?: boolean; message?: string } | undefined;
     assert.strictEqual(result?.applied, true, JSON.stringify(result));
