@@ -74,3 +74,18 @@ def test_a_measured_interval_uses_the_one_figure_format() -> None:
     m = Measurement(1.98, 1.97, 2.0, 30, 0, 1, 1.0, 0.5)
     v = from_measurement(Verdict("faster", ""), m, None, None, Tuning())
     assert v.message.startswith("1.98× faster (95% CI 1.97–2.00, serial)"), v.message
+
+
+def test_a_rerun_that_does_not_confirm_the_rewrite_says_it_stays_applied() -> None:
+    from perfpilot.engine.present import rerun_kept_message
+
+    noisy = Verdict("noisy", "Too few pairs to measure: the timing stopped after 6 pairs "
+                             "(6 clean); 10 clean pairs are needed. Re-run with more time.")
+    text = rerun_kept_message(noisy)
+    assert text.startswith("re-run not measured reliably; the applied rewrite stays (Revert "
+                           "undoes it). Too few pairs"), text
+    assert "nothing applied" not in text and "busy" not in text and ".." not in text
+    slower = Verdict("slower", "0.80×: slower (95% CI 0.70–0.90, serial).", speedup=0.8,
+                     ci95=(0.7, 0.9), threads=1)
+    assert rerun_kept_message(slower) == ("re-run 0.80× slower (95% CI 0.70–0.90, serial); the "
+                                          "applied rewrite stays (Revert undoes it).")
