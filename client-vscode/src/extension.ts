@@ -10,6 +10,7 @@ import {
   resultMessage,
   SERVER_COMMANDS,
 } from './commands';
+import { PROPOSAL_SCHEME } from './confirm';
 import { installServer } from './install';
 import { onPythonEnvironmentChange } from './interpreter';
 import { statusBarText } from './jobs';
@@ -44,6 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<PerfPi
   statusBar.command = clientCommandId('statusMenu');
   context.subscriptions.push(log, controller, reports, statusBar);
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, controller.confirmations));
 
   const refreshStatus = (): void => {
     const { text, tooltip } = statusBarText(

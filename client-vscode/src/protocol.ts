@@ -26,6 +26,12 @@ export const NOTIFICATIONS = {
   setSecret: 'perfpilot/setSecret',
 } as const;
 
+/** Server → client requests. */
+export const REQUESTS = {
+  /** Ask mode, to a client that passed `confirmsRewrites: true`: show the rewrite and ask. */
+  confirmRewrite: 'perfpilot/confirmRewrite',
+} as const;
+
 /** `PositionArgument`: a 0-based position inside a function (makeFaster, explain, rerun,
  * revert, showReport, confirmInProgram). `version`: the document version the action was
  * offered for; `open`: showReport also writes the report to a file and opens it. */
@@ -99,4 +105,23 @@ export interface ResultMessage {
   uri: string;
   function: string;
   message: string;
+}
+
+/** Params of the server's `perfpilot/confirmRewrite` request: the document's text now
+ * (`original`) and with the rewrite (`proposed`), the question (`message`, quoting the latest
+ * measured figure, which `measured` gives alone); `weak`: only weakly verified. */
+export interface ConfirmRewriteParams {
+  jobId: string;
+  uri: string;
+  function: string;
+  message: string;
+  measured: string;
+  original: string;
+  proposed: string;
+  weak: boolean;
+}
+
+/** The answer to `perfpilot/confirmRewrite` ('' when the question was dismissed). */
+export interface ConfirmRewriteResult {
+  choice: 'Apply' | 'Discard' | '';
 }

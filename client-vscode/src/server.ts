@@ -3,6 +3,7 @@
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import {
+  CancellationToken,
   CloseAction,
   DidChangeConfigurationNotification,
   ErrorAction,
@@ -10,6 +11,7 @@ import {
   LanguageClient,
   LanguageClientOptions,
   NotificationType,
+  RequestType,
   RevealOutputChannelOn,
   ServerOptions,
   State,
@@ -19,7 +21,8 @@ import { interpreterCandidates } from './interpreter';
 import { JobStatus, JobTracker } from './jobs';
 import { Interpreter, judgeProbe, serverCommand, ServerCheck, venvPython, versionProbeCommand } from './launch';
 import { runProcess } from './processes';
-import { NOTIFICATIONS, type ResultMessage, type SetSecretParams } from './protocol';
+import { RewriteConfirmations } from './confirm';
+import { type ConfirmRewriteParams, type ConfirmRewriteResult, NOTIFICATIONS, REQUESTS, type ResultMessage, type SetSecretParams } from './protocol';
 import { allSecretMessages } from './secrets';
 import { readServerSettings, ServerSettings } from './settings';
 import packageJson from '../package.json';
@@ -29,6 +32,7 @@ export const EXTENSION_VERSION: string = packageJson.version;
 export const JOB_STATUS = new NotificationType<JobStatus>(NOTIFICATIONS.jobStatus);
 export const RESULT = new NotificationType<ResultMessage>(NOTIFICATIONS.result);
 export const SET_SECRET = new NotificationType<SetSecretParams>(NOTIFICATIONS.setSecret);
+export const CONFIRM_REWRITE = new RequestType<ConfirmRewriteParams, ConfirmRewriteResult, void>(REQUESTS.confirmRewrite);
 const CRASH_WINDOW_MS = 3 * 60_000;
 const MAX_CRASHES = 3;
 
@@ -49,6 +53,8 @@ export class ServerController implements vscode.Disposable {
   /** A job's result (perfpilot/result). */
   readonly onResult = this.resultEmitter.event;
   readonly jobs = new JobTracker();
+  /** Ask mode's questions, each with the diff of the rewrite. */
+  readonly confirmations = new RewriteConfirmations();
   /** The interpreter and check result of the last start attempt. */
   lastCheck: { interpreter: Interpreter; check: ServerCheck } | undefined;
   /** Called with the result of every server command, whoever started it (palette or lens). */
@@ -188,6 +194,9 @@ export class ServerController implements vscode.Disposable {
         // Results come as perfpilot/result, which the extension shows so that a new result
         // replaces the previous one (window/showMessage notifications stack).
         showsResults: true,
+        // Ask mode's question comes as perfpilot/confirmRewrite, with the text before and
+        // after: the extension shows the diff beside the question.
+        confirmsRewrites: true,
       },
       // Model text is untrusted: markdown stays untrusted and without HTML.
       markdown: { isTrusted: false, supportHtml: false },
@@ -228,6 +237,11 @@ export class ServerController implements vscode.Disposable {
       this.jobEmitter.fire(status);
     });
     client.onNotification(RESULT, (result: ResultMessage) => this.resultEmitter.fire(result));
+    client.onRequest(CONFIRM_REWRITE, async (params: ConfirmRewriteParams, token: CancellationToken) => {
+      const answer = await this.confirmations.confirm(params, token);
+      this.log.info(`${params.jobId} ${params.function}: ${answer.choice || 'no answer'}${token.isCancellationRequested ? ' (question withdrawn)' : ''}`);
+      return answer;
+    });
     return client;
   }
 
@@ -322,6 +336,7 @@ export class ServerController implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.confirmations.dispose();
     this.stateEmitter.dispose();
     this.jobEmitter.dispose();
     this.resultEmitter.dispose();

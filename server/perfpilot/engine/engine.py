@@ -498,6 +498,24 @@ _FAILED = frozenset({"needs-spec", "build-failed", "timeout", "incorrect", "no-i
                      "suspicious"})
 
 
+def nothing_faster_message(name: str, verdicts: list[Verdict], rejected: tuple[Any, ...] = ()
+                           ) -> str:
+    """Why nothing was applied, with its reason: "No candidate for f was measured faster
+    (noisy); nothing applied. Too few pairs to measure: …". A failure's or a noisy run's own
+    message is the reason (the user's next step, a bench spec or a quieter machine, depends on
+    it); with no candidate measured in full (every variant of a race left it), the parentheses
+    are never empty: the message says so, and the race or a refused candidate says why."""
+    if not verdicts:
+        message = f"No candidate for {name} was measured in full; nothing applied"
+        reason = next((str(r.reason) for r in rejected if getattr(r, "reason", "")), "")
+        return f"{message}. Refused: {reason}" if reason else message
+    words = ", ".join(dict.fromkeys(v.verdict for v in verdicts))
+    message = f"No candidate for {name} was measured faster ({words}); nothing applied"
+    why = next((v.message for v in verdicts if v.verdict in _FAILED and v.message), "") \
+        or next((v.message for v in verdicts if v.verdict == "noisy" and v.message), "")
+    return f"{message}. {why.rstrip('.')}." if why else message
+
+
 def _rejected_message(site: FunctionSite, trials: tuple[Trial, ...]) -> str:
     """Why nothing was applied when every candidate was refused (the sandbox notice once)."""
     verdicts = [t.verdict for t in trials if t.verdict is not None]
@@ -618,13 +636,7 @@ def choose(site: FunctionSite, plan: Plan, trials: tuple[Trial, ...],
         # Nothing about the candidates was learned: what the function needs is the message.
         return Outcome(site, plan, trials, tuple(rejected), None, "not-improved",
                        verdicts[0].message)
-    words = ", ".join(t.verdict.verdict for t in trials if t.verdict is not None)
-    message = f"No candidate for {site.name} was measured faster ({words}); nothing applied"
-    # A failure says why: the user's next step (a bench spec, a flag) depends on it.
-    why = next((t.verdict.message for t in trials if t.verdict is not None
-                and t.verdict.verdict in _FAILED and t.verdict.message), "")
-    if why:
-        message += f". {why}"
+    message = nothing_faster_message(site.name, verdicts, rejected)
     if trials and all(t.verdict is not None and t.verdict.verdict == "rejected"
                       for t in trials):
         message = _rejected_message(site, trials)

@@ -150,7 +150,8 @@ def speedup_phrase(v: Verdict, *, brief: bool = False) -> str:
             "build-failed": "candidate did not build",
             "needs-spec": "cannot build inputs (needs a bench spec)",
             "timeout": "timed out",
-            "noisy": "machine too busy to measure reliably",
+            # The verdict's message says why (a busy machine, too few pairs, a disturbed run).
+            "noisy": "not measured reliably",
             "no-input": "not timed: no stdin input",
         }.get(v.verdict, v.verdict)
     word = {"faster": "faster", "slower": "slower", "no-change": "no measurable change",
@@ -398,3 +399,13 @@ def reverted_report(outcome: Outcome) -> str:
     full = report_markdown(outcome)
     title, _, rest = full.partition("\n\n")
     return f"{title}\n\n{head}\n\n{rest}"
+
+
+def rerun_kept_message(v: Verdict) -> str:
+    """A Re-run of an applied rewrite that did not measure it faster: the rewrite stays in the
+    file (never "nothing applied"), with the re-run's figure or its reason. The editor puts
+    the function's name before it."""
+    phrase = speedup_phrase(v)
+    why = v.message.strip() if v.verdict not in ("faster", "slower", "no-change") else ""
+    said = f"re-run {phrase}; the applied rewrite stays (Revert undoes it)"
+    return f"{said}. {why.rstrip('.')}." if why and why.rstrip(".") != phrase else f"{said}."

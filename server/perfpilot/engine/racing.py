@@ -241,8 +241,12 @@ def race_phrase(race_: Race, chosen_label: str | None, other_chosen: bool = Fals
         # named, never as the pick.
         what = "another rewrite" if other_chosen else "the loop"
         said = f"tried {len(race_.entrants)} variants of {what}"
-        return said + (f"; its best, {best.label} ({_figure_text(best.last)}), was not "
-                       "chosen" if best is not None else "")
+        if best is None:
+            # Every variant left the race: why the first one did is the reason.
+            first = next((e for e in race_.entrants if e.dropped), None)
+            return said + (f"; none was measured in full ({first.label} left in "
+                           f"{first.dropped.rstrip('.')})" if first is not None else "")
+        return said + f"; its best, {best.label} ({_figure_text(best.last)}), was not chosen"
     parts = [f"tried {len(race_.entrants)} variants of the loop"]
     if best is not None:
         parts.append(f"picked {best.label} ({_figure_text(best.last)})")

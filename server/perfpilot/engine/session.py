@@ -11,7 +11,7 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -28,6 +28,7 @@ from perfpilot.engine.applied_store import (
 from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
+from perfpilot.engine.present import rerun_kept_message
 from perfpilot.progress import Cancelled, JobContext, gate_for_tests
 
 log = logging.getLogger(__name__)
@@ -318,7 +319,11 @@ class Session:
                                             fresh=True, origin="user")
         strategies = rec.outcome.chosen.candidate.strategies if rec.outcome.chosen else ()
         cand = Candidate(job.site.text, strategies, "current text")
-        return choose(original_site, rec.outcome.plan, (Trial(cand, verdict),))
+        outcome = choose(original_site, rec.outcome.plan, (Trial(cand, verdict),))
+        if outcome.chosen is None and rec.applied:
+            # The rewrite is in the file all the same: the message must not say otherwise.
+            outcome = replace(outcome, message=rerun_kept_message(verdict))
+        return outcome
 
     def _store(self, job: Job, source_path: Path | None) -> None:
         if job.outcome is None:

@@ -12,15 +12,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 
 from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.splice import splice
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import draft_spec_hint, needs_spec_verdict, speedup_phrase
 from perfpilot.engine.session import Job, path_of_uri
 from perfpilot.engine.spec_drafts import spec_unfinished
 from perfpilot.lsp.convert import StaleSiteError, function_edit
-from perfpilot.lsp.protocol import NOTIFY_JOB, NOTIFY_RESULT, JobStatus, ResultMessage
+from perfpilot.lsp.protocol import (
+    NOTIFY_JOB,
+    NOTIFY_RESULT,
+    REQUEST_CONFIRM_REWRITE,
+    ConfirmRewriteParams,
+    JobStatus,
+    ResultMessage,
+)
 from perfpilot.lsp.views import publish_diagnostics
 
 if TYPE_CHECKING:
@@ -46,6 +55,8 @@ class JobRunner:
         self.progress_tokens: dict[str, str] = {}  # progress token -> job id
         self._last_stage: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # The job whose apply question about a function (uri, name) is the open one.
+        self._asking: dict[tuple[str, str], str] = {}
 
     def inputs_changed(self, path: Path) -> None:
         """A spec, input or compile database changed: results that used it are re-measured.
@@ -158,6 +169,8 @@ class JobRunner:
         """Apply the chosen candidate as a versioned edit, if the apply mode allows."""
         chosen = outcome.chosen
         name = job.site.name
+        # A question still open about this function quotes an older measurement: withdrawn.
+        self._withdraw_question(job.uri, job.function)
         if chosen is None:
             if needs_spec_verdict(outcome) is not None:
                 # Already says "PerfPilot cannot build inputs ...": what to do next follows.
@@ -182,10 +195,19 @@ class JobRunner:
             self.session.set_stage(job, "awaiting confirmation", "apply or discard the rewrite")
             self._notify_job(job)
             self.ls.refresh()
+            key = (job.uri, job.function)
+            self._asking[key] = job.id
             try:
-                choice = await self._ask(name, measured, weak)
+                proposed = splice(job.site, chosen.candidate.code, chosen.candidate.includes)
+                choice = await self._ask(job, measured, weak, proposed)
             finally:
                 self.session.set_stage(job, "done", outcome.message)
+            self.ls.log_info(f"{job.id} {name}: apply question answered: {choice or 'no answer'}")
+            if self._asking.get(key) != job.id:
+                # A newer measurement (a Re-run's) asks with its own figure: this question
+                # was replaced, and its answer decides nothing.
+                return
+            del self._asking[key]
             if choice != "Apply":
                 self.session.declined(job.uri, job.function, "you discarded it")
                 self._result(job, f"PerfPilot: rewrite of {name} discarded")
@@ -235,6 +257,13 @@ class JobRunner:
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {reason}",
                       lsp.MessageType.Warning)
 
+    def _withdraw_question(self, uri: str, function: str) -> None:
+        """Close the open apply question about a function: its answer then decides nothing
+        (see ``_deliver``), and a client that confirms rewrites closes it."""
+        asked = self._asking.pop((uri, function), None)
+        if asked is not None and self.ls.client_confirms_rewrites:
+            self.ls.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=question_id(asked)))
+
     def _result(self, job: Job, text: str) -> None:
         """Tell a job's result: as ``perfpilot/result`` to a client that shows results itself
         (a new one replaces the previous one there), else as a message."""
@@ -244,13 +273,47 @@ class JobRunner:
         else:
             self.ls.tell(text)
 
-    async def _ask(self, name: str, measured: str, weak: bool) -> str:
-        """Ask whether to apply the rewrite; the title of the answer ("" when dismissed)."""
-        choice = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
-            lsp.MessageType.Warning if weak else lsp.MessageType.Info,
-            f"PerfPilot: apply the rewrite of {name}? Measured: {measured}.",
+    async def _ask(self, job: Job, measured: str, weak: bool, proposed: str) -> str:
+        """Ask whether to apply the rewrite; the title of the answer ("" when dismissed). A
+        client that confirms rewrites itself gets the text before and after (it shows the
+        diff with the question); others get a plain message request."""
+        message = ask_prompt(job.site.name, measured)
+        if self.ls.client_confirms_rewrites:
+            params = ConfirmRewriteParams(
+                job_id=job.id, uri=job.uri, function=job.function, message=message,
+                measured=measured.strip().rstrip("."), original=job.site.unit_text,
+                proposed=proposed, weak=weak)
+            try:
+                answer = await self.ls.protocol.send_request_async(
+                    REQUEST_CONFIRM_REWRITE, params, msg_id=question_id(job.id))
+            except JsonRpcException as exc:  # withdrawn (RequestCancelled), or the client failed
+                self.ls.log_info(f"{job.id} {job.site.name}: the apply question ended: {exc}")
+                return ""
+            except asyncio.CancelledError:
+                # The job was cancelled (a Re-run replaces it): its question goes with it.
+                if self._asking.get((job.uri, job.function)) == job.id:
+                    self._withdraw_question(job.uri, job.function)
+                raise
+            # A JSON object: a dict, or the attribute object pygls makes of an untyped result.
+            choice = answer.get("choice") if isinstance(answer, dict) \
+                else getattr(answer, "choice", None)
+            return choice if choice in ("Apply", "Discard") else ""
+        asked = await self.ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
+            lsp.MessageType.Warning if weak else lsp.MessageType.Info, message,
             [lsp.MessageActionItem("Apply"), lsp.MessageActionItem("Discard")]))
-        return choice.title if choice is not None else ""
+        return asked.title if asked is not None else ""
+
+
+def question_id(job_id: str) -> str:
+    """The request id of a job's apply question (so that it can be withdrawn)."""
+    return f"confirm-{job_id}"
+
+
+def ask_prompt(name: str, measured: str) -> str:
+    """The apply question of ask mode, quoting the job's own (the latest) measurement:
+    ``PerfPilot: apply the rewrite of f? Measured: 2.31× faster (95% CI 2.20–2.43, serial).``"""
+    measured = measured.strip().rstrip(".")
+    return f"PerfPilot: apply the rewrite of {name}? Measured: {measured}."
 
 
 def register(server: PerfPilotServer) -> None:

@@ -77,6 +77,9 @@ class PerfPilotServer(LanguageServer):
         # The client shows perfpilot/result itself (showsResults): a job's result then goes
         # there instead of window/showMessage, so a new result can replace the previous one.
         self.client_shows_results = False
+        # The client asks about a rewrite itself (confirmsRewrites): perfpilot/confirmRewrite
+        # carries the text before and after, so the question comes with a diff.
+        self.client_confirms_rewrites = False
         self._told_ignored = ""
         self.watcher: WorkspaceWatcher | None = None
         self._tasks: set[asyncio.Task[None]] = set()

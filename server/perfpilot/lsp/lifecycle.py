@@ -33,6 +33,8 @@ def register(server: PerfPilotServer) -> None:
         ls.trust_workspace = isinstance(opts, dict) and opts.get("trustWorkspace") is True
         ls.client_shows_jobs = isinstance(opts, dict) and opts.get("showsJobStatus") is True
         ls.client_shows_results = isinstance(opts, dict) and opts.get("showsResults") is True
+        ls.client_confirms_rewrites = isinstance(opts, dict) \
+            and opts.get("confirmsRewrites") is True
         if isinstance(opts, dict):
             settings = opts.get("settings", opts)
             settings = settings.get("perfpilot", settings) if isinstance(settings, dict) else {}

@@ -42,6 +42,9 @@ NOTIFY_SECRET = "perfpilot/setSecret"
 SECRET_API_KEY = "apiKey"
 NOTIFY_JOB = "perfpilot/jobStatus"
 NOTIFY_RESULT = "perfpilot/result"
+# Server → client request, to a client that passed ``confirmsRewrites``: show the rewrite as
+# a diff and ask whether to apply it (apply mode ``ask``).
+REQUEST_CONFIRM_REWRITE = "perfpilot/confirmRewrite"
 
 MAX_UINTEGER = 2**31 - 1  # LSP positions are uintegers
 
@@ -130,6 +133,24 @@ class ResultMessage:
 
 
 @attrs.frozen
+class ConfirmRewriteParams:
+    """Params of ``perfpilot/confirmRewrite`` (server → client request): the document's text
+    now (``original``) and with the rewrite (``proposed``), for a diff, and the question to
+    ask (``message``, quoting the latest measured figure, which ``measured`` gives alone).
+    ``weak``: the rewrite was only weakly verified. The client answers
+    ``{"choice": "Apply" | "Discard" | ""}``."""
+
+    job_id: str
+    uri: str
+    function: str
+    message: str
+    measured: str
+    original: str
+    proposed: str
+    weak: bool
+
+
+@attrs.frozen
 class SetSecretParams:
     """Params of ``perfpilot/setSecret`` (client → server); an empty value clears the key."""
 
@@ -157,6 +178,16 @@ class ResultNotification:
 
 
 @attrs.define
+class ConfirmRewriteRequest:
+    """The ``perfpilot/confirmRewrite`` request."""
+
+    id: int | str
+    method: str
+    params: ConfirmRewriteParams
+    jsonrpc: str
+
+
+@attrs.define
 class SetSecretNotification:
     """The ``perfpilot/setSecret`` message."""
 
@@ -167,6 +198,7 @@ class SetSecretNotification:
 
 MESSAGE_TYPES: dict[str, type[Any]] = {NOTIFY_JOB: JobStatusNotification,
                                        NOTIFY_RESULT: ResultNotification,
+                                       REQUEST_CONFIRM_REWRITE: ConfirmRewriteRequest,
                                        NOTIFY_SECRET: SetSecretNotification}
 
 

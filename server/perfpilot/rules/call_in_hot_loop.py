@@ -87,9 +87,10 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{code(call)}` on line {line(call)} calls `{name}` (defined on line "
             f"{fn.start_point[0] + 1}, {size} line{'s' if size > 1 else ''}) on every "
             f"iteration of {loop_phrase(loop)}; "
-            f"`{name}` has external linkage, so in position-independent code (a shared library) "
-            f"GCC assumes it may be interposed and does not inline it: declare it "
-            f"`static inline`, or build with `-fno-semantic-interposition`.",
+            f"`{name}` has external linkage: where the file is built as position-independent "
+            f"code (`-fPIC`, as for a shared library) GCC assumes it may be interposed and does "
+            f"not inline it. Declared `static inline`, it inlines in every build (or build with "
+            f"`-fno-semantic-interposition`).",
             [line(call), loop.line, fn.start_point[0] + 1],
             loop_range=loop.byte_range, node_range=rng(call), names=[name],
             data={"callee": name, "kind": "interposable",

@@ -101,6 +101,24 @@ def suspicious_reason(wall: float, instructions_ratio: float) -> str:
             "nothing is applied.")
 
 
+def too_few_pairs_message(m: Measurement) -> str:
+    """Why a measurement with too few clean pairs gives no figure, in words that agree with
+    its numbers: "machine too busy" only when pairs did wait for a CPU (and most of them),
+    else that too few pairs were timed; the CPU pressure only when there was some."""
+    kept = m.pairs - m.dropped_pairs
+    needed = max(3, -(-(m.wanted_pairs or m.pairs) // 2))
+    psi = f", CPU pressure {m.psi:.0f}%" if m.psi is not None and round(m.psi) > 0 else ""
+    if m.dropped_pairs > 0 and m.dropped_pairs >= kept:
+        return (f"Machine too busy to measure: {m.dropped_pairs} of {m.pairs} pairs waited for "
+                f"a CPU{psi}; {needed} clean pairs are needed. Re-run when the machine is "
+                "quieter.")
+    # Few pairs, few of them contended: the timing ran out of time before it had enough.
+    waited = f", {m.dropped_pairs} waited for a CPU{psi}" if m.dropped_pairs else ""
+    return (f"Too few pairs to measure: the timing stopped after {m.pairs} pairs ({kept} "
+            f"clean{waited}); {needed} clean pairs are needed. Re-run with more time for the "
+            "job.")
+
+
 def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
                      instructions_ratio: float | None, tuning: Tuning,
                      verification: Verification | None = None) -> Verdict:
@@ -116,7 +134,8 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
     wall = serial.speedup if serial is not None else m.speedup
     word = classify(m, tuning.no_change_band)
     threads = f"{m.threads} threads" if m.threads > 1 else "serial"
-    ci = f"95% CI {m.ci95_low:.3g}–{m.ci95_high:.3g}"
+    # The one interval format: the bounds as the speedup is written, an en dash between.
+    ci = f"95% CI {_x(m.ci95_low)[:-1]}–{_x(m.ci95_high)[:-1]}"
     if m.basis == "cpu":
         ci += ", CPU time: machine busy"
     serial_text = ""
@@ -132,9 +151,7 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
         message = (f"Not reliable: {m.withheld} The run measured {_x(m.speedup)} ({ci}). "
                    "Re-run when the machine is quieter.")
     elif not m.clean:
-        psi = f", CPU pressure {m.psi:.0f}%" if m.psi is not None else ""
-        message = (f"Machine too busy to measure: {m.dropped_pairs} of {m.pairs} pairs waited "
-                   f"for a CPU{psi}. Re-run when the machine is quieter.")
+        message = too_few_pairs_message(m)
     else:
         message = (f"Inconclusive: {_x(m.speedup)} with {ci} straddles 1 and is wider than "
                    f"±{tuning.no_change_band:.0%}. Re-run when the machine is quieter.")

@@ -96,3 +96,38 @@ async function askDriver(kind: string, name: string, what: string): Promise<{ co
     ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { count: number; texts: string[]; boxes?: ElementBox[] })
     : { count: 0, texts: [], error: 'no answer' };
 }
+
+/** Set once this extension host is going down for a reload: its results no longer count. */
+export const reload = { started: false };
+
+/** Where a suite that reloads the window keeps what it needs across the reload. */
+function reloadFile(): string {
+  return path.join(e2eConfig().artifacts, 'reload.json');
+}
+
+/** Where the suite runner keeps the results so far (read again after a reload). */
+export function progressFile(): string {
+  return path.join(e2eConfig().artifacts, 'progress.json');
+}
+
+/** The data saved by reloadWindow, once the window was reloaded (undefined before). */
+export function reloadedWith(): Record<string, string> | undefined {
+  const file = reloadFile();
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>) : undefined;
+}
+
+/**
+ * Developer: Reload Window, for real. It ends this extension host; the new one runs the suite
+ * again, skipping the tests that already ran (their results are kept), so the test that called
+ * this runs again and finds `reloadedWith()` set. Never returns.
+ */
+export async function reloadWindow(data: Record<string, string>): Promise<never> {
+  fs.writeFileSync(reloadFile(), JSON.stringify(data));
+  reload.started = true;
+  console.log('PERFPILOT_E2E reloading the window');
+  // The command's promise is cancelled as the host goes down: not awaited, so this test keeps
+  // waiting (and the suite in this host never ends and reports) until the host is gone.
+  void vscode.commands.executeCommand('workbench.action.reloadWindow').then(undefined, () => undefined);
+  await sleep(600_000);
+  throw new Error('the window did not reload');
+}
