@@ -121,6 +121,20 @@ def test_only_differing_outputs_or_the_mutants_own_failure_decide_a_mutant() -> 
     assert "outside" in mutant_outcome({"status": "crash", "side": "A"}, True)
 
 
+def test_a_mutant_call_far_longer_than_the_originals_on_the_same_input_is_a_hang() -> None:
+    # The original's call took 5 ms on the input the mutant's call was stuck in for 2.5 s.
+    hung = {"status": "timeout", "side": "B", "a_ns": 5_000_000, "b_ns": 2_500_000_000}
+    assert mutant_outcome(hung, False) == "killed"
+    # Only a few times slower, or no timing of the original on that input: not decided.
+    slow = {"status": "timeout", "side": "B", "a_ns": 200_000_000, "b_ns": 900_000_000}
+    assert mutant_outcome(slow, False) == "timed out"
+    assert mutant_outcome({"status": "timeout", "side": "B", "a_ns": 0,
+                           "b_ns": 2_500_000_000}, False) == "timed out"
+    # A blink is never a hang, however small the original's time.
+    assert mutant_outcome({"status": "timeout", "side": "B", "a_ns": 1_000,
+                           "b_ns": 150_000_000}, False) == "timed out"
+
+
 def test_undecided_and_blind_verifications_claim_no_kills() -> None:
     v = Verification(cases=4, sizes=(0, 1), mutants=7, killed=5, undecided=2,
                      survivors=("line 3: `x = 1;` skipped (not decided: timed out)",),

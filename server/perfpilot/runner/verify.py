@@ -682,12 +682,25 @@ def mutant_outcome(event: dict[str, Any], hang_decides: bool) -> str:
     own_call = event.get("side") == "B"
     if own_call and status in ("crash", "sanitizer"):
         return "killed"
-    if own_call and status == "timeout" and hang_decides:
+    if own_call and status == "timeout" and (hang_decides or _hung_against_original(event)):
         return "killed"
     if status == "timeout":
         return ("timed out" if own_call else
                 "timed out outside the mutant's own call")
     return f"the run ended ({status}) outside the mutant's own call"
+
+
+def _hung_against_original(event: dict[str, Any]) -> bool:
+    """Whether the mutant's own call, when the time limit ended it, had run far longer than the
+    original's call on the very same input: a hang told from slow inputs even where the
+    limit for the whole run was too short to decide by itself."""
+    a_ns, b_ns = int(event.get("a_ns") or 0), int(event.get("b_ns") or 0)
+    return a_ns > 0 and b_ns >= _HANG_RATIO * a_ns + _HANG_MARGIN_NS
+
+
+# Far beyond what noise or a cold cache makes of one call, and never decided in a blink.
+_HANG_RATIO = 20
+_HANG_MARGIN_NS = 200_000_000
 
 
 class _Coverage:

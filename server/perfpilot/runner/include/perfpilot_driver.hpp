@@ -587,6 +587,8 @@ struct Progress {
   volatile int finished;
   volatile int checked;      // sizes compared (or run, for A alone) without a failure
   volatile long long recorded;  // values A's calls recorded (none: nothing can be compared)
+  volatile long long a_ns;      // how long A's call took on the input B is running on
+  volatile long long b_since;   // when B's call began (0: B is not running)
 };
 
 inline Progress* shared_progress() {
@@ -667,6 +669,7 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
     const long long t0 = now_ns(CLOCK_MONOTONIC);
     call_and_record(bench, a);
     const long long took = now_ns(CLOCK_MONOTONIC) - t0;
+    prog->a_ns = took;
     prog->recorded = prog->recorded + static_cast<long long>(a.rec.entries().size());
     if (times)
       emit("{\"event\":\"size\",\"size\":" + std::to_string(n) + "," + case_json(c) +
@@ -675,7 +678,9 @@ inline int check_case(Bench& bench, Side& a, Side* b, const Case& c,
       prog->side = -1;  // setting the inputs up again is neither side's doing
       fresh_inputs(bench, n, c);
       prog->side = 1;
+      prog->b_since = now_ns(CLOCK_MONOTONIC);
       call_and_record(bench, *b);
+      prog->b_since = 0;
     }
     prog->side = -1;
     if (b != nullptr) {
@@ -703,6 +708,9 @@ struct ChildEnd {
   int signal = 0;
   int code = 0;
   long pid = 0;
+  // On a timeout in B's call: how long A's call took on that input, and how long B's had run.
+  long long a_ns = 0;
+  long long b_ns = 0;
 };
 
 // Cap the address space at what is mapped now plus mem_mb: under AddressSanitizer no limit
@@ -730,6 +738,8 @@ ChildEnd in_child(F&& body, long long timeout_ms, Progress* prog, long long mem_
   prog->size = -1;
   prog->index = -1;
   prog->finished = 0;
+  prog->a_ns = 0;
+  prog->b_since = 0;
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
@@ -760,7 +770,13 @@ ChildEnd in_child(F&& body, long long timeout_ms, Progress* prog, long long mem_
     pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
     if (r < 0 && errno != EINTR) break;
-    if (now_ns(CLOCK_MONOTONIC) > deadline) {
+    const long long now = now_ns(CLOCK_MONOTONIC);
+    if (now > deadline) {
+      const long long since = prog->b_since;
+      if (prog->side == 1 && since > 0) {
+        end.a_ns = prog->a_ns;
+        end.b_ns = now - since;
+      }
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       timed_out = true;
@@ -791,7 +807,8 @@ inline std::string end_json(const ChildEnd& e) {
   return "\"status\":\"" + e.status + "\",\"side\":\"" +
          (e.side == 0 ? "A" : (e.side == 1 ? "B" : "")) + "\",\"size\":" +
          std::to_string(e.size) + ",\"signal\":" + std::to_string(e.signal) + ",\"code\":" +
-         std::to_string(e.code) + ",\"pid\":" + std::to_string(e.pid);
+         std::to_string(e.code) + ",\"pid\":" + std::to_string(e.pid) + ",\"a_ns\":" +
+         std::to_string(e.a_ns) + ",\"b_ns\":" + std::to_string(e.b_ns);
 }
 
 // check: every case (profile:seed) at every size, each case in its own child process.
