@@ -189,6 +189,30 @@ async def test_budget_and_max_functions_bound_the_scan(tmp_path: Path,
     assert any("the budget is spent" in line for line in lines)
 
 
+async def test_a_programs_main_and_functions_without_inputs_or_outputs_are_left_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `main` and `self_test` each have a loop the planner finds something in, but only the
+    # other two can be timed as a call (their arguments vary, their results are compared).
+    (tmp_path / "two.cpp").write_text(TWO.replace("long count_upper(const char *s)",
+                                                  "static long count_upper(const char *s)"))
+    (tmp_path / "app.cpp").write_text(
+        '#include <cstring>\n#include <cstdio>\n'
+        'void self_test()\n{\n    const char *s = "ABC";\n'
+        '    for (std::size_t i = 0; i < std::strlen(s); i++)\n        std::printf("%c", s[i]);\n}\n'
+        'int main(int argc, char **argv)\n{\n    int n = 0;\n'
+        '    for (int i = 0; i < argc; ++i)\n        n += (int)std::strlen(argv[i]);\n'
+        '    self_test();\n    return n;\n}\n')
+    fake = FakePipeline(monkeypatch)
+    result = await run_scan(options(tmp_path), write=lambda _: None)
+    assert sorted(fake.calls) == ["count_upper", "total"]
+    assert sorted(t.function for t in result.left_out) == ["main", "self_test"]
+    out = tmp_path / "out"
+    write_outputs(result, tmp_path, out)
+    assert "Left out (2;" in (out / "report.md").read_text()
+    data = json.loads((out / "scan.json").read_text())
+    assert sorted(t["function"] for t in data["left_out"]) == ["main", "self_test"]
+
+
 async def test_changed_since_takes_only_the_functions_a_diff_touches(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     git(tmp_path, "init", "-q")

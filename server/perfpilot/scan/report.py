@@ -95,6 +95,12 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
     if scan.not_reached:
         lines += [f"Not reached ({len(scan.not_reached)}, budget or --max-functions): "
                   + ", ".join(f"`{t.function}`" for t in scan.not_reached[:20]), ""]
+    if scan.left_out:
+        lines += [f"Left out ({len(scan.left_out)}; the harness times a function as a call, "
+                  "so not a `main` or a function that takes and returns nothing: "
+                  "`perfpilot profile` times whole programs): "
+                  + ", ".join(f"`{t.function}`" for t in scan.left_out[:20])
+                  + (", …" if len(scan.left_out) > 20 else ""), ""]
     head = "| # | Function | Where | Status | Speedup | Verification |"
     rule = "|---|---|---|---|---|---|"
     if models:
@@ -152,6 +158,7 @@ def scan_json(scan: ScanResult, confirmed: ProgramVerdict | None = None) -> dict
     return {"confirmed": confirmed.to_json() if confirmed is not None else None,
             "results": [r.to_json() for r in scan.results],
             "not_reached": [t.to_json() for t in scan.not_reached],
+            "left_out": [t.to_json() for t in scan.left_out],
             "regressions": [c.to_json() for c in scan.regressions],
             "workers": scan.workers, "seconds": round(scan.seconds, 3),
             "reused": scan.reused, "model_usage": scan.usage.to_json(),

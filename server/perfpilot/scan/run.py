@@ -32,6 +32,7 @@ from perfpilot.scan.state import ScanState, state_path
 from perfpilot.scan.targets import (
     changed_filter,
     file_sites,
+    not_callable,
     profile_sites,
     source_files,
     target_of,
@@ -65,7 +66,8 @@ class ScanResult:
     """What a scan found: a result per function worked on (in target order), the targets it
     did not reach (budget or ``max_functions``), the regression checks, and how it ran.
     ``other_usage``: model requests no result counts (planning the functions that got no
-    plan or were not reached)."""
+    plan or were not reached). ``left_out``: functions never planned because the harness
+    cannot time them as a call (a ``main``, a function that takes and returns nothing)."""
 
     results: tuple[FunctionResult, ...]
     not_reached: tuple[Target, ...]
@@ -74,6 +76,7 @@ class ScanResult:
     seconds: float
     reused: int = 0
     other_usage: ModelUsage = NO_USAGE
+    left_out: tuple[Target, ...] = ()
 
     @property
     def usage(self) -> ModelUsage:
@@ -100,10 +103,12 @@ def fingerprint(options: ScanOptions) -> str:
 
 async def select_sites(options: ScanOptions, engine: Engine, ctx: JobContext
                        ) -> tuple[list[tuple[FunctionSite, Path, float | None, ModelUsage]],
-                                  list[tuple[FunctionSite, Path]], ModelUsage]:
+                                  list[tuple[FunctionSite, Path]], ModelUsage,
+                                  list[tuple[FunctionSite, Path]]]:
     """The functions to optimize (in order, with what planning each asked of a model), with
-    ``changed_since`` every changed function (for the regression check), and what planning
-    the functions without a plan asked of a model."""
+    ``changed_since`` every changed function (for the regression check), what planning
+    the functions without a plan asked of a model, and the functions left out because the
+    harness cannot time them as a call (``not_callable``)."""
     files = source_files(options.paths)
     changes = changed_lines(options.root, options.changed_since) \
         if options.changed_since else None
@@ -117,6 +122,8 @@ async def select_sites(options: ScanOptions, engine: Engine, ctx: JobContext
         listed = [(s, p, sh) for s, p, sh in listed
                   if changed_filter(changes, target_of(s, p, options.root).path, s)]
     changed = [(s, p) for s, p, _ in listed] if changes is not None else []
+    left_out = [(s, p) for s, p, _ in listed if not_callable(s)]
+    listed = [(s, p, sh) for s, p, sh in listed if not not_callable(s)]
     picked = []
     unplanned = NO_USAGE
     for site, path, share in listed:
@@ -127,7 +134,7 @@ async def select_sites(options: ScanOptions, engine: Engine, ctx: JobContext
             picked.append((site, path, share, meter.total()))
         else:
             unplanned = unplanned + meter.total()
-    return picked, changed, unplanned
+    return picked, changed, unplanned, left_out
 
 
 async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
@@ -139,7 +146,8 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
     engine = Engine(options.settings, options.root, tuning=options.tuning)
     workers: Workers | None = None
     try:
-        picked, changed, other_usage = await select_sites(options, engine, ctx)
+        picked, changed, other_usage, uncallable = await select_sites(options, engine, ctx)
+        left_out = tuple(target_of(s, p, options.root) for s, p in uncallable)
         targets = [target_of(s, p, options.root, share) for s, p, share, _ in picked]
         planned = {t.key: u for t, (*_, u) in zip(targets, picked, strict=True)}
         cap = options.max_functions
@@ -165,7 +173,8 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
     order = {t.key: i for i, t in enumerate(targets)}
     results.sort(key=lambda r: order.get(r.target.key, len(order)))
     return ScanResult(tuple(results), tuple(not_reached), tuple(checks),
-                      workers.description, time.monotonic() - start, reused, other_usage)
+                      workers.description, time.monotonic() - start, reused, other_usage,
+                      left_out)
 
 
 async def _measure_all(options: ScanOptions, targets: list[Target], state: ScanState,

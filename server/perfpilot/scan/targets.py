@@ -102,6 +102,18 @@ def site_for(target: Target, root: Path) -> FunctionSite | None:
     return None
 
 
+def not_callable(site: FunctionSite) -> bool:
+    """Whether the function harness cannot time ``site`` as a call: a program's ``main``
+    (``perfpilot profile`` and Confirm in program time whole programs), or a free function
+    that takes nothing and returns nothing (a self-test or a demo: no input to vary and no
+    output to compare)."""
+    if site.is_method:
+        return False
+    if site.name == "main":
+        return True
+    return not site.params and site.return_type.strip() == "void"
+
+
 def touched(site: FunctionSite, lines: frozenset[int]) -> bool:
     """Whether any of the 1-based ``lines`` falls inside the function."""
     return any(site.first_line <= n <= site.last_line for n in lines)
