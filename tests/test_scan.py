@@ -198,7 +198,8 @@ async def test_a_programs_main_and_functions_without_inputs_or_outputs_are_left_
     (tmp_path / "app.cpp").write_text(
         '#include <cstring>\n#include <cstdio>\n'
         'void self_test()\n{\n    const char *s = "ABC";\n'
-        '    for (std::size_t i = 0; i < std::strlen(s); i++)\n        std::printf("%c", s[i]);\n}\n'
+        '    for (std::size_t i = 0; i < std::strlen(s); i++)\n'
+        '        std::printf("%c", s[i]);\n}\n'
         'int main(int argc, char **argv)\n{\n    int n = 0;\n'
         '    for (int i = 0; i < argc; ++i)\n        n += (int)std::strlen(argv[i]);\n'
         '    self_test();\n    return n;\n}\n')
