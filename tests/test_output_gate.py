@@ -19,8 +19,10 @@ import pytest
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.optimizing import formatting
+from perfpilot.optimizing.builtin import BuiltinOptimizer
 from perfpilot.optimizing.formatting import changed_lines, format_candidate, inferred_style
 from perfpilot.optimizing.llm_optimizer import result_from_answers
+from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
 from perfpilot.runner.admission import sandbox_verdict
 from perfpilot.runner.compiler_warnings import (
@@ -241,3 +243,28 @@ def test_the_runner_rejects_a_models_candidate_that_adds_a_warning() -> None:
     message = verdict.message
     assert message.startswith("Rejected, never built: it adds a compiler warning"), message
     assert "declaration of 'n' shadows a parameter [-Wshadow]" in message, message
+
+
+def test_a_parallel_search_whose_exit_ignores_the_index_declares_no_unused_copy() -> None:
+    unit = ("#include <cstddef>\n\n"
+            "bool same_prefix(const char* a, const char* b, std::size_t n) {\n"
+            "    for (std::size_t k = 0; k < n; k++) {\n"
+            "        if (a[k] != b[k]) {\n"
+            "            return false;\n"
+            "        }\n"
+            "    }\n"
+            "    return true;\n"
+            "}\n")
+    site = _site(unit, "same_prefix")
+
+    async def optimize() -> list[str]:
+        plan = await BuiltinPlanner().plan(site, JobContext())
+        result = await BuiltinOptimizer(flags=["-fopenmp"], variants=False).optimize(
+            site, plan, JobContext())
+        return [c.code for c in result.candidates]
+
+    codes = asyncio.run(optimize())
+    # Before, the exit branch got `std::size_t k = k_at;` whether it used `k` or not, and the
+    # gate then rejected the only candidate for its unused-variable warning.
+    assert any("#pragma omp parallel for" in c for c in codes), codes
+    assert not any("k = k_at;" in c for c in codes), codes

@@ -4,6 +4,7 @@ exit branch runs once after the loop for the earliest match (see ``code/first_ma
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from perfpilot.code.first_match import FirstMatch
@@ -64,7 +65,9 @@ def search_change(inp: RuleInput, lp: LoopFacts, node: Node, fm: FirstMatch) -> 
         "        }",
         "    }",
         f"    if ({hit}) {{",
-        f"        {fm.var_type} {v} = {at};",
+        # the branch sees the index it matched at, when it uses it (else: unused variable)
+        *([f"        {fm.var_type} {v} = {at};"]
+          if any(re.search(rf"\b{re.escape(v)}\b", b) for b in branch) else []),
         *(f"        {b}" for b in branch),
         "    }",
         "}",
