@@ -18,7 +18,6 @@ import pytest
 from callee_support import DEFINED_AFTER, MEMO_FAST_TAKEN, callee_site, needs_gxx
 from differential_support import HAVE_GXX
 from perfpilot.code.callees import caller_part
-from perfpilot.code.capabilities import check_candidate
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.parse import node_text, parse, walk_all
 from perfpilot.code.site import FunctionSite
@@ -29,6 +28,7 @@ from perfpilot.optimizing.builtin.callees import callee_rewrite, split_plan
 from perfpilot.optimizing.builtin.strategies import planned_rules
 from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
+from perfpilot.runner.capabilities import check_candidate
 from perfpilot.runner.values import Tuning
 from perfpilot.settings import RunnerSettings, Settings
 from perfpilot.strategy.categories import category_by_id

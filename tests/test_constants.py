@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from perfpilot.code.constants import (
+from perfpilot.code.locate import function_by_name
+from perfpilot.code.site import FunctionSite
+from perfpilot.runner.constants import (
     function_constants,
     input_pool,
     literal_value,
     pool_arg,
     unit_literals,
 )
-from perfpilot.code.locate import function_by_name
-from perfpilot.code.mutants import LEVELS, schemata
-from perfpilot.code.site import FunctionSite
+from perfpilot.runner.mutants import LEVELS, schemata
 from perfpilot.runner.values import Verification
 from perfpilot.runner.verify import mutant_outcome
 

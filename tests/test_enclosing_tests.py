@@ -1,15 +1,15 @@
-"""The tests around a statement (``code/enclosing_tests.py``) and the OpenMP rule's use of them:
-under ``if (&a != &b)`` the loop needs no second test, in its ``else`` it stays serial, and a
+"""The tests around a statement (``rules/parallel/enclosing_tests.py``) and the OpenMP rule's use of
+them: under ``if (&a != &b)`` the loop needs no second test, in its ``else`` it stays serial, and a
 name the branch declares again keeps its test."""
 
 from __future__ import annotations
 
 import pytest
 
-from perfpilot.code.enclosing_tests import EnclosingTests, compact, enclosing_tests
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.parse import parse, walk_all
 from perfpilot.optimizing.builtin import rewrite
+from perfpilot.rules.parallel.enclosing_tests import EnclosingTests, compact, enclosing_tests
 
 HEADERS = "#include <vector>\n"
 V = "std::vector<std::vector<double>>"

@@ -1,5 +1,5 @@
-"""Loops consuming a local string or vector from the front (``code/front_consume.py``, the
-vector-front-op rewrite): they read the unchanged container through an offset and erase the
+"""Loops consuming a local string or vector from the front (``rules/containers/front_consume.py``,
+the vector-front-op rewrite): they read the unchanged container through an offset and erase the
 consumed prefix once after the loop when it is still observed. The forms, what must stay, and
 a g++ differential over generated loops that fails when the prefix is not erased afterwards or
 the size is read without the offset."""

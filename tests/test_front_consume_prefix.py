@@ -1,5 +1,5 @@
 """Loops consuming a local string by a prefix of any length per iteration
-(``s.erase(0, k)``, ``s = s.substr(k)``: ``code/front_consume.py``, the vector-front-op
+(``s.erase(0, k)``, ``s = s.substr(k)``: ``rules/containers/front_consume.py``, the vector-front-op
 rewrite), as tokenizers and record parsers do: they read the unchanged string through an
 offset, with ``find``, ``substr(0, n)`` and copies into a vector of strings followed. The
 forms, what must stay, and a g++ differential over generated loops (thrown exceptions and

@@ -1,6 +1,7 @@
-"""Loops that only add to the front of a local vector or string (``code/front_inserts.py``,
-the vector-front-op rewrite): they push onto a scratch container and put it, reversed, in
-front once after the loop. The forms, what must stay, and a g++ differential over generated
+"""Loops that only add to the front of a local vector or string
+(``rules/containers/front_inserts.py``, the vector-front-op rewrite): they push onto a scratch
+container and put it, reversed, in front once after the loop. The forms, what must stay, and a g++
+differential over generated
 loops that fails when the scratch container goes in unreversed."""
 
 from __future__ import annotations

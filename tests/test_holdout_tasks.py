@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from perfpilot.code.capabilities import check_candidate, describe
 from perfpilot.code.locate import LocateError, function_by_name
 from perfpilot.code.parse import language_for
 from perfpilot.evaluation.tasks import Task, load_task, load_tasks
+from perfpilot.runner.capabilities import check_candidate, describe
 from perfpilot.strategy.categories import CATEGORIES
 
 if sys.version_info >= (3, 11):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfpilot.code.mutants import Mutant
 from perfpilot.runner.coverage import Reach, read_gcov
 from perfpilot.runner.input_search import SearchOutcome, search_inputs, search_profiles
+from perfpilot.runner.mutants import Mutant
 
 LINES = (10, 11, 12, 13, 14)
 

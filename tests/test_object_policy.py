@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from object_policy_support import compile_object, described, have_compilers, judge
-from perfpilot.code.capabilities import check_candidate
 from perfpilot.code.locate import function_by_name
 from perfpilot.progress import JobContext
+from perfpilot.runner.capabilities import check_candidate
 from perfpilot.runner.entry import entry_source
 from perfpilot.runner.object_policy import ObjectViolation, unit_violations
 from perfpilot.runner.object_symbols import classify, entity

@@ -1,5 +1,5 @@
 """Loop reordering over arrays a caller may pass overlapping
-(``rules/openmp_patterns/reorder_guard.py``): the loop-interchange rule and the loop-order
+(``rules/parallel/openmp_patterns/reorder_guard.py``): the loop-interchange rule and the loop-order
 variants run the new order only behind a run-time test that a written array and an array read
 at other subscripts do not overlap (the original order otherwise), and leave the nest alone
 where no test can tell. Cases for each way two names may reach one array (two references to one
@@ -26,8 +26,8 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.optimizing.builtin.variants import family_of
 from perfpilot.planning.builtin import analyze_site
-from perfpilot.rules.openmp_patterns.alias_check import nest_no_overlap_condition
-from perfpilot.rules.openmp_patterns.reorder_guard import nest_loops
+from perfpilot.rules.parallel.openmp_patterns.alias_check import nest_no_overlap_condition
+from perfpilot.rules.parallel.openmp_patterns.reorder_guard import nest_loops
 
 HEADERS = "#include <cstddef>\n#include <cstdio>\n#include <vector>\n"
 INTERCHANGE = frozenset({"loop-interchange"})

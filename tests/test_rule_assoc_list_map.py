@@ -1,4 +1,4 @@
-"""The assoc-list-map rule (``code/assoc_list.py``): a local vector of pairs searched by key
+"""The assoc-list-map rule (``rules/search/assoc_list.py``): a local vector of pairs searched by key
 from the front gets a key-to-position hash map beside it. The forms, what must stay, and a g++
 differential over generated association lists that fails when the map names the last pair of
 a key instead of the first, or a wrong position."""

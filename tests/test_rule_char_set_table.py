@@ -191,7 +191,7 @@ def test_generated_literal_lookups_keep_results(tmp_path: Path) -> None:
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
 def test_the_differential_catches_a_table_without_the_nul_strchr_finds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from perfpilot.code import char_membership
+    from perfpilot.rules.counting import char_membership
     monkeypatch.setattr(char_membership, "STRCHR_ALSO_FINDS", frozenset())
     variants = [v for v in _membership_variants(56, seed=4) if "strchr" in v.code]
     assert variants
@@ -201,8 +201,8 @@ def test_the_differential_catches_a_table_without_the_nul_strchr_finds(
 
 
 def test_a_string_literal_decodes() -> None:
-    from perfpilot.code.char_membership import literal_chars
     from perfpilot.code.parse import parse
+    from perfpilot.rules.counting.char_membership import literal_chars
     lits = {'"ab"': {97, 98}, '"\\t\\n"': {9, 10}, '"\\x41g"': {65, 103}, '"\\1012"': {65, 50},
             '"\\\\\\""': {92, 34}, 'L"ab"': None, 'u8"ab"': None, '"\\x80"': None,
             '"\\u00e9"': None}
@@ -311,7 +311,7 @@ def test_generated_named_lookups_keep_results(tmp_path: Path) -> None:
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
 def test_the_differential_catches_a_named_table_without_the_nul(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from perfpilot.rules import char_set_table
+    from perfpilot.rules.counting import char_set_table
     monkeypatch.setattr(char_set_table, "STRCHR_ALSO_FINDS", frozenset())
     variants = [v for v in _named_variants(48, seed=7) if "strchr" in v.code]
     assert variants

@@ -75,7 +75,7 @@ def test_generated_variants_keep_results(tmp_path: Path) -> None:
 @pytest.mark.skipif(not HAVE_GXX, reason="needs g++")
 def test_the_differential_catches_a_lookup_without_the_range_test(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from perfpilot.code import count_keys
+    from perfpilot.rules.counting import count_keys
     real = count_keys.match_form
     monkeypatch.setattr(count_keys, "match_form",
                         lambda value, element: real(value, element) and "plain")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from differential_support import HAVE_GXX, Variant, compare, finding_rules, rewrite_function
-from perfpilot.code import count_keys
-from perfpilot.code.count_keys import LITERAL, STRING, match_form
+from perfpilot.rules.counting import count_keys
+from perfpilot.rules.counting.count_keys import LITERAL, STRING, match_form
 
 RULES = frozenset({"count-table"})
 _HEAD = ("#include <algorithm>\n#include <cstdint>\n#include <deque>\n#include <string>\n"

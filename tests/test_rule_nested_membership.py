@@ -14,7 +14,7 @@ from perfpilot.code import nested_membership as nm
 from perfpilot.code import sequence_scan
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
-from perfpilot.rules import linear_search_in_loop as lsl
+from perfpilot.rules.search import linear_search_in_loop as lsl
 
 RULES = frozenset({"linear-search-in-loop"})
 _HEAD = "#include <string>\n#include <vector>\nint g(int);\n"

@@ -15,7 +15,7 @@ from perfpilot.code.locate import function_by_name
 from perfpilot.code.loops import function_loops
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
-from perfpilot.rules.openmp_patterns.alias_check import no_overlap_condition
+from perfpilot.rules.parallel.openmp_patterns.alias_check import no_overlap_condition
 from test_rule_openmp_parallel_patterns import _build_and_run
 
 OPENMP = frozenset({"openmp-for", "openmp-reduction"})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import perfpilot.code.ordered_count as oc
+import perfpilot.rules.counting.ordered_count as oc
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite

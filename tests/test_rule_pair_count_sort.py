@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import perfpilot.rules.pair_count_sort as pcs
+import perfpilot.rules.counting.pair_count_sort as pcs
 from differential_support import (
     HAVE_GXX,
     Variant,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import perfpilot.code.container_changes as cc
-import perfpilot.code.range_sum as rs
-import perfpilot.rules.prefix_sum as ps
+import perfpilot.rules.counting.prefix_sum as ps
+import perfpilot.rules.counting.range_sum as rs
 from differential_support import (
     HAVE_GXX,
     Variant,

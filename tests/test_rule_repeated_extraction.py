@@ -1,7 +1,7 @@
 """repeated-extraction: a loop that finds the extreme element of a container, uses it and
-erases it on every pass becomes one sort before the loop and a walk with a count of the
-elements taken (``code/extraction_loops.py``). Positives, the code it must leave alone, and a
-g++ differential over generated variants (element types, comparators, iterator and value
+erases it on every pass becomes one sort before the loop and a walk with a count of the elements
+taken (``rules/sorting/extraction_loops.py``). Positives, the code it must leave alone, and a g++
+differential over generated variants (element types, comparators, iterator and value
 forms, loops until empty and counted, vectors and deques) that fails when the sort goes the
 wrong way."""
 

@@ -19,7 +19,7 @@ from differential_support import (
     finding_rules,
     rewrite_function,
 )
-from perfpilot.rules import sort_compare_counts as scc
+from perfpilot.rules.counting import sort_compare_counts as scc
 
 RULE = "sort-compare-counts"
 RULES = frozenset({RULE})

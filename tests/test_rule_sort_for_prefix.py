@@ -20,7 +20,7 @@ from differential_support import (
     finding_rules,
     rewrite_function,
 )
-from perfpilot.rules import sort_for_prefix as sfp
+from perfpilot.rules.sorting import sort_for_prefix as sfp
 
 RULE = "sort-for-prefix"
 RULES = frozenset({RULE})

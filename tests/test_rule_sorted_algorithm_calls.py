@@ -20,8 +20,8 @@ from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze
-from perfpilot.rules import sorted_linear_scan
 from perfpilot.rules.edits import Edit
+from perfpilot.rules.search import sorted_linear_scan
 
 RULE = "sorted-linear-scan"
 RULES = frozenset({RULE})

@@ -1,6 +1,6 @@
 """sorted-insert: a container sorted whole after each element added in a loop, though nothing
 else unsorts it, gets the element inserted at ``std::upper_bound`` and loses the sort
-(``code/kept_sorted.py``). Positives, what must stay, and a g++ differential over generated
+(``rules/sorting/kept_sorted.py``). Positives, what must stay, and a g++ differential over generated
 variants (element types, vector and deque, orders, conversions of the value pushed, reads,
 clears and pops between) that fails when the element goes in at the front."""
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from differential_support import HAVE_GXX, Variant, compare
-from perfpilot.code import substr_compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.containers import substr_temporaries as substr_compare
 
 HEAD = "#include <string>\n#include <vector>\n#include <array>\n"
 RULES = frozenset({"substr-compare"})

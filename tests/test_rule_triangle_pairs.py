@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from differential_support import HAVE_GXX, Variant, compare_rewritten, rewrite_function
-from perfpilot.code import triangle_pairs as tp
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.search import triangle_pairs as tp
 
 RULES = frozenset({"linear-search-in-loop"})
 _HEAD = "#include <vector>\n"

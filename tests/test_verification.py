@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.code.mutants import CONSTANT_KINDS, LEVELS, STRONG, schemata
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import verify_and_measure
+from perfpilot.runner.mutants import CONSTANT_KINDS, LEVELS, STRONG, schemata
 from perfpilot.runner.values import Tuning, Verdict
 from perfpilot.runner.verify import call_growth
 from perfpilot.settings import RunnerSettings

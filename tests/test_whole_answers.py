@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from perfpilot.code.answer_items import rename_calls, split_items, unit_names
 from perfpilot.code.callees import caller_part
-from perfpilot.code.capabilities import check_candidate as policy
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
+from perfpilot.prompting.answer_items import rename_calls, split_items, unit_names
 from perfpilot.prompting.candidates import CandidateRejected, candidate_from_text, check_candidate
+from perfpilot.runner.capabilities import check_candidate as policy
 from perfpilot.strategy.values import Candidate, Rejected
 
 UNIT = """#include <vector>

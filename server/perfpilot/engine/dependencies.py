@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from perfpilot.code.compdb import find_compdb
 from perfpilot.code.site import FunctionSite
+from perfpilot.runner.compdb import find_compdb
 
 
 def measurement_inputs(site: FunctionSite, source_path: Path | None, workspace: Path | None,

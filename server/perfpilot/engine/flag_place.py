@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfpilot.code.compdb import find_compdb
 from perfpilot.engine.outcome import Outcome
+from perfpilot.runner.compdb import find_compdb
 
 _CMAKE_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _TARGET_KEYWORDS = {"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "EXCLUDE_FROM_ALL",

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.outcome import Outcome
 from perfpilot.progress import JobContext
+from perfpilot.runner.compdb import flags_for
 
 
 async def optimize_in_file(engine: Engine, site: FunctionSite, path: Path, root: Path,

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.engine.outcome import Outcome
@@ -31,6 +30,7 @@ from perfpilot.lsp.protocol import (
     ResultMessage,
 )
 from perfpilot.lsp.views import publish_diagnostics
+from perfpilot.runner.compdb import flags_for
 
 if TYPE_CHECKING:
     from perfpilot.lsp.language_server import PerfPilotServer

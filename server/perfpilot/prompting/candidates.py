@@ -17,7 +17,11 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.answer_items import (
+from perfpilot.code.locate import definition_name, iter_function_nodes, list_functions
+from perfpilot.code.parse import node_text, parse
+from perfpilot.code.site import FunctionSite, Param
+from perfpilot.code.splice import present_includes
+from perfpilot.prompting.answer_items import (
     Item,
     defined_in_class,
     items_of,
@@ -26,10 +30,6 @@ from perfpilot.code.answer_items import (
     unit_cores,
     unit_names,
 )
-from perfpilot.code.locate import definition_name, iter_function_nodes, list_functions
-from perfpilot.code.parse import node_text, parse
-from perfpilot.code.site import FunctionSite, Param
-from perfpilot.code.splice import present_includes
 from perfpilot.prompting.extract import extract_code
 from perfpilot.rules.rewrite_input import fresh_name, identifiers
 from perfpilot.strategy.plan_format import SUGG_OPEN, parse_output, strip_think

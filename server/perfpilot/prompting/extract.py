@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perfpilot.code.answer_items import split_items
 from perfpilot.code.locate import definition_name, iter_function_nodes
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.prompting.answer_items import split_items
 from perfpilot.strategy.plan_format import (
     FENCE,
     OPT_CLOSE,

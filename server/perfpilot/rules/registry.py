@@ -1,61 +1,69 @@
-"""Every rule module, in detection order, and the views the planner and the optimizer take."""
+"""Every rule module, imported from its family package, in detection order, and the views the
+planner and the optimizer take."""
 
 from __future__ import annotations
 
-from perfpilot.rules import (
-    accumulator_chain,
-    alloc_in_loop,
-    assoc_list_map,
+from perfpilot.rules.arithmetic import div_by_invariant, mod_wrap, pow2_divmod, pow_strength
+from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
+from perfpilot.rules.codegen import (
     branchless_select,
     call_in_hot_loop,
-    char_set_table,
+    restrict_alias,
+    std_algorithm,
+)
+from perfpilot.rules.containers import (
     const_ref_copy,
     const_ref_param,
+    list_to_vector,
+    ordered_map_unneeded,
+    reserve,
+    small_key_table,
+    string_concat_loop,
+    substr_compare,
+    vector_front_op,
+)
+from perfpilot.rules.counting import (
+    char_set_table,
     count_table,
     cross_pair_count,
-    div_by_invariant,
-    endl,
-    fast_io,
-    flag_early_exit,
+    pair_count_sort,
+    prefix_sum,
+    range_count_query,
+    sort_compare_counts,
+)
+from perfpilot.rules.hoisting import (
+    alloc_in_loop,
     hoist_container,
     hoist_invariant_call,
     invariant_branch,
     invariant_expression,
     invariant_inner_loop,
-    linear_search_in_loop,
-    list_to_vector,
-    loop_interchange,
-    manual_sort,
     memo_recursion,
-    mod_wrap,
+    strlen_condition,
+)
+from perfpilot.rules.io import endl, fast_io, stdio_loop
+from perfpilot.rules.parallel import (
+    accumulator_chain,
+    loop_interchange,
     openmp,
-    ordered_map_unneeded,
-    pair_count_sort,
-    pow2_divmod,
-    pow_strength,
-    prefix_sum,
-    qsort_to_sort,
-    range_count_query,
-    repeated_extraction,
-    reserve,
-    restrict_alias,
-    seen_list_set,
     simd_elementwise,
     simd_loop,
-    small_key_table,
-    sort_compare_counts,
+)
+from perfpilot.rules.search import (
+    assoc_list_map,
+    flag_early_exit,
+    linear_search_in_loop,
+    seen_list_set,
+    sorted_linear_scan,
+)
+from perfpilot.rules.sorting import (
+    manual_sort,
+    qsort_to_sort,
+    repeated_extraction,
     sort_for_prefix,
     sort_for_selection,
     sorted_insert,
-    sorted_linear_scan,
-    std_algorithm,
-    stdio_loop,
-    string_concat_loop,
-    strlen_condition,
-    substr_compare,
-    vector_front_op,
 )
-from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
 
 # Detection order is the order findings are collected in (ranking then sorts them by impact).
 RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (

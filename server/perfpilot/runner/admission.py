@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from perfpilot.code.capabilities import Violation, check_candidate, describe
 from perfpilot.code.site import FunctionSite
+from perfpilot.runner.capabilities import Violation, check_candidate, describe
 from perfpilot.runner.object_policy import (
     ObjectUnreadable,
     ObjectViolation,

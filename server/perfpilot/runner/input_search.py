@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from perfpilot.code.mutants import Mutant
 from perfpilot.runner.coverage import Reach
+from perfpilot.runner.mutants import Mutant
 
 # Profiles in the order a rare branch is most likely reached by them: constants (the code's
 # numbers, one off and negated), extreme (the type's limits), small (zeros, ties, repeats),

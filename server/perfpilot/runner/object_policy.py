@@ -1,7 +1,7 @@
 """The capability policy on what the compiler resolved: the candidate's object against the
 original's, read before any of the candidate runs.
 
-The syntax-tree policy (``code/capabilities.py``) judges names as written; this one judges the
+The syntax-tree policy (``runner/capabilities.py``) judges names as written; this one judges the
 symbols the compiled code imports, so no spelling, shadowing or macro trick can hide a call.
 Both units are compiled once more for this reading with function and data sections
 (``build.compile_check_object``): from the measured entry, relocations lead through the

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from perfpilot.code import capability_lists as L
+from perfpilot.runner import capability_lists as L
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import Language
+from perfpilot.runner.compdb import flags_for
 from perfpilot.settings import RunnerSettings
 
 _C_OF = {"g++": "gcc", "clang++": "clang", "c++": "cc"}

@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from perfpilot.code.compdb import flags_for
 from perfpilot.code.site import FunctionSite
+from perfpilot.runner.compdb import flags_for
 from perfpilot.runner.unit_types import HeaderLookup, UnitTypes, read_unit
 
 MAX_BYTES = 256 * 1024

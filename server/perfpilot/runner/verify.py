@@ -7,7 +7,7 @@ Before a candidate is compared, the original is studied once (and the result cac
 1. Validity: every input case (a value profile and a seed) is run on the original alone, built
    with AddressSanitizer and UndefinedBehaviorSanitizer. A case on which the original crashes,
    hangs or has undefined behaviour is invalid input, never a candidate's fault.
-2. Strength: simple mutants of the original (see ``code.mutants``) are compared with it on the
+2. Strength: simple mutants of the original (see ``runner.mutants``) are compared with it on the
    valid cases; more seeds are tried against the survivors. A surviving strong mutant makes
    the verdict ``weakly-verified``.
 3. Reach: branch and line coverage of the original under the valid cases (gcov). Lines no
@@ -38,7 +38,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from perfpilot.code.constants import (
+from perfpilot.code.locate import LocateError, function_by_name
+from perfpilot.progress import gate_for_tests
+from perfpilot.runner import verdicts
+from perfpilot.runner.build import BuildCache, Compiled, cache_folder, compile_shared
+from perfpilot.runner.constants import (
     Constant,
     Number,
     format_number,
@@ -47,15 +51,11 @@ from perfpilot.code.constants import (
     pool_arg,
     unit_literals,
 )
-from perfpilot.code.locate import LocateError, function_by_name
-from perfpilot.code.mutants import CONSTANT_KINDS, LEVELS, Mutant, schemata
-from perfpilot.progress import gate_for_tests
-from perfpilot.runner import verdicts
-from perfpilot.runner.build import BuildCache, Compiled, cache_folder, compile_shared
 from perfpilot.runner.coverage import Reach, read_gcov
 from perfpilot.runner.driver_run import LIB_A, LIB_B, DriverRun, run_driver
 from perfpilot.runner.input_search import SearchOutcome, search_inputs, search_profiles
 from perfpilot.runner.job import Job
+from perfpilot.runner.mutants import CONSTANT_KINDS, LEVELS, Mutant, schemata
 from perfpilot.runner.sandbox import Limits, make_writable_for_runs, run_sandboxed, signal_name
 from perfpilot.runner.size_fit import EdgeFit, fit_sizes, scan_ladder
 from perfpilot.runner.values import Verification

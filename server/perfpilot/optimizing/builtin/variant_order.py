@@ -8,8 +8,8 @@ ranked by stride: at most two besides the candidate's. A nest under an OpenMP wo
 pragma keeps its parallel loop outermost and permutes the loops inside it.
 
 Arrays a caller may pass overlapping (two references to one object, pointers at offsets of one
-array, a pointer into a container, a global and a parameter, a local pointer into a parameter)
-are paired as for the OpenMP rule (``rules/openmp_patterns/reorder_guard.py``): the new order
+array, a pointer into a container, a global and a parameter, a local pointer into a parameter) are
+paired as for the OpenMP rule (``rules/parallel/openmp_patterns/reorder_guard.py``): the new order
 runs behind a run-time test that they do not overlap (``&a != &b``, or the spans the nest
 reaches through pointers), the original order otherwise; where no test can tell, the nest keeps
 its order.
@@ -28,7 +28,7 @@ from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
-from perfpilot.rules.openmp_patterns.reorder_guard import reorder_guard, reordered
+from perfpilot.rules.parallel.openmp_patterns.reorder_guard import reorder_guard, reordered
 from perfpilot.rules.rewrite_input import RuleInput
 
 # Orders raced besides the candidate's own.
@@ -73,7 +73,7 @@ def _workshare(node: Node) -> Node | None:
 def _guard(inp: RuleInput, nest: Nest) -> str | None:
     """The run-time condition under which another order of the nest computes what it does
     ("" when it does anyway), or None when arrays a caller may pass overlapping rule a new
-    order out (``rules/openmp_patterns/reorder_guard.py``)."""
+    order out (``rules/parallel/openmp_patterns/reorder_guard.py``)."""
     top = next((lp for lp in all_loops(inp.loops)
                 if lp.start_byte == nest.loops[0].start_byte), None)
     if top is None:

@@ -31,7 +31,7 @@ from perfpilot.code.syntax import Node, text
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.emit import relative_text, replace_statement
-from perfpilot.rules.openmp import overlaps
+from perfpilot.rules.parallel.openmp import overlaps
 from perfpilot.rules.rewrite_input import RuleInput, loop_node, newline_of
 
 # The unroll factors raced.

@@ -1,0 +1,106 @@
+"""The strlen-condition rule: ``strlen(s)`` in a loop condition while the body stores non-NUL
+characters into ``s``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.nul_stores import stores_no_nul
+from perfpilot.code.parse import unwrap
+from perfpilot.code.syntax import (
+    arguments,
+    callee,
+    line,
+    number,
+    operator,
+    root_name,
+    text,
+)
+from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.hoisting.hoist_invariant_call import hoist_rule
+
+
+def strlen_condition(facts: FunctionFacts) -> Iterator[Finding]:
+    """``strlen(s)`` in a loop condition while the body stores non-NUL characters into ``s``."""
+    for loop in facts.loops:
+        if loop.condition is None or loop.var is None or loop.body is None:
+            continue
+        for call in facts.nodes("call_expression", loop.condition):
+            args = arguments(call)
+            if callee(call) != "strlen" or len(args) != 1 or args[0].type != "identifier":
+                continue
+            s = text(args[0])
+            if facts.invariant_in(call, loop) or not _only_char_stores(facts, loop, s):
+                continue
+            # Proved (every store is a character that cannot be NUL), or only likely.
+            proved = "".join(text(loop.condition).split()) == f"{loop.var}<strlen({s})" and \
+                stores_no_nul(loop.body, s, loop.var)
+            nul = ("but it never stores a NUL terminator there: compute"
+                   if proved else "but unless a store there can be a NUL terminator, compute")
+            yield make_finding(
+                "strlen-condition",
+                f"{loop_phrase(loop)} calls `{code(call)}` in its condition, rescanning `{s}` "
+                f"on every iteration (quadratic in its length); the body writes `{s}[{loop.var}]`"
+                f", so the compiler cannot prove the length unchanged, {nul} "
+                f"`strlen({s})` once before the loop (or test `{s}[{loop.var}] != '\\0'`).",
+                [line(call), loop.line],
+                loop_range=loop.byte_range, node_range=rng(call), names=["strlen", s],
+                data={"call": code(call, 200), "var": s},
+                bonus=depth_bonus(loop.depth),
+            )
+
+
+def _only_char_stores(facts: FunctionFacts, loop: Loop, s: str) -> bool:
+    """``s`` changes in the loop only through ``s[i] = <not a NUL>`` with ``i`` the loop
+    variable, and escapes nowhere."""
+    stores = 0
+    for a in facts.nodes("assignment_expression", loop.node):
+        left = a.child_by_field_name("left")
+        if root_name(left) != s:
+            continue
+        idx = (left.child_by_field_name("indices") or left.child_by_field_name("index")) \
+            if left is not None and left.type == "subscript_expression" else None
+        value = unwrap(a.child_by_field_name("right"))
+        if idx is None or text(idx).strip("[] ") != loop.var or value is None or \
+                text(value) in ("0", "'\\0'", "'\\000'", "NULL") or \
+                number(value) == 0.0:
+            return False
+        stores += 1
+    for u in facts.nodes("update_expression", loop.node):
+        if root_name(u.child_by_field_name("argument")) == s:
+            return False
+    for p in facts.nodes("pointer_expression", loop.node):
+        if operator(p) == "&" and root_name(p.child_by_field_name("argument")) == s:
+            return False
+    for c in facts.nodes("call_expression", loop.node):
+        if callee(c) in ("strlen", "toupper", "tolower", "isalpha", "isdigit", "isspace"):
+            continue
+        if any(root_name(a) == s and a.type in ("identifier", "binary_expression")
+               for a in arguments(c)):
+            return False
+    return stores > 0
+
+
+RULE = RuleSpec(
+    id="strlen-condition",
+    detect=strlen_condition,
+    rewrite=hoist_rule,
+    rewrites_as=frozenset({"hoist-invariant-call"}),
+    phase=2,
+    order=0,
+    examples=(
+        Example("c", """
+#include <string.h>
+void upcase(char *s) {
+    for (size_t i = 0; i < strlen(s); i++) {
+        if (s[i] >= 'a' && s[i] <= 'z')
+            s[i] = (char)(s[i] - 'a' + 'A');
+    }
+}
+""", "upcase"),
+    ),
+)

@@ -1,0 +1,2 @@
+"""Rules about I/O in loops: ``std::endl``, synchronized iostreams, stdio per element.
+"""
