@@ -185,6 +185,28 @@ void writes_ptr(int* __restrict a, int* __restrict out, int n) {
         out[i] = poke(a, i);
     }
 }""", "serial"),
+    # Trip counts bounded by a small constant in a test the loop runs under: a macro, a
+    # constant object, the span of an inclusive range, a count.
+    "guarded_search": ("""
+#define CUTOFF 10
+int guarded_search(const int* a, int lo, int hi, int x) {
+    if (hi - lo < CUTOFF) {
+        for (int i = lo; i <= hi; i++)
+            if (a[i] == x)
+                return i;
+        return -1;
+    }
+    return -2;
+}""", "serial"),
+    "guarded_scale": ("""
+constexpr int kSmall = 16;
+void guarded_scale(const double* __restrict a, double* __restrict out, int n) {
+    if (n <= kSmall) {
+        for (int i = 0; i < n; ++i) {
+            out[i] = a[i] * 2.0;
+        }
+    }
+}""", "serial"),
     "lambda_ref": ("""
 void lambda_ref(const int* __restrict a, int* __restrict out, int n) {
     int total = 0;
@@ -216,6 +238,19 @@ def test_rewrite_shape(name: str) -> None:
     res = _rewrite(name, code)
     assert rules <= set(res.rules), (res.code, res.notes)
     assert needle in res.code, res.code
+
+
+def test_a_test_that_bounds_the_trip_count_by_a_large_number_leaves_it_parallel() -> None:
+    code = """
+int guarded_wide(const int* a, int lo, int hi, int x) {
+    if (hi - lo < 1000000) {
+        for (int i = lo; i <= hi; i++)
+            if (a[i] == x)
+                return i;
+    }
+    return -1;
+}"""
+    assert "#pragma omp parallel for" in _rewrite("guarded_wide", code).code
 
 
 DRIVER = """

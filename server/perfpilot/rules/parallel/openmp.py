@@ -120,10 +120,13 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
             shared = overlaps(facts.site.params, types, lp)
             if pattern is not None and not shared.pointers and \
-                    not (isinstance(pattern, Scan) and shared.references):
+                    not (isinstance(pattern, Scan) and shared.references) and \
+                    not refused(lp, own_loop.node if own_loop else None, facts.site.unit_text):
                 yield _pattern_finding(facts, lp, pattern)
             continue
-        if not (lp.independent and lp.counted) or refused(lp):
+        own = facts.loop_at(lp.start_byte)
+        if not (lp.independent and lp.counted) or \
+                refused(lp, own.node if own else None, facts.site.unit_text):
             continue  # the rewrite would leave it serial: no finding promises otherwise
         if any(o.start_byte <= lp.start_byte and lp.end_byte <= o.end_byte for o in covered):
             continue  # an enclosing loop is already parallel
@@ -320,11 +323,52 @@ def _small_constant_trip(lp: LoopFacts) -> bool:
     return abs(hi - lo) < _MIN_LITERAL_TRIPS
 
 
-def refused(lp: LoopFacts) -> str:
+def _constant_int(word: str, unit: str) -> int | None:
+    """``word`` as an integer constant: a literal, an object-like macro defined to one, or a
+    ``const``/``constexpr`` integer initialised with one in the unit."""
+    try:
+        return int(word.rstrip("uUlL"), 0)
+    except ValueError:
+        pass
+    if not re.fullmatch(r"[A-Za-z_]\w*", word):
+        return None
+    m = (re.search(rf"^[ \t]*#[ \t]*define[ \t]+{word}[ \t]+\(?(\d+)[uUlL]*\)?[ \t]*$",
+                   unit, re.M)
+         or re.search(rf"\b(?:const|constexpr)\b[\w\s:]*?\b{word}\s*(?:=\s*|\{{\s*)(\d+)[uUlL]*"
+                      r"\s*\}?\s*;", unit))
+    return int(m.group(1)) if m else None
+
+
+def _few_trips_under_test(lp: LoopFacts, node: Node | None, unit: str) -> bool:
+    """Whether a test the loop runs under bounds its trip count by a small constant:
+    ``if (hi - lo < K)`` around ``for (i = lo; i <= hi; ...)``, or ``if (n < K)`` around
+    ``for (i = 0; i < n; ...)``."""
+    if node is None or not lp.lower or not lp.upper:
+        return False
+    lo, hi = compact(lp.lower), compact(lp.upper)
+    for test in enclosing_tests(node).held:
+        m = re.fullmatch(r"(.+?)(<=|<|>=|>)(.+)", test)
+        if m is None:
+            continue
+        left, op, right = m.groups()
+        if op in (">", ">="):
+            left, right, op = right, left, "<" if op == ">" else "<="
+        bound = _constant_int(right, unit)
+        if bound is None:
+            continue
+        span = left in (f"{hi}-{lo}", f"({hi})-({lo})") or (left == hi and lo == "0")
+        if span and bound + (op == "<=") <= _MIN_LITERAL_TRIPS:
+            return True
+    return False
+
+
+def refused(lp: LoopFacts, node: Node | None = None, unit: str = "") -> str:
     """Why an independent loop stays serial whatever its context ("" when it need not):
     detection and rewrite both ask, so no finding proposes what the rewrite refuses."""
     if not lp.children and _small_constant_trip(lp):
         return "its trip count is a small constant"
+    if not lp.children and _few_trips_under_test(lp, node, unit):
+        return "a test it runs under bounds its trip count by a small constant"
     if any(c.method == "at" for c in lp.calls):
         return "'.at()' may throw, and an exception must not leave a parallel loop"
     return ""
@@ -359,8 +403,8 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
             elif apart and compact(apart) in tests.refuted:
                 why_not = ("it runs only where its arrays overlap, and then its iterations "
                            "depend on each other")
-            elif refused(lp):
-                why_not = refused(lp)
+            elif refused(lp, node, inp.site.unit_text):
+                why_not = refused(lp, node, inp.site.unit_text)
             elif needs_gate(lp) and (not gate or lp.arg_reductions):
                 why_not = ("it is an inner loop: a parallel region per outer iteration costs "
                            "more than it saves")
@@ -383,6 +427,10 @@ def openmp_rule(inp: RuleInput) -> RuleOutput:
         elif lp.kind == "for" and lp.depth == 0 and lp.counted and node is not None and \
                 statement_slot_ok(node) and not _overlaps(inp, lp).pointers and \
                 (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
+            if refused(lp, node, inp.site.unit_text):
+                notes.append(f"openmp: the loop at line {lp.line} stays serial: "
+                             f"{refused(lp, node, inp.site.unit_text)}")
+                return
             if isinstance(pattern, HistogramLoop) and histogram.by_section(pattern):
                 schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
                 changes.append(histogram.section_change(inp, lp, node, pattern, schedule))
