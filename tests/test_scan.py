@@ -561,7 +561,9 @@ def test_a_figure_names_its_verdict_unless_faster(tmp_path: Path) -> None:
     assert figure(fast) == "2.50× (95% CI 2.20–2.80)"
     assert fast.verdict is not None
     noisy = replace(fast, status="not-improved", verdict={**fast.verdict, "verdict": "noisy"})
-    assert figure(noisy) == "2.50× (95% CI 2.20–2.80), noisy"
+    assert figure(noisy) == "not measured reliably (noisy)"
+    slower = replace(fast, status="not-improved", verdict={**fast.verdict, "verdict": "slower"})
+    assert figure(slower) == "2.50× (95% CI 2.20–2.80), slower"
     assert figure(replace(fast, status="no-candidate", verdict=None)) == "no-candidate"
 
 

@@ -42,8 +42,11 @@ def cell(text: str) -> str:
 
 
 def figure(r: FunctionResult) -> str:
-    """``1.84× (95% CI 1.71–1.97)``, with the verdict word unless it is "faster" (a noisy
-    figure says so), or the verdict word alone when nothing was timed."""
+    """``1.84× (95% CI 1.71–1.97)``, with the verdict word unless it is "faster", or the
+    verdict word alone when nothing was timed. A noisy run gives no figure: it says that it
+    could not measure (the function's section says why)."""
+    if r.verdict_word == "noisy":
+        return "not measured reliably (noisy)"
     if r.speedup is None:
         return r.verdict_word
     ci = f" (95% CI {r.ci95[0]:.2f}–{r.ci95[1]:.2f})" if r.ci95 is not None else ""
