@@ -12,6 +12,7 @@ from perfpilot.engine.engine import choose
 from perfpilot.engine.outcome import Trial
 from perfpilot.engine.present import lens_title, report_markdown, speedup_phrase
 from perfpilot.engine.racing import eliminate, figure
+from perfpilot.runner.measure import only_the_signature_changed
 from perfpilot.runner.values import VERDICTS, Measurement, Tuning, Verdict
 from perfpilot.runner.verdicts import from_measurement
 from perfpilot.strategy import Candidate, Plan
@@ -38,6 +39,26 @@ def _suspicious() -> Verdict:
                          Tuning(bootstrap=200))
     assert v.verdict == "suspicious"
     return v
+
+
+def test_a_rewrite_of_the_parameters_alone_keeps_its_clock_figure() -> None:
+    # A copied container no longer made: page faults and memory traffic, few instructions.
+    m = Measurement(speedup=1800.0, ci95_low=1700.0, ci95_high=1900.0, pairs=30,
+                    dropped_pairs=0, threads=1, median_a_s=2e-3, median_b_s=1e-6, size=4096)
+    v = from_measurement(Verdict(verdict="build-failed", message=""), m, None, 150.0,
+                         Tuning(bootstrap=200), same_code=True)
+    assert v.verdict == "faster" and v.speedup == 1800.0
+    assert any("copies no longer made" in n for n in v.notes), v.notes
+
+
+def test_only_a_changed_parameter_list_counts_as_the_same_code() -> None:
+    by_value = SRC.replace("const std::vector<int>& v", "std::vector<int> v")
+    site = function_by_name(by_value, "cpp", "total")
+    assert only_the_signature_changed(site, by_value, SRC)
+    assert not only_the_signature_changed(site, by_value, by_value)
+    # A changed body, or code added beside the function, could tamper or remember.
+    assert not only_the_signature_changed(site, by_value, SRC.replace("s += v[j]", "s -= v[j]"))
+    assert not only_the_signature_changed(site, by_value, "static long seen;\n" + SRC)
 
 
 def test_the_word_is_a_verdict_and_its_phrase_says_not_applied() -> None:

@@ -262,7 +262,9 @@ async def _run(job: Job, base: Verdict, unit_a: str, unit_b: str, bench: str) ->
         # The user is told the sizes the verdict rests on, and why they stop where they do.
         notes.insert(0, f"{prepared.size_note}, timed at n = {measurement.size}")
     verdict = verdicts.from_measurement(replace(base, notes=tuple(notes), psi=psi), measurement,
-                                        serial, ratio, job.tuning, verification)
+                                        serial, ratio, job.tuning, verification,
+                                        same_code=only_the_signature_changed(job.site,
+                                                                             *job.units))
     if prepared.size_note:
         verdict = replace(verdict, message=f"{verdict.message} Sizes: {notes[0]}.")
     if job.tc.added_flags and verdict.verdict in ("faster", "weakly-verified"):
@@ -668,6 +670,29 @@ def _timing_failure(job: Job, run: DriverRun) -> Failure | None:
         detail = f"candidate crashed ({crash}) at size {size}; the original did not"
         return Failure("incorrect", f"The {detail}.", "failed", detail)
     return None
+
+
+def only_the_signature_changed(site: FunctionSite, a: str, b: str) -> bool:
+    """Whether unit ``b`` differs from unit ``a`` only in the parameter list of ``site``'s
+    function: the same body and the same rest of the unit (spacing aside). Such a candidate
+    adds no code that could tamper with its timing or answer from memory."""
+    try:
+        fa = function_by_name(a, site.language, site.qualified_name, check_errors=False)
+        fb = function_by_name(b, site.language, site.qualified_name, check_errors=False)
+    except LocateError:
+        return False
+
+    def parts(unit: str, f: FunctionSite) -> tuple[str, str] | None:
+        data = unit.encode("utf-8")
+        text = f.text
+        opening = text.find("{")
+        if opening < 0:
+            return None
+        rest = (data[:f.start_byte] + data[f.end_byte:]).decode("utf-8", "replace")
+        return "".join(text[opening:].split()), "".join(rest.split())
+
+    pa, pb = parts(a, fa), parts(b, fb)
+    return pa is not None and pa == pb and fa.text != fb.text
 
 
 async def _count_at_timed_size(job: Job, measurement: Measurement, serial: Measurement | None,

@@ -121,7 +121,8 @@ def too_few_pairs_message(m: Measurement) -> str:
 
 def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
                      instructions_ratio: float | None, tuning: Tuning,
-                     verification: Verification | None = None) -> Verdict:
+                     verification: Verification | None = None, *,
+                     same_code: bool = False) -> Verdict:
     """The verdict for a validated, timed candidate.
 
     A candidate faster by the clock whose inputs left some behaviour of the original untested
@@ -129,6 +130,9 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
     show less than a tenth of the wall-time gain make it ``suspicious``: code under test that
     tampered with its own timing, or answered timed calls from memory, is the likeliest cause.
     Such a verdict carries no speedup (the measurement stays as evidence) and is never applied.
+    ``same_code``: the candidate changed only how its parameters are passed (the same body,
+    nothing added), so it cannot tamper or remember; its clock gain stands, with a note (copies
+    no longer made cost memory traffic and page faults, few instructions).
     """
     # Threads divide the wall time, not the instructions: compare with one thread.
     wall = serial.speedup if serial is not None else m.speedup
@@ -196,6 +200,12 @@ def from_measurement(base: Verdict, m: Measurement, serial: Measurement | None,
         serial_measurement=serial,
         verification=verification,
     )
+    if instructions_ratio is not None and m.speedup > 0 and same_code and \
+            wall_outruns_counts(wall, instructions_ratio):
+        return replace(verdict, notes=(*verdict.notes, (
+            f"Wall time says {_x(wall)} and instruction counts {_x(instructions_ratio)}: only "
+            "the parameters' passing changed (the same body, no code added), so the gain the "
+            "instructions miss is the copies no longer made: memory traffic and page faults.")))
     if instructions_ratio is not None and m.speedup > 0 and \
             wall_outruns_counts(wall, instructions_ratio):
         # Not a speedup at all: no figure to show, rank or apply; the measurement stays as
