@@ -5,7 +5,8 @@ on their own, then timed in rounds with few pairs: a variant leaves the race as 
 upper end of its speedup interval lies below the best one's lower end (clearly worse), or when
 it fails (wrong results, no build). After each round the lower-ranked half of the rest leaves
 too (successive halving: a variant dropped so had an interval overlapping the best's, so it was
-within the noise of that round). Each round doubles the pairs; the one left gets a full
+within the noise of that round). Variants within the noise of the best rank in candidate order,
+the rule's own rewrite first: a pragma or clause stays only when it buys a measurable gain. Each round doubles the pairs; the one left gets a full
 measurement, which is its verdict. The race knows nothing of how a measurement is made: the
 engine passes ``measure(candidate index, pairs)`` (pairs None: a full measurement).
 """
@@ -158,12 +159,26 @@ def _halve(entrants: Sequence[Entrant], alive: Sequence[int], round_no: int, pai
         # Nothing measurable this round (a busy machine): the first variant left (the rule's
         # own choice) goes on alone rather than racing blind.
         return [min(alive)], f"round {round_no}: not measurable on this busy machine"
-    ranked = sorted(alive, key=lambda a: rank_key(entrants[a].last, a), reverse=True)
+    ranked = preferred(entrants, alive)
     half = math.ceil(len(alive) / 2)
     keep = half if another_round(half, round_pairs(full_pairs, round_no + 1), full_pairs) else 1
-    why = (f"round {round_no}: ranked lower at {pairs} pairs (its interval overlapped the "
-           "kept one's)")
+    why = (f"round {round_no}: at {pairs} pairs its interval overlapped the kept one's, which "
+           "is as good within the noise and plainer, or ranked higher")
     return sorted(ranked[:keep]), why
+
+
+def preferred(entrants: Sequence[Entrant], alive: Sequence[int]) -> list[int]:
+    """``alive`` best first: those whose interval reaches the best one's lower end (as good
+    within the noise) in candidate order, the rule's own rewrite first and then variants
+    adding more (unrolling, clauses), then the rest by rank. A pragma that buys nothing
+    measurable is not code a reviewer wants."""
+    ranked = sorted(alive, key=lambda a: rank_key(entrants[a].last, a), reverse=True)
+    top = figure(entrants[ranked[0]].last)
+    if top is None:
+        return ranked
+    tied = [a for a in sorted(alive)
+            if (f := figure(entrants[a].last)) is not None and f[1] >= top[0]]
+    return tied + [a for a in ranked if a not in tied]
 
 
 async def race(family: str, entries: Sequence[tuple[int, str]], measure: MeasureFn,
