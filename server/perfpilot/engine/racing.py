@@ -6,9 +6,10 @@ upper end of its speedup interval lies below the best one's lower end (clearly w
 it fails (wrong results, no build). After each round the lower-ranked half of the rest leaves
 too (successive halving: a variant dropped so had an interval overlapping the best's, so it was
 within the noise of that round). Variants within the noise of the best rank in candidate order,
-the rule's own rewrite first: a pragma or clause stays only when it buys a measurable gain. Each round doubles the pairs; the one left gets a full
-measurement, which is its verdict. The race knows nothing of how a measurement is made: the
-engine passes ``measure(candidate index, pairs)`` (pairs None: a full measurement).
+the rule's own rewrite first: a pragma or clause stays only when it buys a measurable gain.
+Each round doubles the pairs; the one left gets a full measurement, which is its verdict. The
+race knows nothing of how a measurement is made: the engine passes
+``measure(candidate index, pairs)`` (pairs None: a full measurement).
 """
 
 from __future__ import annotations
