@@ -53,7 +53,7 @@ async def _run(source: str, *, timeout_s: float = 10.0, limits: Limits | None = 
     async with work_directory() as workdir:
         prog = await _build(sandbox, workdir, source)
         res = await run_sandboxed(sandbox, [prog, *args], workdir, timeout_s=timeout_s,
-                                  limits=limits or Limits(memory_mb=256, cpu_s=20, nproc=32))
+                                  limits=limits or Limits(memory_mb=256, cpu_s=20, nproc=256))
     return sandbox, res
 
 
@@ -76,7 +76,7 @@ async def test_infinite_loop_is_killed_at_the_timeout(either: str) -> None:
 
 async def test_cpu_limit_stops_a_spinning_program() -> None:
     _, res = await _run("int main(void) { volatile int x = 0; for (;;) x++; }", timeout_s=30,
-                        limits=Limits(memory_mb=256, cpu_s=1, nproc=32))
+                        limits=Limits(memory_mb=256, cpu_s=1, nproc=256))
     assert not res.timed_out
     assert res.signal is not None  # SIGXCPU or SIGKILL from RLIMIT_CPU
 
@@ -98,7 +98,7 @@ async def test_memory_bomb_fails_under_the_address_space_limit() -> None:
       return 0;
     }
     """
-    _, res = await _run(source, limits=Limits(memory_mb=256, cpu_s=20, nproc=32))
+    _, res = await _run(source, limits=Limits(memory_mb=256, cpu_s=20, nproc=256))
     assert res.returncode != 0
     assert "allocated 4096" not in res.stdout
 
@@ -201,7 +201,7 @@ async def test_escaping_child_does_not_outlive_the_timeout(either: str) -> None:
     async with work_directory() as workdir:
         prog = await _build(sandbox, workdir, source)
         res = await run_sandboxed(sandbox, [prog], workdir, timeout_s=1.0,
-                                  limits=Limits(memory_mb=256, cpu_s=20, nproc=32))
+                                  limits=Limits(memory_mb=256, cpu_s=20, nproc=256))
         assert res.timed_out
         await asyncio.sleep(2.5)
         assert not (workdir / "alive").exists()
@@ -339,7 +339,7 @@ async def test_no_socket_of_any_family_can_be_made() -> None:
         async with work_directory() as workdir:
             prog = await _build(sandbox, workdir, source)
             res = await run_sandboxed(sandbox, [prog], workdir, timeout_s=20,
-                                      limits=Limits(memory_mb=256, cpu_s=20, nproc=32),
+                                      limits=Limits(memory_mb=256, cpu_s=20, nproc=256),
                                       ro_binds=[str(folder)])
         assert "made" not in res.stdout and "refused" in res.stdout, res.stdout
         assert res.stdout.count("Permission denied") == 4, res.stdout
