@@ -163,3 +163,36 @@ def test_a_plan_of_advice_only_is_rejected_without_repeating_it() -> None:
     (rejected,) = out.rejected
     assert REASON not in rejected.reason and UNEXPLAINED not in rejected.reason
     assert "advice" in rejected.reason
+
+
+CALLER = ALIASED + """
+void copy_twice(const std::string& text, std::string& out) {
+    copy_into(text, out);
+    copy_into(text, out);
+}
+"""
+
+
+def test_a_strategy_in_a_callee_is_asked_of_that_callee() -> None:
+    site = function_by_name(CALLER, "cpp", "copy_twice", uri="file:///t.cc",
+                            check_errors=False)
+    plan = asyncio.run(BuiltinPlanner().plan(site, JobContext()))
+    by_rule = {s.rule: s for s in plan.strategies if s.callee == "copy_into"}
+    assert REASON in by_rule["hoist-invariant-call"].advice
+    assert by_rule["endl"].advice == ""
+
+
+@needs_gxx
+def test_a_callee_left_entirely_as_advice_is_rejected_without_repeating_it() -> None:
+    site = function_by_name(CALLER, "cpp", "copy_twice", uri="file:///t.cc",
+                            check_errors=False)
+    plan = asyncio.run(BuiltinPlanner().plan(site, JobContext()))
+    only = Plan(tuple(s for s in plan.strategies if s.callee and s.advice), plan.backend)
+    assert only.strategies
+    out = asyncio.run(BuiltinOptimizer(variants=False).optimize(site, only, JobContext()))
+    assert not out.candidates
+    assert [r.reason for r in out.rejected] == [
+        "callee `copy_into`: the plan leaves its strategies there to you as advice"]
+    # with the callee's rewritable strategy planned too, its copy is rewritten
+    out = asyncio.run(BuiltinOptimizer(variants=False).optimize(site, plan, JobContext()))
+    assert any("copy_into" in c.code and "'\\n'" in c.code for c in out.candidates), out

@@ -142,6 +142,11 @@ class BuiltinOptimizer:
                                 ctx: JobContext) -> Candidate | Rejected:
         """The candidate carrying out ``part`` in a copy of its callee, with ``own`` (the
         function's own rewrite, when there is one) calling it; else why not."""
+        if part.plan.strategies and all(s.advice for s in part.plan.strategies):
+            # the planner asked the same rewrite of this callee: it changes nothing there,
+            # and the plan says why
+            return Rejected(BACKEND, f"callee `{part.callee}`: the plan leaves its strategies "
+                            "there to you as advice")
         last_bit = frozenset(s.rule for s in part.plan.strategies) & LAST_BIT
         rules = self.rules & planned_rules(part.plan) | last_bit
         if not rules:

@@ -12,6 +12,7 @@ import logging
 import re
 from dataclasses import replace
 
+from perfpilot.code.callees import direct_callees
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.syntax import Node
 from perfpilot.rules.registry import LAST_BIT, last_bit_phases, rule_spec
@@ -48,10 +49,11 @@ def reason_from(notes: tuple[str, ...], lines: tuple[int, ...]) -> str:
 def advice_for(site: FunctionSite, strategy: Strategy, unit: Node | None = None,
                analysed: dict[str, RuleInput] | None = None) -> str:
     """Why the built-in rewriter would leave ``strategy`` as it is ("" when it would change the
-    code, or when the strategy is not a built-in finding of ``site`` itself). ``unit``: the
-    unit's parsed root, when the caller has it; ``analysed``: the rewriter's analyses of
-    ``site``, shared by the questions on one function."""
-    spec = rule_spec(strategy.rule) if strategy.rule and not strategy.callee else None
+    code, or when the strategy is not a built-in finding). ``site``: the function the strategy
+    is about (for a strategy in a callee, that callee, whose copy the optimizer rewrites).
+    ``unit``: the unit's parsed root, when the caller has it; ``analysed``: the rewriter's
+    analyses of ``site``, shared by the questions on one function."""
+    spec = rule_spec(strategy.rule) if strategy.rule else None
     if spec is None:
         return ""
     last_bit = strategy.rule in LAST_BIT
@@ -66,13 +68,23 @@ def advice_for(site: FunctionSite, strategy: Strategy, unit: Node | None = None,
 
 def mark_advice(site: FunctionSite, strategies: tuple[Strategy, ...],
                 unit: Node | None = None) -> tuple[Strategy, ...]:
-    """``strategies`` with each that the built-in rewriter would leave marked as advice
-    (``Strategy.advice``); a strategy whose question fails is left unmarked."""
+    """``strategies`` (of the plan for ``site``) with each that the built-in rewriter would
+    leave marked as advice (``Strategy.advice``); a strategy about a callee is asked of that
+    callee (``code/callees.py``, as the optimizer finds it); a strategy whose question fails is
+    left unmarked."""
     out: list[Strategy] = []
-    analysed: dict[str, RuleInput] = {}
+    analysed: dict[str, dict[str, RuleInput]] = {}
+    callees: dict[str, FunctionSite] | None = None
     for s in strategies:
         try:
-            why = advice_for(site, s, unit, analysed)
+            where: FunctionSite | None = site
+            if s.callee:
+                if callees is None:
+                    callees = {c.name: c.site for c in direct_callees(site, unit)
+                               if c.site is not None and not c.refusal}
+                where = callees.get(s.callee)
+            why = "" if where is None else advice_for(
+                where, s, unit, analysed.setdefault(where.name, {}))
         except Exception:  # a plan is never lost to this question
             log.exception("asking the rewrite of %s failed", s.rule)
             why = ""
