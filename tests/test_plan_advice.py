@@ -70,6 +70,8 @@ def test_a_finding_whose_rewrite_refuses_is_advice_with_the_rewriters_reason() -
     hoist = _strategy(plan, "hoist-invariant-call")
     assert "compute it once before the loop" in hoist.explanation  # the advice stands
     assert REASON in hoist.advice and "line 5" in hoist.advice
+    # a rule that only rewrites `main` says so for any other function
+    assert "only at the start of `main`" in _strategy(plan, "fast-io").advice
     assert not hoist.advice.startswith("hoist-invariant-call:")  # said without the rule id
     assert _strategy(plan, "endl").advice == ""  # the rewritable finding beside it
     # the plan text models read is unchanged: no advice in it
