@@ -19,9 +19,9 @@ import pytest
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.splice import splice
 from perfpilot.optimizing.builtin import rewrite
-from perfpilot.optimizing.builtin.rewrite import RewriteResult
 from perfpilot.planning.builtin import analyze_site
 from perfpilot.rules.registry import Phase
+from perfpilot.rules.rewriting import RewriteResult
 
 HEADERS = """#include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@ from perfpilot.code.locate import function_by_name, list_functions
 from perfpilot.code.parse import language_for
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import missing_includes
-from perfpilot.optimizing.builtin.rewrite import ALL_RULES, OPENMP_RULES, rewrite
+from perfpilot.rules.rewriting import ALL_RULES, OPENMP_RULES, rewrite
 from perfpilot.runner.capabilities import check_candidate, describe
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -190,16 +190,19 @@ def test_the_job_budget_stops_the_job_and_names_the_stage(tmp_path: Path) -> Non
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
 
 
-def test_optimize_prints_each_candidates_notes(tmp_path: Path) -> None:
-    # A planned strategy the rewriter leaves (a sort in C: no std::sort) is said under the
-    # candidate that carries out the rest, not only in the plan.
+def test_optimize_shows_a_strategy_the_rewriter_leaves_as_advice_once(tmp_path: Path) -> None:
+    # A planned strategy the rewriter leaves (a sort in C: no std::sort) is advice in the plan,
+    # with the rewriter's reason; the candidate that carries out the rest does not repeat it.
     src = tmp_path / "distinct.c"
     src.write_text((EXAMPLES / "tasks" / "sort_ints" / "distinct.c").read_text())
     proc = run("optimize", str(src), "--function", "count_distinct")
     assert proc.returncode == 0, proc.stderr
-    assert "Candidate 1 (builtin;" in proc.stdout
-    assert "  note: manual-sort: the selection sort at line 4 stays: C has no std::sort" \
-        in proc.stdout, proc.stdout
+    plan, _, candidates = proc.stdout.partition("Candidate 1 (builtin;")
+    assert candidates, proc.stdout
+    assert "     advice (PerfPilot leaves it to you: the selection sort at line 4 stays: C has " \
+        "no std::sort" in plan, proc.stdout
+    assert "the selection sort at line 4 stays" not in candidates, proc.stdout
+    assert "  note: openmp: " in candidates, proc.stdout  # the candidate's own notes remain
 
 
 async def test_optimize_with_a_model_prints_its_requests_and_tokens(source: Path) -> None:

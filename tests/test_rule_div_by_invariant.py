@@ -13,8 +13,8 @@ import pytest
 from differential_support import HAVE_GXX, Variant, compare, rewrite_all
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
-from perfpilot.optimizing.builtin.rewrite import RewriteResult
 from perfpilot.rules.registry import last_bit_phases
+from perfpilot.rules.rewriting import RewriteResult
 
 RULES = frozenset({"div-by-invariant"})
 

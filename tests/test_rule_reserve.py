@@ -13,7 +13,7 @@ import pytest
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
-from perfpilot.optimizing.builtin.rewrite import RewriteResult
+from perfpilot.rules.rewriting import RewriteResult
 
 RULES = frozenset({"reserve"})
 

@@ -15,6 +15,7 @@ from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import FunctionSite
 from perfpilot.optimizing.builtin import BuiltinOptimizer, rewrite
 from perfpilot.planning.builtin import analyze_site, select
+from perfpilot.planning.builtin.advice import mark_advice
 from perfpilot.progress import JobContext
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.finding import RULES
@@ -34,7 +35,8 @@ def site_of(ex: Example) -> FunctionSite:
 
 
 # The shared rule infrastructure at the top of rules/; every rule lives in a family package.
-INFRASTRUCTURE = {"base", "registry", "finding", "edits", "emit", "rewrite_input"}
+INFRASTRUCTURE = {"base", "registry", "finding", "edits", "emit", "rewrite_input",
+                  "rewriting"}
 HELPER_PACKAGES = {"detect"}
 
 
@@ -102,6 +104,17 @@ def test_a_finding_with_a_rewrite_becomes_a_candidate(spec: RuleSpec, n: int,
     # the candidate says it carries out the plan's own strategy for this finding
     carried = {s.rule for s in out.candidates[0].strategies if s in plan.strategies}
     assert carried & spec.finding_ids, out.candidates[0].strategies
+
+
+@pytest.mark.parametrize(("spec", "n", "example"), REWRITING + LAST_BIT_EXAMPLES)
+def test_a_finding_the_rewrite_carries_out_is_not_advice(spec: RuleSpec, n: int,
+                                                         example: Example) -> None:
+    # the planner asks the same rewrite: on the rule's own example it changes the code
+    site = site_of(example)
+    planned = tuple(s for s in select(analyze_site(site).findings, limit=64)
+                    if s.rule in spec.finding_ids and not s.callee)
+    assert planned, f"{spec.id} is not planned"
+    assert [s.advice for s in mark_advice(site, planned)] == [""] * len(planned)
 
 
 def test_every_last_bit_rule_has_a_rewrite_and_examples() -> None:

@@ -26,7 +26,6 @@ from perfpilot.engine.engine import Engine
 from perfpilot.engine.present import lens_title, report_markdown
 from perfpilot.optimizing.builtin import BuiltinOptimizer
 from perfpilot.optimizing.builtin.optimizer import BACKEND
-from perfpilot.optimizing.builtin.rewrite import rule_input
 from perfpilot.optimizing.builtin.variants import (
     DEFAULT_BUILD,
     MAX_FAMILY,
@@ -40,6 +39,7 @@ from perfpilot.optimizing.builtin.variants import (
 )
 from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
+from perfpilot.rules.rewriting import rule_input
 from perfpilot.runner.admission import policy_verdict
 from perfpilot.runner.toolchain import needs_openmp
 from perfpilot.runner.values import Measurement, Verdict

@@ -51,7 +51,7 @@ from perfpilot.profiling.proc import ProfileError
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.scan.targets import ScanInputError
 from perfpilot.settings import Settings, merge_settings
-from perfpilot.strategy.values import Plan
+from perfpilot.strategy.values import Plan, advice_label
 
 
 class CliError(Exception):
@@ -131,7 +131,7 @@ def plan_json(site: FunctionSite, plan: Plan) -> dict[str, Any]:
         "strategies": [
             {"category": s.category.name, "category_id": s.category.id,
              "explanation": s.explanation, "lines": list(s.lines), "rule": s.rule,
-             "callee": s.callee}
+             "callee": s.callee, "advice": s.advice}
             for s in plan.strategies
         ],
         "backend": plan.backend,
@@ -150,6 +150,8 @@ def print_plan(site: FunctionSite, plan: Plan) -> None:
     for i, s in enumerate(plan.strategies, 1):
         where = f" [lines {', '.join(map(str, s.lines))}]" if s.lines else ""
         print(f"  {i}. {s.category.name}{where}\n     {s.explanation}")
+        if s.advice:
+            print(f"     {advice_label(s.advice)}")
     for note in plan.notes:
         print(f"  note: {note}")
 

@@ -155,13 +155,13 @@ def result_from_json(data: dict[str, Any]) -> OptimizeResult:
 def _strategy_to_json(st: Strategy) -> dict[str, Any]:
     return {"category_id": st.category.id, "explanation": st.explanation,
             "lines": list(st.lines), "impact": st.impact, "rule": st.rule,
-            "callee": st.callee}
+            "callee": st.callee, "advice": st.advice}
 
 
 def _strategy_from_json(d: dict[str, Any]) -> Strategy:
     return Strategy(category_by_id(int(d["category_id"])), str(d["explanation"]),
                     tuple(int(n) for n in d.get("lines", ())), float(d.get("impact", 0.0)),
-                    str(d.get("rule", "")), str(d.get("callee", "")))
+                    str(d.get("rule", "")), str(d.get("callee", "")), str(d.get("advice", "")))
 
 
 class JsonStore:

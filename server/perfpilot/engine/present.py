@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.racing import Race, figure, race_phrase
-from perfpilot.strategy.values import Plan
+from perfpilot.strategy.values import Plan, advice_label
 
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
@@ -87,7 +87,8 @@ def _lines(lines: tuple[int, ...]) -> str:
 
 
 def plan_markdown(plan: Plan, function: str) -> str:
-    """The plan as a numbered markdown list: category, escaped explanation, evidence lines."""
+    """The plan as a numbered markdown list: category, escaped explanation, evidence lines,
+    and for a strategy the built-in rewriter leaves to the user, why (``Strategy.advice``)."""
     head = f"**PerfPilot plan for `{function}`** ({escape_md(plan.backend)}"
     head += f", {escape_md(plan.model)})" if plan.model else ")"
     if not plan.strategies:
@@ -96,6 +97,8 @@ def plan_markdown(plan: Plan, function: str) -> str:
     for i, s in enumerate(plan.strategies, 1):
         where = _lines(s.lines)
         suffix = f" _({where})_" if where else ""
+        if s.advice:  # on the item's own line: a line of its own would join the paragraph
+            suffix += f" — _{escape_md_keep_code(advice_label(s.advice))}_"
         out.append(f"{i}. **{s.category.name}**: {escape_md_keep_code(s.explanation)}{suffix}")
     return "\n".join(out)
 

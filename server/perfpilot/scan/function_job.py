@@ -95,7 +95,8 @@ def _shown(outcome: Outcome) -> Trial | None:
 def result_of(target: Target, outcome: Outcome, worker: WorkerInfo,
               seconds: float, usage: ModelUsage = NO_USAGE) -> FunctionResult:
     """The scan's record of an outcome."""
-    plan = tuple(PlanStep(s.category.name, s.explanation, tuple(s.lines), s.rule or "")
+    plan = tuple(PlanStep(s.category.name, s.explanation, tuple(s.lines), s.rule or "",
+                          s.advice)
                  for s in outcome.plan.strategies)
     trial = _shown(outcome)
     return FunctionResult(

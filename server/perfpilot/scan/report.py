@@ -21,6 +21,7 @@ from perfpilot.scan.progress_lines import duration
 from perfpilot.scan.run import ScanResult
 from perfpilot.scan.sarif import sarif_log
 from perfpilot.scan.values import FunctionResult
+from perfpilot.strategy.values import advice_label
 
 _SHOWN = ("improved", "weakly-verified")
 
@@ -138,7 +139,8 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
             lines.append(f"\nProfile: {t.share:.1%} of the samples in the function itself.")
         if r.plan:
             lines += ["", "Plan:"]
-            lines += [f"- {s.category}: {s.explanation}" for s in r.plan]
+            lines += [f"- {s.category}: {s.explanation}"
+                      + (f" ({advice_label(s.advice)})" if s.advice else "") for s in r.plan]
         if r.speedup is not None:
             lines += ["", f"Figure: {figure(r)}."]
         if r.verification:

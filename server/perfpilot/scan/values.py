@@ -70,12 +70,14 @@ class WorkerInfo:
 
 @dataclass(frozen=True)
 class PlanStep:
-    """One strategy of a function's plan."""
+    """One strategy of a function's plan (``advice``: why the built-in rewriter leaves it to
+    the user, ``Strategy.advice``)."""
 
     category: str
     explanation: str
     lines: tuple[int, ...] = ()
     rule: str = ""
+    advice: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,8 @@ class FunctionResult:
                 "message": self.message, "worker": self.worker.to_json(),
                 "seconds": self.seconds,
                 "plan": [{"category": s.category, "explanation": s.explanation,
-                          "lines": list(s.lines), "rule": s.rule} for s in self.plan],
+                          "lines": list(s.lines), "rule": s.rule, "advice": s.advice}
+                         for s in self.plan],
                 "code": self.code, "includes": list(self.includes), "verdict": self.verdict,
                 "model_usage": self.usage.to_json()}
 
@@ -151,7 +154,8 @@ class FunctionResult:
                    float(data["seconds"]),
                    tuple(PlanStep(str(s["category"]), str(s["explanation"]),
                                   tuple(int(n) for n in s.get("lines", ())),
-                                  str(s.get("rule", ""))) for s in data.get("plan", ())),
+                                  str(s.get("rule", "")), str(s.get("advice", "")))
+                         for s in data.get("plan", ())),
                    str(data.get("code", "")), tuple(str(i) for i in data.get("includes", ())),
                    data.get("verdict"), ModelUsage.from_json(data.get("model_usage")))
 

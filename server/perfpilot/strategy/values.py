@@ -14,7 +14,9 @@ class Strategy:
     ``lines`` are 1-based line numbers in the translation unit. ``impact`` orders strategies
     (higher first); builtin detectors set it, model plans keep their order. ``callee`` names
     the function of the unit, called by the planned one, that the strategy is about ("" for
-    the planned function itself); the built-in optimizer rewrites a copy of it.
+    the planned function itself); the built-in optimizer rewrites a copy of it. ``advice`` is
+    empty, or says why the built-in rewriter leaves the strategy to the user (its rewrite would
+    change nothing here, or there is none): the plan keeps it as advice, a model may act on it.
     """
 
     category: Category
@@ -23,6 +25,12 @@ class Strategy:
     impact: float = 0.0
     rule: str = ""
     callee: str = ""
+    advice: str = ""
+
+
+def advice_label(reason: str) -> str:
+    """How every view of a plan shows a strategy the built-in rewriter leaves to the user."""
+    return f"advice (PerfPilot leaves it to you: {reason})"
 
 
 @dataclass(frozen=True)

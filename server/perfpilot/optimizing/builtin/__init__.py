@@ -1,7 +1,7 @@
 """The builtin rules optimizer: mechanical rewrites proven safe by the loop analysis."""
 
 from perfpilot.optimizing.builtin.optimizer import BuiltinOptimizer
-from perfpilot.optimizing.builtin.rewrite import (
+from perfpilot.rules.rewriting import (
     ALL_RULES,
     OPENMP_RULES,
     Applied,

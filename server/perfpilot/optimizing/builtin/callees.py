@@ -23,10 +23,10 @@ from perfpilot.code.callees import DirectCallee, direct_callees, direct_calls
 from perfpilot.code.loops import parse_function_node
 from perfpilot.code.parse import node_text, parse
 from perfpilot.code.site import FunctionSite
-from perfpilot.optimizing.builtin.rewrite import RewriteResult, rewrite
 from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.registry import Phase
 from perfpilot.rules.rewrite_input import fresh_name, identifiers
+from perfpilot.rules.rewriting import RewriteResult, rewrite
 from perfpilot.strategy.values import Plan
 
 Node = tree_sitter.Node

@@ -11,17 +11,12 @@ from urllib.parse import unquote, urlparse
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import missing_includes, splice
 from perfpilot.optimizing.builtin.callees import CalleePlan, callee_rewrite, split_plan
-from perfpilot.optimizing.builtin.rewrite import (
-    ALL_RULES,
-    OPENMP_RULES,
-    RewriteResult,
-    rewrite,
-)
 from perfpilot.optimizing.builtin.strategies import (
     UNEXPLAINED,
     planned_rules,
     strategies_for,
     unkept,
+    unsaid,
 )
 from perfpilot.optimizing.builtin.variants import (
     SOURCE_ORDER,
@@ -33,6 +28,12 @@ from perfpilot.optimizing.formatting import format_candidate
 from perfpilot.optimizing.syntax_check import compile_check
 from perfpilot.progress import JobContext
 from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases, rule_spec
+from perfpilot.rules.rewriting import (
+    ALL_RULES,
+    OPENMP_RULES,
+    RewriteResult,
+    rewrite,
+)
 from perfpilot.runner.compiler_warnings import added_warnings, describe_added
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected, Strategy
 
@@ -79,6 +80,9 @@ class BuiltinOptimizer:
     out. Variants differ from the checked candidate in a clause, a pragma or the order of loop
     headers (or are the same rewrite without the loop interchange) and are not checked again:
     the runner builds each, and one that fails to build leaves the race.
+
+    A rewrite's note that the plan's advice already says (``Strategy.advice``: the planner
+    asked the same rewrite) is not repeated on a candidate or a rejection.
 
     Strategies the planner found in a callee of the function (``Strategy.callee``) are carried
     out in a renamed copy of that callee which the function then calls (``callees.py``): one
@@ -138,6 +142,11 @@ class BuiltinOptimizer:
                                 ctx: JobContext) -> Candidate | Rejected:
         """The candidate carrying out ``part`` in a copy of its callee, with ``own`` (the
         function's own rewrite, when there is one) calling it; else why not."""
+        if part.plan.strategies and all(s.advice for s in part.plan.strategies):
+            # the planner asked the same rewrite of this callee: it changes nothing there,
+            # and the plan says why
+            return Rejected(BACKEND, f"callee `{part.callee}`: the plan leaves its strategies "
+                            "there to you as advice")
         last_bit = frozenset(s.rule for s in part.plan.strategies) & LAST_BIT
         rules = self.rules & planned_rules(part.plan) | last_bit
         if not rules:
@@ -188,8 +197,11 @@ class BuiltinOptimizer:
         full = await asyncio.to_thread(rewrite, site, rules, extra)
         ctx.check()
         if not full.changed:
-            notes = full.notes + self._unexplained(plan, (), full.notes)
-            why = "; ".join(notes) if notes else "no pattern found"
+            # what the plan's advice says already is not said again
+            notes = unsaid(plan, full.notes) + self._unexplained(plan, (), full.notes)
+            why = "; ".join(notes) if notes else (
+                "the plan leaves its strategies to you as advice"
+                if any(s.advice for s in plan.strategies) else "no pattern found")
             return OptimizeResult((), (Rejected(BACKEND, f"no builtin rule applies: {why}"),))
         ctx.report("generating", "checking the original unit compiles")
         base_error = await self.check(site, RewriteResult(site.text, (), (),
@@ -218,7 +230,7 @@ class BuiltinOptimizer:
                 refused += strategies_for(variant, plan)
                 continue
             includes = missing_includes(site.unit_text, checked.includes)
-            notes = (tuple(checked.notes) + tuple(dropped_notes)
+            notes = (unsaid(plan, checked.notes) + tuple(dropped_notes)
                      + tuple(f"adds #include {h}" for h in includes))
             made = Candidate(
                 code=await asyncio.to_thread(format_candidate, site, checked.code),

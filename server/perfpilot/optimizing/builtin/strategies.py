@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from perfpilot.optimizing.builtin.rewrite import ALL_RULES, RewriteResult
 from perfpilot.rules.finding import RULES
 from perfpilot.rules.registry import RULE_SPECS, rule_spec
+from perfpilot.rules.rewriting import ALL_RULES, RewriteResult, note_text
 from perfpilot.strategy.categories import Category, category_by_id
 from perfpilot.strategy.values import Plan, Strategy
 
@@ -49,14 +50,16 @@ def _planned(rule: str, planned: dict[str, Strategy]) -> Strategy | None:
 
 
 def strategies_for(result: RewriteResult, plan: Plan) -> tuple[Strategy, ...]:
-    """One strategy per rule applied: the plan's strategy for that rule, else a new one
-    with the rewrite's own explanation (several changes of one rule are joined)."""
+    """One strategy per rule applied: the plan's strategy for that rule (no longer advice),
+    else a new one with the rewrite's own explanation (several changes of one rule are
+    joined)."""
     by_rule: dict[str, list[str]] = {}
     lines: dict[str, set[int]] = {}
     for a in result.applied:
         by_rule.setdefault(a.rule, []).append(a.explanation)
         lines.setdefault(a.rule, set()).update(a.lines)
-    planned = {s.rule: s for s in plan.strategies if s.rule}
+    # a strategy the plan left as advice that a rewrite carries out after all is advice no more
+    planned = {s.rule: replace(s, advice="") for s in plan.strategies if s.rule}
     out: list[Strategy] = []
     for rule, texts in by_rule.items():
         strategy = _planned(rule, planned) or Strategy(
@@ -94,7 +97,8 @@ def noted_rules(notes: tuple[str, ...] | list[str]) -> frozenset[str]:
 def unkept(plan: Plan, carried: tuple[Strategy, ...], notes: tuple[str, ...]
            ) -> tuple[Strategy, ...]:
     """The plan's strategies a built-in rewrite exists for that no candidate carries out
-    (``carried``) and no note explains."""
+    (``carried``) and no note explains; a strategy the plan marks as advice
+    (``Strategy.advice``) is explained there."""
     said = noted_rules(notes)
     done = {s.rule for s in carried} | set(carried_ids(carried))
     out: list[Strategy] = []
@@ -102,10 +106,17 @@ def unkept(plan: Plan, carried: tuple[Strategy, ...], notes: tuple[str, ...]
         spec = rule_spec(s.rule) if s.rule else None
         if spec is None or spec.rewrite is None or s.callee:
             continue
-        if s in carried or s.rule in done or s.rule in said:
+        if s.advice or s in carried or s.rule in done or s.rule in said:
             continue
         out.append(s)
     return tuple(out)
+
+
+def unsaid(plan: Plan, notes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``notes`` less those the plan's advice already says (the rewriter's reason for leaving
+    a strategy, shown with the plan: ``Strategy.advice``)."""
+    advice = [s.advice for s in plan.strategies if s.advice]
+    return tuple(n for n in notes if not any(note_text(n) in a for a in advice))
 
 
 def carried_ids(carried: tuple[Strategy, ...]) -> frozenset[str]:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.optimizing.builtin.rewrite import rule_input, site_with_text
 from perfpilot.optimizing.builtin.variant_order import order_variants
 from perfpilot.optimizing.builtin.variant_pragmas import (
     UNROLLS,
@@ -32,6 +31,7 @@ from perfpilot.optimizing.builtin.variant_pragmas import (
     unrolled,
 )
 from perfpilot.optimizing.builtin.variant_schedule import schedule_variants
+from perfpilot.rules.rewriting import rule_input, site_with_text
 from perfpilot.strategy.values import Candidate, Strategy
 
 # Racing makes k variants cheap, not free: a family stays small.

@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import tree_sitter
+
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.planning.builtin.advice import mark_advice
 from perfpilot.planning.builtin.analysis import Analysis, analyze_site
 from perfpilot.progress import JobContext
 from perfpilot.rules.finding import GAIN_WORDS, Finding, Gain, plan_order
@@ -66,17 +70,28 @@ class BuiltinPlanner:
     def __init__(self, limit: int = 8) -> None:
         self.limit = limit
 
+    def _strategies(self, site: FunctionSite) -> tuple[Analysis, tuple[Strategy, ...]]:
+        """The analysis of ``site`` and the strategies chosen from it, those the built-in
+        rewriter would leave marked as advice (``advice.py``); one parse of the unit serves
+        both."""
+        try:
+            tree: tree_sitter.Tree | None = parse(site.unit_text, site.language)
+        except Exception:  # the analysis reports what failed
+            tree = None
+        analysis = analyze_site(site, tree=tree, callees=True)
+        strategies = select(analysis.findings, self.limit)
+        return analysis, mark_advice(site, strategies,
+                                     tree.root_node if tree is not None else None)
+
     async def plan(self, site: FunctionSite, ctx: JobContext) -> Plan:
         """The ranked plan for ``site``; raises ``Cancelled`` when ``ctx`` is cancelled."""
         ctx.check()
         ctx.report("planning", f"analysing {site.name}")
-        analysis: Analysis
         if len(site.unit_text) > THREAD_THRESHOLD_CHARS:
-            analysis = await asyncio.to_thread(analyze_site, site, callees=True)
+            analysis, strategies = await asyncio.to_thread(self._strategies, site)
         else:
-            analysis = analyze_site(site, callees=True)
+            analysis, strategies = self._strategies(site)
         ctx.check()
-        strategies = select(analysis.findings, self.limit)
         notes = analysis.notes
         order = order_note(analysis.findings, strategies)
         if order is not None:

@@ -75,15 +75,17 @@ _C_STDIO = frozenset({
 def fast_io_rule(inp: RuleInput) -> RuleOutput:
     """Unsynchronize C++ streams from C stdio and untie cin at the start of ``main``."""
     changes: list[Change] = []
-    if inp.language != "cpp" or inp.site.name != "main":
-        return changes, []
-    if "sync_with_stdio" in inp.site.unit_text:
+    if inp.language != "cpp" or "sync_with_stdio" in inp.site.unit_text:
         return changes, []
     uses_streams = any(
         n.type == "identifier" and node_text(n) in ("cin", "cout") and
         inside_loop(n, inp.function) for n in walk_all(inp.function))
     if not uses_streams:
         return changes, []
+    if inp.site.name != "main":
+        # the one place the streams may be unsynchronized before any I/O is the program's start
+        return changes, ["fast-io: the rewrite adds `std::ios::sync_with_stdio(false)` only at "
+                         "the start of `main`, before any I/O; this function is not `main`"]
     unit_names = {node_text(n) for n in walk_all(parse(inp.site.unit_text, "cpp").root_node)
                   if n.type == "identifier"}
     mixed = sorted(unit_names & _C_STDIO)

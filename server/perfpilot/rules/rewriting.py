@@ -1,7 +1,12 @@
-"""Applying the builtin rules to a function: phases of edits, each re-parsed and re-analysed."""
+"""Applying the builtin rules to a function: phases of edits, each re-parsed and re-analysed.
+
+The built-in optimizer runs it to make candidates, and the built-in planner to ask, without
+compiling anything, whether a finding's rewrite would change the code at all (advice).
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
@@ -94,12 +99,16 @@ def _select_changes(changes: Iterable[Change]) -> tuple[list[Change], list[Chang
 
 def rewrite(site: FunctionSite, rules: Iterable[str] | None = None,
             extra_phases: tuple[tuple[tuple[frozenset[str], RuleFn], ...], ...] = (),
+            unit: Node | None = None, analysed: dict[str, RuleInput] | None = None,
             ) -> RewriteResult:
     """Apply the builtin rules (all, or only ``rules`` ids) to ``site``; pure and synchronous.
 
     Each phase computes its edits on the text the previous phase produced, applies them back
     to front, and must re-parse without errors, else the phase is dropped with a note.
-    ``extra_phases`` (run after the built-in ones) lets callers add rules.
+    ``extra_phases`` (run after the built-in ones) lets callers add rules. ``unit``: the
+    unit's parsed root, when the caller has it (parsed here otherwise). ``analysed``: the
+    analysed texts of ``site`` by text, kept across calls that ask one rule at a time (the
+    analysis of the loops is most of a call's cost).
     """
     enabled = ALL_RULES | frozenset(i for p in extra_phases for ids, _ in p for i in ids) \
         if rules is None else frozenset(rules)
@@ -109,12 +118,17 @@ def rewrite(site: FunctionSite, rules: Iterable[str] | None = None,
     if parse(text, site.language).root_node.has_error:
         return RewriteResult(text, (), ("the function does not parse cleanly; no rewrite",),
                              False)
-    unit = parse(site.unit_text, site.language).root_node  # once: phases change only the function
+    if unit is None:  # once: phases change only the function
+        unit = parse(site.unit_text, site.language).root_node
     for phase in (*PHASES, *extra_phases):
         active = [(ids, fn) for ids, fn in phase if ids & enabled]
         if not active:
             continue
-        inp = rule_input(site, text, unit)
+        inp = analysed.get(text) if analysed is not None else None
+        if inp is None:
+            inp = rule_input(site, text, unit)
+            if inp is not None and analysed is not None:
+                analysed[text] = inp
         if inp is None:
             notes.append("a rewrite left the function unparsable; later rules skipped")
             break
@@ -136,6 +150,16 @@ def rewrite(site: FunctionSite, rules: Iterable[str] | None = None,
         applied.extend(Applied(c.rule, c.explanation, c.lines, c.includes) for c in kept)
     return RewriteResult(text, tuple(applied), tuple(notes),
                          any(a.rule in OPENMP_RULES for a in applied))
+
+
+# How a rewrite's note starts: the id of its rule, or of its module (``openmp: ...``).
+_NOTE_HEAD = re.compile(r"[a-z][a-z0-9-]*:\s")
+
+
+def note_text(note: str) -> str:
+    """A rewrite's note without the rule id it starts with."""
+    head = _NOTE_HEAD.match(note)
+    return note[head.end():] if head is not None else note
 
 
 def site_with_text(site: FunctionSite, text: str) -> FunctionSite:
