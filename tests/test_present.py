@@ -122,7 +122,7 @@ def test_an_improved_outcome_says_its_figures_in_the_one_format() -> None:
     outcome = choose(site, Plan((), "builtin"), (Trial(Candidate("int f(int a){return a;}", (),
                                                                   "builtin"), v),))
     assert outcome.status == "improved"
-    assert outcome.message == "1497.00× faster (95% CI 380.20–4843.00, serial)"
+    assert outcome.message == "1497× faster (95% CI 380–4843, serial)"
 
 
 def test_a_function_the_harness_cannot_feed_says_so_and_offers_the_draft() -> None:
@@ -155,3 +155,11 @@ def test_a_function_the_harness_cannot_feed_says_so_and_offers_the_draft() -> No
     # Never the command line with an absolute path: the editor's quick fix drafts the spec.
     for text in (outcome.message, lens_title(outcome), hover, report):
         assert "/abs/ends.cpp" not in text and "perfpilot spec" not in text
+
+
+def test_figures_keep_two_decimals_below_100_and_none_above() -> None:
+    from perfpilot.engine.present import interval, ratio
+
+    assert ratio(2.314) == "2.31×" and ratio(99.5) == "99.50×"
+    assert ratio(1585.04) == "1585×"
+    assert interval((1364.33, 1687.11)) == "1364–1687" and interval((0.98, 1.2)) == "0.98–1.20"

@@ -65,7 +65,7 @@ def test_the_word_is_a_verdict_and_its_phrase_says_not_applied() -> None:
     v = _suspicious()
     assert "suspicious" in VERDICTS
     phrase = speedup_phrase(v)
-    assert phrase == ("suspicious, not applied: the clock says 2175.00× but instruction counts "
+    assert phrase == ("suspicious, not applied: the clock says 2175× but instruction counts "
                       "say 1.02×")
     assert v.message.startswith("Wall time says 2175× but instruction counts say 1.02×")
     assert v.to_json()["speedup"] is None and v.to_json()["verdict"] == "suspicious"
@@ -79,7 +79,7 @@ def test_the_engine_never_chooses_it_and_says_why() -> None:
     assert "(suspicious)" in out.message and "Wall time says 2175×" in out.message
     assert lens_title(out) == "PerfPilot: not applied — " + speedup_phrase(_suspicious())
     md = report_markdown(out)
-    assert "**suspicious, not applied: the clock says 2175.00×" in md  # no needless escapes
+    assert "**suspicious, not applied: the clock says 2175×" in md  # no needless escapes
     assert "Wall time says 2175× but instruction counts say 1.02×" in md
     # A race drops it like a failure: it has no figure to rank.
     assert figure(trial.verdict) is None
@@ -125,6 +125,6 @@ def test_the_cli_prints_it_as_not_applied(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(measure, "bench_files", fake_bench)
     assert main(["bench", str(src), "--function", "total", "--candidate", str(cand)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == ("total: suspicious, not applied: the clock says 2175.00× but instruction "
+    assert out[0] == ("total: suspicious, not applied: the clock says 2175× but instruction "
                       "counts say 1.02×")
     assert out[1].startswith("Wall time says 2175×")

@@ -109,14 +109,19 @@ def _ms(seconds: float | None) -> str:
     return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.3g} µs"
 
 
+def _number(value: float) -> str:
+    # Two decimals below 100; whole numbers above, where decimals are noise (1585×, not 1585.04×).
+    return f"{value:.2f}" if value < 100 else f"{value:.0f}"
+
+
 def ratio(value: float) -> str:
-    """A speedup ratio, the one format used everywhere: ``2.31×``."""
-    return f"{value:.2f}×"
+    """A speedup ratio, the one format used everywhere: ``2.31×``, ``1585×``."""
+    return f"{_number(value)}×"
 
 
 def interval(ci: tuple[float, float]) -> str:
-    """A 95% interval's bounds, the one format used everywhere: ``2.20–2.43``."""
-    return f"{ci[0]:.2f}–{ci[1]:.2f}"
+    """A 95% interval's bounds, the one format used everywhere: ``2.20–2.43``, ``1364–1687``."""
+    return f"{_number(ci[0])}–{_number(ci[1])}"
 
 
 _NO_GAIN = 0.03  # a 1-thread figure within ±3% of 1 (the runner's no-change band) is no gain

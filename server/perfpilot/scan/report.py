@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.confirm.program import ProgramVerdict
+from perfpilot.engine.present import interval, ratio
 from perfpilot.model_usage import ModelUsage
 from perfpilot.scan.patches import Rewrite, combined, file_diff, rewrite_of
 from perfpilot.scan.progress_lines import duration
@@ -50,9 +51,9 @@ def figure(r: FunctionResult) -> str:
         return "not measured reliably (noisy)"
     if r.speedup is None:
         return r.verdict_word
-    ci = f" (95% CI {r.ci95[0]:.2f}–{r.ci95[1]:.2f})" if r.ci95 is not None else ""
+    ci = f" (95% CI {interval(r.ci95)})" if r.ci95 is not None else ""
     word = "" if r.verdict_word == "faster" else f", {r.verdict_word}"
-    return f"{r.speedup:.2f}×{ci}{word}"
+    return f"{ratio(r.speedup)}{ci}{word}"
 
 
 def tokens_cell(u: ModelUsage) -> str:
