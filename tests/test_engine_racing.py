@@ -113,6 +113,23 @@ async def test_variants_are_raced_and_only_the_winner_is_measured_in_full(
         == [1, 0]
 
 
+async def test_a_race_whose_every_variant_needs_a_spec_asks_for_the_spec(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfpilot.engine.present import needs_spec_verdict
+
+    async def measure(*_args: Any, **_kwargs: Any) -> Verdict:
+        return Verdict("needs-spec", "PerfPilot cannot build inputs for pair_sum: a template.")
+
+    monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+    outcome = await engine().optimize(site(), JobContext())
+    (race,) = outcome.races
+    assert not race.finalists
+    # The family's verdict is the original's need, not "nothing measured in full".
+    assert needs_spec_verdict(outcome) is not None
+    assert outcome.message.startswith("PerfPilot cannot build inputs for pair_sum"), \
+        outcome.message
+
+
 async def test_without_measuring_only_the_rules_own_schedule_is_proposed(
         monkeypatch: pytest.MonkeyPatch) -> None:
     FakeRunner(monkeypatch)

@@ -337,6 +337,10 @@ class Engine:
                 done = await race(cand.family, members, measure_one, self.settings.runner.pairs)
                 races.append(done)
                 trials += [Trial(cands[e.index], e.last) for e in done.finalists]
+                if not done.finalists and done.entrants[0].last is not None:
+                    # Every variant left: the first one's verdict stands for the family (a
+                    # needs-spec, about the original, then leads to the spec as it should).
+                    trials.append(Trial(cands[done.entrants[0].index], done.entrants[0].last))
                 continue
             ctx.report("building", f"candidate {i + 1} of {len(cands)}")
             trials.append(Trial(cand, await measure_one(i)))
