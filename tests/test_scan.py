@@ -768,3 +768,46 @@ async def test_a_model_plan_that_chose_the_function_counts_as_its_use(tmp_path: 
     assert (r.usage.requests, r.usage.prompt_tokens, r.usage.completion_tokens) == \
         (2, 550, 110)
     assert scan.other_usage.requests == 0 and scan.usage == r.usage
+
+
+def test_functions_measured_at_once_on_one_machine_get_cores_of_their_own(
+        tmp_path: Path) -> None:
+    import threading
+
+    from perfpilot.scan.core_pinning import core_list, pinned_cores
+    from perfpilot.scan.function_job import worker_info
+
+    assert core_list((0, 1, 2, 5, 7, 8)) == "0-2,5,7-8"
+    allowed = os.sched_getaffinity(0)
+    if len(allowed) < 2:
+        pytest.skip("one core: nothing to choose among")
+    first_in, release = threading.Event(), threading.Event()
+    seen: dict[str, Any] = {}
+
+    def first() -> None:
+        with pinned_cores(1, folder=tmp_path) as cores:
+            seen["first"] = cores
+            seen["first_affinity"] = os.sched_getaffinity(0)
+            seen["info"] = worker_info("ray")
+            first_in.set()
+            release.wait(10)
+        seen["after"] = os.sched_getaffinity(0)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert first_in.wait(10)
+    try:
+        with pinned_cores(1, folder=tmp_path, wait_s=0.5) as cores:
+            # Another function here at the same time: another core.
+            assert len(cores) == 1 and set(cores).isdisjoint(seen["first"]), (cores, seen)
+            assert os.sched_getaffinity(0) == set(cores)
+    finally:
+        release.set()
+        thread.join(10)
+    assert len(seen["first"]) == 1 and seen["first_affinity"] == set(seen["first"])
+    assert seen["info"].cores == 1 and seen["info"].pinned == core_list(seen["first"])
+    assert seen["after"] == allowed  # the thread is unpinned again after the function
+    assert os.sched_getaffinity(0) == allowed
+    # Asking for every core leaves it unpinned.
+    with pinned_cores(len(allowed), folder=tmp_path) as cores:
+        assert cores == ()

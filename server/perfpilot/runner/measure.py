@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -69,6 +68,7 @@ from perfpilot.runner.toolchain import (
     counting_flags,
     cpu_has_avx512,
     make_toolchain,
+    thread_count,
 )
 from perfpilot.runner.values import Measurement, Tuning, Verdict, Verification
 from perfpilot.runner.verdicts import Failure
@@ -83,7 +83,7 @@ from perfpilot.settings import RunnerSettings
 
 
 def _threads(settings: RunnerSettings) -> int:
-    return settings.threads if settings.threads > 0 else (os.cpu_count() or 1)
+    return thread_count(settings)
 
 
 def _base(job_tc: Toolchain | None, mode: str, sandbox: Sandbox | None) -> Verdict:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -46,6 +45,7 @@ from perfpilot.runner.toolchain import (
     absolute_paths,
     compiler_folders,
     make_toolchain,
+    thread_count,
 )
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 from perfpilot.settings import RunnerSettings
@@ -101,7 +101,7 @@ async def measure_program(original: FunctionSite, candidate_unit: str,
     base = replace(base, flags=tc.build_flags, compiler=tc.cc_name, sandbox=sandbox.describe(),
                    notes=sandbox.notes)
     inputs = find_inputs(source_path)
-    threads = (settings.threads or os.cpu_count() or 1) if tc.openmp else 1
+    threads = thread_count(settings) if tc.openmp else 1
     env = {"OMP_NUM_THREADS": str(threads)} if tc.openmp else {}
     limits = Limits(memory_mb=tuning.memory_mb, cpu_s=int(settings.run_timeout_s) * 4 + 5)
     async with work_directory() as workdir:

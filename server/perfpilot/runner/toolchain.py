@@ -58,6 +58,17 @@ class Toolchain:
         return ".c" if self.language == "c" else ".cpp"
 
 
+def thread_count(settings: RunnerSettings) -> int:
+    """The threads an OpenMP run uses: ``runner.threads``, else the cores this process may
+    run on (fewer than the machine's when it is pinned, as a scan's Ray task is)."""
+    if settings.threads > 0:
+        return settings.threads
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _which(name: str) -> str | None:
     return shutil.which(name)
 

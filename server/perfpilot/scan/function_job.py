@@ -15,6 +15,7 @@ from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.model_usage import NO_USAGE, ModelUsage, UsageMeter
 from perfpilot.progress import Cancelled, JobContext
 from perfpilot.runner.values import Tuning
+from perfpilot.scan.core_pinning import core_list
 from perfpilot.scan.targets import site_for
 from perfpilot.scan.values import FunctionResult, PlanStep, Target, WorkerInfo
 from perfpilot.settings import Settings
@@ -73,16 +74,21 @@ def cpu_model() -> str:
 
 
 def worker_info(where: str) -> WorkerInfo:
-    """This machine, as a result records it: CPU model, usable cores, load average."""
+    """This machine, as a result records it: CPU model, usable cores (and which, when this
+    thread is pinned to some of them), load average."""
+    pinned = ""
     try:
-        cores = len(os.sched_getaffinity(0))
+        usable = tuple(sorted(os.sched_getaffinity(0)))
+        cores = len(usable)
+        if cores < (os.cpu_count() or cores):
+            pinned = core_list(usable)
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
     try:
         load1 = os.getloadavg()[0]
     except OSError:
         load1 = -1.0
-    return WorkerInfo(where, platform.node(), cpu_model(), cores, round(load1, 2))
+    return WorkerInfo(where, platform.node(), cpu_model(), cores, round(load1, 2), pinned)
 
 
 def _shown(outcome: Outcome) -> Trial | None:

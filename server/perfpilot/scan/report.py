@@ -154,8 +154,9 @@ def markdown(scan: ScanResult, rewrites: dict[str, Rewrite], kept: int,
         if r.usage.requests:
             lines += ["", f"Model use: {r.usage.phrase().removeprefix('model: ')}."]
         w = r.worker
-        lines += ["", f"Measured on {w.host} ({w.where}): {w.cpu_model}, {w.cores} cores, "
-                      f"load {w.load1:g}; {duration(r.seconds)}."]
+        pinned = f" (pinned to {w.pinned})" if w.pinned else ""
+        lines += ["", f"Measured on {w.host} ({w.where}): {w.cpu_model}, {w.cores} cores"
+                      f"{pinned}, load {w.load1:g}; {duration(r.seconds)}."]
     return "\n".join(lines) + "\n"
 
 

@@ -48,24 +48,26 @@ class Target:
 @dataclass(frozen=True)
 class WorkerInfo:
     """Where a function was measured: the machine, its CPU model and cores, and its load
-    average over the last minute when the measurement started."""
+    average over the last minute when the measurement started; ``pinned``: the cores the
+    measurement was pinned to (``0-1``), empty when it could use every core."""
 
     where: str  # "local", or "ray" for a Ray worker
     host: str
     cpu_model: str
     cores: int
     load1: float
+    pinned: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A plain JSON-able dict."""
         return {"where": self.where, "host": self.host, "cpu_model": self.cpu_model,
-                "cores": self.cores, "load1": self.load1}
+                "cores": self.cores, "load1": self.load1, "pinned": self.pinned}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WorkerInfo:
         """The inverse of ``to_json``."""
         return cls(str(data["where"]), str(data["host"]), str(data["cpu_model"]),
-                   int(data["cores"]), float(data["load1"]))
+                   int(data["cores"]), float(data["load1"]), str(data.get("pinned", "")))
 
 
 @dataclass(frozen=True)

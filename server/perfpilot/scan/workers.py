@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from perfpilot.engine.engine import Engine
 from perfpilot.progress import Cancelled, JobContext
+from perfpilot.scan.core_pinning import pinned_cores
 from perfpilot.scan.function_job import FunctionJob, draft, run_job, worker_info
 from perfpilot.scan.targets import ScanInputError
 from perfpilot.scan.values import FunctionResult
@@ -58,13 +59,16 @@ class LocalWorkers:
         await self._engine.close()
 
 
-def _ray_task(job: FunctionJob) -> FunctionResult:
-    """The body of the Ray task: the same job, on the worker, in a fresh event loop."""
-    return asyncio.run(run_job(job, JobContext(), None, "ray"))
+def _ray_task(job: FunctionJob, cores: int) -> FunctionResult:
+    """The body of the Ray task: the same job, on the worker, in a fresh event loop, pinned
+    to ``cores`` cores of the worker's machine no other function there is measured on."""
+    with pinned_cores(cores):
+        return asyncio.run(run_job(job, JobContext(), None, "ray"))
 
 
 class RayWorkers:
-    """Ray tasks, ``cpus_per_function`` CPUs each: Ray runs one on a worker's CPUs at a time.
+    """Ray tasks, ``cpus_per_function`` CPUs each: Ray runs one on a worker's CPUs at a time,
+    and the task pins itself to that many cores no other task on the machine holds.
 
     Plans and candidates are drafted here first, by the driver's engine (so model calls go
     from here to the configured endpoint, at most ``optimizer.concurrency`` at once); the
@@ -96,6 +100,7 @@ class RayWorkers:
         self.description = (f"Ray ({address}), {self.capacity} function(s) at a time on "
                             f"{cpus:g} CPUs")
         self._remote = self._ray.remote(num_cpus=cpus_per_function, max_retries=0)(_ray_task)
+        self._cores = max(1, int(cpus_per_function))
 
     def start(self, job: FunctionJob, on_stage: StageFn) -> asyncio.Future[FunctionResult]:
         """Draft the function here, then send it to a Ray worker (whose stages are not
@@ -111,7 +116,7 @@ class RayWorkers:
                 job = await draft(job, self._engine, ctx)
             on_stage("measuring", "on a Ray worker")
             result: FunctionResult = await asyncio.wrap_future(
-                self._remote.remote(job).future())
+                self._remote.remote(job, self._cores).future())
             return result
         except (Cancelled, asyncio.CancelledError):
             raise
