@@ -140,6 +140,28 @@ def test_progress_estimates_the_time_left_from_the_pace(tmp_path: Path) -> None:
     assert "improved in 1m 00s; about 1m 30s left" in lines[-1], lines[-1]
 
 
+def test_on_a_terminal_stages_move_a_bar_and_finished_functions_are_lines(
+        tmp_path: Path) -> None:
+    import io
+
+    from perfpilot.scan.progress_bar import TerminalBar
+
+    screen = io.StringIO()
+    bar = TerminalBar(stream=screen)
+    lines: list[str] = []
+    progress = ScanProgress(2, 1, lines.append, bar=bar)
+    (tmp_path / "x.cpp").write_text(TWO)
+    target = target_of(file_sites(tmp_path / "x.cpp")[0], tmp_path / "x.cpp", tmp_path)
+    progress.stage(target, "building")
+    progress.stage(target, "timing")
+    assert lines == []  # stages only move the bar
+    progress.finished(FunctionResult(target, "improved", "", WORKER, 60.0))
+    assert len(lines) == 1 and "improved in 1m 00s" in lines[0]
+    bar.stop()
+    shown = screen.getvalue()
+    assert "1/2" in shown and "count_upper" in shown and "about 1m 00s left" in shown, shown
+
+
 def test_state_keeps_a_result_only_while_the_function_is_unchanged(tmp_path: Path) -> None:
     (tmp_path / "x.cpp").write_text(TWO)
     site = file_sites(tmp_path / "x.cpp")[0]

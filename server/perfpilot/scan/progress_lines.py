@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from perfpilot.scan.progress_bar import TerminalBar
 from perfpilot.scan.values import FunctionResult, Target
 
 
@@ -26,7 +27,8 @@ class ScanProgress:
     left, divided by how many run at once; before the first one finishes it says so."""
 
     def __init__(self, total: int, capacity: int, write: Callable[[str], None], *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 bar: TerminalBar | None = None) -> None:
         self.total = total
         self.done = 0
         self._capacity = max(1, capacity)
@@ -34,6 +36,10 @@ class ScanProgress:
         self._clock = clock
         self._spent: list[float] = []
         self._last: dict[str, str] = {}
+        # On a terminal: stage changes move the bar; finished functions are lines above it.
+        self._bar = bar
+        if bar is not None:
+            bar.start(total)
 
     def left(self) -> str:
         """The estimated time left, as words."""
@@ -45,14 +51,18 @@ class ScanProgress:
         mean = sum(self._spent) / len(self._spent)
         return f"about {duration(mean * remaining / self._capacity)} left"
 
-    def _line(self, target: Target, what: str) -> None:
+    def _line(self, target: Target, what: str, *, ended: bool = False) -> None:
+        if self._bar is not None:
+            self._bar.show(self.done, f"{target.function}: {what}", self.left())
+            if not ended:
+                return
         self._write(f"scan [{self.done}/{self.total}] {target.path}: {target.function}: "
                     f"{what}; {self.left()}")
 
     def reused(self, result: FunctionResult) -> None:
         """A function finished by an earlier, interrupted run."""
         self.done += 1
-        self._line(result.target, f"finished earlier ({result.status})")
+        self._line(result.target, f"finished earlier ({result.status})", ended=True)
 
     def stage(self, target: Target, stage: str, message: str = "") -> None:
         """The function entered a stage (one line per stage change)."""
@@ -67,4 +77,4 @@ class ScanProgress:
         self._spent.append(result.seconds)
         self._last.pop(result.target.key, None)
         word = result.verdict_word if result.verdict is not None else result.status
-        self._line(result.target, f"{word} in {duration(result.seconds)}")
+        self._line(result.target, f"{word} in {duration(result.seconds)}", ended=True)

@@ -27,6 +27,7 @@ from perfpilot.progress import JobContext
 from perfpilot.runner.values import Tuning
 from perfpilot.scan.function_job import FunctionJob
 from perfpilot.scan.git_changes import changed_lines, text_at
+from perfpilot.scan.progress_bar import TerminalBar
 from perfpilot.scan.progress_lines import ScanProgress
 from perfpilot.scan.state import ScanState, state_path
 from perfpilot.scan.targets import (
@@ -139,9 +140,12 @@ async def select_sites(options: ScanOptions, engine: Engine, ctx: JobContext
 
 async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
                    write: Callable[[str], None] | None = None) -> ScanResult:
-    """Scan as ``options`` say; progress lines go to ``write`` (stderr by default)."""
+    """Scan as ``options`` say; progress lines go to ``write`` (by default stderr: a progress
+    bar with the finished functions' lines above it on a terminal, plain lines elsewhere)."""
     ctx = ctx or JobContext()
-    say = write or (lambda line: print(line, file=sys.stderr, flush=True))
+    bar = TerminalBar() if write is None and sys.stderr.isatty() else None
+    say = write or (bar.print if bar is not None
+                    else lambda line: print(line, file=sys.stderr, flush=True))
     start = time.monotonic()
     engine = Engine(options.settings, options.root, tuning=options.tuning)
     workers: Workers | None = None
@@ -158,7 +162,7 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
         workers = make_workers(options.workers, engine, ctx, options.cpus_per_function)
         say(f"scan: {len(targets)} function(s) to work on ({workers.description})")
         results, late, reused = await _measure_all(options, targets, state, workers, ctx,
-                                                   say, start, planned)
+                                                   say, start, planned, bar)
         not_reached = late + not_reached
         for t in not_reached:
             other_usage = other_usage + planned.get(t.key, NO_USAGE)
@@ -166,6 +170,8 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
         if options.fail_on_regression and options.changed_since:
             checks = await regression_checks(options, changed, ctx, say)
     finally:
+        if bar is not None:
+            bar.stop()
         if workers is not None:
             await workers.close()
         else:
@@ -179,9 +185,10 @@ async def run_scan(options: ScanOptions, ctx: JobContext | None = None, *,
 
 async def _measure_all(options: ScanOptions, targets: list[Target], state: ScanState,
                        workers: Workers, ctx: JobContext, say: Callable[[str], None],
-                       start: float, planned: dict[str, ModelUsage]
+                       start: float, planned: dict[str, ModelUsage],
+                       bar: TerminalBar | None = None
                        ) -> tuple[list[FunctionResult], list[Target], int]:
-    progress = ScanProgress(len(targets), workers.capacity, say)
+    progress = ScanProgress(len(targets), workers.capacity, say, bar=bar)
     results: list[FunctionResult] = []
     queue: list[Target] = []
     for target in targets:
