@@ -120,6 +120,19 @@ def test_only_the_changed_lines_are_formatted_in_the_files_style() -> None:
 
 
 @needs_clang_format
+def test_blank_lines_beside_the_change_keep_their_own_whitespace() -> None:
+    unit = TWO_SPACES.replace("  double   acc = 0;\n", "  double   acc = 0;\n  \n").replace(
+        "  }\n  return acc;", "  }\n  \t\n  return acc;")
+    site = _site(unit, "energy")
+    code = _rewritten(site, "  for (std::size_t i = 0; i < v.size(); ++i) {",
+                      "  const auto n=v.size();\n  for (std::size_t i = 0; i < n; ++i) {")
+    out = format_candidate(site, code)
+    assert "\n  const auto n = v.size();\n  for (" in out, out
+    # the file's whitespace-only lines are not the rewrite's to clean up
+    assert "acc = 0;\n  \n  const" in out and "  }\n  \t\n  return acc;" in out, repr(out)
+
+
+@needs_clang_format
 def test_a_pragma_keeps_its_text_at_the_loops_indentation() -> None:
     site = _site(TWO_SPACES, "energy")
     code = _rewritten(site, "  for (std::size_t", "  #pragma omp parallel for reduction(+:acc)\n"

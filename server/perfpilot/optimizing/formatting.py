@@ -196,9 +196,25 @@ def format_candidate(site: FunctionSite, code: str) -> str:
     out = _restore_preprocessor(text, done.stdout)
     if out is None or _compact(out) != _compact(text):
         return code
-    back = out.split("\n")
+    back = _keep_untouched(text, out, ranges).split("\n")
     return "\n".join([back[0]] + [indent + line if line.strip() else line
                                   for line in back[1:]])
+
+
+def _keep_untouched(before: str, after: str, ranges: list[tuple[int, int]]) -> str:
+    """``after`` with each line outside the changed ``ranges`` (1-based lines of ``before``)
+    that clang-format altered only in whitespace put back as ``before`` had it: the trailing
+    spaces of a blank line next to the change are the file's, not the rewrite's to remove."""
+    changed = {n for a, b in ranges for n in range(a, b + 1)}
+    old, new = before.split("\n"), after.split("\n")
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+            if i + 1 not in changed and _compact(old[i]) == _compact(new[j]):
+                new[j] = old[i]
+    return "\n".join(new)
 
 
 def _restore_preprocessor(before: str, after: str) -> str | None:
