@@ -10,9 +10,11 @@ the loop's entry condition when the call could misbehave where the original neve
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from perfpilot.code.effects import NEVER_WRITES_MEMORY, PARALLEL_SAFE_METHODS, PURE_RANGE_SCANS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
@@ -23,6 +25,7 @@ from perfpilot.code.syntax import (
     identifiers,
     line,
     receiver,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -207,9 +210,15 @@ def _algorithm_hoists(inp: RuleInput, taken: set[str]) -> RuleOutput:
 
 
 def hoist_rule(inp: RuleInput) -> RuleOutput:
-    """Evaluate ``strlen(s)`` / ``v.size()`` in a loop condition once, before the loop."""
+    """Evaluate ``strlen(s)`` / ``v.size()`` in a loop condition once, before the loop; a later
+    loop of the same block reads the same local when nothing between them can change it."""
     taken = set(inp.taken)
     changes, notes = _algorithm_hoists(inp, taken) if inp.language == "cpp" else ([], [])
+    # Per hoisted call text, the latest loop it was computed before, its local, and the group
+    # of edits (one change) that declares it: a reuse joins that change, so the two are
+    # applied or dropped together.
+    hoisted: dict[str, tuple[Node, str, _Hoists]] = {}
+    groups: list[_Hoists] = []
     for lp in all_loops(inp.loops):
         if not lp.invariant_calls:
             continue
@@ -221,32 +230,123 @@ def hoist_rule(inp: RuleInput) -> RuleOutput:
         by_text: dict[str, list[tuple[int, int]]] = {}
         for call in lp.invariant_calls:
             by_text.setdefault(call.text, []).append((call.start_byte, call.end_byte))
-        edits: list[Edit] = []
-        names: list[str] = []
+        group = _Hoists(lp.line)
         for k, (text, spans) in enumerate(by_text.items()):
             call = next(c for c in lp.invariant_calls if c.text == text)
+            earlier = hoisted.get(text)
+            if earlier is not None and call.obj and \
+                    _unchanged_between(inp, earlier[0], node, call.obj):
+                _, name, owner = earlier
+                owner.edits.extend(Edit(s, e, name, "hoist-invariant-call") for s, e in spans)
+                owner.reused.append(lp.line)
+                continue
             stem = f"{call.obj}_size" if call.obj else f"{call.args[0]}_len"
             name = fresh_name(taken, stem)
             taken.add(name)
-            names.append(name)
+            group.names.append(name)
+            group.calls.append(text)
             if inp.language == "c":
                 decl = f"const size_t {name} = {text};"
             else:
                 decl = f"const auto {name} = {text};"
-            edits.append(insertion_before(inp, node, decl, "hoist-invariant-call", order=k))
-            edits.extend(Edit(s, e, name, "hoist-invariant-call") for s, e in spans)
-        calls = ", ".join(f"'{t}'" for t in by_text)
-        explanation = (f"The condition of the loop at line {lp.line} calls {calls} on every "
-                       "iteration although the loop body never changes what it measures; "
-                       f"computing it once before the loop (as {', '.join(names)}) removes "
-                       "the repeated work" +
-                       (" (strlen is linear in the string's length, so the loop was "
-                        "quadratic)." if any("strlen" in t for t in by_text) else "."))
-        changes.append(Change("hoist-invariant-call", tuple(edits), explanation, (lp.line,)))
+            group.edits.append(insertion_before(inp, node, decl, "hoist-invariant-call",
+                                                order=k))
+            group.edits.extend(Edit(s, e, name, "hoist-invariant-call") for s, e in spans)
+            hoisted[text] = (node, name, group)
+        groups.append(group)
+    changes.extend(g.change() for g in groups if g.edits)
     handled = {(c.start_byte, c.end_byte) for lp in all_loops(inp.loops)
                for c in lp.invariant_calls}
     body, more = _body_hoists(inp, taken, handled)
     return changes + body, notes + more
+
+
+@dataclass
+class _Hoists:
+    """The condition calls of one loop computed once before it, while they are collected."""
+
+    line: int
+    calls: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    reused: list[int] = field(default_factory=list)  # later loops' lines that read the locals
+
+    def change(self) -> Change:
+        calls = ", ".join(f"'{t}'" for t in self.calls)
+        later = ", ".join(str(n) for n in self.reused)
+        explanation = (f"The condition of the loop at line {self.line} calls {calls} on every "
+                       "iteration although the loop body never changes what it measures; "
+                       f"computing it once before the loop (as {', '.join(self.names)}) "
+                       "removes the repeated work" +
+                       (" (strlen is linear in the string's length, so the loop was "
+                        "quadratic)" if any("strlen" in t for t in self.calls) else "") +
+                       (f"; the loop at line {later} reads the same local, since nothing "
+                        "between the loops can change it" if later else "") + ".")
+        return Change("hoist-invariant-call", tuple(self.edits), explanation,
+                      (self.line, *self.reused))
+
+
+# Containers whose ``[]`` never changes their size (a map's inserts).
+_SEQUENCE = re.compile(r"\b(?:vector|array|deque|span|(?:w|u8|u16|u32)?string(?:_view)?|"
+                       r"basic_string(?:_view)?)\b")
+
+
+def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> bool:
+    """Whether ``obj``'s size at ``second`` is surely what it was before ``first``: the two
+    loops are statements of one block, ``second`` later (each loop was proved to leave the
+    size alone), and the statements between them call only functions and methods known to
+    leave memory alone, assign only plain arithmetic variables, jump nowhere, and read
+    ``obj`` only through ``[]`` or such methods, ``obj`` being a sequence container or
+    string."""
+    block = first.parent
+    if block is None or block.type != "compound_statement" or second.parent is None or \
+            (second.parent.start_byte, second.parent.end_byte) != \
+            (block.start_byte, block.end_byte) or first.end_byte > second.start_byte:
+        return False
+    vt = inp.types.get(obj)
+    if vt is None or vt.pointer or not _SEQUENCE.search(vt.base):
+        return False
+    for stmt in block.named_children:
+        if stmt.start_byte < first.end_byte or stmt.end_byte > second.start_byte:
+            continue
+        for n in walk(stmt):
+            if n.type in _JUMPS_AND_EFFECTS:
+                return False
+            if n.type == "call_expression":
+                method = receiver(n) is not None
+                if callee(n) not in (PARALLEL_SAFE_METHODS if method
+                                     else NEVER_WRITES_MEMORY | PURE_RANGE_SCANS):
+                    return False
+            elif n.type in ("assignment_expression", "compound_assignment_expression",
+                            "update_expression"):
+                target = n.child_by_field_name("left") or n.child_by_field_name("argument")
+                tv = inp.types.get(node_text(target)) if target is not None and \
+                    target.type == "identifier" else None
+                if tv is None or not tv.is_arithmetic or tv.reference or tv.scope != "local":
+                    return False
+            elif n.type == "identifier" and node_text(n) == obj and not _reads_only(n):
+                return False
+    return True
+
+
+_JUMPS_AND_EFFECTS = frozenset({
+    "goto_statement", "labeled_statement", "lambda_expression", "new_expression",
+    "delete_expression",
+})
+
+
+def _reads_only(name: Node) -> bool:
+    """``name`` is the object of a subscript or of a method call (the call is checked on its
+    own)."""
+    parent = name.parent
+    if parent is None:
+        return False
+    if parent.type == "subscript_expression":
+        base = parent.child_by_field_name("argument")
+        return base is not None and base.id == name.id
+    if parent.type == "field_expression":
+        return parent.parent is not None and parent.parent.type == "call_expression"
+    return False
 
 
 def _body_hoists(inp: RuleInput, taken: set[str], handled: set[tuple[int, int]]
