@@ -73,8 +73,20 @@ async def test_replayed_answers_with_a_repair_and_the_reference_as_the_answer(
         engine.update_settings(replace(engine.settings, optimizer=RoleSettings(
             backend="replay", answers="reference")))
         out = tmp_path / "ref"
-        (second,) = await Evaluator(engine, ResultStore(out), EvalOptions(
-            retries=0, reference=False)).run(load_tasks(tasks), JobContext())
+        replaying = Evaluator(engine, ResultStore(out), EvalOptions(retries=0,
+                                                                   reference=False))
+        (second,) = await replaying.run(load_tasks(tasks), JobContext())
+        # Figures that say the answer falls short: the answer (here the reference's own code)
+        # is timed against the reference in one paired run, at the answer's size.
+        gen = await replaying._generate(load_task(tasks / "pairs"), JobContext())
+        assert gen.result is not None and first.best is not None
+        short = replace(first, reference=replace(first.reference,
+                                                 speedup=10 * (first.best.speedup or 1.0)))
+        assert await replaying._against_reference(gen, None, short, JobContext(), None) is None
+        direct = await replaying._against_reference(gen, gen.result.candidates[0], short,
+                                                    JobContext(), None)
+        assert direct is not None and direct.size == first.best.size, direct
+        assert direct.verdict in ("no-change", "faster", "slower", "noisy"), direct
     finally:
         await engine.close()
     assert [(s.verdict, s.round) for s in second.samples] == [("faster", 0)]
@@ -143,6 +155,21 @@ def test_pass_through_figures_and_every_loss_with_its_reason() -> None:
     assert pass_through([pinned])["losses"] == []
     assert pass_through([pinned])["reference_geomean"] == 1.6
     assert TaskResult.from_json(pinned.to_json()) == pinned
+    # Timed against each other, the answer and the reference did not differ: no loss, and
+    # the reference counts at the answer's figure.
+    same = replace(sized, against_reference=sample("no-change", 1.02, size=2048))
+    assert pass_through([same])["losses"] == [] and pass_through([same])["geomean"] == 1.0
+    assert pass_through([same])["reference_geomean"] == 1.5
+    assert TaskResult.from_json(same.to_json()) == same
+    # The paired run confirms the gap: its ratio is the pass-through, and the loss says so.
+    behind = replace(sized, against_reference=sample("faster", 1.25, size=2048))
+    figures = pass_through([behind])
+    assert figures["geomean"] == 0.8 and figures["reference_geomean"] == 1.875
+    assert figures["paired"] == 1 and pass_through([sized])["paired"] == 0
+    assert "1 of them from the answer timed against the reference in one paired run" in \
+        "\n".join(markdown_report(compute_metrics([behind])).splitlines())
+    assert figures["losses"][0]["reason"].endswith(
+        "; timed against each other, the reference is 1.25× the answer's speed")
     busy = task("busy", (sample("noisy", message="machine too busy", detail="agree"),))
     assert pass_through([busy])["losses"][0] == {"task": "busy", "kind": "noisy",
                                                  "reason": "machine too busy"}

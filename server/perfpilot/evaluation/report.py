@@ -114,7 +114,10 @@ def pass_through_markdown(figures: Mapping[str, Any]) -> list[str]:
              f"{figures.get('with_reference', 0)} tasks whose reference was measured, the "
              f"speedup that reached the user is {_x(figures.get('ours_geomean'))} against the "
              f"reference's {_x(figures.get('reference_geomean'))} (geometric means): a "
-             f"pass-through of {_x(figures.get('geomean'))}.", ""]
+             f"pass-through of {_x(figures.get('geomean'))}" +
+             (f" ({figures['paired']} of them from the answer timed against the reference in "
+              "one paired run, where the separate figures said it fell short)"
+              if figures.get("paired") else "") + ".", ""]
     losses = figures.get("losses") or []
     if not losses:
         return [*lines, "No task lost its answer.", ""]

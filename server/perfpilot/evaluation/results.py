@@ -126,6 +126,12 @@ class TaskResult:
     # different sizes (an algorithmic speedup grows with the size): pass-through compares
     # like with like.
     reference_at_size: SampleResult | None = None
+    # The chosen answer timed directly against the reference (both sides in one paired run,
+    # the reference as the candidate), when the two separate figures said the answer fell
+    # short: two figures measured minutes apart drift with the machine's load more than
+    # their intervals say, one paired run does not. Its speedup is the reference's over the
+    # answer.
+    against_reference: SampleResult | None = None
 
     @property
     def verdict(self) -> str:
@@ -195,13 +201,16 @@ class TaskResult:
                 "key": self.key, "verdict": self.verdict, "speedup": self.speedup,
                 "rejected": [r.to_json() for r in self.rejected],
                 "reference_at_size": self.reference_at_size.to_json()
-                if self.reference_at_size else None}
+                if self.reference_at_size else None,
+                "against_reference": self.against_reference.to_json()
+                if self.against_reference else None}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TaskResult:
         """The inverse of ``to_json`` (derived keys are recomputed)."""
         ref = data.get("reference")
         pinned = data.get("reference_at_size")
+        direct = data.get("against_reference")
         chosen = data.get("chosen")
         return cls(task=str(data["task"]), openmp=bool(data.get("openmp", False)),
                    labels=tuple(data.get("labels", ())), planned=tuple(data.get("planned", ())),
@@ -212,4 +221,5 @@ class TaskResult:
                    error=str(data.get("error", "")), key=str(data.get("key", "")),
                    rejected=tuple(RejectedAnswer.from_json(r)
                                   for r in data.get("rejected", ())),
-                   reference_at_size=SampleResult.from_json(pinned) if pinned else None)
+                   reference_at_size=SampleResult.from_json(pinned) if pinned else None,
+                   against_reference=SampleResult.from_json(direct) if direct else None)
