@@ -288,3 +288,24 @@ def test_a_size_chosen_while_the_cpu_was_held_is_not_timed() -> None:
     # Below the target because calibration never reached it: repeated calls, not a stall.
     assert disturbed_calibration({**chosen, "reached": False}, tiny, 0.002) == ""
     assert disturbed_calibration(None, tiny, 0.002) == ""
+
+
+def test_a_multi_thread_timeout_under_pressure_is_not_decided() -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from perfpilot.runner.job import Job
+    from perfpilot.runner.verdicts import Failure
+    from perfpilot.runner.verify import _contended
+
+    job = cast(Job, SimpleNamespace(tuning=Tuning()))
+    hang = Failure("timeout", "The candidate was stopped at size 8 (at 2 threads).")
+    held = _contended(job, hang, 2, 90.0)
+    assert held.verdict == "noisy" and "CPU pressure was 90%" in held.message
+    assert held.message.startswith("Not decided: the 2-thread check ran past its limit")
+    # Quiet cores, one thread, or another failure: the verdict stands.
+    assert _contended(job, hang, 2, 3.0) is hang
+    assert _contended(job, hang, 2, None) is hang
+    assert _contended(job, hang, 1, 90.0) is hang
+    wrong = Failure("incorrect", "outputs differ")
+    assert _contended(job, wrong, 2, 90.0) is wrong

@@ -58,6 +58,7 @@ from perfpilot.runner.job import Job
 from perfpilot.runner.mutants import CONSTANT_KINDS, LEVELS, Mutant, schemata
 from perfpilot.runner.sandbox import Limits, make_writable_for_runs, run_sandboxed, signal_name
 from perfpilot.runner.size_fit import EdgeFit, fit_sizes, scan_ladder
+from perfpilot.runner.stats import CpuSnapshot
 from perfpilot.runner.values import Verification
 from perfpilot.runner.verdicts import Failure
 
@@ -772,11 +773,12 @@ async def check_candidate(job: Job, analysis: OriginalAnalysis,
         job.ctx.report("validating", f"comparing outputs on {len(analysis.valid)} input cases"
                        + (f" at {t} threads" if t > 1 else ""), 25)
         await gate_for_tests("validating", job.ctx)
+        before = CpuSnapshot.now()
         run = await runs.check(analysis.valid, sides="AB", threads=t, case_ms=limit.ms,
                                probe=True)
         failed = verdicts.forged(run.forged) or _candidate_failure(job, run, t, limit)
         if failed is not None:
-            return failed
+            return _contended(job, failed, t, CpuSnapshot.now().pressure_since(before))
     verification = analysis.verification
     notes: list[str] = []
     mine = candidate_constants(job)
@@ -955,6 +957,19 @@ async def check_beyond(job: Job, case: Case, timed: int, threads: int,
     if end is None or end.get("status") != "ok":
         return f"{phrase}; not compared at the candidate's size thresholds (the check stopped)"
     return f"{phrase}, and at sizes {', '.join(map(str, sizes))} around the candidate's constants"
+
+
+def _contended(job: Job, failed: Failure, threads: int, pressure: float | None) -> Failure:
+    """``failed``, unless it is a multi-thread timeout while other work held the cores: the
+    candidate passed at one thread, and threads that wait on each other stall for whole time
+    slices when a core is taken, so the limit says nothing of the candidate then."""
+    if failed.verdict != "timeout" or threads <= 1 or pressure is None or \
+            pressure < job.tuning.parallel_pressure_gate:
+        return failed
+    why = (f"the {threads}-thread check ran past its limit while CPU pressure was "
+           f"{pressure:.0f}%: other work held the cores the threads needed")
+    return Failure("noisy", f"Not decided: {why}. Re-run when the machine is quieter.",
+                   "skipped", why)
 
 
 def stalled_elsewhere(run: DriverRun, workdir: Path) -> str:
