@@ -241,6 +241,10 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             loop.remove_signal_handler(signal.SIGINT)
         await engine.close()
     metrics = compute_metrics(results, args.samples)
+    if settings.optimizer.backend != "replay":
+        # Pass-through measures how much of a replayed answer's worth reaches the user; for
+        # another optimizer the references are not its answers.
+        metrics.pop("pass_through", None)
     metrics["resumed"] = list(evaluator.resumed)
     metrics["machine"] = {"cpus": os.cpu_count(), "load_before": load_before,
                           "load_after": _load()}
