@@ -25,7 +25,6 @@ from perfpilot.engine.applied_store import (
     outcome_from_json,
     outcome_to_json,
 )
-from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import rerun_kept_message
@@ -174,8 +173,8 @@ class Session:
                               applied_text=kept.applied_text,
                               added_includes=kept.added_includes,
                               added_before=kept.added_before,
-                              inputs=measurement_inputs(original, path_of_uri(site.uri),
-                                                        self.engine.workspace))
+                              inputs=self.engine.measurement_inputs(
+                                  original, path_of_uri(site.uri)).paths)
 
     def revert_refusal(self, uri: str, function: str, text: str) -> str | None:
         """Why Revert must not restore the original of ``function`` (current ``text``): the
@@ -328,7 +327,7 @@ class Session:
     def _store(self, job: Job, source_path: Path | None) -> None:
         if job.outcome is None:
             return
-        inputs = measurement_inputs(job.site, source_path, self.engine.workspace)
+        inputs = self.engine.measurement_inputs(job.site, source_path).paths
         per_doc = self.records.setdefault(job.uri, {})
         prev = per_doc.get(job.function)
         if job.kind == "rerun" and prev is not None:
@@ -349,7 +348,7 @@ class Session:
         for uri, per_doc in self.records.items():
             source = path_of_uri(uri)
             for name, rec in per_doc.items():
-                now = measurement_inputs(rec.outcome.site, source, self.engine.workspace)
+                now = self.engine.measurement_inputs(rec.outcome.site, source).paths
                 if path in rec.inputs or path in now:
                     out.append((uri, name, rec))
         return out
