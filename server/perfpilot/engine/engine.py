@@ -289,10 +289,15 @@ class Engine:
 
     async def optimize(self, site: FunctionSite, ctx: JobContext, *, measure: bool = True,
                        source_path: Path | None = None, spec: Path | None = None,
-                       flags: tuple[str, ...] = (), fresh: bool = False) -> Outcome:
-        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best.
+                       fresh: bool = False) -> Outcome:
+        """Plan, rewrite, and (when ``measure``) verify and time every candidate of ``site``, a
+        function of ``source_path``; pick the best. The optimizer checks its candidates with
+        the flags the compile database gives the file, and every candidate is measured with
+        the same inputs, resolved here once (``spec`` overrides the spec found).
 
         ``fresh`` measures every candidate again instead of reusing cached verdicts."""
+        inputs = self.measurement_inputs(site, source_path, spec)
+        flags = inputs.compdb_flags
         plan = await self.plan(site, ctx)
         result = await self.candidates(site, plan, ctx, flags)
         cands: tuple[Candidate, ...] = result.candidates
@@ -321,8 +326,6 @@ class Engine:
         rejected = result.rejected + ranked.left
         # One budget for every candidate of the job: past it, the rest are not measured.
         budget = JobBudget(self.settings.runner.job_budget_s)
-        # Resolved once: every candidate of the job is measured (and keyed) with the same.
-        inputs = self.measurement_inputs(site, source_path, spec)
 
         async def measure_one(index: int, pairs: int | None = None) -> Verdict:
             cand = cands[index]

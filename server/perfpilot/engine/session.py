@@ -216,8 +216,7 @@ class Session:
 
     # -- jobs -----------------------------------------------------------------------------
     def start(self, kind: str, site: FunctionSite, *, source_path: Path | None = None,
-              flags: tuple[str, ...] = (), baseline_text: str | None = None,
-              fresh: bool = False) -> Job:
+              baseline_text: str | None = None, fresh: bool = False) -> Job:
         """Start a background job for ``site``; an unfinished job for it is cancelled first.
 
         ``fresh`` makes an ``optimize`` job measure its candidates again rather than reuse
@@ -233,7 +232,7 @@ class Session:
         job = Job(job_id, kind, site.uri, site.qualified_name, site, JobContext(on_report=report))
         self.jobs[job_id] = job
         job.task = asyncio.get_running_loop().create_task(
-            self._run(job, source_path, flags, baseline_text, fresh), name=job_id)
+            self._run(job, source_path, baseline_text, fresh), name=job_id)
         job.task.add_done_callback(lambda _task: self._ended_unreported(job))
         return job
 
@@ -271,8 +270,8 @@ class Session:
         job.given_up = True
         self._report_cancelled(job)
 
-    async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
-                   baseline_text: str | None, fresh: bool = False) -> None:
+    async def _run(self, job: Job, source_path: Path | None, baseline_text: str | None,
+                   fresh: bool = False) -> None:
         try:
             await gate_for_tests("queued", job.ctx)
             if job.kind == "explain":
@@ -283,8 +282,7 @@ class Session:
                 job.outcome = await self._rerun(job, source_path, baseline_text)
             else:
                 job.outcome = await self.engine.optimize(job.site, job.ctx,
-                                                         source_path=source_path, flags=flags,
-                                                         fresh=fresh)
+                                                         source_path=source_path, fresh=fresh)
             job.stage = "done"
             job.message = job.outcome.message
             self._store(job, source_path)

@@ -68,6 +68,12 @@ class MeasurementInputs:
         }
 
     @property
+    def compdb_flags(self) -> tuple[str, ...]:
+        """The compile database's flags for the source alone (what the optimizer's compile
+        check builds candidates with); none without an entry."""
+        return self.compdb.flags if self.compdb is not None else ()
+
+    @property
     def paths(self) -> tuple[Path, ...]:
         """The files besides the source that decide the verdict (an edit makes it stale)."""
         return tuple(Path(p) for p, _ in self.files)
