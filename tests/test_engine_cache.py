@@ -56,11 +56,11 @@ def fake_verdict(word: str = "faster") -> Verdict:
 
 
 class CountingRunner:
-    """Wraps the real verify_and_measure and counts the calls that reach it."""
+    """Wraps the real measure_candidate and counts the calls that reach it."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, real: bool = True) -> None:
         self.calls = 0
-        self._real = runner_measure.verify_and_measure
+        self._real = runner_measure.measure_candidate
 
         async def wrapper(*args: Any, **kwargs: Any) -> Verdict:
             self.calls += 1
@@ -68,7 +68,7 @@ class CountingRunner:
                 return await self._real(*args, **kwargs)
             return fake_verdict()
 
-        monkeypatch.setattr(runner_measure, "verify_and_measure", wrapper)
+        monkeypatch.setattr(runner_measure, "measure_candidate", wrapper)
 
 
 def engine_for(root: Path) -> Engine:
@@ -136,7 +136,7 @@ async def test_noisy_results_are_not_cached(tmp_path: Path,
         calls += 1
         return fake_verdict("noisy")
 
-    monkeypatch.setattr(runner_measure, "verify_and_measure", noisy)
+    monkeypatch.setattr(runner_measure, "measure_candidate", noisy)
     site = function_by_name(UNIT, "cpp", "sum_sq")
     engine = engine_for(tmp_path)
     for _ in range(2):
@@ -199,7 +199,7 @@ class SequenceRunner:
             return replace(fake_verdict(), speedup=float(self.calls),
                            ci95=(self.calls - 0.1, self.calls + 0.1))
 
-        monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+        monkeypatch.setattr(runner_measure, "measure_candidate", measure)
 
 
 async def test_fresh_measure_replaces_the_cached_figure(tmp_path: Path,

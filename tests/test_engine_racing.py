@@ -18,6 +18,7 @@ from perfpilot.engine.engine import Engine
 from perfpilot.engine.present import hover_markdown, lens_title, report_markdown
 from perfpilot.engine.racing import next_best, round_pairs
 from perfpilot.progress import JobContext
+from perfpilot.runner.measurement_inputs import MeasurementInputs
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 from perfpilot.settings import RunnerSettings, Settings
 
@@ -66,8 +67,9 @@ class FakeRunner:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[str, int, bool]] = []
 
-        async def measure(_site: FunctionSite, code: str, settings: RunnerSettings,
+        async def measure(_site: FunctionSite, code: str, inputs: MeasurementInputs,
                           *_args: Any, **_kwargs: Any) -> Verdict:
+            settings = inputs.settings
             label = next(k for k in FIGURES if k in code)
             self.calls.append((label, settings.pairs, settings.callgrind))
             s, w = FIGURES[label], 0.15 * (6 / settings.pairs) ** 0.5
@@ -77,7 +79,7 @@ class FakeRunner:
                            measurement=m, serial_measurement=replace(m, threads=1),
                            flags=("-fopenmp",), validation_status="passed")
 
-        monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+        monkeypatch.setattr(runner_measure, "measure_candidate", measure)
 
 
 async def test_variants_are_raced_and_only_the_winner_is_measured_in_full(
@@ -120,7 +122,7 @@ async def test_a_race_whose_every_variant_needs_a_spec_asks_for_the_spec(
     async def measure(*_args: Any, **_kwargs: Any) -> Verdict:
         return Verdict("needs-spec", "PerfPilot cannot build inputs for pair_sum: a template.")
 
-    monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+    monkeypatch.setattr(runner_measure, "measure_candidate", measure)
     outcome = await engine().optimize(site(), JobContext())
     (race,) = outcome.races
     assert not race.finalists

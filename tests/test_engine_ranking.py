@@ -87,7 +87,7 @@ async def test_only_the_top_scored_candidate_is_measured(
     from perfpilot.llm.reward_scorer import RewardScorer
 
     runner = RecordingRunnerStandIn()
-    monkeypatch.setattr(runner_measure, "verify_and_measure", runner)
+    monkeypatch.setattr(runner_measure, "measure_candidate", runner)
     site = function_by_name(UNIT, "cpp", "norm2")
     settings = Settings(runner=RunnerSettings(callgrind=False),
                         ranker=RankerSettings(model=str(reward_dir), measure_top=1))
@@ -110,7 +110,7 @@ async def test_only_the_top_scored_candidate_is_measured(
 async def test_a_ranker_that_cannot_load_leaves_every_candidate_measured(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runner = RecordingRunnerStandIn()
-    monkeypatch.setattr(runner_measure, "verify_and_measure", runner)
+    monkeypatch.setattr(runner_measure, "measure_candidate", runner)
     (tmp_path / "not-a-model").mkdir()
     site = function_by_name(UNIT, "cpp", "norm2")
     reports: list[str] = []

@@ -17,6 +17,7 @@ from perfpilot.runner.channel import ChannelKey, Events, read_events, siphash24
 from perfpilot.runner.driver_run import LIB_A, LIB_B, layout_copies, pairs_of, parse_events
 from perfpilot.runner.entry import entry_source
 from perfpilot.runner.harness import harness_source
+from perfpilot.runner.measurement_inputs import resolve_inputs
 from perfpilot.runner.sandbox import detect_sandbox
 from perfpilot.runner.toolchain import make_toolchain
 from perfpilot.settings import RunnerSettings
@@ -59,7 +60,7 @@ def _driver(w: Path, *argv: str) -> list[dict[str, object]]:
 
 async def test_layout_copies_place_the_same_code_at_different_offsets(tmp_path: Path) -> None:
     site = function_by_name(UNIT, "cpp", "total")
-    tc = make_toolchain(RunnerSettings(), "cpp", None, None, UNIT, "")
+    tc = make_toolchain(resolve_inputs(RunnerSettings(), site), UNIT, "")
     sandbox = await detect_sandbox(False)
     built = await compile_placed(sandbox, tc, tmp_path, "a", UNIT + entry_source(site),
                                  "unit.cpp", copies=4, timeout_s=120, ctx=JobContext())
@@ -101,7 +102,7 @@ def _umask() -> int:
 async def test_timing_and_sanitized_builds_of_one_side_run_side_by_side(tmp_path: Path) -> None:
     # They start together and write the same a/unit.cpp: every library must hold the unit.
     site = function_by_name(UNIT, "cpp", "total")
-    tc = make_toolchain(RunnerSettings(), "cpp", None, None, UNIT, "")
+    tc = make_toolchain(resolve_inputs(RunnerSettings(), site), UNIT, "")
     sandbox = await detect_sandbox(False)
     unit = UNIT + entry_source(site)
     for _ in range(3):

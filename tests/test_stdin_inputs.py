@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.evaluation.tasks import TaskError, load_task
 from perfpilot.progress import JobContext
 from perfpilot.runner.measure import bench_files
+from perfpilot.runner.measurement_inputs import resolve_inputs
 from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
 from perfpilot.settings import RunnerSettings
 
@@ -46,8 +46,9 @@ def test_loader_and_runner_take_the_same_files(tmp_path: Path) -> None:
     assert sorted(p for p in task.inputs() if p.suffix in (".in", ".out")) == sorted(runner)
     assert d / ".perfpilot" / "prog" / "big.in" in runner
     site = task.site()
-    deps = measurement_inputs(site, task.source, None)
-    assert (d / ".perfpilot" / "prog" / "big.in").resolve() in deps
+    inputs = resolve_inputs(RunnerSettings(), site, task.source)
+    assert (d / ".perfpilot" / "prog" / "big.in").resolve() in inputs.paths
+    assert sorted(p for pair in inputs.stdin for p in pair if p is not None) == sorted(runner)
 
 
 def test_loader_refuses_only_empty_inputs(tmp_path: Path) -> None:

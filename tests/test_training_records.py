@@ -40,7 +40,7 @@ def fake_runner(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     import perfpilot.runner.measure as measure
 
-    monkeypatch.setattr(measure, "verify_and_measure", measured)
+    monkeypatch.setattr(measure, "measure_candidate", measured)
     return seen
 
 

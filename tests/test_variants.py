@@ -41,6 +41,7 @@ from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.progress import JobContext
 from perfpilot.rules.rewriting import rule_input
 from perfpilot.runner.admission import policy_verdict
+from perfpilot.runner.measurement_inputs import MeasurementInputs
 from perfpilot.runner.toolchain import needs_openmp
 from perfpilot.runner.values import Measurement, Verdict
 from perfpilot.settings import RunnerSettings, Settings
@@ -462,8 +463,9 @@ async def test_the_outcome_names_the_chosen_order_and_the_runner_up(
     by_code = {c.code: figures[c.variant] for c in cands}
     assert set(by_code.values()) == set(figures.values())
 
-    async def measure(_site: FunctionSite, code: str, settings: RunnerSettings,
+    async def measure(_site: FunctionSite, code: str, inputs: MeasurementInputs,
                       *_args: Any, **_kwargs: Any) -> Verdict:
+        settings = inputs.settings
         x, w = by_code[code], 0.1
         m = Measurement(x, x - w, x + w, settings.pairs, 0, 2, 1.0, 1.0 / x)
         return Verdict("faster", "measured", speedup=x, ci95=(x - w, x + w), threads=2,
@@ -471,7 +473,7 @@ async def test_the_outcome_names_the_chosen_order_and_the_runner_up(
                        measurement=m, serial_measurement=replace(m, threads=1),
                        flags=("-fopenmp",), validation_status="passed")
 
-    monkeypatch.setattr(runner_measure, "verify_and_measure", measure)
+    monkeypatch.setattr(runner_measure, "measure_candidate", measure)
     outcome = await engine.optimize(s, JobContext())
     assert outcome.chosen is not None and outcome.chosen.candidate.variant == "order i-k-j"
     assert "picked order i-k-j" in outcome.message

@@ -16,7 +16,6 @@ from cachetools import LRUCache
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.backends import ModelClients, make_optimizer, make_planner, plan_only
-from perfpilot.engine.dependencies import fingerprint, measurement_inputs
 from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
 from perfpilot.engine.limits import check_analysable
@@ -31,6 +30,7 @@ from perfpilot.progress import JobContext, gate_for_tests
 from perfpilot.runner.admission import NO_SANDBOX, Origin, policy_verdict
 from perfpilot.runner.budget import JobBudget
 from perfpilot.runner.gate import MeasureGate
+from perfpilot.runner.measurement_inputs import MeasurementInputs, resolve_inputs
 from perfpilot.settings import API_KEY_SECRET, RoleSettings, Settings, settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
 
@@ -224,33 +224,41 @@ class Engine:
         self._candidates[self._candidates_key(site, plan, flags, self.settings.optimizer)] = \
             result
 
+    def measurement_inputs(self, site: FunctionSite, source_path: Path | None = None,
+                           spec: Path | None = None) -> MeasurementInputs:
+        """Everything measuring ``site`` (a function of ``source_path``) depends on besides
+        the code, resolved from the settings and the workspace: the one place a job's flags,
+        spec, stdin files and mode are looked up (``spec`` overrides the one found)."""
+        return resolve_inputs(self.settings.runner, site, source_path, self.workspace, spec,
+                              self.tuning)
+
     async def measure(self, site: FunctionSite, code: str, ctx: JobContext,
                       source_path: Path | None = None, spec: Path | None = None,
                       includes: tuple[str, ...] = (), fresh: bool = False,
                       origin: Origin = "model", pairs: int | None = None,
-                      budget: JobBudget | None = None) -> Verdict:
+                      budget: JobBudget | None = None,
+                      inputs: MeasurementInputs | None = None) -> Verdict:
         """Verify and time ``code`` (with the headers it needs) against ``site`` (timing gated;
         cached in memory and on disk). ``origin`` is who wrote ``code`` (see
-        ``verify_and_measure``): builtin and model code must pass the capability policy.
+        ``measure_candidate``): builtin and model code must pass the capability policy.
 
-        The key covers the unit, the candidate, the runner settings and the content of every
-        file that decides the measurement (spec, compile database, stdin inputs). ``fresh``
-        (Re-run) measures again whatever is cached, and the new figure replaces the old one.
-        ``pairs`` asks for that many pairs instead of the configured ones, without instruction
-        counts: a round of a race between variants (see ``racing.py``). ``budget`` is the
-        job's time budget, shared by its candidates (by default one for this measurement).
+        ``inputs`` are the measurement's inputs when the job resolved them already (its
+        candidates share them); else they are resolved from ``source_path`` and ``spec``. The
+        key covers the unit, the candidate and the inputs (runner settings, flags, and the
+        content of every file that decides the measurement: spec, compile database, stdin
+        inputs). ``fresh`` (Re-run) measures again whatever is cached, and the new figure
+        replaces the old one. ``pairs`` asks for that many pairs instead of the configured
+        ones, without instruction counts: a round of a race between variants (see
+        ``racing.py``). ``budget`` is the job's time budget, shared by its candidates (by
+        default one for this measurement).
         """
-        from perfpilot.runner.measure import verify_and_measure
+        from perfpilot.runner.measure import measure_candidate
 
-        runner = self.settings.runner
+        inputs = inputs or self.measurement_inputs(site, source_path, spec)
         if pairs is not None:
-            runner = replace(runner, pairs=pairs, callgrind=False)
-        deps = measurement_inputs(site, source_path, self.workspace, spec)
+            inputs = inputs.with_pairs(pairs)
         key = content_key("measure", runner_fingerprint(), site.unit_text, site.qualified_name,
-                          code, "\n".join(includes), origin,
-                          settings_to_dict(replace(self.settings, runner=runner))["runner"],
-                          fingerprint(deps), str(source_path or ""),
-                          repr(self.tuning) if self.tuning is not None else "")
+                          code, "\n".join(includes), origin, inputs.key_material())
         cached = None if fresh else self._verdicts.get(key)
         if cached is None and self._disk is not None and not fresh:
             cached = self._disk.get(key)
@@ -264,11 +272,8 @@ class Engine:
             self._verdicts.pop(key, None)
             if self._disk is not None:
                 self._disk.forget(key)
-        verdict = await verify_and_measure(site, code, runner, ctx,
-                                           workspace=self.workspace, spec=spec,
-                                           source_path=source_path, gate=self._gate,
-                                           includes=includes, origin=origin,
-                                           tuning=self.tuning, budget=budget)
+        verdict = await measure_candidate(site, code, inputs, ctx, gate=self._gate,
+                                          includes=includes, origin=origin, budget=budget)
         # The verdict is final: a training record (off the event loop; records.enabled).
         await keep(self.settings, self.workspace, Measured(
             site, code, verdict, self._plans.get(self._plan_key(site)), includes, origin,
@@ -284,10 +289,15 @@ class Engine:
 
     async def optimize(self, site: FunctionSite, ctx: JobContext, *, measure: bool = True,
                        source_path: Path | None = None, spec: Path | None = None,
-                       flags: tuple[str, ...] = (), fresh: bool = False) -> Outcome:
-        """Plan, rewrite, and (when ``measure``) verify and time every candidate; pick the best.
+                       fresh: bool = False) -> Outcome:
+        """Plan, rewrite, and (when ``measure``) verify and time every candidate of ``site``, a
+        function of ``source_path``; pick the best. The optimizer checks its candidates with
+        the flags the compile database gives the file, and every candidate is measured with
+        the same inputs, resolved here once (``spec`` overrides the spec found).
 
         ``fresh`` measures every candidate again instead of reusing cached verdicts."""
+        inputs = self.measurement_inputs(site, source_path, spec)
+        flags = inputs.compdb_flags
         plan = await self.plan(site, ctx)
         result = await self.candidates(site, plan, ctx, flags)
         cands: tuple[Candidate, ...] = result.candidates
@@ -320,9 +330,9 @@ class Engine:
         async def measure_one(index: int, pairs: int | None = None) -> Verdict:
             cand = cands[index]
             await gate_for_tests("building", ctx)
-            return await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
+            return await self.measure(site, cand.code, ctx, includes=cand.includes,
                                       fresh=fresh, origin=origin_of(cand), pairs=pairs,
-                                      budget=budget)
+                                      budget=budget, inputs=inputs)
 
         trials: list[Trial] = []
         races: list[Race] = []
@@ -347,8 +357,8 @@ class Engine:
 
         async def measure_repair(cand: Candidate) -> Verdict:
             await gate_for_tests("building", ctx)
-            return await self.measure(site, cand.code, ctx, source_path, spec, cand.includes,
-                                      fresh=fresh, origin=origin_of(cand))
+            return await self.measure(site, cand.code, ctx, includes=cand.includes,
+                                      fresh=fresh, origin=origin_of(cand), inputs=inputs)
 
         repaired, refused = await self.repair_rounds(site, plan, tuple(trials), ctx,
                                                      measure_repair, flags)

@@ -1,9 +1,9 @@
 """One function of a file through the whole pipeline: what ``optimize --bench`` and ``scan`` share.
 
 Both commands plan, rewrite, verify and measure a function the same way: the engine's
-``optimize`` with the compile flags the workspace's ``compile_commands.json`` gives the file,
-the file itself as the source (its bench spec and stdin inputs are found from it), and the
-engine's verdict cache (``fresh`` measures again).
+``optimize`` with the file itself as the source (its compile flags, bench spec and stdin
+inputs are resolved from it, see ``Engine.measurement_inputs``), and the engine's verdict
+cache (``fresh`` measures again).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.outcome import Outcome
 from perfpilot.progress import JobContext
-from perfpilot.runner.compdb import flags_for
 
 
 async def optimize_in_file(engine: Engine, site: FunctionSite, path: Path, root: Path,
@@ -23,11 +22,4 @@ async def optimize_in_file(engine: Engine, site: FunctionSite, path: Path, root:
     """Plan, rewrite and (when ``measure``) verify and time ``site``, a function of ``path``
     in the workspace ``root``."""
     return await engine.optimize(site, ctx, measure=measure, source_path=path.resolve(),
-                                 spec=spec, flags=file_flags(path, root), fresh=fresh)
-
-
-def file_flags(path: Path, root: Path) -> tuple[str, ...]:
-    """The compile flags the workspace's ``compile_commands.json`` gives ``path`` (none
-    without one)."""
-    compdb = flags_for(path, root)
-    return compdb.flags if compdb else ()
+                                 spec=spec, fresh=fresh)

@@ -25,7 +25,6 @@ from perfpilot.engine.applied_store import (
     outcome_from_json,
     outcome_to_json,
 )
-from perfpilot.engine.dependencies import measurement_inputs
 from perfpilot.engine.engine import Engine, choose
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.present import rerun_kept_message
@@ -174,8 +173,8 @@ class Session:
                               applied_text=kept.applied_text,
                               added_includes=kept.added_includes,
                               added_before=kept.added_before,
-                              inputs=measurement_inputs(original, path_of_uri(site.uri),
-                                                        self.engine.workspace))
+                              inputs=self.engine.measurement_inputs(
+                                  original, path_of_uri(site.uri)).paths)
 
     def revert_refusal(self, uri: str, function: str, text: str) -> str | None:
         """Why Revert must not restore the original of ``function`` (current ``text``): the
@@ -217,8 +216,7 @@ class Session:
 
     # -- jobs -----------------------------------------------------------------------------
     def start(self, kind: str, site: FunctionSite, *, source_path: Path | None = None,
-              flags: tuple[str, ...] = (), baseline_text: str | None = None,
-              fresh: bool = False) -> Job:
+              baseline_text: str | None = None, fresh: bool = False) -> Job:
         """Start a background job for ``site``; an unfinished job for it is cancelled first.
 
         ``fresh`` makes an ``optimize`` job measure its candidates again rather than reuse
@@ -234,7 +232,7 @@ class Session:
         job = Job(job_id, kind, site.uri, site.qualified_name, site, JobContext(on_report=report))
         self.jobs[job_id] = job
         job.task = asyncio.get_running_loop().create_task(
-            self._run(job, source_path, flags, baseline_text, fresh), name=job_id)
+            self._run(job, source_path, baseline_text, fresh), name=job_id)
         job.task.add_done_callback(lambda _task: self._ended_unreported(job))
         return job
 
@@ -272,8 +270,8 @@ class Session:
         job.given_up = True
         self._report_cancelled(job)
 
-    async def _run(self, job: Job, source_path: Path | None, flags: tuple[str, ...],
-                   baseline_text: str | None, fresh: bool = False) -> None:
+    async def _run(self, job: Job, source_path: Path | None, baseline_text: str | None,
+                   fresh: bool = False) -> None:
         try:
             await gate_for_tests("queued", job.ctx)
             if job.kind == "explain":
@@ -284,8 +282,7 @@ class Session:
                 job.outcome = await self._rerun(job, source_path, baseline_text)
             else:
                 job.outcome = await self.engine.optimize(job.site, job.ctx,
-                                                         source_path=source_path, flags=flags,
-                                                         fresh=fresh)
+                                                         source_path=source_path, fresh=fresh)
             job.stage = "done"
             job.message = job.outcome.message
             self._store(job, source_path)
@@ -328,7 +325,7 @@ class Session:
     def _store(self, job: Job, source_path: Path | None) -> None:
         if job.outcome is None:
             return
-        inputs = measurement_inputs(job.site, source_path, self.engine.workspace)
+        inputs = self.engine.measurement_inputs(job.site, source_path).paths
         per_doc = self.records.setdefault(job.uri, {})
         prev = per_doc.get(job.function)
         if job.kind == "rerun" and prev is not None:
@@ -349,7 +346,7 @@ class Session:
         for uri, per_doc in self.records.items():
             source = path_of_uri(uri)
             for name, rec in per_doc.items():
-                now = measurement_inputs(rec.outcome.site, source, self.engine.workspace)
+                now = self.engine.measurement_inputs(rec.outcome.site, source).paths
                 if path in rec.inputs or path in now:
                     out.append((uri, name, rec))
         return out

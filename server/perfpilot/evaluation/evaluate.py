@@ -24,6 +24,7 @@ from perfpilot.evaluation.results import RejectedAnswer, SampleResult, TaskResul
 from perfpilot.evaluation.store import ResultStore
 from perfpilot.evaluation.tasks import Task
 from perfpilot.progress import Cancelled, JobContext, gate_for_tests
+from perfpilot.runner.measurement_inputs import MeasurementInputs
 from perfpilot.runner.values import Tuning, Verdict
 from perfpilot.settings import REFERENCE_ANSWERS, RoleSettings, settings_to_dict
 from perfpilot.strategy.values import Candidate, OptimizeResult, Plan, Rejected
@@ -302,6 +303,8 @@ class Evaluator:
         try:
             cands = _one_per_rewrite(gen.result) + list(self._repaired.get(task.name, ()))
             measured += cands
+            # Resolved once for the task: every candidate is measured (and keyed) with them.
+            inputs = self.engine.measurement_inputs(gen.site, task.source, task.spec)
             verdicts: list[Verdict | None] = []
             for i, cand in enumerate(cands):
                 old = previous.samples[i] if previous is not None \
@@ -310,14 +313,14 @@ class Evaluator:
                     samples.append(old)
                     verdicts.append(None)
                     continue
-                verdict = await self._measure_candidate(gen, cand, ctx)
+                verdict = await self._measure_candidate(gen, cand, ctx, inputs)
                 verdicts.append(verdict)
                 samples.append(sample_from_verdict(verdict, _categories(cand), cand.round))
             if previous is None and gen.plan is not None:
                 trials = tuple(Trial(c, v) for c, v in zip(cands, verdicts, strict=True))
 
                 async def measure(cand: Candidate) -> Verdict:
-                    return await self._measure_candidate(gen, cand, ctx)
+                    return await self._measure_candidate(gen, cand, ctx, inputs)
 
                 added, refused = await self.engine.repair_rounds(
                     gen.site, gen.plan, trials, ctx, measure, role=gen.role)
@@ -426,13 +429,11 @@ class Evaluator:
             return SampleResult(verdict="build-failed", message=f"{type(exc).__name__}: {exc}")
         return sample_from_verdict(verdict)
 
-    async def _measure_candidate(self, gen: _Generated, cand: Candidate,
-                                 ctx: JobContext) -> Verdict:
+    async def _measure_candidate(self, gen: _Generated, cand: Candidate, ctx: JobContext,
+                                 inputs: MeasurementInputs) -> Verdict:
         assert gen.site is not None
-        task = gen.task
-        return await self.engine.measure(gen.site, cand.code, ctx, source_path=task.source,
-                                         spec=task.spec, includes=cand.includes,
-                                         origin=origin_of(cand))
+        return await self.engine.measure(gen.site, cand.code, ctx, includes=cand.includes,
+                                         origin=origin_of(cand), inputs=inputs)
 
     async def _reference(self, task: Task, ctx: JobContext,
                          previous: TaskResult | None) -> SampleResult | None:

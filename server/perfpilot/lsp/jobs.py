@@ -30,7 +30,6 @@ from perfpilot.lsp.protocol import (
     ResultMessage,
 )
 from perfpilot.lsp.views import publish_diagnostics
-from perfpilot.runner.compdb import flags_for
 
 if TYPE_CHECKING:
     from perfpilot.lsp.language_server import PerfPilotServer
@@ -83,9 +82,7 @@ class JobRunner:
               fresh: bool = False) -> Job:
         """Start a job and its work-done progress (``fresh``: measure, never reuse a verdict)."""
         path = path_of_uri(site.uri)
-        compdb = flags_for(path, self.ls.workspace_root) if path is not None else None
-        job = self.session.start(kind, site, source_path=path,
-                                 flags=compdb.flags if compdb else (), baseline_text=baseline,
+        job = self.session.start(kind, site, source_path=path, baseline_text=baseline,
                                  fresh=fresh)
         if self.ls.supports_progress() and not self.ls.client_shows_jobs:
             self._tasks = {t for t in self._tasks if not t.done()}

@@ -9,6 +9,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.progress import JobContext
 from perfpilot.runner.budget import JobBudget
 from perfpilot.runner.gate import MeasureGate
+from perfpilot.runner.measurement_inputs import MeasurementInputs
 from perfpilot.runner.sandbox import Limits, Sandbox
 from perfpilot.runner.toolchain import Toolchain
 from perfpilot.runner.values import Tuning
@@ -20,13 +21,13 @@ class Job:
     """Everything fixed for one measurement."""
 
     site: FunctionSite
-    settings: RunnerSettings
-    tuning: Tuning
+    inputs: MeasurementInputs  # as the engine (or ``resolve_inputs``) resolved them
+    tuning: Tuning  # the inputs' tuning, narrowed by the stages (sizes the original allows)
     tc: Toolchain
     sandbox: Sandbox
     workdir: Path
     ctx: JobContext
-    mode: str  # harness | spec
+    mode: str  # harness | spec | stdin
     units: tuple[str, str] = ("", "")  # the unit texts of A and B, entry included
     compile_as_nobody: bool = False
     gate: MeasureGate = field(default_factory=MeasureGate)
@@ -35,6 +36,11 @@ class Job:
     object_policy: bool = False
     # The job's time budget (shared with its other candidates); no limit by default.
     budget: JobBudget = field(default_factory=lambda: JobBudget(0))
+
+    @property
+    def settings(self) -> RunnerSettings:
+        """The runner settings the inputs were resolved with."""
+        return self.inputs.settings
 
     def limits(self, threads: int) -> Limits:
         """Resource limits of one driver run at ``threads`` threads."""

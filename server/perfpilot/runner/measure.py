@@ -50,6 +50,7 @@ from perfpilot.runner.entry import ENTRY_SYMBOL, EntryError, entry_source
 from perfpilot.runner.gate import MeasureGate
 from perfpilot.runner.harness import HarnessUnsupported, harness_source
 from perfpilot.runner.job import Job
+from perfpilot.runner.measurement_inputs import MeasurementInputs, resolve_inputs
 from perfpilot.runner.sandbox import (
     Sandbox,
     compile_unprivileged,
@@ -57,7 +58,6 @@ from perfpilot.runner.sandbox import (
     make_writable_for_runs,
     work_directory,
 )
-from perfpilot.runner.spec import Spec, find_spec, load_spec
 from perfpilot.runner.stats import CpuSnapshot, classify, gate_parallel, read_psi, summarize
 from perfpilot.runner.toolchain import (
     Toolchain,
@@ -68,7 +68,6 @@ from perfpilot.runner.toolchain import (
     counting_flags,
     cpu_has_avx512,
     make_toolchain,
-    thread_count,
 )
 from perfpilot.runner.values import Measurement, Tuning, Verdict, Verification
 from perfpilot.runner.verdicts import Failure
@@ -80,10 +79,6 @@ from perfpilot.runner.verify import (
     check_candidate,
 )
 from perfpilot.settings import RunnerSettings
-
-
-def _threads(settings: RunnerSettings) -> int:
-    return thread_count(settings)
 
 
 def _base(job_tc: Toolchain | None, mode: str, sandbox: Sandbox | None) -> Verdict:
@@ -106,36 +101,48 @@ async def verify_and_measure(original: FunctionSite, candidate_code: str,
                              includes: tuple[str, ...] = (),
                              origin: Origin = "model",
                              budget: JobBudget | None = None) -> Verdict:
+    """``measure_candidate`` with the inputs resolved here from ``settings``, ``source_path``,
+    ``workspace``, ``spec`` and ``tuning`` (see ``resolve_inputs``), for callers without an
+    engine (which resolves them once per job)."""
+    inputs = resolve_inputs(settings, original, source_path, workspace, spec, tuning)
+    return await measure_candidate(original, candidate_code, inputs, ctx, gate=gate,
+                                   includes=includes, origin=origin, budget=budget)
+
+
+async def measure_candidate(original: FunctionSite, candidate_code: str,
+                            inputs: MeasurementInputs, ctx: JobContext, *,
+                            gate: MeasureGate | None = None, includes: tuple[str, ...] = (),
+                            origin: Origin = "model",
+                            budget: JobBudget | None = None) -> Verdict:
     """Build original and candidate, check they agree, time them and return the verdict.
 
-    ``includes`` are headers the candidate needs (added to its unit when missing).
-    ``origin`` says who wrote the candidate: builtin and model candidates must pass the
-    capability policy (else the verdict is ``rejected`` and nothing is built), and model
-    candidates run only in bubblewrap unless ``settings.allow_unsandboxed``.
+    ``inputs`` holds everything the measurement depends on besides the code: settings, flags,
+    spec, stdin files, mode, tuning. ``includes`` are headers the candidate needs (added to
+    its unit when missing). ``origin`` says who wrote the candidate: builtin and model
+    candidates must pass the capability policy (else the verdict is ``rejected`` and nothing
+    is built), and model candidates run only in bubblewrap unless
+    ``settings.allow_unsandboxed``.
 
     Reports the stages ``building``, ``validating``, ``timing`` and ``counting`` through
     ``ctx``; cancellation kills the running subprocess group and raises ``Cancelled``.
-    ``tuning`` adjusts the procedure (tests use smaller targets). Measurements that share a
-    ``gate`` build side by side but time one at a time, with no build running meanwhile.
+    Measurements that share a ``gate`` build side by side but time one at a time, with no
+    build running meanwhile.
 
     ``budget`` is the job's time budget, shared with its other candidates (by default one of
     ``settings.job_budget_s`` for this candidate alone): when it runs out the verdict is
     ``timeout``, and its message names the stage that ran out.
     """
-    tuning = tuning or Tuning()
-    budget = budget or JobBudget(settings.job_budget_s)
+    budget = budget or JobBudget(inputs.settings.job_budget_s)
     if budget.spent:
         return Verdict(verdict="timeout", message=budget.not_started())
-    if tuning.capability_policy:
+    if inputs.tuning.capability_policy:
         # A thread: a large unit takes a noticeable time to parse, the event loop must not wait.
         refused = await asyncio.to_thread(policy_verdict, original, candidate_code, includes,
                                           origin=origin)
         if refused is not None:
             return refused
     return await _measure(original, splice(original, candidate_code, includes), candidate_code,
-                          settings, ctx, workspace=workspace, spec=spec,
-                          source_path=source_path, tuning=tuning,
-                          gate=gate or MeasureGate(), origin=origin, budget=budget)
+                          inputs, ctx, gate=gate or MeasureGate(), origin=origin, budget=budget)
 
 
 def needs_spec_verdict(base: Verdict, name: str, exc: Exception) -> Verdict:
@@ -150,53 +157,53 @@ def needs_spec_verdict(base: Verdict, name: str, exc: Exception) -> Verdict:
 
 
 async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: str,
-                   settings: RunnerSettings, ctx: JobContext, *, workspace: Path | None,
-                   spec: Path | None, source_path: Path | None, tuning: Tuning,
-                   gate: MeasureGate, origin: Origin,
-                   budget: JobBudget | None = None) -> Verdict:
+                   inputs: MeasurementInputs, ctx: JobContext, *, gate: MeasureGate,
+                   origin: Origin, budget: JobBudget | None = None) -> Verdict:
+    """The stages both modes share (sandbox, toolchain, work folder), then the function's
+    (``_run``) or the whole program's (``measure_program``)."""
+    settings = inputs.settings
     budget = budget or JobBudget(settings.job_budget_s)
     ctx = budget.watching(ctx)
     ctx.check()
-    refused = sandbox_verdict(await detect_sandbox(settings.sandbox), settings, origin)
+    sandbox = await detect_sandbox(settings.sandbox)
+    refused = sandbox_verdict(sandbox, settings, origin)
     if refused is not None:
         return refused
-    spec_path = spec or find_spec(original.qualified_name, source_path, workspace)
     # The user's own code is not policed; builtin and model candidates are, once compiled too.
-    policed = tuning.capability_policy and origin != "user"
-    if original.name == "main":
-        from perfpilot.runner.program import measure_program
-
-        budget.enter("measuring the whole program")
-        try:
-            async with budget.enforce():
-                return await measure_program(original, candidate_unit, settings, ctx,
-                                             workspace=workspace, source_path=source_path,
-                                             tuning=tuning, gate=gate, policed=policed)
-        except BudgetSpent as exc:
-            return Verdict(verdict="timeout", message=str(exc), input_mode="stdin")
-    mode = "spec" if spec_path is not None else "harness"
+    policed = inputs.tuning.capability_policy and origin != "user"
+    program = inputs.mode == "program"
+    mode = "stdin" if program else "spec" if inputs.spec is not None else "harness"
+    if inputs.no_input:
+        return Verdict(verdict="no-input", message=f"Not timed: {inputs.no_input}.",
+                       validation_detail=inputs.no_input, input_mode=mode)
     try:
-        tc = make_toolchain(settings, original.language, source_path, workspace,
-                            original.unit_text, candidate_code)
+        tc = make_toolchain(inputs, original.unit_text,
+                            candidate_unit if program else candidate_code)
     except ToolchainError as exc:
         return replace(_base(None, mode, None), message=str(exc), build_log=str(exc))
-    sandbox = await detect_sandbox(settings.sandbox)
     base = _base(tc, mode, sandbox)
 
-    loaded: Spec | None = load_spec(spec_path) if spec_path is not None else None
-    try:
-        entry = loaded.entry_text if loaded and loaded.entry_text else entry_source(original)
-        bench = loaded.bench_text if loaded else harness_source(original)
-    except (EntryError, HarnessUnsupported) as exc:
-        return needs_spec_verdict(base, original.name, exc)
+    entry = bench = ""
+    if not program:
+        try:
+            entry = "\n" + (inputs.spec.entry_text if inputs.spec and inputs.spec.entry_text
+                            else entry_source(original))
+            bench = inputs.spec.bench_text if inputs.spec else harness_source(original)
+        except (EntryError, HarnessUnsupported) as exc:
+            return needs_spec_verdict(base, original.name, exc)
 
     try:
         async with budget.enforce(), work_directory() as workdir:
-            units = (original.unit_text + "\n" + entry, candidate_unit + "\n" + entry)
+            units = (original.unit_text + entry, candidate_unit + entry)
             as_nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags),
                                                        *compiler_folders(tc)])
-            job = Job(original, settings, tuning, tc, sandbox, workdir, ctx, mode, units,
+            job = Job(original, inputs, inputs.tuning, tc, sandbox, workdir, ctx, mode, units,
                       as_nobody, gate, bench, object_policy=policed, budget=budget)
+            if program:
+                from perfpilot.runner.program import measure_program
+
+                budget.enter("measuring the whole program")
+                return await measure_program(job, base)
             if origin == "model":
                 # A model's code may not add a compiler warning the original does not have.
                 async with _held(job, "building"):
@@ -446,8 +453,8 @@ async def _object_refusal(job: Job, base: Verdict, checks: tuple[Compiled, ...],
 
 async def _time_both(job: Job, base: Verdict, case: Case) -> _Timed | Verdict:
     """Paired timing at the configured threads (and at one thread for OpenMP)."""
-    ctx, tc, settings = job.ctx, job.tc, job.settings
-    threads = _threads(settings) if tc.openmp else 1
+    ctx, tc = job.ctx, job.tc
+    threads = job.inputs.threads if tc.openmp else 1
     psi = read_psi()
     job.budget.enter("timing")
     ctx.report("timing", f"paired timing at {threads} thread(s)", 40)
@@ -837,7 +844,7 @@ async def bench_files(path: Path, function: str, candidate_path: Path,
         if refused is not None:
             return refused
     source = built_as or path
-    return await _measure(site, cand_unit, new_text, settings, ctx,
-                          workspace=workspace or source.resolve().parent, spec=spec,
-                          source_path=source, tuning=tuning, gate=gate or MeasureGate(),
+    inputs = resolve_inputs(settings, site, source, workspace or source.resolve().parent, spec,
+                            tuning)
+    return await _measure(site, cand_unit, new_text, inputs, ctx, gate=gate or MeasureGate(),
                           origin=origin)

@@ -1,9 +1,11 @@
 """Whole programs (the function is ``main``): stdin test files, per-process ABBA timing.
 
-Inputs are found by ``perfpilot.runner.stdin_inputs`` (``NAME.in``, ``NAME.*.in``, or any
-``*.in`` in ``.perfpilot/NAME/``); a ``.out`` file with the same stem holds the expected output.
-A program whose every input is empty or missing is not timed: the verdict ``no-input`` says
-what to add. Outputs are compared token by token, numbers with a relative tolerance of 1e-9.
+The measurement's inputs carry the stdin files ``perfpilot.runner.stdin_inputs`` found
+(``NAME.in``, ``NAME.*.in``, or any ``*.in`` in ``.perfpilot/NAME/``; a ``.out`` file with the
+same stem holds the expected output); ``measure.py`` runs the stages both modes share (sandbox,
+toolchain, work folder) and answers ``no-input``, saying what to add, for a program whose every
+input is empty or missing. Outputs are compared token by token, numbers with a relative
+tolerance of 1e-9.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from perfpilot.code.site import FunctionSite
 from perfpilot.progress import JobContext
 from perfpilot.runner import verdicts
 from perfpilot.runner.admission import object_verdict
@@ -26,27 +27,16 @@ from perfpilot.runner.build import (
     install_headers,
 )
 from perfpilot.runner.driver_run import pairs_of, parse_events
-from perfpilot.runner.gate import MeasureGate
+from perfpilot.runner.job import Job
 from perfpilot.runner.sandbox import (
     Limits,
     Sandbox,
-    compile_unprivileged,
-    detect_sandbox,
     make_writable_for_runs,
     run_sandboxed,
     signal_name,
-    work_directory,
 )
 from perfpilot.runner.stats import CpuSnapshot, gate_parallel, read_psi, summarize
-from perfpilot.runner.stdin_inputs import find_inputs, no_input_reason
-from perfpilot.runner.toolchain import (
-    Toolchain,
-    ToolchainError,
-    absolute_paths,
-    compiler_folders,
-    make_toolchain,
-    thread_count,
-)
+from perfpilot.runner.toolchain import Toolchain
 from perfpilot.runner.values import Measurement, Tuning, Verdict
 from perfpilot.settings import RunnerSettings
 
@@ -76,119 +66,104 @@ def compare_output(expected: str, actual: str) -> str:
     return ""
 
 
-async def measure_program(original: FunctionSite, candidate_unit: str,
-                          settings: RunnerSettings, ctx: JobContext, *,
-                          workspace: Path | None, source_path: Path | None,
-                          tuning: Tuning, gate: MeasureGate | None = None,
-                          policed: bool = False) -> Verdict:
-    """Build both programs, check their outputs on the stdin files, time them per process.
+async def measure_program(job: Job, base: Verdict) -> Verdict:
+    """Build both programs (``job.units``), check their outputs on the stdin files the inputs
+    found, time them per process: the whole-program stages of ``measure.py``'s job.
 
-    With a shared ``gate`` the builds may overlap other builds; timing runs alone. ``policed``
-    candidates are judged on their compiled objects before they run (``object_policy``; a
-    program may keep state, it runs once per process)."""
-    gate = gate or MeasureGate()
-    base = Verdict(verdict="build-failed", message="", input_mode="stdin")
-    reason = no_input_reason(source_path)
-    if reason:
-        return replace(base, verdict="no-input", validation_detail=reason,
-                       message=f"Not timed: {reason}.")
-    try:
-        tc = make_toolchain(settings, original.language, source_path, workspace,
-                            original.unit_text, candidate_unit)
-    except ToolchainError as exc:
-        return replace(base, message=str(exc), build_log=str(exc))
-    sandbox = await detect_sandbox(settings.sandbox)
-    base = replace(base, flags=tc.build_flags, compiler=tc.cc_name, sandbox=sandbox.describe(),
-                   notes=sandbox.notes)
-    inputs = find_inputs(source_path)
-    threads = thread_count(settings) if tc.openmp else 1
-    env = {"OMP_NUM_THREADS": str(threads)} if tc.openmp else {}
+    With a shared gate the builds may overlap other builds; timing runs alone. Policed
+    candidates (``job.object_policy``) are judged on their compiled objects before they run
+    (a program may keep state, it runs once per process)."""
+    ctx, tc, sandbox, workdir, settings, tuning = (job.ctx, job.tc, job.sandbox, job.workdir,
+                                                   job.settings, job.tuning)
+    gate, nobody, policed, inputs = (job.gate, job.compile_as_nobody, job.object_policy,
+                                     job.inputs.stdin)
+    original_unit, candidate_unit = job.units
+    threads = job.inputs.threads if tc.openmp else 1
+    env = job.env(threads)
     limits = Limits(memory_mb=tuning.memory_mb, cpu_s=int(settings.run_timeout_s) * 4 + 5)
-    async with work_directory() as workdir:
-        ctx.report("building", "compiling both programs", 5)
-        install_headers(workdir)
-        for side in ("a", "b"):
-            (workdir / side).mkdir(exist_ok=True)
-        nobody = compile_unprivileged(sandbox, [*absolute_paths(tc.flags), *compiler_folders(tc)])
-        if nobody:
-            make_writable_for_runs(workdir, sandbox)
-        name = f"main{tc.suffix}"
-        (workdir / "launcher.cpp").write_text("#include <perfpilot_launcher.hpp>\n",
-                                              encoding="utf-8")
-        t = settings.build_timeout_s
-        async with gate.building():
-            (a, b, launcher), checks = await asyncio.gather(asyncio.gather(
-                compile_program(sandbox, tc, workdir, "a", original.unit_text, name,
-                                timeout_s=t, ctx=ctx, unprivileged=nobody),
-                compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
-                                ctx=ctx, unprivileged=nobody),
-                run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude",
-                                        "launcher.cpp", "-o", "launcher"], workdir,
-                              timeout_s=t, limits=Limits(cpu_s=int(t) + 5), ctx=ctx,
-                              unprivileged=nobody)),
-                _check_objects(sandbox, tc, workdir, (original.unit_text, candidate_unit),
-                               name, t, ctx, nobody) if policed else _none())
-        if not a.ok:
-            return replace(base, message=f"The original does not build: {first_error(a.log)}",
-                           build_log=a.log)
-        if not b.ok:
-            return replace(base, verdict="timeout" if b.timed_out else "build-failed",
-                           message=f"The candidate does not compile: {first_error(b.log)}",
-                           build_log=b.log)
-        if launcher.returncode != 0:
-            return replace(base, message="The program launcher does not compile: "
-                           + first_error(launcher.stderr), build_log=launcher.stderr)
-        if policed:
-            refused = await _object_refusal(base, workdir, checks)
-            if refused is not None:
-                return refused
-        base = replace(base, build_log=b.log)
-        names: list[str] = []
-        for k, (path, _exp) in enumerate(inputs):
-            shutil.copyfile(path, workdir / f"in{k}.txt")
-            names.append(f"in{k}.txt")
+    ctx.report("building", "compiling both programs", 5)
+    install_headers(workdir)
+    for side in ("a", "b"):
+        (workdir / side).mkdir(exist_ok=True)
+    if nobody:
         make_writable_for_runs(workdir, sandbox)
+    name = f"main{tc.suffix}"
+    (workdir / "launcher.cpp").write_text("#include <perfpilot_launcher.hpp>\n",
+                                          encoding="utf-8")
+    t = settings.build_timeout_s
+    async with gate.building():
+        (a, b, launcher), checks = await asyncio.gather(asyncio.gather(
+            compile_program(sandbox, tc, workdir, "a", original_unit, name,
+                            timeout_s=t, ctx=ctx, unprivileged=nobody),
+            compile_program(sandbox, tc, workdir, "b", candidate_unit, name, timeout_s=t,
+                            ctx=ctx, unprivileged=nobody),
+            run_sandboxed(sandbox, [tc.cxx, "-O2", "-std=c++17", "-Iinclude",
+                                    "launcher.cpp", "-o", "launcher"], workdir,
+                          timeout_s=t, limits=Limits(cpu_s=int(t) + 5), ctx=ctx,
+                          unprivileged=nobody)),
+            _check_objects(sandbox, tc, workdir, job.units,
+                           name, t, ctx, nobody) if policed else _none())
+    if not a.ok:
+        return replace(base, message=f"The original does not build: {first_error(a.log)}",
+                       build_log=a.log)
+    if not b.ok:
+        return replace(base, verdict="timeout" if b.timed_out else "build-failed",
+                       message=f"The candidate does not compile: {first_error(b.log)}",
+                       build_log=b.log)
+    if launcher.returncode != 0:
+        return replace(base, message="The program launcher does not compile: "
+                       + first_error(launcher.stderr), build_log=launcher.stderr)
+    if policed:
+        refused = await _object_refusal(base, workdir, checks)
+        if refused is not None:
+            return refused
+    base = replace(base, build_log=b.log)
+    names: list[str] = []
+    for k, (path, _exp) in enumerate(inputs):
+        shutil.copyfile(path, workdir / f"in{k}.txt")
+        names.append(f"in{k}.txt")
+    make_writable_for_runs(workdir, sandbox)
 
-        ctx.report("validating", f"running both programs on {len(inputs)} input(s)", 20)
-        for stdin_name, (path, expected_path) in zip(names, inputs, strict=True):
-            stdin = workdir / stdin_name
-            label = path.name
-            ra, rb = [await run_sandboxed(sandbox, [prog], workdir, ctx=ctx, env=env,
-                                          timeout_s=settings.run_timeout_s, limits=limits,
-                                          stdin_path=stdin)
-                      for prog in ("a/prog", "b/prog")]
-            for who, r in (("original", ra), ("candidate", rb)):
-                if r.timed_out:
-                    return replace(base, verdict="timeout", validation_status="failed",
-                                   validation_detail=f"{who} on {label}",
-                                   message=(f"The {who} did not finish within "
-                                            f"{settings.run_timeout_s:g} s on {label}."))
-                if r.returncode != 0 and who == "candidate" and ra.returncode == 0:
-                    sig = r.signal
-                    how = signal_name(sig) if sig else f"exit code {r.returncode}"
-                    detail = f"{label}: candidate failed ({how})"
-                    return replace(base, verdict="incorrect", validation_status="failed",
-                                   validation_detail=detail,
-                                   message=f"The candidate failed on {label} ({how}).")
-            expected = (expected_path.read_text(encoding="utf-8", errors="replace")
-                        if expected_path is not None else ra.stdout)
-            diff = compare_output(expected, rb.stdout)
-            if diff:
-                detail = f"{label}: {diff}"
+    ctx.report("validating", f"running both programs on {len(inputs)} input(s)", 20)
+    for stdin_name, (path, expected_path) in zip(names, inputs, strict=True):
+        stdin = workdir / stdin_name
+        label = path.name
+        ra, rb = [await run_sandboxed(sandbox, [prog], workdir, ctx=ctx, env=env,
+                                      timeout_s=settings.run_timeout_s, limits=limits,
+                                      stdin_path=stdin)
+                  for prog in ("a/prog", "b/prog")]
+        for who, r in (("original", ra), ("candidate", rb)):
+            if r.timed_out:
+                return replace(base, verdict="timeout", validation_status="failed",
+                               validation_detail=f"{who} on {label}",
+                               message=(f"The {who} did not finish within "
+                                        f"{settings.run_timeout_s:g} s on {label}."))
+            if r.returncode != 0 and who == "candidate" and ra.returncode == 0:
+                sig = r.signal
+                how = signal_name(sig) if sig else f"exit code {r.returncode}"
+                detail = f"{label}: candidate failed ({how})"
                 return replace(base, verdict="incorrect", validation_status="failed",
                                validation_detail=detail,
-                               message=f"The candidate's output differs on {detail}.")
+                               message=f"The candidate failed on {label} ({how}).")
+        expected = (expected_path.read_text(encoding="utf-8", errors="replace")
+                    if expected_path is not None else ra.stdout)
+        diff = compare_output(expected, rb.stdout)
+        if diff:
+            detail = f"{label}: {diff}"
+            return replace(base, verdict="incorrect", validation_status="failed",
+                           validation_detail=detail,
+                           message=f"The candidate's output differs on {detail}.")
 
-        ctx.report("timing", "timing whole programs (ABBA)", 50)
-        pairs = max(4, min(settings.pairs, tuning.program_pairs))
-        async with gate.timing():
-            result = await _time_programs(sandbox, workdir, names, pairs, env, limits, settings,
-                                          tuning, threads, base, ctx)
-        if isinstance(result, Verdict):
-            return result
-        m, psi = result
-        verdict = verdicts.from_measurement(replace(base, psi=psi), m, None, None, tuning)
-        return replace(verdict, validation_detail=f"outputs agree on {len(inputs)} input file(s)")
+    ctx.report("timing", "timing whole programs (ABBA)", 50)
+    pairs = max(4, min(settings.pairs, tuning.program_pairs))
+    async with gate.timing():
+        result = await _time_programs(sandbox, workdir, names, pairs, env, limits, settings,
+                                      tuning, threads, base, ctx)
+    if isinstance(result, Verdict):
+        return result
+    m, psi = result
+    verdict = verdicts.from_measurement(replace(base, psi=psi), m, None, None, tuning)
+    return replace(verdict, validation_detail=f"outputs agree on {len(inputs)} input file(s)")
 
 
 async def _none() -> tuple[Compiled, ...]:

@@ -7,10 +7,14 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfpilot.code.site import Language
-from perfpilot.runner.compdb import flags_for
+from perfpilot.runner.compdb import CompileFlags
 from perfpilot.settings import RunnerSettings
+
+if TYPE_CHECKING:
+    from perfpilot.runner.measurement_inputs import MeasurementInputs
 
 _C_OF = {"g++": "gcc", "clang++": "clang", "c++": "cc"}
 _CXX_OF = {v: k for k, v in _C_OF.items()}
@@ -107,15 +111,14 @@ def choose_compilers(settings: RunnerSettings, language: Language) -> tuple[str,
 
 
 def unit_flags(settings: RunnerSettings, language: Language, source_path: Path | None,
-               workspace: Path | None) -> tuple[tuple[str, ...], str]:
-    """Flags for the unit: the compile database's entry, else -O2 and a standard; settings last."""
+               entry: CompileFlags | None) -> tuple[tuple[str, ...], str]:
+    """Flags for the unit: the compile database's ``entry``, else -O2 and a standard; settings
+    last."""
     flags: list[str] = []
     origin = "defaults"
-    if source_path is not None:
-        entry = flags_for(source_path, workspace)
-        if entry is not None:
-            flags = [f for f in entry.flags if f not in _DROP_FOR_SO]
-            origin = entry.source
+    if entry is not None:
+        flags = [f for f in entry.flags if f not in _DROP_FOR_SO]
+        origin = entry.source
     if origin == "defaults":
         flags = ["-O2", "-std=c11" if language == "c" else "-std=c++17"]
     if settings.flags:
@@ -130,14 +133,14 @@ def unit_flags(settings: RunnerSettings, language: Language, source_path: Path |
     return tuple(flags), origin
 
 
-def make_toolchain(settings: RunnerSettings, language: Language, source_path: Path | None,
-                   workspace: Path | None, *texts: str) -> Toolchain:
-    """Compilers and flags for one job."""
-    cc, cxx, name = choose_compilers(settings, language)
-    flags, origin = unit_flags(settings, language, source_path, workspace)
+def make_toolchain(inputs: MeasurementInputs, *texts: str) -> Toolchain:
+    """Compilers for one job, with the flags its ``inputs`` resolved; OpenMP when the settings
+    or flags ask for it or ``texts`` use it."""
+    settings, flags = inputs.settings, inputs.flags
+    cc, cxx, name = choose_compilers(settings, inputs.language)
     openmp = settings.openmp or needs_openmp(flags, *texts) or "-fopenmp" in flags
-    return Toolchain(cc=cc, cxx=cxx, cc_name=name, language=language, flags=flags,
-                     flags_source=origin, openmp=openmp)
+    return Toolchain(cc=cc, cxx=cxx, cc_name=name, language=inputs.language, flags=flags,
+                     flags_source=inputs.flags_source, openmp=openmp)
 
 
 def include_flags(flags: tuple[str, ...]) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfpilot.engine.engine import Engine
-from perfpilot.engine.one_function import file_flags, optimize_in_file
+from perfpilot.engine.one_function import optimize_in_file
 from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.model_usage import NO_USAGE, ModelUsage, UsageMeter
 from perfpilot.progress import Cancelled, JobContext
@@ -55,7 +55,7 @@ async def draft(job: FunctionJob, engine: Engine, ctx: JobContext) -> FunctionJo
         return job
     meter = UsageMeter()
     ctx = replace(ctx, usage=meter)
-    flags = file_flags(job.root / job.target.path, job.root)
+    flags = engine.measurement_inputs(site, (job.root / job.target.path).resolve()).compdb_flags
     plan = await engine.plan(site, ctx)
     result = await engine.candidates(site, plan, ctx, flags)
     return replace(job, drafts=Drafts(plan, result, flags, meter.total()))
