@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import {
   CancellationToken,
   CloseAction,
+  CodeLensRequest,
   DidChangeConfigurationNotification,
   ErrorAction,
   ExecuteCommandRequest,
@@ -233,8 +234,13 @@ export class ServerController implements vscode.Disposable {
     };
     const client = new LanguageClient('perfpilot', 'PerfPilot', serverOptions, clientOptions);
     client.onNotification(JOB_STATUS, (status: JobStatus) => {
-      this.jobs.update(status);
+      const moved = this.jobs.update(status);
       this.jobEmitter.fire(status);
+      if (moved) {
+        // The lens line shows the job's stage: it follows the notification that updates the
+        // status bar, whether or not the server's workspace/codeLens/refresh got through.
+        refreshLenses(client, status.uri);
+      }
     });
     client.onNotification(RESULT, (result: ResultMessage) => this.resultEmitter.fire(result));
     client.onRequest(CONFIRM_REWRITE, async (params: ConfirmRewriteParams, token: CancellationToken) => {
@@ -343,3 +349,18 @@ export class ServerController implements vscode.Disposable {
   }
 }
 
+
+/** Asks VS Code for the lenses again (the editors showing `uri`'s document and any other). */
+function refreshLenses(client: LanguageClient, uri: string): void {
+  const feature = client.getFeature(CodeLensRequest.method);
+  const wanted = vscode.Uri.parse(uri).toString();
+  const docs = vscode.workspace.textDocuments;
+  // One provider serves every document of the selector: firing its event once is enough.
+  for (const doc of [...docs.filter((d) => d.uri.toString() === wanted), ...docs]) {
+    const shape = feature?.getProvider(doc);
+    if (shape) {
+      shape.onDidChangeCodeLensEmitter.fire();
+      return;
+    }
+  }
+}
