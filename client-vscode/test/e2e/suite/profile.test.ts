@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { PerfPilotApi } from '../../../src/extension';
 import type { JobStatus } from '../../../src/jobs';
-import { consoleLines, queryPage, screenshot, sleep, waitFor, waitUpTo } from './helpers';
+import { queryPage, screenshot, sleep, waitFor, waitUpTo } from './helpers';
 
 const HOT = ['third_moment', 'count_equal_pairs'];
 
@@ -60,14 +60,11 @@ suite('Profile-guided targeting in VS Code', () => {
     // libm's pow here, comes under it).
     const toast = await waitFor(
       'the profile notification',
-      async () => {
-        const found = await consoleLines('profile-toast', 'PerfPilot: profile taken; ');
-        return found.count > 0 ? found : undefined;
-      },
+      () => api.controller.shownMessages.find((m) => m.message.startsWith('PerfPilot: profile taken; ')),
       15_000,
     );
-    const lead = /PerfPilot: profile taken; your hottest function is ([\w:]+)/.exec(toast.texts[0])?.[1];
-    assert.ok(lead && HOT.includes(lead), `the notification leads with the project's function: ${JSON.stringify(toast.texts)}`);
+    const lead = /^PerfPilot: profile taken; your hottest function is (\w+(?:::\w+)*)/.exec(toast.message)?.[1];
+    assert.ok(lead && HOT.includes(lead), `the notification leads with the project's function: ${JSON.stringify(toast)}`);
     const markdown = result.markdown ?? '';
     const firstNamed = /`([^`]+)`/.exec(markdown)?.[1] ?? '';
     assert.ok(HOT.some((h) => firstNamed.startsWith(h)), `the report's first function is the project's own: ${firstNamed}`);
