@@ -248,6 +248,7 @@ suite('PerfPilot in VS Code', () => {
     );
     assert.strictEqual(reportDoc.getText(), result.markdown);
     assert.ok(result.markdown.includes(FUNCTION), 'the report names the function');
+    await sleep(1500); // the markdown preview renders in a webview, after the document opens
     await screenshot('report');
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await vscode.window.showTextDocument(doc);
