@@ -1,5 +1,6 @@
-"""The lens follows the job: a refresh at every stage, the result once the edit is in the buffer,
-and one status item for a client that shows job status itself."""
+"""The lens follows the job: a refresh at every stage (never a stage behind the job's
+notification, which the status bar shows), the result once the edit is in the buffer, and one
+status item for a client that shows job status itself."""
 
 from __future__ import annotations
 
@@ -57,10 +58,16 @@ async def test_the_lens_never_lags_the_job(client: LanguageClient, tmp_path: Pat
     path.write_text(SOURCE)
     uri = open_doc(client, path)
     answers: list[list[str]] = []  # the lenses asked for after each refresh, in order
+    # For each refresh: how many job notifications the client had when it asked, and the
+    # lens it got.
+    asked: list[tuple[int, list[str]]] = []
     at_edit: list[str] = []
 
     async def on_refresh() -> None:
-        answers.append(await lens_titles(client, uri))
+        seen = len(r.jobs)
+        titles = await lens_titles(client, uri)
+        answers.append(titles)
+        asked.append((seen, titles))
 
     async def on_edit(params: lsp.ApplyWorkspaceEditParams) -> None:
         # The editor puts the edit in the buffer, tells the server, and asks for the lenses
@@ -86,6 +93,15 @@ async def test_the_lens_never_lags_the_job(client: LanguageClient, tmp_path: Pat
     running = {t.removeprefix("$(sync~spin) PerfPilot: ").removesuffix("…")
                for titles in answers for t in titles if t.startswith("$(sync~spin)")}
     assert "building" in running, answers
+    # Never a stage behind: the running lens asked for after a refresh shows the stage of the
+    # newest notification the client had then (the status bar's), or a later one.
+    for seen, titles in asked:
+        for t in titles:
+            if t.startswith("$(sync~spin) PerfPilot: "):
+                stage = t.removeprefix("$(sync~spin) PerfPilot: ").removesuffix("…")
+                current = [j["stage"] for j in r.jobs[max(seen - 1, 0):]
+                           if j["jobId"] == job_id]
+                assert stage in current, (stage, r.jobs[:seen][-1:], titles)
 
     # With the edit in the buffer the lens shows the result, not a running state.
     assert at_edit and at_edit[-1].startswith("⚡"), at_edit  # actions first, then the result

@@ -1,6 +1,7 @@
 """An applied rewrite survives a server restart on the same workspace (an editor reload):
-lens, inlay hint, hover and Revert come back for a function whose text still matches, and a
-function edited since gets one message saying Revert no longer applies."""
+lens, inlay hint, hover and Revert come back for a function whose text still matches (also in
+an unsaved buffer the editor restored), and a function edited since gets one message saying
+Revert no longer applies."""
 
 from __future__ import annotations
 
@@ -96,11 +97,20 @@ async def test_an_applied_rewrite_survives_a_restart(tmp_path: Path) -> None:
         said = [m.message for m in second.messages if "revert" in m.message.lower()]
         assert said == ["PerfPilot: Revert no longer applies: the function changed"], said
         assert r.edits == []
+        # The edit undone: the function is the rewrite again, and its result comes back.
+        second.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [lsp.TextDocumentContentChangeWholeDocument(rewritten)]))
+        titles = await _titles(second, uri)
+        assert "Revert" in titles and any(t.startswith("⚡") for t in titles), titles
         second.text_document_did_close(lsp.DidCloseTextDocumentParams(
             lsp.TextDocumentIdentifier(uri)))
 
-        # The applied text: the result and Revert are back.
-        uri = open_doc(second, path, rewritten, version=2)
+        # The applied text in an unsaved buffer (an editor restores it after a reload from its
+        # own backup; the file on disk still holds the original): the result and Revert are
+        # back from the text the editor sent, without a file write.
+        assert path.read_text() == SOURCE
+        uri = open_doc(second, path, rewritten, version=3)
         titles = await _titles(second, uri)
         assert any(t.startswith("⚡") and "×" in t for t in titles), titles
         assert "Revert" in titles and "Details" in titles, titles

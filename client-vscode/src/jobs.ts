@@ -9,14 +9,20 @@ export class JobTracker {
   private readonly running = new Map<string, JobStatus>();
   private lastDone: JobStatus | undefined;
 
-  /** Records a notification. */
-  update(status: JobStatus): void {
+  /**
+   * Records a notification. True when it moves its job on (a new stage, or the end): what the
+   * lenses show about the job changed with it, so they are asked for again, from the same
+   * notification that updates the status bar (never a stage behind it).
+   */
+  update(status: JobStatus): boolean {
+    const before = this.running.get(status.jobId);
     if (status.done) {
       this.running.delete(status.jobId);
       this.lastDone = status;
-    } else {
-      this.running.set(status.jobId, status);
+      return true;
     }
+    this.running.set(status.jobId, status);
+    return before?.stage !== status.stage;
   }
 
   clear(): void {

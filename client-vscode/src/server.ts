@@ -5,15 +5,19 @@ import * as vscode from 'vscode';
 import {
   CancellationToken,
   CloseAction,
+  CodeLensRequest,
   DidChangeConfigurationNotification,
   ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
   NotificationType,
   RequestType,
   RevealOutputChannelOn,
   ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
   State,
 } from 'vscode-languageclient/node';
 import { SERVER_COMMANDS, withoutOpen } from './commands';
@@ -53,6 +57,8 @@ export class ServerController implements vscode.Disposable {
   /** A job's result (perfpilot/result). */
   readonly onResult = this.resultEmitter.event;
   readonly jobs = new JobTracker();
+  /** The server's messages (window/showMessage) shown to the user, oldest first (the last 100). */
+  readonly shownMessages: ServerMessage[] = [];
   /** Ask mode's questions, each with the diff of the rewrite. */
   readonly confirmations = new RewriteConfirmations();
   /** The interpreter and check result of the last start attempt. */
@@ -233,10 +239,22 @@ export class ServerController implements vscode.Disposable {
     };
     const client = new LanguageClient('perfpilot', 'PerfPilot', serverOptions, clientOptions);
     client.onNotification(JOB_STATUS, (status: JobStatus) => {
-      this.jobs.update(status);
+      const moved = this.jobs.update(status);
       this.jobEmitter.fire(status);
+      if (moved) {
+        // The lens line shows the job's stage: it follows the notification that updates the
+        // status bar, whether or not the server's workspace/codeLens/refresh got through.
+        refreshLenses(client, status.uri);
+      }
     });
     client.onNotification(RESULT, (result: ResultMessage) => this.resultEmitter.fire(result));
+    // Shown as the client would by default, and kept: what the server told the user is known
+    // to the extension (its tests read it; notifications are not in the page in test mode).
+    client.onNotification(ShowMessageNotification.type, (params: ShowMessageParams) => {
+      const shown = showServerMessage(params);
+      this.shownMessages.push(shown);
+      this.shownMessages.splice(0, Math.max(0, this.shownMessages.length - 100));
+    });
     client.onRequest(CONFIRM_REWRITE, async (params: ConfirmRewriteParams, token: CancellationToken) => {
       const answer = await this.confirmations.confirm(params, token);
       this.log.info(`${params.jobId} ${params.function}: ${answer.choice || 'no answer'}${token.isCancellationRequested ? ' (question withdrawn)' : ''}`);
@@ -343,3 +361,32 @@ export class ServerController implements vscode.Disposable {
   }
 }
 
+
+/** Asks VS Code for the lenses again (the editors showing `uri`'s document and any other). */
+function refreshLenses(client: LanguageClient, uri: string): void {
+  const feature = client.getFeature(CodeLensRequest.method);
+  const wanted = vscode.Uri.parse(uri).toString();
+  const docs = vscode.workspace.textDocuments;
+  // One provider serves every document of the selector: firing its event once is enough.
+  for (const doc of [...docs.filter((d) => d.uri.toString() === wanted), ...docs]) {
+    const shape = feature?.getProvider(doc);
+    if (shape) {
+      shape.onDidChangeCodeLensEmitter.fire();
+      return;
+    }
+  }
+}
+
+/** A server message as shown: its level and text. */
+export interface ServerMessage {
+  level: 'error' | 'warning' | 'info';
+  message: string;
+}
+
+/** Shows a window/showMessage notification as VS Code's client does by default. */
+function showServerMessage(params: ShowMessageParams): ServerMessage {
+  const level = params.type === MessageType.Error ? 'error' : params.type === MessageType.Warning ? 'warning' : 'info';
+  const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  void show(params.message);
+  return { level, message: params.message };
+}

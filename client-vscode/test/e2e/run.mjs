@@ -75,6 +75,9 @@ fs.writeFileSync(
       'perfpilot.runner.pairs': 10,
       'perfpilot.runner.callgrind': false,
       'perfpilot.trace.server': 'messages',
+      // As in desktop VS Code (the web build saves after a delay by default): a rewrite stays
+      // in the buffer, unsaved, until the user saves it.
+      ...(suiteName === 'extension' ? { 'files.autoSave': 'off' } : {}),
       'files.exclude': { '.vscode': true, '.perfpilot-e2e.json': true, '.perfpilot': true, build: true },
     },
     null,
@@ -269,16 +272,18 @@ try {
       let answer;
       try {
         const found = page.locator(locator);
-        // Each element's box and the box of the editor that clips it (its overflow guard), so
-        // the suite can tell whether an element is on screen or cut off.
-        const boxes = await found.evaluateAll((els) =>
+        // Each element's text, its box and the box of the editor that clips it (its overflow
+        // guard), so the suite can tell whether an element is on screen or cut off. One pass:
+        // a lens line re-rendered between two reads would pair texts with other boxes.
+        const seen = await found.evaluateAll((els) =>
           els.map((e) => {
             const r = e.getBoundingClientRect();
             const guard = e.closest('.overflow-guard')?.getBoundingClientRect();
-            return { left: r.left, right: r.right, clipLeft: guard ? guard.left : 0, clipRight: guard ? guard.right : window.innerWidth };
+            const text = e instanceof HTMLElement ? e.innerText : (e.textContent ?? '');
+            return { text, box: { left: r.left, right: r.right, clipLeft: guard ? guard.left : 0, clipRight: guard ? guard.right : window.innerWidth } };
           }),
         );
-        answer = { count: await found.count(), texts: await found.allInnerTexts(), boxes };
+        answer = { count: seen.length, texts: seen.map((x) => x.text), boxes: seen.map((x) => x.box) };
       } catch (err) {
         answer = { count: 0, texts: [], error: String(err) };
       }

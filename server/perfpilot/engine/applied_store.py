@@ -5,7 +5,8 @@ original text, the applied text (and what the edit added around it) and the job'
 (plan, candidates, verdicts, the choice). A restarted server (or a reloaded editor) finds them
 again for a function whose text still matches the applied text, so the lens, inlay hint, hover
 and Revert come back; a function edited since is known to have changed, so Revert can say so.
-The races between variants are not kept (their figures stay in the verdicts).
+The races between variants are kept with their laps' verdicts (detailed samples are not), so
+the hover and Details say after a reload what they said before it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from perfpilot.engine.disk_cache import (
     verdict_from_json,
 )
 from perfpilot.engine.outcome import Outcome, Trial
+from perfpilot.engine.racing import Entrant, Lap, Race
 from perfpilot.strategy.values import OptimizeResult
 
 log = logging.getLogger(__name__)
@@ -61,7 +63,26 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
             "variants": [[c.family, c.variant] for c in cands],
             "verdicts": [t.verdict.to_json() if t.verdict is not None else None
                          for t in outcome.trials],
-            "best": outcome.best, "status": outcome.status, "message": outcome.message}
+            "best": outcome.best, "status": outcome.status, "message": outcome.message,
+            "races": [race_to_json(r) for r in outcome.races]}
+
+
+def race_to_json(race: Race) -> dict[str, Any]:
+    """A race between variants as plain JSON (each lap's verdict without its samples)."""
+    return {"family": race.family, "full_pairs": race.full_pairs,
+            "entrants": [{"index": e.index, "label": e.label, "dropped": e.dropped,
+                          "laps": [{"round": lap.round, "pairs": lap.pairs,
+                                    "verdict": lap.verdict.to_json()} for lap in e.laps]}
+                         for e in race.entrants]}
+
+
+def race_from_json(data: dict[str, Any]) -> Race:
+    """The race back from ``race_to_json``."""
+    return Race(str(data["family"]), tuple(
+        Entrant(int(e["index"]), str(e["label"]), tuple(
+            Lap(int(lap["round"]), int(lap["pairs"]), verdict_from_json(lap["verdict"]))
+            for lap in e.get("laps", ())), str(e.get("dropped", "")))
+        for e in data["entrants"]), int(data["full_pairs"]))
 
 
 def outcome_from_json(data: dict[str, Any], site: FunctionSite) -> Outcome:
@@ -74,9 +95,10 @@ def outcome_from_json(data: dict[str, Any], site: FunctionSite) -> Outcome:
               verdict_from_json(v) if isinstance(v, dict) else None)
         for c, (fam, var), v in zip(result.candidates, variants, verdicts, strict=True))
     best = data.get("best")
+    races = tuple(race_from_json(r) for r in data.get("races") or () if isinstance(r, dict))
     return Outcome(site, plan_from_json(data["plan"]), trials, result.rejected,
                    best if isinstance(best, int) and 0 <= best < len(trials) else None,
-                   str(data.get("status", "improved")), str(data.get("message", "")))
+                   str(data.get("status", "improved")), str(data.get("message", "")), races)
 
 
 class AppliedStore:

@@ -88,6 +88,14 @@ def register(server: PerfPilotServer) -> None:
     def did_change(ls: PerfPilotServer, params: lsp.DidChangeTextDocumentParams) -> None:
         # Results stay attached by function name; the session decides which are stale.
         uri = params.text_document.uri
+        changed = ls.session.changed.get(uri)
+        if changed:
+            # A function whose kept rewrite no longer matched (opened with other text, or
+            # edited and then undone) gets its result back once its text is the rewrite again.
+            doc = ls.document(uri)
+            if ls.session.restore(uri, [s for s in ls.outline(doc)
+                                        if s.qualified_name in changed]):
+                ls.refresh()
         if not ls.session.records.get(uri):
             return
         doc = ls.document(uri)

@@ -46,7 +46,7 @@ suite('Profile-guided targeting in VS Code', () => {
     assert.strictEqual(api.controller.state, 'running', 'the server started (see the PerfPilot log)');
   });
 
-  test('Profile with PerfPilot: the two hot functions get lenses with their share of the run time', async () => {
+  test('Profile with PerfPilot: the project\'s own function is named first, and the two hot functions get lenses with their share of the run time', async () => {
     assert.deepStrictEqual([...(await lensesByLine()).values()].flat().filter((t) => t.includes('of run time')), [], 'no profile yet');
     // The palette command: builds with CMake, runs the program under the profiler.
     const result = (await vscode.commands.executeCommand('perfpilot.client.profile')) as
@@ -56,6 +56,21 @@ suite('Profile-guided targeting in VS Code', () => {
     for (const name of HOT) {
       assert.ok(result.functions.some((f) => f.name.startsWith(name)), `${name} is among the hot functions: ${JSON.stringify(result.functions.map((f) => f.name))}`);
     }
+    // The first function the toast and the report name is the project's own (library code,
+    // libm's pow here, comes under it).
+    const toast = await waitFor(
+      'the profile notification',
+      () => api.controller.shownMessages.find((m) => m.message.startsWith('PerfPilot: profile taken; ')),
+      15_000,
+    );
+    const lead = /^PerfPilot: profile taken; your hottest function is (\w+(?:::\w+)*)/.exec(toast.message)?.[1];
+    assert.ok(lead && HOT.includes(lead), `the notification leads with the project's function: ${JSON.stringify(toast)}`);
+    const markdown = result.markdown ?? '';
+    const firstNamed = /`([^`]+)`/.exec(markdown)?.[1] ?? '';
+    assert.ok(HOT.some((h) => firstNamed.startsWith(h)), `the report's first function is the project's own: ${firstNamed}`);
+    const own = markdown.indexOf('### Your functions');
+    const library = markdown.indexOf('### Library and system code');
+    assert.ok(own >= 0 && (library < 0 || own < library), markdown);
     const hasShares = (lenses: Map<number, string[]>): boolean =>
       HOT.every((name) => (lenses.get(signatureLine(name)) ?? []).some((t) => /\d+(\.\d)?% of run time/.test(t)));
     await waitUpTo(async () => (hasShares(await lensesByLine()) ? true : undefined), 20_000);
