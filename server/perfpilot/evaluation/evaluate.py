@@ -202,7 +202,7 @@ class Evaluator:
             stored = None if self.options.fresh else self.store.load_task(task.name,
                                                                           self.task_key(task))
             if stored is not None and stored.measured and _falls_short(stored) \
-                    and stored.against_reference is None and task.reference is not None:
+                    and _undecided(stored.against_reference) and task.reference is not None:
                 # Stored before answers were timed against their reference: only that
                 # comparison runs (every stored figure is reused).
                 done[task.name] = await self._compare_stored(task, stored, ctx)
@@ -478,7 +478,14 @@ def _falls_short(result: TaskResult) -> bool:
         and bool(ref.speedup) and (best.speedup or 0.0) < SHORT_OF * (ref.speedup or 0.0)
 
 
+def _undecided(direct: SampleResult | None) -> bool:
+    """Whether a task's answer still waits for its paired run against the reference."""
+    return direct is None or direct.verdict == "noisy"
+
+
 def _has_noisy(result: TaskResult) -> bool:
+    if result.against_reference is not None and _undecided(result.against_reference):
+        return True
     return any(s.verdict == "noisy" for s in result.samples) or (
         result.reference is not None and result.reference.verdict == "noisy")
 
