@@ -6,7 +6,7 @@ PERFPILOT := $(VENV)/bin/perfpilot
 CORE := $(VENV)/.core-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-core demo test test-deep test-python test-vscode vscode-deps lint bench eval eval-holdout train-demo train-gpu vsix clean
+.PHONY: setup setup-core demo test test-deep test-python test-vscode vscode-deps vscode-unit lint bench eval eval-holdout train-demo train-gpu vsix clean
 
 # The core (builtin backends, runner, server): no torch, enough for the demo.
 $(CORE): pyproject.toml
@@ -31,13 +31,15 @@ demo: setup-core
 	@$(PERFPILOT) doctor || true
 	$(PY) examples/demo.py
 
-# The Python tests run on two workers (whole files to one worker: module fixtures stay shared)
-# while the VS Code suites' tools download; exhaustive sweeps are left to test-deep.
-PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile
+# The Python tests run on two workers (whole files to one worker: module fixtures stay shared;
+# the longest files first, in the order tests/conftest.py gives) while the VS Code suites' tools
+# download and their unit tests run; exhaustive sweeps are left to test-deep.
+PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile \
+	--no-loadscope-reorder
 
 test: setup lint
-	$(MAKE) -j2 --no-print-directory test-python vscode-deps
-	$(MAKE) --no-print-directory test-vscode
+	$(MAKE) -j2 --no-print-directory test-python vscode-unit
+	$(MAKE) -C client-vscode --no-print-directory test-e2e PERFPILOT_PYTHON=$(abspath $(PY))
 
 # Every generated variant of the differential sweeps, the whole verification corpus, and the
 # other tests marked deep.
@@ -49,6 +51,10 @@ test-python: setup
 
 vscode-deps: setup
 	$(MAKE) -C client-vscode build install-test-deps
+
+# The extension's unit tests need no server: they run beside the Python tests.
+vscode-unit: vscode-deps
+	$(MAKE) -C client-vscode test-unit
 
 test-vscode: setup
 	$(MAKE) -C client-vscode test PERFPILOT_PYTHON=$(abspath $(PY))

