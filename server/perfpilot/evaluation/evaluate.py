@@ -201,7 +201,8 @@ class Evaluator:
         for task in tasks:
             stored = None if self.options.fresh else self.store.load_task(task.name,
                                                                           self.task_key(task))
-            if stored is not None and stored.measured and _falls_short(stored) \
+            if self.replaying and stored is not None and stored.measured \
+                    and _falls_short(stored) \
                     and _undecided(stored.against_reference) and task.reference is not None:
                 # Stored before answers were timed against their reference: only that
                 # comparison runs (every stored figure is reused).
@@ -376,8 +377,9 @@ class Evaluator:
         size, when their separate figures say the answer falls short (see
         ``TaskResult.against_reference``); else None."""
         task, best = gen.task, result.best
-        if cand is None or gen.site is None or task.reference is None or best is None \
-                or best.size is None or not _falls_short(result):
+        # Only a replayed answer has a reference to be held to (pass-through).
+        if not self.replaying or cand is None or gen.site is None or task.reference is None \
+                or best is None or best.size is None or not _falls_short(result):
             return None
         old = previous.against_reference if previous is not None else None
         if old is not None and old.size == best.size and old.verdict != "noisy":
