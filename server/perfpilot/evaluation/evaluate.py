@@ -385,24 +385,11 @@ class Evaluator:
         if old is not None and old.size == best.size and old.verdict != "noisy":
             return old
         from perfpilot.code.splice import splice
-        from perfpilot.runner.measure import bench_files
 
-        tuning = replace(self.engine.tuning or Tuning(), min_size=best.size,
-                         max_size=best.size)
         with tempfile.TemporaryDirectory(prefix="perfpilot-answer-") as folder:
             answer = Path(folder) / task.source.name
             answer.write_text(splice(gen.site, cand.code, cand.includes), encoding="utf-8")
-            try:
-                verdict = await bench_files(answer, task.function, task.reference,
-                                            self.engine.settings.runner, ctx, spec=task.spec,
-                                            gate=self.engine.gate, tuning=tuning,
-                                            built_as=task.source)
-            except Cancelled:
-                raise
-            except Exception as exc:  # context, like the reference itself: shown, not fatal
-                return SampleResult(verdict="build-failed",
-                                    message=f"{type(exc).__name__}: {exc}")
-        return sample_from_verdict(verdict)
+            return await self._reference_against(task, answer, best.size, ctx)
 
     async def _reference_at(self, task: Task, ctx: JobContext, best: SampleResult | None,
                             reference: SampleResult | None,
@@ -417,14 +404,21 @@ class Evaluator:
                 and previous.reference_at_size.size == best.size \
                 and previous.reference_at_size.verdict != "noisy":
             return previous.reference_at_size
+        return await self._reference_against(task, task.source, best.size, ctx)
+
+    async def _reference_against(self, task: Task, original: Path, size: int,
+                                 ctx: JobContext) -> SampleResult:
+        """The task's reference timed at ``size`` as the candidate to ``original`` (the task's
+        source, or a unit holding an answer), built with the source's folder and flags."""
         from perfpilot.runner.measure import bench_files
 
-        tuning = replace(self.engine.tuning or Tuning(), min_size=best.size,
-                         max_size=best.size)
+        assert task.reference is not None
+        tuning = replace(self.engine.tuning or Tuning(), min_size=size, max_size=size)
         try:
-            verdict = await bench_files(task.source, task.function, task.reference,
+            verdict = await bench_files(original, task.function, task.reference,
                                         self.engine.settings.runner, ctx, spec=task.spec,
-                                        gate=self.engine.gate, tuning=tuning)
+                                        gate=self.engine.gate, tuning=tuning,
+                                        built_as=task.source)
         except Cancelled:
             raise
         except Exception as exc:  # context, like the reference itself: shown, not fatal
