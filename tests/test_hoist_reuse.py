@@ -59,6 +59,15 @@ def test_anything_between_that_could_change_the_size_keeps_two_locals(between: s
     assert "arr_size2" in out or out.count("arr.size()") >= 2, out
 
 
+def test_a_call_of_the_files_own_function_under_a_standard_name_keeps_two_locals() -> None:
+    code = ("static std::vector<int>* G;\n"
+            "int max(int a, int b) { if (G) G->clear(); return a > b ? a : b; }\n"
+            + TWO_LOOPS.replace("int sum = 0;", "G = &arr;\n    int sum = 0;")
+            .replace("k += 2;", "k = max(k, 1);"))
+    out = _hoisted(code, "spread")
+    assert "arr_size2" in out, out
+
+
 def test_a_map_whose_subscript_inserts_is_not_reused() -> None:
     code = """
 int keys(std::map<int, int>& m) {

@@ -19,6 +19,7 @@ from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
 from perfpilot.code.parse import node_text
+from perfpilot.code.sorted_ranges import unit_functions
 from perfpilot.code.syntax import (
     Node,
     callee,
@@ -295,9 +296,9 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
     """Whether ``obj``'s size at ``second`` is surely what it was before ``first``: the two
     loops are statements of one block, ``second`` later (each loop was proved to leave the
     size alone), and the statements between them call only functions and methods known to
-    leave memory alone, assign only plain arithmetic variables, jump nowhere, and read
-    ``obj`` only through ``[]`` or such methods, ``obj`` being a sequence container or
-    string."""
+    leave memory alone (none the file defines itself), assign only plain arithmetic
+    variables, jump nowhere, and read ``obj`` only through ``[]`` or such methods, ``obj``
+    being a sequence container or string."""
     block = first.parent
     if block is None or block.type != "compound_statement" or second.parent is None or \
             (second.parent.start_byte, second.parent.end_byte) != \
@@ -306,6 +307,9 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
     vt = inp.types.get(obj)
     if vt is None or vt.pointer or not _SEQUENCE.search(vt.base):
         return False
+    # A function the file defines or declares under a standard name (its own `max`) is not
+    # the standard one: it may do anything.
+    own = unit_functions(inp.unit)
     for stmt in block.named_children:
         if stmt.start_byte < first.end_byte or stmt.end_byte > second.start_byte:
             continue
@@ -315,7 +319,8 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
             if n.type == "call_expression":
                 method = receiver(n) is not None
                 if callee(n) not in (PARALLEL_SAFE_METHODS if method
-                                     else NEVER_WRITES_MEMORY | PURE_RANGE_SCANS):
+                                     else NEVER_WRITES_MEMORY | PURE_RANGE_SCANS) or \
+                        (not method and callee(n).split("::")[-1] in own):
                     return False
             elif n.type in ("assignment_expression", "compound_assignment_expression",
                             "update_expression"):
