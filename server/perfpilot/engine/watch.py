@@ -1,7 +1,9 @@
 """Watching the workspace for changes to files that decide measurements.
 
 watchdog runs its observer on its own thread; events are handed to the asyncio loop with
-``call_soon_threadsafe`` so the engine's state is only touched on the loop.
+``call_soon_threadsafe`` so the engine's state is only touched on the loop. A path is
+reported once it has been quiet for a moment: writing a file is often several events
+(truncate, then write), and acting on the first would read it half written.
 """
 
 from __future__ import annotations
@@ -26,11 +28,16 @@ def is_measurement_input(path: Path) -> bool:
             or name == "compile_commands.json")
 
 
+SETTLE_S = 0.3  # how long a changed path must be quiet before it is reported
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, loop: asyncio.AbstractEventLoop,
-                 on_change: Callable[[Path], None]) -> None:
+                 on_change: Callable[[Path], None], settle_s: float) -> None:
         self._loop = loop
         self._on_change = on_change
+        self._settle_s = settle_s
+        self._timers: dict[Path, asyncio.TimerHandle] = {}  # touched only on the loop
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type not in ("modified", "created", "moved", "deleted"):
@@ -40,17 +47,28 @@ class _Handler(FileSystemEventHandler):
                 continue
             path = Path(raw if isinstance(raw, str) else raw.decode())
             if is_measurement_input(path):
-                self._loop.call_soon_threadsafe(self._on_change, path.resolve())
+                self._loop.call_soon_threadsafe(self._changed, path.resolve())
+
+    def _changed(self, path: Path) -> None:
+        """On the loop: (re)start the path's quiet timer."""
+        timer = self._timers.pop(path, None)
+        if timer is not None:
+            timer.cancel()
+        self._timers[path] = self._loop.call_later(self._settle_s, self._settled, path)
+
+    def _settled(self, path: Path) -> None:
+        self._timers.pop(path, None)
+        self._on_change(path)
 
 
 class WorkspaceWatcher:
     """Calls ``on_change(path)`` on the loop when a measurement input under ``root`` changes."""
 
     def __init__(self, root: Path, on_change: Callable[[Path], None],
-                 loop: asyncio.AbstractEventLoop) -> None:
+                 loop: asyncio.AbstractEventLoop, settle_s: float = SETTLE_S) -> None:
         self._observer = Observer()
         self._observer.daemon = True
-        self._observer.schedule(_Handler(loop, on_change), str(root), recursive=True)
+        self._observer.schedule(_Handler(loop, on_change, settle_s), str(root), recursive=True)
 
     def start(self) -> None:
         """Start watching (failures, such as too many watches, are logged and ignored)."""

@@ -18,7 +18,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.engine.outcome import Outcome
 from perfpilot.engine.present import draft_spec_hint, needs_spec_verdict, speedup_phrase
-from perfpilot.engine.session import Job, path_of_uri
+from perfpilot.engine.session import FunctionRecord, Job, path_of_uri
 from perfpilot.engine.spec_drafts import spec_unfinished
 from perfpilot.lsp.convert import StaleSiteError, function_edit
 from perfpilot.lsp.protocol import (
@@ -56,6 +56,8 @@ class JobRunner:
         self._tasks: set[asyncio.Task[None]] = set()
         # The job whose apply question about a function (uri, name) is the open one.
         self._asking: dict[tuple[str, str], str] = {}
+        # Functions whose inputs changed while a job on them ran: measured again after it.
+        self._inputs_changed_during: dict[tuple[str, str], Path] = {}
 
     def inputs_changed(self, path: Path) -> None:
         """A spec, input or compile database changed: results that used it are re-measured.
@@ -67,16 +69,24 @@ class JobRunner:
                         "markers): measuring once it is saved without them")
             return
         for uri, name, rec in self.session.mark_stale_by_inputs(path):
-            if uri not in ls.workspace.text_documents:
-                continue
-            site = ls.site_named(ls.document(uri), name)
-            if site is None or self.session.running(uri, name):
-                continue
-            ls.log_info(f"{path.name} changed: re-measuring {name}")
-            if rec.applied or rec.outcome.trials:
-                kind, baseline = self.session.remeasure(rec)
-                self.start(kind, site, baseline)
+            self._remeasure(uri, name, rec, path)
         ls.refresh()
+
+    def _remeasure(self, uri: str, name: str, rec: FunctionRecord, path: Path) -> None:
+        """Measure ``name`` again because ``path``, one of its inputs, changed."""
+        if uri not in self.ls.workspace.text_documents:
+            return
+        if self.session.running(uri, name):
+            # The running job may have read the old inputs: measure again after it.
+            self._inputs_changed_during[(uri, name)] = path
+            return
+        site = self.ls.site_named(self.ls.document(uri), name)
+        if site is None:
+            return
+        self.ls.log_info(f"{path.name} changed: re-measuring {name}")
+        if rec.applied or rec.outcome.trials:
+            kind, baseline = self.session.remeasure(rec)
+            self.start(kind, site, baseline)
 
     def start(self, kind: str, site: FunctionSite, baseline: str | None = None,
               fresh: bool = False) -> Job:
@@ -148,6 +158,11 @@ class JobRunner:
         finally:
             # The final status goes out last, so a client that sees it also saw the edit.
             self._notify_job(job)
+        changed = self._inputs_changed_during.pop((job.uri, job.site.name), None)
+        rec = self.session.record(job.uri, job.site.name)
+        if changed is not None and rec is not None and not job.cancelled:
+            self._remeasure(job.uri, job.site.name, rec, changed)
+            self.ls.refresh()
 
     async def _finish(self, job: Job) -> None:
         if job.cancelled:
