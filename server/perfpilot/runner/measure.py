@@ -189,8 +189,9 @@ async def _measure(original: FunctionSite, candidate_unit: str, candidate_code: 
     if not program:
         try:
             entry = "\n" + (inputs.spec.entry_text if inputs.spec and inputs.spec.entry_text
-                            else entry_source(original))
-            bench = inputs.spec.bench_text if inputs.spec else harness_source(original)
+                            else entry_source(original, inputs.compdb))
+            bench = (inputs.spec.bench_text if inputs.spec
+                     else harness_source(original, inputs.compdb))
         except (EntryError, HarnessUnsupported) as exc:
             return needs_spec_verdict(base, original.name, exc)
 
