@@ -23,6 +23,7 @@ from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
 from perfpilot.progress import JobContext
 from perfpilot.runner.build import install_headers
+from perfpilot.runner.compdb import CompileFlags, flags_for
 from perfpilot.runner.entry import EntryError, entry_source
 from perfpilot.runner.harness import HarnessUnsupported, classify, harness_source
 from perfpilot.runner.measure import verify_and_measure
@@ -46,20 +47,23 @@ class Built:
     folder: Path
     site: FunctionSite
     flags: tuple[str, ...]
+    compdb: CompileFlags | None = None
 
 
 def build(tmp: Path, unit: str, name: str, *, flags: tuple[str, ...] = (),
           path: Path | None = None) -> Built:
-    """Generate the bench and entry for ``name`` and build the original and the driver."""
+    """Generate the bench and entry for ``name`` and build the original and the driver; a
+    ``path`` with a compile database entry has its project headers read through it."""
     site = function_by_name(unit, "cpp", name, uri=path.as_uri() if path else "")
+    compdb = flags_for(path) if path else None
     tmp.mkdir(parents=True, exist_ok=True)
     install_headers(tmp)
-    (tmp / "a.cpp").write_text(unit + "\n" + entry_source(site), encoding="utf-8")
-    (tmp / "bench.cpp").write_text(harness_source(site) + "\n#include <perfpilot_driver.hpp>\n",
-                                   encoding="utf-8")
+    (tmp / "a.cpp").write_text(unit + "\n" + entry_source(site, compdb), encoding="utf-8")
+    (tmp / "bench.cpp").write_text(harness_source(site, compdb)
+                                   + "\n#include <perfpilot_driver.hpp>\n", encoding="utf-8")
     _gxx(tmp, flags, "-shared", "-fPIC", "a.cpp", "-o", "a.so")
     _gxx(tmp, flags, "-Iinclude", "bench.cpp", "-o", "driver", "-ldl")
-    return Built(tmp, site, flags)
+    return Built(tmp, site, flags, compdb)
 
 
 def _gxx(folder: Path, flags: tuple[str, ...], *argv: str) -> None:
@@ -73,7 +77,7 @@ def check(b: Built, candidate: str | None = None, tag: str = "b") -> list[str]:
     ``ok``, ``mismatch`` or ``noinputs``; a crash of the driver fails the test."""
     lib = "./a.so"
     if candidate is not None:
-        unit = splice(b.site, candidate, ()) + "\n" + entry_source(b.site)
+        unit = splice(b.site, candidate, ()) + "\n" + entry_source(b.site, b.compdb)
         (b.folder / f"{tag}.cpp").write_text(unit, encoding="utf-8")
         _gxx(b.folder, b.flags, "-shared", "-fPIC", f"{tag}.cpp", "-o", f"{tag}.so")
         lib = f"./{tag}.so"
@@ -315,7 +319,8 @@ def test_headers_outside_the_project_or_too_deep_are_not_read(tmp_path: Path) ->
 
     source = _project(tmp_path / "proj")
     (tmp_path / "outside.h").write_text("struct Far { int x; };\n")
-    lookup = header_lookup(source)
+    assert header_lookup(source, None)("geo/point.h", str(source)) is None  # no entry: no -I
+    lookup = header_lookup(source, flags_for(source))
     assert lookup("geo/point.h", str(source)) is not None
     assert lookup("../../outside.h", str(source)) is None
     assert lookup("missing.h", str(source)) is None

@@ -186,7 +186,7 @@ def test_a_withheld_figure_is_noisy_and_says_why() -> None:
 
 
 def test_a_slowdown_stands_only_when_a_second_run_shows_it() -> None:
-    from perfpilot.runner.measure import confirm_slowdown
+    from perfpilot.runner.paired_timing import confirm_slowdown
 
     slow = Measurement(speedup=0.05, ci95_low=0.049, ci95_high=0.051, pairs=30,
                        dropped_pairs=0, threads=2, median_a_s=1e-3, median_b_s=2e-2)

@@ -447,12 +447,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_spec(args: argparse.Namespace) -> int:
     """Write a draft bench spec next to the source (never over an existing one)."""
-    from perfpilot.runner.spec_draft import write_draft
+    from perfpilot.engine.spec_drafts import write_spec_draft
 
     path = Path(args.draft)
     site = locate(path, read_source(path), args.function, args.line)
     try:
-        written = write_draft(site, path)
+        written = write_spec_draft(site)
     except FileExistsError as exc:
         raise CliError(str(exc)) from exc
     print(f"Wrote {written}: complete its TODOs; 'perfpilot bench' then uses it for "

@@ -1,6 +1,8 @@
 """Draft bench specs for functions the generated harness cannot feed, as values the editor
 shows: where the draft goes and its text. Writing it is the editor's (a file created through
 the editor, never over an existing spec) or ``write_spec_draft``'s for clients that cannot.
+The source's compile database entry is looked up here, once, for the runner's draft (the
+folders where the project headers it reads are found).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.engine.session import path_of_uri
+from perfpilot.runner.compdb import flags_for
 from perfpilot.runner.spec_draft import draft_path, draft_spec, write_draft
 
 
@@ -34,7 +37,8 @@ def spec_draft(site: FunctionSite) -> SpecDraft | None:
     path = draft_path(site, source)
     if path.exists():
         return SpecDraft(site.qualified_name, path, "", exists=True)
-    return SpecDraft(site.qualified_name, path, draft_spec(site), exists=False)
+    return SpecDraft(site.qualified_name, path, draft_spec(site, flags_for(source)),
+                     exists=False)
 
 
 def write_spec_draft(site: FunctionSite) -> Path:
@@ -44,7 +48,7 @@ def write_spec_draft(site: FunctionSite) -> Path:
     source = path_of_uri(site.uri)
     if source is None:
         raise ValueError("the document is not a local file")
-    return write_draft(site, source)
+    return write_draft(site, source, flags_for(source))
 
 
 # The draft's markers for what the user must complete ("// TODO: build the object ...").

@@ -305,7 +305,8 @@ async def compile_driver(sandbox: Sandbox, tc: Toolchain, workdir: Path, bench_t
 
 async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: str,
                           unit_text: str, unit_name: str, *, timeout_s: float,
-                          ctx: JobContext, unprivileged: bool = False) -> Compiled:
+                          ctx: JobContext, cache: BuildCache | None = None,
+                          unprivileged: bool = False) -> Compiled:
     """Compile a whole program into ``<side>/prog``."""
     folder = workdir / side
     folder.mkdir(exist_ok=True)
@@ -313,10 +314,24 @@ async def compile_program(sandbox: Sandbox, tc: Toolchain, workdir: Path, side: 
     output = f"{side}/prog"
     argv = [tc.cc, *tc.flags, *(["-fopenmp"] if tc.openmp else []), f"{side}/{unit_name}",
             "-o", output, "-lm"]
-    res = await run_sandboxed(sandbox, argv, workdir, timeout_s=timeout_s,
-                              limits=Limits(cpu_s=int(timeout_s) + 5), ctx=ctx,
-                              unprivileged=unprivileged, ro_binds=_visible(tc))
-    return _compiled(res, workdir, output, side, argv)
+    use = cache if '#include "' not in unit_text else None
+    return await _cached_compile(sandbox, argv, workdir, output, side, [f"{side}/{unit_name}"],
+                                 timeout_s=timeout_s, ctx=ctx, ro_binds=_visible(tc),
+                                 cache=use, unprivileged=unprivileged)
+
+
+async def compile_launcher(sandbox: Sandbox, tc: Toolchain, workdir: Path, *, timeout_s: float,
+                           ctx: JobContext, cache: BuildCache | None = None,
+                           unprivileged: bool = False) -> Compiled:
+    """Compile the launcher that times two whole programs (ABBA, one process per run) into
+    ``launcher``."""
+    source = "launcher.cpp"
+    write_source(workdir / source, "#include <perfpilot_launcher.hpp>\n")
+    argv = [tc.cxx, "-O2", "-std=c++17", "-Iinclude", source, "-o", "launcher"]
+    return await _cached_compile(sandbox, argv, workdir, "launcher", "",
+                                 [source, *(f"include/{h}" for h in HEADERS)],
+                                 timeout_s=timeout_s, ctx=ctx, ro_binds=_visible(tc),
+                                 cache=cache, unprivileged=unprivileged)
 
 
 def _compiled(res: ProcResult, workdir: Path, output: str, side: str,

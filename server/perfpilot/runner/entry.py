@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.runner.api_objects import unit_helpers
+from perfpilot.runner.compdb import CompileFlags
 from perfpilot.runner.harness_types import trampoline_param_type
 from perfpilot.runner.template_args import TemplateUnresolved, instantiate
 from perfpilot.runner.unit_headers import site_types
@@ -26,8 +27,9 @@ class EntryError(Exception):
     """The function cannot be reached by a generated entry (a bench spec must provide one)."""
 
 
-def entry_source(site: FunctionSite) -> str:
-    """Source text to append to the unit (C or C++), or raise EntryError.
+def entry_source(site: FunctionSite, compdb: CompileFlags | None = None) -> str:
+    """Source text to append to the unit (C or C++), or raise EntryError; ``compdb``: the
+    source's compile database entry (where its project headers are found).
 
     A function template is called with the template arguments template_args.py chooses; the
     helpers of objects the bench builds through their public API follow the entry.
@@ -48,7 +50,7 @@ def entry_source(site: FunctionSite) -> str:
     if any(p.type_text == "..." for p in site.params):
         raise EntryError(f"'{site.qualified_name}' takes variable arguments")
     scopes = site.qualified_name.split("::")[:-1]
-    types = site_types(site)
+    types = site_types(site, compdb)
     if site.is_method and method_info(site, types) is None and namespace_member(site, types):
         site = replace(site, is_method=False)  # ``int ns::f(...) {...}``: a free function
     params_list = [f"perfpilot_t{i} a{i}" for i in range(len(site.params))]
@@ -88,17 +90,17 @@ def entry_source(site: FunctionSite) -> str:
         f"{closes}"
         f'extern "C" void* {ENTRY_SYMBOL}(void) {{\n'
         f"  return reinterpret_cast<void*>(&{tramp});\n}}\n"
-        f"{_api_helpers(original)}"
+        f"{_api_helpers(original, compdb)}"
     )
 
 
-def _api_helpers(site: FunctionSite) -> str:
+def _api_helpers(site: FunctionSite, compdb: CompileFlags | None) -> str:
     """Helpers for the objects the generated bench builds through their public API (none
     when the bench builds every object itself, or cannot be generated at all)."""
     from perfpilot.runner.harness import HarnessUnsupported, classify
 
     try:
-        _, plan = classify(site)
+        _, plan = classify(site, compdb)
     except HarnessUnsupported:
         return ""
     return unit_helpers(plan.objects, plan.types)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from perfpilot.code.site import FunctionSite, Param
 from perfpilot.runner.api_objects import bench_aliases, bench_builder, bench_record
+from perfpilot.runner.compdb import CompileFlags
 from perfpilot.runner.harness_plan import HarnessArg, HarnessPlan
 from perfpilot.runner.harness_plan import classify as classify
 from perfpilot.runner.harness_types import (
@@ -43,11 +44,13 @@ from perfpilot.runner.unit_headers import site_types
 from perfpilot.runner.unit_types import ClassDef, Ctor, MethodInfo, parse_type
 
 
-def parameter_problem(site: FunctionSite, p: Param) -> str | None:
-    """Why the generated harness cannot build parameter ``p`` on its own (None if it can)."""
+def parameter_problem(site: FunctionSite, p: Param,
+                      compdb: CompileFlags | None = None) -> str | None:
+    """Why the generated harness cannot build parameter ``p`` on its own (None if it can);
+    ``compdb``: the source's compile database entry."""
     if p.type_text == "...":
         return "variadic arguments"
-    types = site_types(site)
+    types = site_types(site, compdb)
     ty = parse_type(p.base, "cpp")
     if p.pointer or p.array:
         if p.pointer > 1 or arith_type(types.resolve(ty)) is None:
@@ -58,13 +61,14 @@ def parameter_problem(site: FunctionSite, p: Param) -> str | None:
     return Checker(types).problem(ty)
 
 
-def harness_source(site: FunctionSite) -> str:
+def harness_source(site: FunctionSite, compdb: CompileFlags | None = None) -> str:
     """C++ source of a bench (the perfpilot_bench.hpp API) for ``site``; may raise.
+    ``compdb``: the source's compile database entry (where its project headers are found).
 
     The message of HarnessUnsupported ends with the command that drafts a spec to complete.
     """
     try:
-        _, plan = classify(site)
+        _, plan = classify(site, compdb)
     except HarnessUnsupported as exc:
         raise HarnessUnsupported(f"{exc} ({_draft_hint(site)})") from exc
     return _Writer(plan.site or site, plan).source()

@@ -19,6 +19,7 @@ from perfpilot.runner.api_objects import (
     plan_object,
 )
 from perfpilot.runner.body_shapes import Bound, flattened, loop_bounds, range_pair, subscripted
+from perfpilot.runner.compdb import CompileFlags
 from perfpilot.runner.harness_types import (
     FLOAT,
     MAPS,
@@ -260,8 +261,10 @@ class _Classifier:
         return HarnessArg("object" if boxed else "container", p, base, mutated, boxed, address=True)
 
 
-def classify(site: FunctionSite) -> tuple[list[HarnessArg], HarnessPlan]:
-    """How each parameter is produced and checked; raise HarnessUnsupported otherwise."""
+def classify(site: FunctionSite, compdb: CompileFlags | None = None
+             ) -> tuple[list[HarnessArg], HarnessPlan]:
+    """How each parameter is produced and checked; raise HarnessUnsupported otherwise.
+    ``compdb``: the source's compile database entry (where its project headers are found)."""
     template_args: tuple[str, ...] = ()
     template_source = ""
     if site.is_template:
@@ -271,7 +274,7 @@ def classify(site: FunctionSite) -> tuple[list[HarnessArg], HarnessPlan]:
             raise HarnessUnsupported(
                 f"{exc}; a bench spec must choose the template arguments") from exc
         site, template_args, template_source = inst.site, inst.args, inst.source
-    types = site_types(site)
+    types = site_types(site, compdb)
     if site.is_method and method_info(site, types) is None and namespace_member(site, types):
         site = replace(site, is_method=False)  # ``int ns::f(...) {...}``: a free function
     c = _Classifier(site, types)

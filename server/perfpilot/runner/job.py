@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from perfpilot.code.site import FunctionSite
 from perfpilot.progress import JobContext
@@ -50,3 +53,13 @@ class Job:
     def env(self, threads: int) -> dict[str, str]:
         """Environment of one driver run (the OpenMP thread count)."""
         return {"OMP_NUM_THREADS": str(threads)} if self.tc.openmp else {}
+
+    @asynccontextmanager
+    async def held(self, kind: Literal["building", "timing"]) -> AsyncIterator[None]:
+        """The measuring gate held for ``kind``; waiting for it (another job's timing) is not
+        counted against this job's budget."""
+        async with AsyncExitStack() as stack:
+            async with self.budget.paused():
+                await stack.enter_async_context(self.gate.building() if kind == "building"
+                                                else self.gate.timing())
+            yield

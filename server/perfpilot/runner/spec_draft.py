@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfpilot.code.site import FunctionSite
+from perfpilot.runner.compdb import CompileFlags
 from perfpilot.runner.harness import (
     HarnessUnsupported,
     harness_source,
@@ -29,29 +30,32 @@ def draft_path(site: FunctionSite, source_path: Path) -> Path:
     return source_path.resolve().parent / SPEC_FOLDER / f"{site.name}.bench.cpp"
 
 
-def write_draft(site: FunctionSite, source_path: Path) -> Path:
-    """Write the draft spec and return its path; never overwrites (FileExistsError)."""
+def write_draft(site: FunctionSite, source_path: Path, compdb: CompileFlags | None = None
+                ) -> Path:
+    """Write the draft spec and return its path; never overwrites (FileExistsError).
+    ``compdb``: the source's compile database entry (where its project headers are found)."""
     path = draft_path(site, source_path)
     if path.exists():
         raise FileExistsError(f"{path} exists; it was not overwritten")
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as out:
-        out.write(draft_spec(site))
+        out.write(draft_spec(site, compdb))
     return path
 
 
-def draft_spec(site: FunctionSite) -> str:
-    """The text of a draft spec for ``site``."""
+def draft_spec(site: FunctionSite, compdb: CompileFlags | None = None) -> str:
+    """The text of a draft spec for ``site``; ``compdb``: the source's compile database entry
+    (where its project headers are found)."""
     try:
-        generated = harness_source(site)
+        generated = harness_source(site, compdb)
     except HarnessUnsupported as exc:
-        return _skeleton(site, str(exc))
+        return _skeleton(site, str(exc), compdb)
     return ("// Draft bench spec: the bench PerfPilot generates for this function, to adapt\n"
             "// (sizes, value ranges, what to record). See docs/bench-spec.md.\n" + generated)
 
 
-def _skeleton(site: FunctionSite, reason: str) -> str:
-    types = site_types(site)
+def _skeleton(site: FunctionSite, reason: str, compdb: CompileFlags | None) -> str:
+    types = site_types(site, compdb)
     names: set[str] = set()
     for p in site.params:
         names |= set(parse_type(p.base).name.split("::"))
@@ -87,7 +91,7 @@ def _skeleton(site: FunctionSite, reason: str) -> str:
     ]
     if method is not None and not site.is_static:
         lines.append(f"  {method.cls.path} self{{}};  // TODO: build the object the method runs on")
-    members, setup = _members(site)
+    members, setup = _members(site, compdb)
     lines += members
     value = " ".join(w for w in ret.replace("&", " ").split() if w not in ("const", "static",
                                                                           "inline"))
@@ -112,11 +116,12 @@ def _skeleton(site: FunctionSite, reason: str) -> str:
     return "\n".join(lines)
 
 
-def _members(site: FunctionSite) -> tuple[list[str], list[str]]:
+def _members(site: FunctionSite, compdb: CompileFlags | None
+             ) -> tuple[list[str], list[str]]:
     members: list[str] = []
     setup: list[str] = []
     for i, p in enumerate(site.params):
-        why = parameter_problem(site, p)
+        why = parameter_problem(site, p, compdb)
         storage = p.type_text.replace("[]", "*") if p.pointer or p.array else p.base
         members.append(f"  {storage} s{i}{{}};  // parameter '{p.name}'")
         if why is None:

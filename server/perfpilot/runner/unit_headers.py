@@ -3,8 +3,9 @@
 A class declared in ``ledger.h`` and used by ``ledger.cpp`` is as much the unit's as one declared
 in the file: the generated bench needs its definition to build and compare values, and the entry
 needs it to call a method. Quote includes are resolved the way the compiler does (the including
-file's folder, then ``-iquote`` and ``-I`` folders of the file's ``compile_commands.json`` entry)
-and read with tree-sitter. Bounded: only headers under the project root (the folder holding both
+file's folder, then ``-iquote`` and ``-I`` folders of the file's ``compile_commands.json`` entry,
+which the caller gives: the runner's ``MeasurementInputs.compdb``, looked up once per job) and
+read with tree-sitter. Bounded: only headers under the project root (the folder holding both
 the source and its compile database, else the source's folder), each at most ``MAX_BYTES``, at
 most ``MAX_HEADERS`` per unit, read through headers at most four deep (unit_types.py).
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from perfpilot.code.site import FunctionSite
-from perfpilot.runner.compdb import flags_for
+from perfpilot.runner.compdb import CompileFlags
 from perfpilot.runner.unit_types import HeaderLookup, UnitTypes, read_unit
 
 MAX_BYTES = 256 * 1024
@@ -60,12 +61,13 @@ def _under(path: Path, root: Path) -> bool:
     return True
 
 
-def header_lookup(source: Path, workspace: Path | None = None) -> HeaderLookup:
-    """Resolves quote includes written in ``source`` or in the headers it reads."""
+def header_lookup(source: Path, entry: CompileFlags | None,
+                  workspace: Path | None = None) -> HeaderLookup:
+    """Resolves quote includes written in ``source`` or in the headers it reads, through the
+    folders of ``entry`` (the source's compile database entry, when it has one)."""
     src = source.resolve()
     folders: list[Path] = []
     root = src.parent
-    entry = flags_for(src, workspace)
     if entry is not None:
         folders = [f if f.is_absolute() else Path(entry.directory) / f
                    for f in include_folders(entry.flags)]
@@ -99,9 +101,11 @@ def header_lookup(source: Path, workspace: Path | None = None) -> HeaderLookup:
     return lookup
 
 
-def site_types(site: FunctionSite) -> UnitTypes:
-    """The unit's types, those of the project headers it includes among them."""
+def site_types(site: FunctionSite, compdb: CompileFlags | None = None) -> UnitTypes:
+    """The unit's types, those of the project headers it includes among them (found through
+    ``compdb``, the source's compile database entry, besides the source's folder)."""
     path = site_path(site)
     if path is None:
         return read_unit(site.unit_text, site.language)
-    return read_unit(site.unit_text, site.language, header_lookup(path), str(path.resolve()))
+    return read_unit(site.unit_text, site.language, header_lookup(path, compdb),
+                     str(path.resolve()))
