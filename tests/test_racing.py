@@ -4,6 +4,7 @@ constructed measurements (no timing); the schedule variants the builtin optimize
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -188,15 +189,28 @@ async def test_a_race_of_the_rewrite_not_chosen_names_that_rewrite() -> None:
     chosen = Trial(parallel, None)
     said = race_phrases((loops, unrolls), (chosen, Trial(serial, None)), chosen)
     assert said[0].startswith("tried 3 variants of the loop; picked schedule(dynamic, 16) ")
-    # Never a vague "another rewrite": the serial rewrite, by its rule.
-    assert said[1] == ("tried 2 variants of the serial rewrite (hoist-invariant-call); its "
-                       "best, unroll 4 (1.50×), was not chosen"), said
+    # Never a vague "another rewrite": the serial rewrite, by the rule it goes without.
+    assert said[1] == ("tried 2 variants of the serial rewrite (without openmp-reduction); "
+                       "its best, unroll 4 (1.50×), was not chosen"), said
     # The serial rewrite chosen: the OpenMP one's race names it so.
     picked = Trial(serial, None)
     said = race_phrases((loops, unrolls), (Trial(parallel, None), picked), picked)
-    assert said[0].startswith("tried 3 variants of the OpenMP rewrite (openmp-reduction, "
-                              "hoist-invariant-call); its best, "), said
+    assert said[0].startswith("tried 3 variants of the OpenMP rewrite (openmp-reduction); "
+                              "its best, "), said
     assert said[1].startswith("tried 2 variants of the loop; picked unroll 4 (1.50×)"), said
+    # The hover says the chosen rewrite's race first.
+    from perfpilot.engine.outcome import Outcome
+    from perfpilot.engine.present import hover_markdown
+    from perfpilot.strategy.values import Plan
+
+    won = replace(picked, verdict=unrolls.finalists[0].last)
+    outcome = Outcome(function_by_name("long f(int a) { return a; }\n", "cpp", "f"),
+                      Plan((), "builtin"), (Trial(parallel, None), won), best=1,
+                      status="improved", races=(loops, unrolls))
+    variants = [line for line in hover_markdown(outcome).splitlines()
+                if line.startswith("**Variants:**")]
+    assert variants[0].startswith("**Variants:** Tried 2 variants of the loop; picked unroll 4")
+    assert "of the OpenMP rewrite" in variants[1], variants
 
 
 def test_an_empty_race_has_no_runner_up() -> None:

@@ -311,16 +311,26 @@ def _chosen_race(outcome: Outcome) -> tuple[Race, str] | None:
 
 
 def rewrite_name(candidate: Candidate, chosen: Candidate | None) -> str:
-    """A rewrite named by what it does, to tell it from the one chosen: ``the serial rewrite
-    (hoist-invariant-call)`` (its rules' ids, or its strategies' categories for a model's)."""
+    """A rewrite named by what tells it from the one chosen: ``the OpenMP rewrite
+    (openmp-reduction)``, ``the serial rewrite (without openmp-reduction)`` (by its rules' ids,
+    or its strategies' categories for a model's; all of them when they are the same)."""
     if chosen is not None and chosen.needs_openmp and not candidate.needs_openmp:
         kind = "the serial rewrite"
     elif candidate.needs_openmp and (chosen is None or not chosen.needs_openmp):
         kind = "the OpenMP rewrite"
     else:
         kind = "the rewrite"
-    what = list(dict.fromkeys(s.rule or s.category.name for s in candidate.strategies))
-    return f"{kind} ({', '.join(what)})" if what else kind
+
+    def what(c: Candidate) -> list[str]:
+        return list(dict.fromkeys(s.rule or s.category.name for s in c.strategies))
+
+    mine = what(candidate)
+    theirs = what(chosen) if chosen is not None else []
+    more = [w for w in mine if w not in theirs]
+    less = [w for w in theirs if w not in mine]
+    said = ", ".join(more) if more else (
+        "without " + ", ".join(less) if less and mine else ", ".join(mine))
+    return f"{kind} ({said})" if said else kind
 
 
 def race_phrases(races: tuple[Race, ...], trials: tuple[Trial, ...],
@@ -435,7 +445,11 @@ def hover_markdown(outcome: Outcome) -> str:
         timed = f"{v.pairs} pairs timed" if v.pairs else ""
         if checked or timed:
             lines.append("**Checked:** " + escape_md("; ".join(p for p in (checked, timed) if p)))
-        lines += races_markdown(outcome)
+        # the race of the rewrite chosen first
+        picked = trial.candidate.family if trial is outcome.chosen else None
+        raced = races_markdown(outcome)
+        first = sorted(range(len(raced)), key=lambda i: outcome.races[i].family != picked)
+        lines += [raced[i] for i in first]
         # one paragraph, a line each (a hard break): no gap between them
         parts += ["", "  \n".join(lines)]
     elif outcome.message:
