@@ -71,26 +71,45 @@ def _position(doc: TextDocument, data: bytes, offset: int) -> lsp.Position:
     return client_position(doc, line, col)
 
 
+_SIMILAR = 0.5  # a changed line and its new text, rather than a line out and another in
+
+
+def _pairs(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """The lines of ``old`` and ``new`` that are one line changed (similar text), in order,
+    the most alike (an alignment maximising the summed similarity of its pairs)."""
+    alike = [[difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() for y in new]
+             for x in old]
+    best = [[0.0] * (len(new) + 1) for _ in range(len(old) + 1)]
+    for i in range(len(old) - 1, -1, -1):
+        for j in range(len(new) - 1, -1, -1):
+            paired = best[i + 1][j + 1] + alike[i][j] if alike[i][j] >= _SIMILAR else 0.0
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], paired)
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(old) and j < len(new):
+        if alike[i][j] >= _SIMILAR and best[i][j] == best[i + 1][j + 1] + alike[i][j]:
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
 def _hunks(doc: TextDocument, site: FunctionSite, old: str,
            new: str) -> list[tuple[lsp.Range, str]]:
     """``old`` (the function's text in the document) turned into ``new`` as the few small
-    edits that change it: changed lines, each narrowed to the characters that differ."""
+    edits that change it: a changed line narrowed to the characters that differ, lines added
+    or removed as whole lines (each a short row in a refactor preview)."""
     a = old.splitlines(keepends=True)
     b = new.splitlines(keepends=True)
     starts = [0]
     for line in a:
         starts.append(starts[-1] + len(line))
+    spans: list[tuple[int, int, str]] = []  # offsets in ``old`` and the text put there
 
-    def at(offset: int) -> lsp.Position:
-        nl = old.rfind("\n", 0, offset)
-        line = site.start_line + old.count("\n", 0, offset)
-        col = offset - (nl + 1) + (site.start_col if nl < 0 else 0)
-        return client_position(doc, line, col)
-
-    out: list[tuple[lsp.Range, str]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
+    def change(i1: int, i2: int, j1: int, j2: int) -> None:
         lo, hi = starts[i1], starts[i2]
         gone, put = old[lo:hi], "".join(b[j1:j2])
         k = 0
@@ -99,8 +118,34 @@ def _hunks(doc: TextDocument, site: FunctionSite, old: str,
         m = 0
         while m < min(len(gone), len(put)) - k and gone[-1 - m] == put[-1 - m]:
             m += 1
-        out.append((lsp.Range(at(lo + k), at(hi - m)), put[k:len(put) - m]))
-    return out
+        if lo + k < hi - m or k < len(put) - m:
+            spans.append((lo + k, hi - m, put[k:len(put) - m]))
+
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        i, j = i1, j1
+        for pi, pj in [*((i1 + x, j1 + y) for x, y in _pairs(a[i1:i2], b[j1:j2])), (i2, j2)]:
+            change(i, pi, j, pj)  # lines out or in before the pair
+            if pi < i2:
+                change(pi, pi + 1, pj, pj + 1)  # the changed line
+            i, j = pi + 1, pj + 1
+    # edits that touch become one (an insertion where a change begins)
+    merged: list[tuple[int, int, str]] = []
+    for lo, hi, text in spans:
+        if merged and merged[-1][1] >= lo:
+            plo, phi, ptext = merged[-1]
+            merged[-1] = (plo, max(hi, phi), ptext + old[phi:lo] + text)
+        else:
+            merged.append((lo, hi, text))
+
+    def at(offset: int) -> lsp.Position:
+        nl = old.rfind("\n", 0, offset)
+        line = site.start_line + old.count("\n", 0, offset)
+        col = offset - (nl + 1) + (site.start_col if nl < 0 else 0)
+        return client_position(doc, line, col)
+
+    return [(lsp.Range(at(lo), at(hi)), text) for lo, hi, text in merged]
 
 
 def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: str,
