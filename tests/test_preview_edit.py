@@ -134,3 +134,10 @@ def test_a_line_added_above_a_changed_one_is_an_insertion_not_a_change() -> None
     new = ["    const auto values_size = values.size();\n",
            "    for (std::size_t i = 0; i < values_size; i += 64) {\n"]
     assert _pairs(old, new) == [(0, 1)]
+
+
+def test_a_block_too_large_to_pair_stays_one_edit() -> None:
+    from perfpilot.lsp.convert import _pairs
+
+    assert _pairs([f"a{i}\n" for i in range(50)], [f"a{i};\n" for i in range(50)]) == []
+    assert _pairs(["a;\n"], ["a;;\n"]) == [(0, 0)]

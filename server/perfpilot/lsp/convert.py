@@ -72,11 +72,15 @@ def _position(doc: TextDocument, data: bytes, offset: int) -> lsp.Position:
 
 
 _SIMILAR = 0.5  # a changed line and its new text, rather than a line out and another in
+_MAX_PAIRING = 1600  # lines out times lines in: past it, the block is one edit
 
 
 def _pairs(old: list[str], new: list[str]) -> list[tuple[int, int]]:
     """The lines of ``old`` and ``new`` that are one line changed (similar text), in order,
-    the most alike (an alignment maximising the summed similarity of its pairs)."""
+    the most alike (an alignment maximising the summed similarity of its pairs); none for a
+    block too large to compare line by line (it stays one edit)."""
+    if len(old) * len(new) > _MAX_PAIRING:
+        return []
     alike = [[difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() for y in new]
              for x in old]
     best = [[0.0] * (len(new) + 1) for _ in range(len(old) + 1)]
