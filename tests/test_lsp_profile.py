@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
 
 async def test_confirm_in_program_after_an_applied_rewrite(
         client: LanguageClient, tmp_path: Path) -> None:
-    from lsp_support import apply_text_edit
+    from lsp_support import apply_text_edits
 
     (tmp_path / "prog.cpp").write_text(UPPER, encoding="utf-8")
     (tmp_path / "check.sh").write_text(
@@ -176,7 +176,7 @@ async def test_confirm_in_program_after_an_applied_rewrite(
     assert isinstance(result, dict) and "jobId" in result, result
     await recorder.wait(lambda: bool(recorder.edits))
     change = recorder.edits[0].edit.document_changes[0]  # type: ignore[index]
-    new_text = apply_text_edit(UPPER, change.edits[0])  # type: ignore[union-attr]
+    new_text = apply_text_edits(UPPER, change.edits)  # type: ignore[union-attr]
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
         [lsp.TextDocumentContentChangeWholeDocument(new_text)]))
@@ -257,7 +257,7 @@ async def test_confirm_in_program_before_a_previewed_rewrite_is_applied(
         client: LanguageClient, tmp_path: Path) -> None:
     """applyMode preview: while the editor shows the rewrite for review (not applied), the
     program is built with the rewrite in a copy and timed; the figure stays once applied."""
-    from lsp_support import apply_text_edit
+    from lsp_support import apply_text_edits
 
     (tmp_path / "prog.cpp").write_text(UPPER, encoding="utf-8")
     (tmp_path / ".perfpilot.toml").write_text(
@@ -302,7 +302,7 @@ async def test_confirm_in_program_before_a_previewed_rewrite_is_applied(
 
     # The user accepts: the figure measured before applying still describes the function.
     change = recorder.edits[0].edit.document_changes[0]  # type: ignore[index]
-    new_text = apply_text_edit(UPPER, change.edits[0])  # type: ignore[union-attr]
+    new_text = apply_text_edits(UPPER, change.edits)  # type: ignore[union-attr]
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
         [lsp.TextDocumentContentChangeWholeDocument(new_text)]))

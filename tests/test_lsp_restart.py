@@ -120,10 +120,11 @@ async def test_an_applied_rewrite_survives_a_restart(tmp_path: Path) -> None:
         assert hints and str(hints[0].label).startswith("⚡")
         hover = await second.text_document_hover_async(lsp.HoverParams(
             lsp.TextDocumentIdentifier(uri), lsp.Position(2, 6)))
-        # This client asked for plain text: the measurement table as "measure: value".
+        # This client asked for plain text: the result on a line of its own, no markup.
         assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
         assert hover.contents.kind == lsp.MarkupKind.PlainText
-        assert "\n95% interval: " in hover.contents.value, hover.contents.value
+        assert "\nResult: " in hover.contents.value, hover.contents.value
+        assert "95% CI " in hover.contents.value, hover.contents.value
         assert "**" not in hover.contents.value and "\\" not in hover.contents.value
         answer = await _revert(second, uri)
         assert answer["applied"] is True, answer

@@ -147,7 +147,7 @@ def test_hover_on_the_name_shows_the_plan_and_measurement(session: dict[str, Any
     assert hover is not None
     assert "PerfPilot plan for `ends`" in hover
     assert "Function Call Overhead Reduction" in hover
-    assert "**Result:**" in hover and "95% interval" in hover
+    assert "**Result:**" in hover and "95% CI" in hover and "**Checked:**" in hover
     # Neovim shows the markdown as text: figures and words carry no backslash escapes.
     assert "\\" not in hover, hover
 

@@ -158,8 +158,74 @@ def test_a_function_the_harness_cannot_feed_says_so_and_offers_the_draft() -> No
 
 
 def test_figures_keep_two_decimals_below_100_and_none_above() -> None:
-    from perfpilot.engine.present import interval, ratio
+    from perfpilot.engine.figures import interval, ratio
 
     assert ratio(2.314) == "2.31×" and ratio(99.5) == "99.50×"
     assert ratio(1585.04) == "1585×"
     assert interval((1364.33, 1687.11)) == "1364–1687" and interval((0.98, 1.2)) == "0.98–1.20"
+
+
+# What the builtin planner writes for a copied parameter, a reduction and a hoisted call.
+COPY = ("Parameter `values` (`std::vector<long long>`, line 6) is passed by value, so every "
+        "call to `sum_values` copies the whole container (an allocation plus a copy of every "
+        "element), although the function never modifies `values`: take it as "
+        "`const std::vector<long long> &values`.")
+OMP = ("The `for` loop on line 8 (over `i`, 0 to values.size()) — its iterations are "
+       "independent except for accumulating into `total` (+), a reduction: run it on all "
+       "cores with `#pragma omp parallel for reduction(+:total)` (build with `-fopenmp`).")
+
+
+def test_a_brief_reason_is_what_to_do_in_a_few_words() -> None:
+    from perfpilot.engine.present import brief_reason
+
+    assert brief_reason(COPY) == "take it as `const std::vector<long long> &values`"
+    # Never cut inside code, never ending on "with".
+    assert brief_reason(OMP) == "run it on all cores…"
+    assert brief_reason("hoist `v.size()`; it is loop-invariant. More.") == "hoist `v.size()`"
+    # No colon: the first clause; a colon inside code is not a clause's end.
+    assert brief_reason("use `a::b` here. Then more") == "use `a::b` here"
+    long = "word " * 30
+    assert brief_reason(long).endswith("…") and len(brief_reason(long)) <= 61
+
+
+def test_the_hover_is_one_line_per_strategy_and_one_per_result_fact() -> None:
+    from perfpilot.code.locate import function_by_name
+    from perfpilot.engine.engine import choose
+    from perfpilot.engine.outcome import Trial
+    from perfpilot.engine.present import hover_markdown, plain_text
+    from perfpilot.runner.values import Verification
+    from perfpilot.strategy import Candidate
+
+    site = function_by_name("long f(int a) { return a; }\n", "cpp", "f")
+    plan = Plan((Strategy(category_by_id(6), OMP, (8,)),
+                 Strategy(category_by_id(10), COPY, (6,)),
+                 Strategy(category_by_id(4), "hoist it <b>", (8,), advice="no rewrite")),
+                "builtin")
+    v = Verdict(verdict="faster", message="", speedup=8.9, ci95=(8.7, 9.39), threads=1,
+                pairs=30, verification=Verification(cases=12, sizes=(4,), mutants=3, killed=3))
+    outcome = choose(site, plan, (Trial(Candidate("long f(int a){return a;}", (), "builtin"),
+                                        v),))
+    hover = hover_markdown(outcome)
+    lines = hover.splitlines()
+    assert lines[2:5] == [
+        "1. **Multithreading and Concurrency**: run it on all cores… _(line 8)_",
+        "2. **Function Call Overhead Reduction**: take it as "
+        "`const std::vector<long long> &values` _(line 6)_",
+        "3. **Loop Efficiency Techniques**: hoist it \\<b> _(line 8)_ — _advice_"], lines
+    # The result and how it was checked: one paragraph, a line each; no table.
+    assert lines[6:] == ["**Result:** 8.90× faster (95% CI 8.70–9.39, serial)  ",
+                         "**Checked:** 12 inputs, 3/3 mutants killed; 30 pairs timed"], lines
+    assert "| measure |" not in hover and "allocation" not in hover
+    assert plain_text(hover).splitlines()[-2:] == [
+        "Result: 8.90× faster (95% CI 8.70–9.39, serial)",
+        "Checked: 12 inputs, 3/3 mutants killed; 30 pairs timed"]
+
+
+def test_a_callee_strategy_in_the_hover_names_the_callee() -> None:
+    from perfpilot.engine.present import plan_brief
+
+    s = Strategy(category_by_id(15), "In `order`, called from line 12: it swaps neighbours "
+                 "pass after pass: sort with `std::sort`.", (7, 12), callee="order")
+    assert plan_brief(Plan((s,), "builtin"), "gap").splitlines()[2] == (
+        "1. **Efficient Library and API Utilization**: in `order`, sort with `std::sort` "
+        "_(lines 7, 12)_")

@@ -4,6 +4,7 @@ constructed measurements (no timing); the schedule variants the builtin optimize
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -165,10 +166,51 @@ async def test_a_variant_with_a_higher_short_round_figure_is_never_named_next_be
     assert phrase.startswith("tried 3 variants of the loop; picked schedule(guided) (1.60×)")
     assert "next best" not in phrase and "runner-up" not in phrase
     # A race whose family was not chosen never says "picked".
-    other = race_phrase(done, None, other_chosen=True)
-    assert other == ("tried 3 variants of another rewrite; its best, schedule(dynamic, 16) "
-                     "(2.20×), was not chosen")
+    other = race_phrase(done, None, "the OpenMP rewrite (openmp-for)")
+    assert other == ("tried 3 variants of the OpenMP rewrite (openmp-for); its best, "
+                     "schedule(dynamic, 16) (2.20×), was not chosen")
     assert race_phrase(done, None).startswith("tried 3 variants of the loop; its best, ")
+
+
+async def test_a_race_of_the_rewrite_not_chosen_names_that_rewrite() -> None:
+    from perfpilot.engine.outcome import Trial
+    from perfpilot.engine.present import race_phrases
+    from perfpilot.strategy.categories import category_by_id
+    from perfpilot.strategy.values import Strategy
+
+    hoist = Strategy(category_by_id(4), "hoist the size", (3,), rule="hoist-invariant-call")
+    omp = Strategy(category_by_id(6), "run on all cores", (3,), rule="openmp-reduction")
+    parallel = Candidate("p", (omp, hoist), "builtin", needs_openmp=True, family="builtin-0",
+                         variant="schedule(dynamic, 16)")
+    serial = Candidate("s", (hoist,), "builtin", family="builtin-1", variant="unroll 4")
+    loops = await race("builtin-0", ENTRIES, Track({0: 1.6, 1: 1.0, 2: 2.2}, width=0.1), FULL)
+    unrolls = await race("builtin-1", [(3, "as rewritten"), (4, "unroll 4")],
+                         Track({3: 1.1, 4: 1.5}, width=0.05), FULL)
+    chosen = Trial(parallel, None)
+    said = race_phrases((loops, unrolls), (chosen, Trial(serial, None)), chosen)
+    assert said[0].startswith("tried 3 variants of the loop; picked schedule(dynamic, 16) ")
+    # Never a vague "another rewrite": the serial rewrite, by the rule it goes without.
+    assert said[1] == ("tried 2 variants of the serial rewrite (without openmp-reduction); "
+                       "its best, unroll 4 (1.50×), was not chosen"), said
+    # The serial rewrite chosen: the OpenMP one's race names it so.
+    picked = Trial(serial, None)
+    said = race_phrases((loops, unrolls), (Trial(parallel, None), picked), picked)
+    assert said[0].startswith("tried 3 variants of the OpenMP rewrite (openmp-reduction); "
+                              "its best, "), said
+    assert said[1].startswith("tried 2 variants of the loop; picked unroll 4 (1.50×)"), said
+    # The hover says the chosen rewrite's race first.
+    from perfpilot.engine.outcome import Outcome
+    from perfpilot.engine.present import hover_markdown
+    from perfpilot.strategy.values import Plan
+
+    won = replace(picked, verdict=unrolls.finalists[0].last)
+    outcome = Outcome(function_by_name("long f(int a) { return a; }\n", "cpp", "f"),
+                      Plan((), "builtin"), (Trial(parallel, None), won), best=1,
+                      status="improved", races=(loops, unrolls))
+    variants = [line for line in hover_markdown(outcome).splitlines()
+                if line.startswith("**Variants:**")]
+    assert variants[0].startswith("**Variants:** Tried 2 variants of the loop; picked unroll 4")
+    assert "of the OpenMP rewrite" in variants[1], variants
 
 
 def test_an_empty_race_has_no_runner_up() -> None:

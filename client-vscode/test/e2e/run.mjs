@@ -280,7 +280,19 @@ try {
             const r = e.getBoundingClientRect();
             const guard = e.closest('.overflow-guard')?.getBoundingClientRect();
             const text = e instanceof HTMLElement ? e.innerText : (e.textContent ?? '');
-            return { text, box: { left: r.left, right: r.right, clipLeft: guard ? guard.left : 0, clipRight: guard ? guard.right : window.innerWidth } };
+            // overflow: how far its content reaches past its own height (a scrolled box).
+            return {
+              text,
+              box: {
+                left: r.left,
+                right: r.right,
+                clipLeft: guard ? guard.left : 0,
+                clipRight: guard ? guard.right : window.innerWidth,
+                width: r.width,
+                height: r.height,
+                overflow: e.scrollHeight - e.clientHeight,
+              },
+            };
           }),
         );
         answer = { count: seen.length, texts: seen.map((x) => x.text), boxes: seen.map((x) => x.box) };

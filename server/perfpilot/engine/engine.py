@@ -20,8 +20,8 @@ from perfpilot.engine.disk_cache import DiskCache
 from perfpilot.engine.keys import content_key, runner_fingerprint, secret_fingerprint
 from perfpilot.engine.limits import check_analysable
 from perfpilot.engine.outcome import Outcome, Trial
-from perfpilot.engine.present import speedup_phrase
-from perfpilot.engine.racing import Race, race, race_phrase
+from perfpilot.engine.present import race_phrases, speedup_phrase
+from perfpilot.engine.racing import Race, race
 from perfpilot.engine.ranking import Ranked, rank
 from perfpilot.engine.records import Measured, keep
 from perfpilot.optimizing.base import Optimizer
@@ -484,10 +484,7 @@ def with_races(outcome: Outcome, races: tuple[Race, ...]) -> Outcome:
     picked named in its message."""
     if not races:
         return outcome
-    chosen = outcome.chosen
-    label = chosen.candidate.variant if chosen is not None else None
-    phrases = [race_phrase(r, label if chosen is not None and chosen.candidate.family == r.family
-                           else None, other_chosen=chosen is not None) for r in races]
+    phrases = race_phrases(races, outcome.trials, outcome.chosen)
     message = outcome.message.rstrip()
     message += "" if not message or message.endswith(".") else "."
     said = " ".join(f"{p[:1].upper()}{p[1:]}." for p in phrases)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from perfpilot.engine.outcome import Outcome
+from perfpilot.engine.figures import interval, ratio
+from perfpilot.engine.outcome import Outcome, Trial
 from perfpilot.engine.racing import Race, figure, race_phrase
-from perfpilot.strategy.values import Plan, advice_label
+from perfpilot.strategy.values import Candidate, Plan, advice_label
 
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
@@ -55,7 +56,7 @@ def plain_text(markdown: str) -> str:
         line = re.sub(r"(?<![A-Za-z0-9\\])_\((.+?)\)_(?![A-Za-z0-9])", r"(\1)", line)
         line = re.sub(r"`([^`]*)`", r"\1", line)
         line = re.sub(r"\\(.)", r"\1", line)
-        out.append(line.replace("&amp;", "&"))
+        out.append(line.rstrip().replace("&amp;", "&"))
     return "\n".join(out)
 
 
@@ -103,25 +104,93 @@ def plan_markdown(plan: Plan, function: str) -> str:
     return "\n".join(out)
 
 
+_BRIEF_CHARS = 60  # a hover line per strategy: category, this much reason and its lines
+# Words a shortened reason does not end on: "run it on all cores with…" says less than
+# "run it on all cores…".
+_DANGLING = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "it",
+                       "of", "on", "or", "the", "to", "with"})
+
+
+def _top_level(text: str) -> list[tuple[int, str]]:
+    """Each character of ``text`` outside code spans and parentheses, with its position."""
+    out: list[tuple[int, str]] = []
+    code = False
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif not code and ch == "(":
+            depth += 1
+        elif not code and ch == ")" and depth:
+            depth -= 1
+        elif not code and not depth:
+            out.append((i, ch))
+    return out
+
+
+def brief_reason(explanation: str, limit: int = _BRIEF_CHARS) -> str:
+    """What a strategy does, in a few words for the hover: the clause after the last ": "
+    (an explanation says what it found, then what to do), without asides in parentheses, up
+    to the first "; " or ". ", shortened at a word outside code (with "…") past ``limit``
+    characters."""
+    text = " ".join(explanation.split())
+    spots = _top_level(text)
+    colons = [i for i, ch in spots if ch == ":" and text[i + 1:i + 2] == " "]
+    if colons and text[colons[-1] + 2:].strip(" ."):
+        text = text[colons[-1] + 2:]
+    # parenthesised asides out, then the first clause
+    kept: list[str] = []
+    code = False
+    depth = 0
+    for ch in text:
+        if ch == "`":
+            code = not code
+        if not code and ch == "(":
+            depth += 1
+        if not depth:
+            kept.append(ch)
+        if not code and ch == ")" and depth:
+            depth -= 1
+    text = " ".join("".join(kept).split()).replace(" ,", ",").replace(" .", ".")
+    for i, ch in _top_level(text):
+        if ch in ";." and text[i + 1:i + 2] in (" ", ""):
+            text = text[:i]
+            break
+    text = text.strip(" .,;—-")
+    if len(text) <= limit:
+        return text
+    cuts = [i for i, ch in _top_level(text) if ch == " " and i <= limit]
+    words = text[:cuts[-1]].split(" ") if cuts else [text[:limit]]
+    while len(words) > 1 and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(" ,;:—-") + "…"
+
+
+def plan_brief(plan: Plan, function: str) -> str:
+    """The plan for the hover: one line per strategy, its category, a short reason
+    (``brief_reason``) and its evidence lines; the explanations in full are in the report."""
+    head = f"**PerfPilot plan for `{function}`** ({escape_md(plan.backend)}"
+    head += f", {escape_md(plan.model)})" if plan.model else ")"
+    if not plan.strategies:
+        return head + "\n\nNo optimization opportunity found."
+    out = [head, ""]
+    for i, s in enumerate(plan.strategies, 1):
+        where = _lines(s.lines)
+        # a callee's strategy says which function it is about (its call line is in ``lines``)
+        where_in = f"in `{s.callee}`, " if s.callee else ""
+        reason = brief_reason(s.explanation, _BRIEF_CHARS - len(where_in))
+        said = f": {escape_md_keep_code(where_in + reason)}" if reason else ""
+        suffix = f" _({where})_" if where else ""
+        if s.advice:
+            suffix += " — _advice_"
+        out.append(f"{i}. **{s.category.name}**{said}{suffix}")
+    return "\n".join(out)
+
+
 def _ms(seconds: float | None) -> str:
     if seconds is None:
         return "–"
     return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.3g} µs"
-
-
-def _number(value: float) -> str:
-    # Two decimals below 100; whole numbers above, where decimals are noise (1585×, not 1585.04×).
-    return f"{value:.2f}" if value < 100 else f"{value:.0f}"
-
-
-def ratio(value: float) -> str:
-    """A speedup ratio, the one format used everywhere: ``2.31×``, ``1585×``."""
-    return f"{_number(value)}×"
-
-
-def interval(ci: tuple[float, float]) -> str:
-    """A 95% interval's bounds, the one format used everywhere: ``2.20–2.43``, ``1364–1687``."""
-    return f"{_number(ci[0])}–{_number(ci[1])}"
 
 
 _NO_GAIN = 0.03  # a 1-thread figure within ±3% of 1 (the runner's no-change band) is no gain
@@ -241,16 +310,51 @@ def _chosen_race(outcome: Outcome) -> tuple[Race, str] | None:
     return (won, trial.candidate.variant) if won is not None else None
 
 
+def rewrite_name(candidate: Candidate, chosen: Candidate | None) -> str:
+    """A rewrite named by what tells it from the one chosen: ``the OpenMP rewrite
+    (openmp-reduction)``, ``the serial rewrite (without openmp-reduction)`` (by its rules' ids,
+    or its strategies' categories for a model's; all of them when they are the same)."""
+    if chosen is not None and chosen.needs_openmp and not candidate.needs_openmp:
+        kind = "the serial rewrite"
+    elif candidate.needs_openmp and (chosen is None or not chosen.needs_openmp):
+        kind = "the OpenMP rewrite"
+    else:
+        kind = "the rewrite"
+
+    def what(c: Candidate) -> list[str]:
+        return list(dict.fromkeys(s.rule or s.category.name for s in c.strategies))
+
+    mine = what(candidate)
+    theirs = what(chosen) if chosen is not None else []
+    more = [w for w in mine if w not in theirs]
+    less = [w for w in theirs if w not in mine]
+    said = ", ".join(more) if more else (
+        "without " + ", ".join(less) if less and mine else ", ".join(mine))
+    return f"{kind} ({said})" if said else kind
+
+
+def race_phrases(races: tuple[Race, ...], trials: tuple[Trial, ...],
+                 chosen: Trial | None) -> list[str]:
+    """One phrase per race (``race_phrase``): the variants tried and the one picked, with its
+    figure; a race of a rewrite that was not chosen names that rewrite (when a candidate was
+    chosen, or several rewrites were raced)."""
+    picked = chosen.candidate if chosen is not None else None
+    out: list[str] = []
+    for r in races:
+        if picked is not None and picked.family == r.family:
+            out.append(race_phrase(r, picked.variant))
+            continue
+        ours = next((t.candidate for t in trials if t.candidate.family == r.family), None)
+        named = ours is not None and (picked is not None or len(races) > 1)
+        out.append(race_phrase(r, None, rewrite_name(ours, picked)
+                               if named and ours is not None else ""))
+    return out
+
+
 def races_markdown(outcome: Outcome) -> list[str]:
     """One line per race: the variants tried and the one picked, with its figure."""
-    chosen = outcome.chosen
-    out: list[str] = []
-    for r in outcome.races:
-        label = (chosen.candidate.variant if chosen is not None
-                 and chosen.candidate.family == r.family else None)
-        said = race_phrase(r, label, other_chosen=chosen is not None)
-        out.append(f"**Variants:** {escape_md(said[:1].upper() + said[1:])}")
-    return out
+    return [f"**Variants:** {escape_md(said[:1].upper() + said[1:])}"
+            for said in race_phrases(outcome.races, outcome.trials, outcome.chosen)]
 
 
 def race_report(race: Race) -> list[str]:
@@ -319,8 +423,10 @@ def measurement_table(v: Verdict) -> str:
 
 
 def hover_markdown(outcome: Outcome) -> str:
-    """Hover text: the plan, then the chosen (or first) measurement."""
-    parts = [plan_markdown(outcome.plan, outcome.site.name)]
+    """Hover text, short enough to read without scrolling: the plan one line per strategy,
+    then the chosen (or first) result, how it was checked and the variants raced, one line
+    each. The explanations in full and every measurement are in the report (Details)."""
+    parts = [plan_brief(outcome.plan, outcome.site.name)]
     trial = outcome.chosen or (outcome.trials[0] if outcome.trials else None)
     unfed = needs_spec_verdict(outcome)
     if unfed is not None:
@@ -331,11 +437,21 @@ def hover_markdown(outcome: Outcome) -> str:
     elif trial is not None and trial.verdict is not None and trial.verdict.verdict == "rejected":
         parts += ["", f"**Result:** {escape_md(trial.verdict.message)}"]
     elif trial is not None and trial.verdict is not None:
+        v = trial.verdict
         repaired = f" (the model's answer to repair round {trial.candidate.round})" \
             if trial.candidate.round else ""
-        parts += ["", f"**Result:** {escape_md(speedup_phrase(trial.verdict))}{repaired}"]
-        parts += [line for race in races_markdown(outcome) for line in ("", race)]
-        parts += ["", measurement_table(trial.verdict)]
+        lines = [f"**Result:** {escape_md(speedup_phrase(v))}{repaired}"]
+        checked = verification_phrase(v)
+        timed = f"{v.pairs} pairs timed" if v.pairs else ""
+        if checked or timed:
+            lines.append("**Checked:** " + escape_md("; ".join(p for p in (checked, timed) if p)))
+        # the race of the rewrite chosen first
+        picked = trial.candidate.family if trial is outcome.chosen else None
+        raced = races_markdown(outcome)
+        first = sorted(range(len(raced)), key=lambda i: outcome.races[i].family != picked)
+        lines += [raced[i] for i in first]
+        # one paragraph, a line each (a hard break): no gap between them
+        parts += ["", "  \n".join(lines)]
     elif outcome.message:
         parts += ["", escape_md(outcome.message)]
     return "\n".join(parts)

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from perfpilot.engine.figures import interval, number, ratio
+
 if TYPE_CHECKING:
     from perfpilot.runner.values import Verdict
 
@@ -126,8 +128,8 @@ def eliminate(verdicts: Sequence[Verdict | None]) -> list[str]:
         if v is not None and v.verdict in FAILED:
             out.append(f"{v.verdict}: {v.message}" if v.message else v.verdict)
         elif f is not None and best_low is not None and f[1] < best_low:
-            out.append(f"clearly slower: {f[0]:.2f}–{f[1]:.2f} below the best's lower bound "
-                       f"{best_low:.2f}")
+            out.append(f"clearly slower: {interval(f)} below the best's lower bound "
+                       f"{number(best_low)}")
         else:
             out.append("")
     return out
@@ -228,7 +230,7 @@ def _figure_text(v: Verdict | None) -> str:
     if v is None or f is None or v.speedup is None:
         return "not timed reliably" if v is not None and v.verdict == "noisy" else (
             v.verdict if v is not None else "not measured")
-    return f"{v.speedup:.2f}×"
+    return ratio(v.speedup)
 
 
 def next_best(race_: Race, chosen: Entrant | None) -> Entrant | None:
@@ -244,19 +246,19 @@ def next_best(race_: Race, chosen: Entrant | None) -> Entrant | None:
     return other if other.last.speedup < mine.speedup else None
 
 
-def race_phrase(race_: Race, chosen_label: str | None, other_chosen: bool = False) -> str:
+def race_phrase(race_: Race, chosen_label: str | None, rewrite: str = "") -> str:
     """``tried 3 variants of the loop; picked schedule(dynamic, 16) (1.90×); next best
     schedule(static) (1.60×)`` (the pairs each variant took are in the report's table). With
-    no ``chosen_label`` the race's best is named as not chosen (``other_chosen``: because a
-    candidate outside the race was)."""
+    no ``chosen_label`` the race's best is named as not chosen; ``rewrite`` names the rewrite
+    whose variants these are when it was not the one chosen (``the serial rewrite
+    (hoist-invariant-call)``)."""
     best = next((e for e in race_.entrants if e.label == chosen_label), None)
     if best is None:
         best = next(iter(race_.finalists), None)
     if chosen_label is None:
         # Nothing of this race was chosen (another candidate was, or none): its best is
         # named, never as the pick.
-        what = "another rewrite" if other_chosen else "the loop"
-        said = f"tried {len(race_.entrants)} variants of {what}"
+        said = f"tried {len(race_.entrants)} variants of {rewrite or 'the loop'}"
         if best is None:
             # Every variant left the race: why the first one did is the reason.
             first = next((e for e in race_.entrants if e.dropped), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from lsprotocol import types as lsp
@@ -70,10 +71,92 @@ def _position(doc: TextDocument, data: bytes, offset: int) -> lsp.Position:
     return client_position(doc, line, col)
 
 
+_SIMILAR = 0.5  # a changed line and its new text, rather than a line out and another in
+_MAX_PAIRING = 1600  # lines out times lines in: past it, the block is one edit
+
+
+def _pairs(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """The lines of ``old`` and ``new`` that are one line changed (similar text), in order,
+    the most alike (an alignment maximising the summed similarity of its pairs); none for a
+    block too large to compare line by line (it stays one edit)."""
+    if len(old) * len(new) > _MAX_PAIRING:
+        return []
+    alike = [[difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() for y in new]
+             for x in old]
+    best = [[0.0] * (len(new) + 1) for _ in range(len(old) + 1)]
+    for i in range(len(old) - 1, -1, -1):
+        for j in range(len(new) - 1, -1, -1):
+            paired = best[i + 1][j + 1] + alike[i][j] if alike[i][j] >= _SIMILAR else 0.0
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], paired)
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(old) and j < len(new):
+        if alike[i][j] >= _SIMILAR and best[i][j] == best[i + 1][j + 1] + alike[i][j]:
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _hunks(doc: TextDocument, site: FunctionSite, old: str,
+           new: str) -> list[tuple[lsp.Range, str]]:
+    """``old`` (the function's text in the document) turned into ``new`` as the few small
+    edits that change it: a changed line narrowed to the characters that differ, lines added
+    or removed as whole lines (each a short row in a refactor preview)."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    starts = [0]
+    for line in a:
+        starts.append(starts[-1] + len(line))
+    spans: list[tuple[int, int, str]] = []  # offsets in ``old`` and the text put there
+
+    def change(i1: int, i2: int, j1: int, j2: int) -> None:
+        lo, hi = starts[i1], starts[i2]
+        gone, put = old[lo:hi], "".join(b[j1:j2])
+        k = 0
+        while k < min(len(gone), len(put)) and gone[k] == put[k]:
+            k += 1
+        m = 0
+        while m < min(len(gone), len(put)) - k and gone[-1 - m] == put[-1 - m]:
+            m += 1
+        if lo + k < hi - m or k < len(put) - m:
+            spans.append((lo + k, hi - m, put[k:len(put) - m]))
+
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        i, j = i1, j1
+        for pi, pj in [*((i1 + x, j1 + y) for x, y in _pairs(a[i1:i2], b[j1:j2])), (i2, j2)]:
+            change(i, pi, j, pj)  # lines out or in before the pair
+            if pi < i2:
+                change(pi, pi + 1, pj, pj + 1)  # the changed line
+            i, j = pi + 1, pj + 1
+    # edits that touch become one (an insertion where a change begins)
+    merged: list[tuple[int, int, str]] = []
+    for lo, hi, text in spans:
+        if merged and merged[-1][1] >= lo:
+            plo, phi, ptext = merged[-1]
+            merged[-1] = (plo, max(hi, phi), ptext + old[phi:lo] + text)
+        else:
+            merged.append((lo, hi, text))
+
+    def at(offset: int) -> lsp.Position:
+        nl = old.rfind("\n", 0, offset)
+        line = site.start_line + old.count("\n", 0, offset)
+        col = offset - (nl + 1) + (site.start_col if nl < 0 else 0)
+        return client_position(doc, line, col)
+
+    return [(lsp.Range(at(lo), at(hi)), text) for lo, hi, text in merged]
+
+
 def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: str,
                   *, version: int | None, confirm: bool, includes: Sequence[str] = (),
                   drop_includes: Sequence[str] = (),
-                  drop_before: str = "") -> lsp.WorkspaceEdit:
+                  drop_before: str = "", confirm_by_file_op: bool = False,
+                  ) -> lsp.WorkspaceEdit:
     """One versioned TextDocumentEdit replacing exactly the function (one undo step).
 
     Raises StaleSiteError unless the document's text at the function's range is exactly the
@@ -85,6 +168,13 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
     function, in the same edit. ``drop_includes``: headers a rewrite added, whose lines
     (above the function) are removed again (Revert). ``drop_before``: text a rewrite put above
     the function (or above its comments), removed when it is still there (Revert).
+
+    ``confirm``: the edit asks the user to review it (a refactor preview), the change made of
+    the small edits that differ from the function (each a short row there, ticked), under the
+    annotation ``label``. ``confirm_by_file_op``: the client applies ``CreateFile`` and the
+    document is a file, so the confirmation rides on a ``CreateFile`` of the document itself
+    that never applies (it exists: ``ignoreIfExists``), which a preview leaves out of its list;
+    else on an empty edit away from the change.
     """
     if text_at(doc, site_range(doc, site)) != site.text:
         raise StaleSiteError(f"the text of {site.name} is no longer what was analysed")
@@ -132,34 +222,49 @@ def function_edit(doc: TextDocument, site: FunctionSite, new_text: str, label: s
                 edits.append((lsp.Range(_position(doc, data, above - len(gone)),
                                         _position(doc, data, above)), ""))
                 break
-    edits.append((rng, new))
+    small = _hunks(doc, site, site.text, new) if confirm and rng == site_range(doc, site) \
+        else []
+    edits.extend(small or [(rng, new)])
     text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit] = [
         lsp.AnnotatedTextEdit(range=r, new_text=t, annotation_id=annotation_id)
         if annotation_id is not None else lsp.TextEdit(range=r, new_text=t)
         for r, t in edits]
     annotations = None
+    review_op: lsp.CreateFile | None = None
     if annotation_id is not None:
         # The change itself needs no confirmation, so a preview shows it ticked (VS Code
         # leaves edits that need confirmation unticked, and its diff then shows nothing); an
-        # empty edit away from it asks for the confirmation that opens the preview.
-        review = _review_point(doc, [r for r, _t in edits])
+        # operation that changes nothing asks for the confirmation that opens the preview.
+        by_file = confirm_by_file_op and doc.uri.startswith("file:")
+        review = None if by_file else _review_point(doc, [r for r, _t in edits])
         annotations = {annotation_id: lsp.ChangeAnnotation(
-            label=label, needs_confirmation=review is None, description="PerfPilot rewrite")}
-        if review is not None:
+            label=label, needs_confirmation=review is None and not by_file,
+            description="PerfPilot rewrite")}
+        if by_file:
+            review_op = lsp.CreateFile(
+                uri=doc.uri, options=lsp.CreateFileOptions(ignore_if_exists=True),
+                annotation_id=REVIEW_ANNOTATION)
+            annotations[REVIEW_ANNOTATION] = _REVIEW_NOTE
+        elif review is not None:
             text_edits.append(lsp.AnnotatedTextEdit(range=lsp.Range(review, review), new_text="",
                                                     annotation_id=REVIEW_ANNOTATION))
-            annotations[REVIEW_ANNOTATION] = lsp.ChangeAnnotation(
-                label="Review the rewrite, then Apply", needs_confirmation=True,
-                description="PerfPilot: the change above is ticked; Apply keeps it, Discard "
-                            "leaves the function as it was")
+            annotations[REVIEW_ANNOTATION] = _REVIEW_NOTE
     change = lsp.TextDocumentEdit(
         text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
         edits=text_edits,
     )
-    return lsp.WorkspaceEdit(document_changes=[change], change_annotations=annotations)
+    # After the change: a CreateFile of an existing file with ignoreIfExists does nothing.
+    ops: list[lsp.TextDocumentEdit | lsp.CreateFile] = [change]
+    if review_op is not None:
+        ops.append(review_op)
+    return lsp.WorkspaceEdit(document_changes=ops, change_annotations=annotations)
 
 
 REVIEW_ANNOTATION = "perfpilot-review"
+_REVIEW_NOTE = lsp.ChangeAnnotation(
+    label="Review the rewrite, then Apply", needs_confirmation=True,
+    description="PerfPilot: the change is ticked; Apply keeps it, Discard leaves the function "
+                "as it was")
 
 
 def _review_point(doc: TextDocument, ranges: Sequence[lsp.Range]) -> lsp.Position | None:

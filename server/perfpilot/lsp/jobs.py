@@ -236,9 +236,12 @@ class JobRunner:
         label = f"Optimize {name} ({strategy})"
         confirm = mode == "preview" and self.ls.supports_annotations()
         try:
-            edit = function_edit(doc, job.site, chosen.candidate.code, label,
+            # A preview's row for the change: short, so the editor leaves room for its tick.
+            edit = function_edit(doc, job.site, chosen.candidate.code,
+                                 f"PerfPilot: {name} — {strategy}" if confirm else label,
                                  version=doc.version, confirm=confirm,
-                                 includes=chosen.candidate.includes)
+                                 includes=chosen.candidate.includes,
+                                 confirm_by_file_op=self.ls.supports_create_file())
         except StaleSiteError as exc:
             self.session.declined(job.uri, job.function, str(exc))
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {exc}",

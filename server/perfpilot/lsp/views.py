@@ -16,7 +16,7 @@ from perfpilot.engine.present import (
     lens_title,
     needs_spec_verdict,
     plain_text,
-    plan_markdown,
+    plan_brief,
     speedup_phrase,
 )
 from perfpilot.lsp.convert import client_position, header_range, server_position
@@ -98,7 +98,7 @@ def register(server: PerfPilotServer) -> None:
                          f"{escape_md(j.message)}")
         if rec is not None:
             parts.append(hover_markdown(rec.outcome) if rec.outcome.trials
-                         else plan_markdown(rec.outcome.plan, site.name))
+                         else plan_brief(rec.outcome.plan, site.name))
             if rec.stale:
                 parts.append("_The function changed since it was measured; Re-run to update._")
         parts.extend(profile_hover(ls, doc, site))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfpilot.confirm.program import ProgramVerdict
-from perfpilot.engine.present import interval, ratio
+from perfpilot.engine.figures import interval, ratio
 from perfpilot.model_usage import ModelUsage
 from perfpilot.scan.patches import Rewrite, combined, file_diff, rewrite_of
 from perfpilot.scan.progress_lines import duration

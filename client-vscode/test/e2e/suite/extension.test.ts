@@ -157,8 +157,22 @@ suite('PerfPilot in VS Code', () => {
     );
     const text = hoverText(hovers);
     assert.ok(CATEGORIES.some((c) => text.includes(c)), text);
+    // Compact: the plan one line per strategy, the result, checks and variants one line each
+    // (the explanations in full and every measurement are in Details).
+    assert.ok(!text.includes('| measure |'), text);
     editor.selection = new vscode.Selection(pos, pos);
     await vscode.commands.executeCommand('editor.action.showHover');
+    // VS Code caps a hover's height: the whole hover fits, nothing scrolls.
+    const shown = await waitFor(
+      'the hover on screen',
+      async () => {
+        const q = await queryPage('hover-shown', '.monaco-hover .monaco-hover-content');
+        const i = q.texts.findIndex((t) => t.includes('PerfPilot plan for'));
+        return i >= 0 ? q.boxes?.[i] : undefined;
+      },
+      15_000,
+    );
+    assert.ok(shown.overflow <= 1, `the hover shows its whole content without scrolling: ${JSON.stringify(shown)}`);
     await screenshot('hover');
     await vscode.commands.executeCommand('editor.action.hideHover').then(undefined, () => undefined);
   });
@@ -441,6 +455,12 @@ suite('PerfPilot in VS Code', () => {
       // The change is ticked: its row's checkbox is checked, so the diff shows the rewrite.
       const ticked = await queryPage('refactor-preview-ticked', '.monaco-workbench .part.panel .monaco-list-row:has-text("sums.cpp") .edit-checkbox.checked');
       assert.ok(ticked.count > 0, `the change to sums.cpp is ticked: ${JSON.stringify(ticked)}`);
+      // Only the change is listed, every row ticked, and no row squashes its checkbox.
+      const rows = await queryPage('refactor-preview-rows', '.monaco-workbench .part.panel .monaco-list-row .edit-checkbox');
+      const unticked = await queryPage('refactor-preview-unticked', '.monaco-workbench .part.panel .monaco-list-row .edit-checkbox:not(.checked)');
+      assert.ok(rows.count >= 2 && unticked.count === 0, `every row of the preview is ticked: ${rows.count} rows, ${unticked.count} unticked`);
+      const widths = (rows.boxes ?? []).map((b) => b.width);
+      assert.ok(widths.every((w) => w >= widths[0] - 1), `no checkbox is squashed: ${JSON.stringify(widths)}`);
       return result.jobId;
     };
     try {

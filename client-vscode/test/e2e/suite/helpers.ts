@@ -70,6 +70,10 @@ export interface ElementBox {
   right: number;
   clipLeft: number;
   clipRight: number;
+  width: number;
+  height: number;
+  /** How far its content reaches past its height (more than 0: it scrolls). */
+  overflow: number;
 }
 
 /** Asks the driver how many elements match a Playwright locator in the page, their texts and boxes. */
