@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType, walk_declarator
+from perfpilot.code.effects import SIZE_OR_CAPACITY_METHODS
 from perfpilot.code.loop_body import ElementAccess
 from perfpilot.code.parse import node_text, unparen, walk_all
 
@@ -23,8 +24,6 @@ Node = tree_sitter.Node
 # A pointer whose value the analysis cannot trace (returned by a call, loaded from memory).
 UNKNOWN = "?"
 
-# Methods whose result says nothing about where elements live, or holds no address.
-_SIZE_METHODS = frozenset({"size", "length", "empty", "capacity", "max_size"})
 # Calls that hand back an address inside their argument (or the argument itself).
 _ADDRESS_CALLS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "data",
                             "next", "prev", "addressof", "static_cast", "const_cast",
@@ -82,7 +81,7 @@ def _raw_origins(value: Node, pointer: bool, reference: bool,
         if n.type == "call_expression":
             name = _plain(n.child_by_field_name("function"))
             if name not in _ADDRESS_CALLS and name not in _FRESH_CALLS and \
-                    name not in _SIZE_METHODS:
+                    name not in SIZE_OR_CAPACITY_METHODS:
                 out.add(UNKNOWN)
             continue
         if n.type != "identifier":
@@ -95,7 +94,7 @@ def _raw_origins(value: Node, pointer: bool, reference: bool,
             grand = parent.parent
             field = parent.child_by_field_name("field")
             if grand is not None and grand.type == "call_expression" and field is not None \
-                    and node_text(field) in _SIZE_METHODS:
+                    and node_text(field) in SIZE_OR_CAPACITY_METHODS:
                 continue
         name = node_text(n)
         vt = types.get(name)
@@ -221,7 +220,7 @@ def _placed(n: Node) -> bool:
         field = p.child_by_field_name("field")
         if grand is None or field is None:
             return False
-        if grand.type == "call_expression" and node_text(field) in _SIZE_METHODS:
+        if grand.type == "call_expression" and node_text(field) in SIZE_OR_CAPACITY_METHODS:
             return True
         return node_text(p.child_by_field_name("operator") or p) == "." and \
             grand.type == "subscript_expression" and grand.child_by_field_name("argument") == p

@@ -52,25 +52,32 @@ PURE_RANGE_SCANS = frozenset({
     "find", "find_if", "find_if_not", "min_element", "max_element",
 })
 
+# Methods that report a container's size and read nothing else of it, by what they answer:
+# the number of elements (a value index arithmetic can use), that number or whether it is zero,
+# and with the room reserved (none of them returns an address or an element).
+ELEMENT_COUNT_METHODS = frozenset({"size", "length"})
+SIZE_METHODS = ELEMENT_COUNT_METHODS | {"empty"}
+SIZE_OR_CAPACITY_METHODS = SIZE_METHODS | {"capacity", "max_size"}
+
 # Methods that only read their object (const members of the standard containers, strings and
 # streams), so calling them on a shared object changes nothing.
-READ_ONLY_METHODS = frozenset({
-    "size", "length", "empty", "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
+READ_ONLY_METHODS = SIZE_OR_CAPACITY_METHODS | {
+    "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
     "crend", "find", "count", "contains", "at", "front", "back", "data", "c_str", "substr",
-    "compare", "lower_bound", "upper_bound", "equal_range", "capacity", "max_size", "top",
+    "compare", "lower_bound", "upper_bound", "equal_range", "top",
     "find_first_of", "find_last_of", "find_first_not_of", "find_last_not_of", "rfind",
     "starts_with", "ends_with", "str", "get", "value", "first", "second", "key_comp",
     "test", "any", "none", "all",
-})
+}
 
 # The narrower set the loop-independence proof trusts: what a shared object's method may be and
 # still leave parallel iterations apart (user types reuse names such as ``get`` and ``value``
 # for calls with effects, so only the plain container accessors count).
-PARALLEL_SAFE_METHODS = frozenset({
-    "size", "length", "empty", "at", "front", "back", "data", "c_str", "capacity", "find",
+PARALLEL_SAFE_METHODS = SIZE_METHODS | {
+    "capacity", "at", "front", "back", "data", "c_str", "find",
     "count", "contains", "begin", "end", "cbegin", "cend", "rbegin", "rend", "substr", "compare",
     "real", "imag",
-})
+}
 
 # Const members of the standard containers and strings: what may be called on an object that
 # becomes ``const`` (a parameter taken by const reference, a copy made a const reference).

@@ -44,6 +44,7 @@ from perfpilot.code.effects import (
     NO_SIDE_EFFECTS,
     PURE_RANGE_SCANS,
     READ_ONLY_METHODS,
+    SIZE_METHODS,
 )
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import unparen, walk_all
@@ -323,7 +324,7 @@ def _plain_value(node: Node) -> bool:
         if n.type == "field_expression":
             p = n.parent
             if p is None or p.type != "call_expression" or \
-                    text(n.child_by_field_name("field")) not in ("size", "length", "empty"):
+                    text(n.child_by_field_name("field")) not in SIZE_METHODS:
                 return False
         if n.type == "call_expression" and receiver(n) is None:
             return False
@@ -526,7 +527,6 @@ def _may_skip(node: Node, before: int | None = None) -> bool:
     return False
 
 
-_SIMPLE_CALLS = frozenset({"size", "length", "empty"})
 
 
 def _simple(node: Node | None) -> bool:
@@ -541,7 +541,7 @@ def _simple(node: Node | None) -> bool:
             return False
         if n.type == "call_expression":
             r = receiver(n)
-            if r is None or r.type != "identifier" or callee(n) not in _SIMPLE_CALLS or \
+            if r is None or r.type != "identifier" or callee(n) not in SIZE_METHODS or \
                     arguments(n):
                 return False
         if n.type == "field_expression" and (n.parent is None or

@@ -7,7 +7,7 @@ import re
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
+from perfpilot.code.effects import ELEMENT_COUNT_METHODS, NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import (
     BodyFacts,
     CallSite,
@@ -42,7 +42,7 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         args_node = n.child_by_field_name("arguments")
         args = tuple(node_text(a) for a in args_node.named_children) if args_node else ()
         site = CallSite(node_text(n), callee, obj, method, args, n.start_byte, n.end_byte)
-        if method in ("size", "length") and obj is not None and not args and \
+        if method in ELEMENT_COUNT_METHODS and obj is not None and not args and \
                 re.fullmatch(r"[A-Za-z_]\w*", obj):
             name = obj
         elif plain_callee(callee) == "strlen" and len(args) == 1 and \

@@ -39,6 +39,7 @@ from perfpilot.code.dependence import (
     occurrences,
     used_after,
 )
+from perfpilot.code.effects import ELEMENT_COUNT_METHODS
 from perfpilot.code.invariants import invariant_calls
 from perfpilot.code.loop_body import (
     CallSite,
@@ -220,7 +221,7 @@ def _size_only(cond: Node, names: set[str]) -> frozenset[str]:
         if occ and all(
                 (p := o.parent) is not None and p.type == "field_expression"
                 and p.child_by_field_name("argument") == o
-                and node_text(p.child_by_field_name("field") or o) in ("size", "length")
+                and node_text(p.child_by_field_name("field") or o) in ELEMENT_COUNT_METHODS
                 and p.parent is not None and p.parent.type == "call_expression"
                 for o in occ):
             out.add(name)

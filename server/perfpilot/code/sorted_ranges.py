@@ -22,6 +22,7 @@ from perfpilot.code.effects import (
     NO_SIDE_EFFECTS,
     READ_ONLY_METHODS,
     READS_ITS_RANGES_ONLY,
+    SIZE_OR_CAPACITY_METHODS,
 )
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import tree_shape, unparen
@@ -40,7 +41,6 @@ from perfpilot.code.syntax import (
 DECL, SIZE, READ, ITERATE, WRITE, RESIZE, ESCAPE = (
     "declaration", "size", "read", "iterate", "write", "resize", "escape")
 
-_SIZE_METHODS = frozenset({"size", "empty", "capacity", "max_size"})
 _ELEMENT_METHODS = frozenset({"at", "front", "back"})
 _ITER_METHODS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
                            "crend", "data"})
@@ -511,7 +511,7 @@ def classify(n: Node, own: frozenset[str]) -> Use:
                 call.child_by_field_name("function") != p:
             return Use(ESCAPE, n, p)
         method = text(p.child_by_field_name("field"))
-        if method in _SIZE_METHODS:
+        if method in SIZE_OR_CAPACITY_METHODS:
             return Use(SIZE, n, call)
         if method in _ELEMENT_METHODS:
             return Use(_element_use(call, own), n, call)

@@ -14,7 +14,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, PARALLEL_SAFE_METHODS, PURE_RANGE_SCANS
+from perfpilot.code.effects import (
+    ELEMENT_COUNT_METHODS,
+    NEVER_WRITES_MEMORY,
+    PARALLEL_SAFE_METHODS,
+    PURE_RANGE_SCANS,
+)
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
@@ -55,7 +60,6 @@ _MATH_CALLS = frozenset({
 })
 
 
-_SIZE_METHODS = frozenset({"size", "length"})
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
                     continue
                 if region_name == "condition" and not (
                         (not method and name in _LINEAR_CALLS | _MATH_CALLS)
-                        or (method and name in _SIZE_METHODS)):
+                        or (method and name in ELEMENT_COUNT_METHODS)):
                     continue
                 innermost = facts.loop_of(call)
                 if innermost is None or innermost.index != loop.index:

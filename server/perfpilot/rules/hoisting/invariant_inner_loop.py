@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS
+from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS, SIZE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import (
@@ -43,9 +43,6 @@ _FORBIDDEN = frozenset({"return_statement", "break_statement", "goto_statement",
                         "delete_expression", "this", "co_await_expression",
                         "co_yield_statement", "co_return_statement", "gnu_asm_expression"})
 _OUTPUT = frozenset({"printf", "fprintf", "puts", "putchar"})
-# Outside the bounded inner loops a hoisted statement runs even when the outer loop would not
-# run at all: it may only compute with values, never touch memory that might not exist.
-_VALUE_METHODS = frozenset({"size", "length", "empty"})
 _STORAGE = frozenset({"static", "extern", "thread_local", "register", "volatile"})
 _FLOAT_CASTS = ("double", "float")
 _RESTRICT = re.compile(r"\b(?:restrict|__restrict|__restrict__)\b")
@@ -243,7 +240,10 @@ def _safe_value(facts: FunctionFacts, value: Node | None) -> bool:
             return False
         if n.type == "call_expression":
             r = receiver(n)
-            if r is not None and (callee(n) not in _VALUE_METHODS or r.type != "identifier"):
+            # Outside the bounded inner loops a hoisted statement runs even when the outer loop
+            # would not run at all: it may only compute with values, never touch memory that
+            # might not exist.
+            if r is not None and (callee(n) not in SIZE_METHODS or r.type != "identifier"):
                 return False
     return _divisions_safe(facts, value)
 
