@@ -21,7 +21,12 @@ import tree_sitter
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import ELEMENT_COUNT_METHODS, NO_SIDE_EFFECTS
 from perfpilot.code.loop_header import counted_header
-from perfpilot.code.parse import mutations, node_text, unparen, walk_all
+from perfpilot.code.syntax import (
+    mutations,
+    node_text,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -268,10 +273,10 @@ def _stable(body: Node, names: frozenset[str]) -> bool:
     is used there only for elements and sizes."""
     roots = {atom_root(a) for a in names}
     for _, target in mutations(body):
-        t = unparen(target)
+        t = unwrap(target)
         if node_text(t) in roots:
             return False
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "identifier" or node_text(n) not in roots:
             continue
         p = n.parent

@@ -14,13 +14,11 @@ from perfpilot.code.loop_body import (
 )
 from perfpilot.code.loop_header import counted_header
 from perfpilot.code.nul_stores import stores_no_nul
-from perfpilot.code.parse import (
-    node_text,
-    walk_all,
-)
 from perfpilot.code.syntax import (
     callee_parts,
+    node_text,
     plain_callee,
+    walk,
 )
 
 Node = tree_sitter.Node
@@ -35,7 +33,7 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     body_calls = [c for c, _ in f.calls]
     unknown_free = [c for c in body_calls if c.method is None and
                     plain_callee(c.callee) not in NO_SIDE_EFFECTS]
-    for n in walk_all(cond):
+    for n in walk(cond):
         if n.type != "call_expression":
             continue
         callee, obj, method = callee_parts(n)

@@ -7,13 +7,11 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.parse import (
-    int_literal,
-    node_text,
-    unparen,
-)
 from perfpilot.code.syntax import (
     identifiers_of,
+    int_literal,
+    node_text,
+    unwrap,
 )
 
 Node = tree_sitter.Node
@@ -67,7 +65,7 @@ def counted_header(node: Node, types: dict[str, VarType | None]) -> CountedHeade
         return "the loop initializer is not 'i = start'"
     if var_type is None or not var_type.is_integral:
         return f"the induction variable '{var}' is not of a known integer type"
-    cond = unparen(cond)
+    cond = unwrap(cond)
     if cond.type != "binary_expression":
         return "the loop condition is not a comparison"
     left = cond.child_by_field_name("left")
@@ -79,16 +77,16 @@ def counted_header(node: Node, types: dict[str, VarType | None]) -> CountedHeade
     flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
     if cmp not in flip:
         return "the loop condition is not a comparison"
-    if node_text(unparen(left)) == var:
+    if node_text(unwrap(left)) == var:
         upper_node = right
-    elif node_text(unparen(right)) == var:
+    elif node_text(unwrap(right)) == var:
         upper_node, cmp = left, flip[cmp]
     else:
         return f"the loop condition does not compare '{var}'"
     if var in identifiers_of(upper_node):
         return "the loop bound depends on the induction variable"
     step: int | None = None
-    update = unparen(update)
+    update = unwrap(update)
     if update.type == "update_expression":
         arg = update.child_by_field_name("argument")
         uop = update.child_by_field_name("operator")
@@ -105,8 +103,8 @@ def counted_header(node: Node, types: dict[str, VarType | None]) -> CountedHeade
                 k = int_literal(uright)
                 if k is not None and k > 0:
                     step = k if o == "+=" else -k
-            elif o == "=" and unparen(uright).type == "binary_expression":
-                b = unparen(uright)
+            elif o == "=" and unwrap(uright).type == "binary_expression":
+                b = unwrap(uright)
                 bl, br = b.child_by_field_name("left"), b.child_by_field_name("right")
                 bo = b.child_by_field_name("operator")
                 if bl is not None and br is not None and bo is not None and \

@@ -50,16 +50,14 @@ from perfpilot.code.loop_body import (
 )
 from perfpilot.code.loop_header import counted_header
 from perfpilot.code.minmax import ArgReduction, arg_reductions
-from perfpilot.code.parse import (
-    node_text,
-    parse,
-    walk_all,
-)
+from perfpilot.code.parse import parse
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.syntax import (
     enclosing_function,
     identifiers_of,
+    node_text,
+    walk,
 )
 
 Node = tree_sitter.Node
@@ -264,7 +262,7 @@ def function_loops(site: FunctionSite) -> tuple[LoopFacts, ...]:
 
 def parse_function_node(root: Node) -> Node:
     """The first function definition under ``root`` (or ``root`` itself when there is none)."""
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type == "function_definition":
             return n
     return root

@@ -11,8 +11,10 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.parse import node_text
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+)
 
 # ``int j = start;`` (runs of spaces made one): an integer index declared by the loop
 INDEX_DECLARATION = re.compile(r"(?:int|long|long long|unsigned|unsigned int|unsigned long|"

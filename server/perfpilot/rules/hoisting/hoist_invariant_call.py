@@ -23,13 +23,13 @@ from perfpilot.code.effects import (
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
-from perfpilot.code.parse import node_text
 from perfpilot.code.sorted_ranges import unit_functions
 from perfpilot.code.syntax import (
     Node,
     callee,
     identifiers,
     line,
+    node_text,
     receiver,
     walk,
 )
@@ -317,7 +317,7 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
     for stmt in block.named_children:
         if stmt.start_byte < first.end_byte or stmt.end_byte > second.start_byte:
             continue
-        for n in walk(stmt):
+        for n in walk(stmt, named=True):
             if n.type in _JUMPS_AND_EFFECTS:
                 return False
             if n.type == "call_expression":

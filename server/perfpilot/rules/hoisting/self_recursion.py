@@ -21,7 +21,10 @@ import tree_sitter
 
 from perfpilot.code.declarations import VarType, declared_types
 from perfpilot.code.effects import NO_SIDE_EFFECTS, SIZE_METHODS
-from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -286,7 +289,7 @@ def self_recursion(fn: Node, name: str, unit_globals: dict[str, VarType | None],
         return None
     calls: list[Node] = []
     written: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("assignment_expression", "update_expression"):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is None or target.type != "identifier":
@@ -312,7 +315,7 @@ def self_recursion(fn: Node, name: str, unit_globals: dict[str, VarType | None],
     readable = writable | {p.name for p in params if p.kind != "data"}
     data = {p.name for p in params if p.kind == "data"}
     macros = _numeric_macros(unit_text)
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in _REJECT:
             return None
         if n.type == "subscript_expression":
