@@ -27,6 +27,7 @@ from perfpilot.code.effects import (
     READ_ONLY_METHODS,
     READS_ITS_RANGES_ONLY,
 )
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.parse import grammar
 from perfpilot.code.site import FunctionSite, Language
@@ -535,58 +536,9 @@ class FunctionFacts:
                 "while_statement": "while", "do_statement": "do"}[n.type]
         body = n.child_by_field_name("body")
         cond = unwrap(n.child_by_field_name("condition"))
-        var: str | None = None
-        init: Node | None = None
-        bound: Node | None = None
-        compare = ""
-        step = ""
-        if kind == "for":
-            var, init = _for_init(n.child_by_field_name("initializer"))
-            if cond is not None and cond.type == "binary_expression":
-                op = operator(cond)
-                left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-                flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
-                if op in flip:
-                    if var is None and left is not None and left.type == "identifier":
-                        var = node_text(left)
-                    if left is not None and node_text(left) == var:
-                        bound, compare = right, op
-                    elif right is not None and node_text(right) == var:
-                        bound, compare = left, flip[op]
-            step = _for_step(n.child_by_field_name("update"), var)
-        return Loop(n, index, parent, depth, kind, var, init, bound, compare, step,
-                    cond, body, innermost)
-
-
-def _for_init(init: Node | None) -> tuple[str | None, Node | None]:
-    if init is None:
-        return None, None
-    if init.type == "declaration":
-        for c in init.named_children:
-            if c.type == "init_declarator":
-                return declarator_name(c.child_by_field_name("declarator")), \
-                    c.child_by_field_name("value")
-        return None, None
-    if init.type == "assignment_expression" and operator(init) == "=":
-        left = init.child_by_field_name("left")
-        if left is not None and left.type == "identifier":
-            return node_text(left), init.child_by_field_name("right")
-    if init.type == "comma_expression":
-        return _for_init(init.child_by_field_name("left"))
-    return None, None
-
-
-def _for_step(update: Node | None, var: str | None) -> str:
-    if update is None or var is None:
-        return ""
-    if update.type == "update_expression" and \
-            node_text(update.child_by_field_name("argument")) == var:
-        return "++" if "++" in node_text(update) else "--"
-    if update.type in ("assignment_expression", "compound_assignment_expression") and \
-            node_text(update.child_by_field_name("left")) == var:
-        op = operator(update)
-        right = node_text(update.child_by_field_name("right"))
-        if op in ("+=", "-=") and right == "1":
-            return "++" if op == "+=" else "--"
-        return op + right
-    return ""
+        if kind != "for":
+            return Loop(n, index, parent, depth, kind, None, None, None, "", "", cond, body,
+                        innermost)
+        h = read_header(n)
+        return Loop(n, index, parent, depth, kind, h.var, h.init, h.bound, h.compare,
+                    h.step_text, cond, body, innermost)

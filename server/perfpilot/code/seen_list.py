@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -308,23 +309,14 @@ def whole_index_loop(loop: Node) -> tuple[str, str, Node] | None:
     declaration."""
     if loop.type != "for_statement":
         return None
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    step = loop.child_by_field_name("update")
-    if init is None or cond is None or step is None or init.type != "declaration":
+    h = read_header(loop)
+    j, init, size = h.var, h.initializer, h.bound
+    if j is None or init is None or not h.declared or not h.plain_init or \
+            flat(h.init) != "0" or h.compare not in ("<", "!=") or h.flipped or \
+            h.step_text != "++":
         return None
-    decls = init.children_by_field_name("declarator")
-    if len(decls) != 1 or decls[0].type != "init_declarator" or \
-            flat(decls[0].child_by_field_name("value")) != "0":
-        return None
-    j = node_text(decls[0].child_by_field_name("declarator"))
-    if cond.type != "binary_expression" or operator(cond) not in ("<", "!=") or \
-            flat(cond.child_by_field_name("left")) != j:
-        return None
-    size = cond.child_by_field_name("right")
     var = next((n for n in re.findall(r"(\w+)\.size\(\)", flat(size))), None)
-    if var is None or size is None or not is_size_of(size, var) or \
-            flat(step) not in (f"++{j}", f"{j}++", f"{j}+=1"):
+    if var is None or size is None or not is_size_of(size, var):
         return None
     return var, j, init
 

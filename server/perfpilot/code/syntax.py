@@ -265,19 +265,6 @@ def unparenthesized(node: Node) -> Node:
     return node
 
 
-def steps_by_one(update: Node, var: str) -> bool:
-    """A loop update that adds exactly one to ``var``: ``++var``, ``var++`` or ``var += 1``."""
-    if update.type == "update_expression":
-        arg = update.child_by_field_name("argument")
-        return arg is not None and node_text(arg) == var and "++" in node_text(update)
-    if update.type == "assignment_expression":
-        left, right = update.child_by_field_name("left"), update.child_by_field_name("right")
-        op = update.child_by_field_name("operator")
-        return left is not None and node_text(left) == var and op is not None and \
-            node_text(op) == "+=" and right is not None and node_text(right) == "1"
-    return False
-
-
 def ancestors(node: Node, stop: Node | None = None) -> Iterator[Node]:
     """Parents of ``node`` up to (not including) ``stop``."""
     p = node.parent

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.seen_list import normal_type
 from perfpilot.code.syntax import (
     Node,
     node_text,
     statements,
-    steps_by_one,
     unwrap,
     walk,
 )
@@ -90,9 +90,9 @@ def _element(vt: VarType | None) -> tuple[str, bool] | None:
 
 def _header(loop: Node, types: Mapping[str, VarType | None]) -> tuple[str, Node, str] | str:
     """``(counter, start expression, bound text)`` of ``for (T i = start; i < N; step)``."""
-    init, cond, update = (loop.child_by_field_name(f)
-                          for f in ("initializer", "condition", "update"))
-    if init is None or init.type != "declaration" or cond is None or update is None:
+    h = read_header(loop)
+    init = h.initializer
+    if init is None or not h.declared or h.condition is None or h.update is None:
         return "the loop does not declare its counter in its header"
     decls = [c for c in init.named_children if c.type == "init_declarator"]
     if len(decls) != 1 or len(init.named_children) != 2:
@@ -103,15 +103,11 @@ def _header(loop: Node, types: Mapping[str, VarType | None]) -> tuple[str, Node,
             not VarType(node_text(type_node)).is_integral:
         return "the counter is not a plain integer"
     var = node_text(name)
-    cond = unwrap(cond)
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    op = cond.child_by_field_name("operator")
-    if cond.type != "binary_expression" or op is None or node_text(op) != "<" or left is None or \
-            right is None or node_text(left) != var:
+    if h.compare != "<" or h.flipped or h.bound is None:
         return "the loop's condition is not 'counter < bound'"
-    if not steps_by_one(update, var):
+    if h.step_text != "++":
         return "the loop does not step its counter by one"
-    return var, unwrap(value) or value, " ".join(node_text(right).split())
+    return var, unwrap(value), " ".join(node_text(h.bound).split())
 
 
 def _increments(stmt: Node, counter_of: Mapping[str, VarType | None]) -> str | None:

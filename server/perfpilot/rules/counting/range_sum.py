@@ -45,13 +45,13 @@ from dataclasses import dataclass
 from perfpilot.code.container_changes import changes_only_its_own
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.syntax import (
     Node,
     declarator_name,
     node_text,
     receiver,
     statements,
-    steps_by_one,
     unwrap,
     walk,
 )
@@ -105,9 +105,9 @@ def _header(loop: Loop) -> tuple[str, str, Node, Node, bool] | str:
     node = loop.node
     if node.type != "for_statement":
         return "not a counted for loop"
-    init, cond, update = (node.child_by_field_name(f)
-                          for f in ("initializer", "condition", "update"))
-    if init is None or init.type != "declaration" or cond is None or update is None:
+    h = read_header(node)
+    init = h.initializer
+    if init is None or not h.declared or h.condition is None or h.update is None:
         return "the loop does not declare its counter in its header"
     decls = [c for c in init.named_children if c.type == "init_declarator"]
     type_node = init.child_by_field_name("type")
@@ -117,17 +117,14 @@ def _header(loop: Loop) -> tuple[str, str, Node, Node, bool] | str:
     if name is None or name.type != "identifier" or value is None:
         return "the counter is not a plain variable"
     k = node_text(name)
-    cond = unwrap(unwrap(cond) or cond)
-    op = cond.child_by_field_name("operator")
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if cond.type != "binary_expression" or op is None or node_text(op) not in ("<", "<=") or \
-            left is None or right is None or node_text(left) != k:
+    right = h.bound
+    if h.compare not in ("<", "<=") or h.flipped or right is None:
         return "the condition is not 'k <= hi' or 'k < hi'"
-    if not steps_by_one(update, k):
+    if h.step_text != "++":
         return "the counter does not step by one"
     quals = " ".join(node_text(c) for c in init.children if c.type == "type_qualifier")
     return (" ".join(f"{quals} {node_text(type_node)}".split()), k, value, right,
-            node_text(op) == "<=")
+            h.compare == "<=")
 
 
 def _index_node(node: Node) -> Node | None:
