@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import PARALLEL_SAFE_METHODS
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS, SEQUENCE_END_CHANGES
 from perfpilot.code.syntax import (
     Node,
     callee,
@@ -16,7 +16,8 @@ from perfpilot.code.syntax import (
 )
 
 # Methods of the standard sequences that change their own object only.
-_OWN_CHANGES = frozenset({"push_back", "emplace_back", "pop_back", "clear", "reserve"})
+# The calls the proof accepts (a module name, so that a test can widen it).
+_OWN_CHANGES = SEQUENCE_END_CHANGES
 # Sequences of plain numbers: copying an element runs no user code.
 _NUMBER = (r"(?:(?:un)?signed\s+)?(?:bool|char|short|int|long|long\s+long|float|double)"
            r"(?:\s+int)?|(?:un)?signed|(?:std::)?u?int(?:8|16|32|64)_t|(?:std::)?(?:size_t|ptrdiff_t)")

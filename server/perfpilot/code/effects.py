@@ -87,23 +87,54 @@ CONST_METHODS = PARALLEL_SAFE_METHODS | {
     "starts_with", "ends_with", "key_comp",
 }
 
-# Of those, the ones whose result is an iterator or pointer into the object (writing through
-# it, or keeping it, is a use of the object itself).
-POSITION_METHODS = frozenset({
-    "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin", "crend", "data", "c_str",
-    "find", "lower_bound", "upper_bound", "equal_range",
+# Methods that return an iterator or pointer to the object's elements.
+ITERATOR_METHODS = frozenset({
+    "begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin", "crend", "data",
+})
+
+# Of the const members, the ones whose result is an iterator or pointer into the object
+# (writing through it, or keeping it, is a use of the object itself).
+POSITION_METHODS = ITERATOR_METHODS | {"c_str", "find", "lower_bound", "upper_bound",
+                                       "equal_range"}
+
+# Methods that return one element (a reference into the object).
+ELEMENT_METHODS = frozenset({"at", "front", "back"})
+
+# Methods of the standard containers and strings that store a copy of the values they are given.
+STORES_ITS_ARGUMENTS = frozenset({
+    "push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", "insert",
+    "append", "assign",
 })
 
 # Methods of the standard containers and strings that take their arguments by value or const
 # reference and keep at most a copy of them (the object they are called on may change).
-COPIES_ITS_ARGUMENTS = frozenset({
-    "push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", "insert",
-    "append", "assign", "count", "find", "contains", "compare", "lower_bound", "upper_bound",
-    "equal_range",
-})
+COPIES_ITS_ARGUMENTS = STORES_ITS_ARGUMENTS | {
+    "count", "find", "contains", "compare", "lower_bound", "upper_bound", "equal_range",
+}
 
 # Methods that add one element at the end.
 APPEND_METHODS = frozenset({"push_back", "emplace_back"})
+
+# Methods that touch only the back of a sequence (a position counted from its front stays).
+BACK_METHODS = APPEND_METHODS | {"back"}
+
+# Methods that change only the room a container reserves, never its elements.
+CAPACITY_CHANGES = frozenset({"reserve", "shrink_to_fit"})
+
+# Methods that change a container's length or replace its elements.
+RESIZING_METHODS = frozenset({
+    "push_back", "emplace_back", "pop_back", "resize", "clear", "assign", "insert", "erase",
+    "emplace", "swap",
+})
+
+# Methods that change only their own object, whatever their arguments.
+OWN_CHANGES = COPIES_ITS_ARGUMENTS | CAPACITY_CHANGES | {
+    "clear", "resize", "pop_back", "pop_front", "pop",
+}
+
+# Of those, the ones that grow, shrink or empty a sequence at its end, reading only the value
+# they are given.
+SEQUENCE_END_CHANGES = APPEND_METHODS | {"pop_back", "clear", "reserve"}
 
 # Names whose calls (or stream objects) do input or output.
 DOES_IO = frozenset({

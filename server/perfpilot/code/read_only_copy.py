@@ -28,8 +28,10 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import (
     CONST_METHODS,
     COPIES_ITS_ARGUMENTS,
+    ELEMENT_METHODS,
     NEVER_WRITES_MEMORY,
     NO_SIDE_EFFECTS,
+    OWN_CHANGES,
     POSITION_METHODS,
     READS_ITS_RANGES_ONLY,
 )
@@ -69,10 +71,6 @@ _POSITION_ALGORITHMS = frozenset({
 })
 # Of those, the ones that hand back a position or reference into an argument.
 _INTO_ARGUMENT = frozenset({"begin", "end", "get", "data"})
-# Members that change only their own object, whatever their arguments.
-_OWN_CHANGES = COPIES_ITS_ARGUMENTS | {"clear", "reserve", "resize", "pop_back", "pop_front",
-                                       "pop", "shrink_to_fit"}
-_ELEMENT_METHODS = frozenset({"at", "front", "back"})
 _COMPARE = frozenset({"==", "!=", "<", ">", "<=", ">=", "-"})
 
 
@@ -183,7 +181,7 @@ def source_type(facts: FunctionFacts, src: Node) -> tuple[str, str] | None:
     if src.type == "call_expression":
         rcv = receiver(src)
         how = callee(src)
-        if rcv is None or how not in _ELEMENT_METHODS:
+        if rcv is None or how not in ELEMENT_METHODS:
             return None
         fn = src.child_by_field_name("function")
         if fn is None or node_text(fn).find("->") >= 0:
@@ -463,7 +461,7 @@ def _read_only(unit: UnitNames, ident: Node) -> str:
                     call.child_by_field_name("function") == p:
                 if kind == "position":
                     return f"calls `{field}()` through a position in it"
-                if field in _ELEMENT_METHODS:
+                if field in ELEMENT_METHODS:
                     cur = call
                     continue
                 if field not in CONST_METHODS:
@@ -574,12 +572,12 @@ def source_unchanged(facts: FunctionFacts, unit: UnitNames, root: str, name: str
                 return f"it calls `{name_c}`, which may change the source"
             continue
         if rcv.type == "call_expression" and receiver(rcv) is not None and \
-                callee(rcv) in CONST_METHODS - POSITION_METHODS - _ELEMENT_METHODS:
+                callee(rcv) in CONST_METHODS - POSITION_METHODS - ELEMENT_METHODS:
             continue  # a method of a value a const member returned (``s.substr(1).size()``)
         owner = root_name(rcv)
         if owner == name:
             continue  # the copy's own uses are checked above
-        if owner and name_c in _OWN_CHANGES and _owning_local(facts, owner):
+        if owner and name_c in OWN_CHANGES and _owning_local(facts, owner):
             continue  # a local that owns its storage holds nothing of the source
         ty = _declared_type(facts, owner) if owner else None
         if name_c in CONST_METHODS and ty is not None and (

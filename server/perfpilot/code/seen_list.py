@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import APPEND_METHODS, CAPACITY_CHANGES
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loop_header import read_header
 from perfpilot.code.sorted_ranges import (
@@ -76,8 +77,6 @@ from perfpilot.code.syntax import (
 )
 
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<(.+)>$", re.S)
-_APPENDS = frozenset({"push_back", "emplace_back"})
-_KEEPS_CONTENTS = frozenset({"reserve", "shrink_to_fit"})
 _SYNONYMS = {
     "unsigned int": "unsigned", "signed int": "int", "signed": "int", "long int": "long",
     "signed long": "long", "long long int": "long long", "signed long long": "long long",
@@ -189,7 +188,7 @@ def _appended(m: Mentions, var: str) -> bool:
             not _VECTOR.match(" ".join(vt.base.split())):
         return False
     return any(u.kind == RESIZE and u.access.type == "call_expression" and
-               callee(u.access) in _APPENDS for u in m.of(var))
+               callee(u.access) in APPEND_METHODS for u in m.of(var))
 
 
 def _call_site(facts: FunctionFacts, m: Mentions, call: Node) -> _Site | Refused | None:
@@ -377,7 +376,7 @@ def _absent_path_push(s: _Site) -> Node | None:
     if stmt is None or stmt.type != "expression_statement" or stmt.named_child_count != 1:
         return None
     call = stmt.named_children[0]
-    if call is None or call.type != "call_expression" or callee(call) not in _APPENDS:
+    if call is None or call.type != "call_expression" or callee(call) not in APPEND_METHODS:
         return None
     rcv = receiver(call)
     args = arguments(call)
@@ -543,7 +542,7 @@ def _other_uses(m: Mentions, var: str, decl: Node, push: Node) -> str:
                 u.access.end_byte == push.end_byte:
             continue
         if u.kind == WRITE and u.access.type == "call_expression" and \
-                callee(u.access) in _KEEPS_CONTENTS:
+                callee(u.access) in CAPACITY_CHANGES:
             continue
         if u.kind == ESCAPE and _returned_by_value(u):
             continue

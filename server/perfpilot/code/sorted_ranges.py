@@ -18,11 +18,16 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import (
+    CAPACITY_CHANGES,
+    ELEMENT_METHODS,
+    ITERATOR_METHODS,
     NEVER_WRITES_MEMORY,
     NO_SIDE_EFFECTS,
     READ_ONLY_METHODS,
     READS_ITS_RANGES_ONLY,
+    RESIZING_METHODS,
     SIZE_OR_CAPACITY_METHODS,
+    STORES_ITS_ARGUMENTS,
 )
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -42,12 +47,7 @@ from perfpilot.code.syntax import (
 DECL, SIZE, READ, ITERATE, WRITE, RESIZE, ESCAPE = (
     "declaration", "size", "read", "iterate", "write", "resize", "escape")
 
-_ELEMENT_METHODS = frozenset({"at", "front", "back"})
-_ITER_METHODS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
-                           "crend", "data"})
-_RESIZING = frozenset({"push_back", "emplace_back", "pop_back", "resize", "clear", "assign",
-                       "insert", "erase", "emplace", "swap"})
-_MUTATORS = _RESIZING | {"reserve", "shrink_to_fit"}
+_MUTATORS = RESIZING_METHODS | CAPACITY_CHANGES
 # Algorithms that only read their ranges and return a value (not a position).
 _VALUE_ALGOS = frozenset({
     "count", "count_if", "accumulate", "binary_search", "all_of", "any_of", "none_of",
@@ -71,9 +71,6 @@ _WRITING = frozenset({
     "swap_ranges", "iter_swap", "for_each",
 })
 _SCANF = frozenset({"scanf", "sscanf", "fscanf"})
-# Methods of another object that copy the values they are given.
-_COPYING_METHODS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front",
-                              "push", "emplace", "insert", "assign", "append"})
 _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _TIGHT = re.compile(r"\s+")
 _SORTS = frozenset({"sort", "stable_sort"})
@@ -517,11 +514,11 @@ def classify(n: Node, own: frozenset[str]) -> Use:
         method = node_text(p.child_by_field_name("field"))
         if method in SIZE_OR_CAPACITY_METHODS:
             return Use(SIZE, n, call)
-        if method in _ELEMENT_METHODS:
+        if method in ELEMENT_METHODS:
             return Use(_element_use(call, own), n, call)
-        if method in _ITER_METHODS:
+        if method in ITERATOR_METHODS:
             return Use(_iterator_use(call, var, own), n, call)
-        if method in _RESIZING:
+        if method in RESIZING_METHODS:
             return Use(RESIZE, n, call)
         return Use(WRITE if method in _MUTATORS else ESCAPE, n, call)
     if p.type == "subscript_expression" and p.child_by_field_name("argument") == n:
@@ -633,7 +630,7 @@ def _element_use(e: Node, own: frozenset[str]) -> str:
             return ESCAPE
         name = callee(call)
         if receiver(call) is not None:
-            return READ if name in _COPYING_METHODS | READ_ONLY_METHODS else ESCAPE
+            return READ if name in STORES_ITS_ARGUMENTS | READ_ONLY_METHODS else ESCAPE
         if name == "swap":
             return WRITE
         return READ if name in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS else ESCAPE
@@ -723,7 +720,7 @@ def _iterator_use(it: Node, var: str, own: frozenset[str]) -> str:
     if rcv is not None:
         method = callee(call)
         if root_name(rcv) == var:
-            return RESIZE if method in _RESIZING else ESCAPE
+            return RESIZE if method in RESIZING_METHODS else ESCAPE
         return ITERATE if method in ("insert", "assign", "append") else ESCAPE
     name = std_name(call, own)
     if name in _VALUE_ALGOS:

@@ -50,6 +50,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from perfpilot.code.effects import BACK_METHODS
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.sorted_ranges import ESCAPE, Mentions, flat, jumps_in
 from perfpilot.code.syntax import (
@@ -68,7 +69,6 @@ from perfpilot.code.syntax import (
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<.+>$", re.S)
 _STRING = re.compile(r"^(?:std::)?(?:string|basic_string\s*<\s*char\s*>)$")
 _LOOPS = ("while_statement", "for_statement")
-_KEPT = frozenset({"back", "push_back", "emplace_back"})
 _STRING_VECTOR = re.compile(r"^(?:std::)?vector\s*<\s*(?:std::)?string\s*>$")
 
 
@@ -320,7 +320,7 @@ def _read(facts: FunctionFacts, n: Node, name: str, string: bool) -> Read | None
     args = call.child_by_field_name("arguments")
     if args is None or _mentions(args, name):
         return None
-    if method in _KEPT:
+    if method in BACK_METHODS:
         return Read(call, "")
     parts = [a for a in args.named_children if a.type != "comment"]
     if string and method == "find" and len(parts) == 1 and \

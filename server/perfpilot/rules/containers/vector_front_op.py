@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.effects import BACK_METHODS
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
     Node,
@@ -69,7 +70,6 @@ from perfpilot.rules.rewrite_input import (
 
 RULE_ID = "vector-front-op"
 _VECTOR = re.compile(r"^(std::)?vector\s*<.+>$")
-_KEEP = {"back", "push_back", "emplace_back"}
 
 
 def _squash(node: Node | None) -> str:
@@ -102,7 +102,7 @@ def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
         if field is None or call is None or call.type != "call_expression":
             return None
         method = node_text(field)
-        if method in _KEEP:
+        if method in BACK_METHODS:
             continue
         replacement = {"size": (f"{q}.size() - {head}", ADDITIVE),
                        "empty": (f"{head} == {q}.size()", EQUALITY),

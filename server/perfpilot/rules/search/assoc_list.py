@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from perfpilot.code.effects import APPEND_METHODS, ELEMENT_METHODS
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.seen_list import (
     hashable_element,
@@ -67,8 +68,6 @@ from perfpilot.code.syntax import (
 )
 
 _PAIR = re.compile(r"^(?:std::)?pair\s*<(.+)>$", re.S)
-_APPENDS = frozenset({"push_back", "emplace_back"})
-_ELEMENT_CALLS = frozenset({"at", "front", "back"})
 _JUMPS = frozenset({"break_statement", "continue_statement", "return_statement",
                     "goto_statement", "throw_expression", "co_return_statement"})
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
@@ -297,7 +296,7 @@ def _use_problem(m: Mentions, kind: str, ident: Node, access: Node) -> str:
     statement the map must follow, else what the mention may do."""
     if kind in (SIZE, READ, ITERATE):
         return ""
-    if kind == RESIZE and access.type == "call_expression" and callee(access) in _APPENDS:
+    if kind == RESIZE and access.type == "call_expression" and callee(access) in APPEND_METHODS:
         if access.parent is not None and access.parent.type == "expression_statement":
             return "append"
         return "is appended to inside an expression"
@@ -323,7 +322,7 @@ def _use_problem(m: Mentions, kind: str, ident: Node, access: Node) -> str:
 def _element_access(access: Node) -> bool:
     if access.type == "subscript_expression":
         return True
-    return access.type == "call_expression" and callee(access) in _ELEMENT_CALLS
+    return access.type == "call_expression" and callee(access) in ELEMENT_METHODS
 
 
 def _field_of_access(access: Node) -> str:
