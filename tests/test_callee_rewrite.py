@@ -19,9 +19,13 @@ from callee_support import DEFINED_AFTER, MEMO_FAST_TAKEN, callee_site, needs_gx
 from differential_support import HAVE_GXX
 from perfpilot.code.callees import caller_part
 from perfpilot.code.locate import function_by_name
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.splice import splice
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 from perfpilot.engine.engine import Engine
 from perfpilot.optimizing.builtin import BuiltinOptimizer
 from perfpilot.optimizing.builtin.callees import callee_rewrite, split_plan
@@ -70,7 +74,7 @@ def _definitions(code: str) -> list[tuple[str, str]]:
 
 def _called(code: str) -> set[str]:
     root = parse(code, "cpp").root_node
-    return {node_text(f) for n in walk_all(root) if n.type == "call_expression"
+    return {node_text(f) for n in walk(root) if n.type == "call_expression"
             if (f := n.child_by_field_name("function")) is not None and f.type == "identifier"}
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from perfpilot.code.locate import function_by_name
-from perfpilot.code.parse import parse, walk_all
+from perfpilot.code.parse import parse
+from perfpilot.code.syntax import (
+    walk,
+)
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.rules.parallel.enclosing_tests import EnclosingTests, compact, enclosing_tests
 
@@ -19,7 +22,7 @@ OPENMP = frozenset({"openmp-for"})
 
 def _enclosing(code: str, marker: str) -> EnclosingTests:
     tree = parse(code, "cpp")
-    (stmt,) = [n for n in walk_all(tree.root_node)
+    (stmt,) = [n for n in walk(tree.root_node)
                if n.type == "expression_statement" and marker in n.text.decode()]
     return enclosing_tests(stmt)
 

@@ -234,11 +234,12 @@ def test_the_function_is_walked_for_declarations_once_however_many_loops(
 
 def test_a_local_constructed_from_variables_is_a_variable_not_a_function() -> None:
     from perfpilot.code.declarations import declared_types
-    from perfpilot.code.parse import parse, walk_all
+    from perfpilot.code.parse import parse
+    from perfpilot.code.syntax import walk
 
     unit = ("void f(const std::vector<int>& jobs) { std::vector<int> q(jobs); "
             "std::vector<int> g(Widget); }")
-    fn = next(n for n in walk_all(parse(unit, "cpp").root_node)
+    fn = next(n for n in walk(parse(unit, "cpp").root_node)
               if n.type == "function_definition")
     types = declared_types(fn)
     q = types.get("q")

@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from perfpilot.code.nul_stores import stores_no_nul
-from perfpilot.code.parse import parse, walk_all
+from perfpilot.code.parse import parse
+from perfpilot.code.syntax import (
+    walk,
+)
 
 
 def _body_of_loop(body: str) -> bool:
     unit = f"void f(char* s, char* t, int k) {{ for (int i = 0; i < strlen(s); ++i) {body} }}"
     tree = parse(unit, "cpp")
-    loop = next(n for n in walk_all(tree.root_node) if n.type == "for_statement")
+    loop = next(n for n in walk(tree.root_node) if n.type == "for_statement")
     node = loop.child_by_field_name("body")
     assert node is not None
     return stores_no_nul(node, "s", "i")

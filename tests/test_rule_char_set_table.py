@@ -11,7 +11,9 @@ import pytest
 
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
-from perfpilot.code.syntax import char_value
+from perfpilot.code.syntax import (
+    char_value,
+)
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze
 

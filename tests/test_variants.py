@@ -20,8 +20,11 @@ import perfpilot.runner.measure as runner_measure
 from perfpilot.code.declarations import VarType
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest
-from perfpilot.code.parse import parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    walk,
+)
 from perfpilot.engine.engine import Engine
 from perfpilot.engine.present import lens_title, report_markdown
 from perfpilot.optimizing.builtin import BuiltinOptimizer
@@ -357,7 +360,7 @@ def test_loop_order_leaves_other_nests_alone(code: str, name: str) -> None:
 def nest_of(code: str, name: str) -> tuple[Nest, dict[str, VarType | None]]:
     inp = rule_input(site(code, name), site(code, name).text)
     assert inp is not None
-    top = next(n for n in walk_all(inp.function) if n.type == "for_statement")
+    top = next(n for n in walk(inp.function) if n.type == "for_statement")
     nest = perfect_nest(top, dict(inp.types))
     assert not isinstance(nest, str), nest
     return nest, dict(inp.types)

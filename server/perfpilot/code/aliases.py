@@ -15,16 +15,19 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType, walk_declarator
+from perfpilot.code.effects import SIZE_OR_CAPACITY_METHODS
 from perfpilot.code.loop_body import ElementAccess
-from perfpilot.code.parse import node_text, unparen, walk_all
+from perfpilot.code.syntax import (
+    node_text,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
 # A pointer whose value the analysis cannot trace (returned by a call, loaded from memory).
 UNKNOWN = "?"
 
-# Methods whose result says nothing about where elements live, or holds no address.
-_SIZE_METHODS = frozenset({"size", "length", "empty", "capacity", "max_size"})
 # Calls that hand back an address inside their argument (or the argument itself).
 _ADDRESS_CALLS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "data",
                             "next", "prev", "addressof", "static_cast", "const_cast",
@@ -76,13 +79,13 @@ def _raw_origins(value: Node, pointer: bool, reference: bool,
                  types: Mapping[str, VarType | None]) -> set[str]:
     """The names an initialiser or assigned value may point into (see ``storage``)."""
     out: set[str] = set()
-    for n in walk_all(value):
+    for n in walk(value):
         if n.type == "new_expression":
             continue
         if n.type == "call_expression":
             name = _plain(n.child_by_field_name("function"))
             if name not in _ADDRESS_CALLS and name not in _FRESH_CALLS and \
-                    name not in _SIZE_METHODS:
+                    name not in SIZE_OR_CAPACITY_METHODS:
                 out.add(UNKNOWN)
             continue
         if n.type != "identifier":
@@ -95,7 +98,7 @@ def _raw_origins(value: Node, pointer: bool, reference: bool,
             grand = parent.parent
             field = parent.child_by_field_name("field")
             if grand is not None and grand.type == "call_expression" and field is not None \
-                    and node_text(field) in _SIZE_METHODS:
+                    and node_text(field) in SIZE_OR_CAPACITY_METHODS:
                 continue
         name = node_text(n)
         vt = types.get(name)
@@ -122,7 +125,7 @@ def storage(fn: Node, types: Mapping[str, VarType | None]) -> Storage:
     decls: dict[str, tuple[bool, bool, bool]] = {}  # name -> (pointer, reference, maybe)
     values: dict[str, list[Node]] = {}
     local_values: set[str] = set()
-    for n in walk_all(fn):
+    for n in walk(fn):
         if n.type != "declaration":
             continue
         type_node = n.child_by_field_name("type")
@@ -143,13 +146,13 @@ def storage(fn: Node, types: Mapping[str, VarType | None]) -> Storage:
                         values.setdefault(d.name, []).append(value)
             else:
                 local_values.add(d.name)
-    for n in walk_all(fn):
+    for n in walk(fn):
         if n.type == "assignment_expression":
             left = n.child_by_field_name("left")
             right = n.child_by_field_name("right")
             if left is not None and right is not None and \
-                    unparen(left).type == "identifier" and node_text(unparen(left)) in decls:
-                values.setdefault(node_text(unparen(left)), []).append(right)
+                    unwrap(left).type == "identifier" and node_text(unwrap(left)) in decls:
+                values.setdefault(node_text(unwrap(left)), []).append(right)
     raw: dict[str, set[str]] = {}
     for name, (pointer, reference, maybe) in decls.items():
         found: set[str] = set()
@@ -221,7 +224,7 @@ def _placed(n: Node) -> bool:
         field = p.child_by_field_name("field")
         if grand is None or field is None:
             return False
-        if grand.type == "call_expression" and node_text(field) in _SIZE_METHODS:
+        if grand.type == "call_expression" and node_text(field) in SIZE_OR_CAPACITY_METHODS:
             return True
         return node_text(p.child_by_field_name("operator") or p) == "." and \
             grand.type == "subscript_expression" and grand.child_by_field_name("argument") == p
@@ -231,7 +234,7 @@ def _placed(n: Node) -> bool:
 def at_reads(body: Node) -> list[tuple[ElementAccess, Node]]:
     """``x.at(e)`` in ``body`` as element reads ``x[e]`` (with the base node ``x``)."""
     out: list[tuple[ElementAccess, Node]] = []
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "identifier":
             continue
         idx = _at_index(n)
@@ -243,7 +246,7 @@ def at_reads(body: Node) -> list[tuple[ElementAccess, Node]]:
 
 def _occurrences(body: Node) -> dict[str, list[Node]]:
     out: dict[str, list[Node]] = {}
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "identifier":
             continue
         p = n.parent

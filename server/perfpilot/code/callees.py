@@ -19,8 +19,12 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.locate import definition_name, definition_params, iter_function_nodes, site_of
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -72,13 +76,13 @@ def direct_calls(fn: Node, name: str) -> tuple[list[Node], list[Node]]:
     a qualified or member use)."""
     calls: list[Node] = []
     called: set[int] = set()
-    for n in walk_all(fn):
+    for n in walk(fn):
         if n.type == "call_expression":
             f = n.child_by_field_name("function")
             if f is not None and f.type == "identifier" and node_text(f) == name:
                 calls.append(n)
                 called.add(f.start_byte)
-    others = [n for n in walk_all(fn)
+    others = [n for n in walk(fn)
               if n.type == "identifier" and n.start_byte not in called and node_text(n) == name]
     return calls, others
 
@@ -86,7 +90,7 @@ def direct_calls(fn: Node, name: str) -> tuple[list[Node], list[Node]]:
 def _plain_callees(fn: Node) -> list[str]:
     """Names called by a plain identifier under ``fn``, in source order, once each."""
     names: list[str] = []
-    for n in walk_all(fn):
+    for n in walk(fn):
         if n.type == "call_expression":
             f = n.child_by_field_name("function")
             if f is not None and f.type == "identifier" and node_text(f) not in names:
@@ -122,7 +126,7 @@ def _prototypes(root: Node, name: str) -> list[Node]:
 def _static_state(fn: Node) -> bool:
     """Whether the function declares a non-const ``static`` or thread-local local."""
     body = fn.child_by_field_name("body")
-    for n in walk_all(body) if body is not None else ():
+    for n in walk(body) if body is not None else ():
         if n.type != "declaration":
             continue
         words = {node_text(c) for c in n.children

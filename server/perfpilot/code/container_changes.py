@@ -6,12 +6,18 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import PARALLEL_SAFE_METHODS
-from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import Node, callee, receiver
+from perfpilot.code.effects import PARALLEL_SAFE_METHODS, SEQUENCE_END_CHANGES
+from perfpilot.code.syntax import (
+    Node,
+    callee,
+    node_text,
+    receiver,
+    walk,
+)
 
 # Methods of the standard sequences that change their own object only.
-_OWN_CHANGES = frozenset({"push_back", "emplace_back", "pop_back", "clear", "reserve"})
+# The calls the proof accepts (a module name, so that a test can widen it).
+_OWN_CHANGES = SEQUENCE_END_CHANGES
 # Sequences of plain numbers: copying an element runs no user code.
 _NUMBER = (r"(?:(?:un)?signed\s+)?(?:bool|char|short|int|long|long\s+long|float|double)"
            r"(?:\s+int)?|(?:un)?signed|(?:std::)?u?int(?:8|16|32|64)_t|(?:std::)?(?:size_t|ptrdiff_t)")
@@ -55,7 +61,7 @@ def changes_in_loop(loop: Node, b: str, b_type: VarType, types: dict[str, VarTyp
                     scans: frozenset[int] = frozenset()) -> str:
     """Why ``b`` might change while the loop runs ("" when it cannot); ``scans`` are the
     start bytes of range-for loops that only read ``b``, their range being ``b``."""
-    for n in walk_all(loop):
+    for n in walk(loop):
         if n.type == "identifier" and node_text(n) == b:
             parent = n.parent
             if parent is not None and parent.start_byte in scans and \

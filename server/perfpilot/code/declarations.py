@@ -12,8 +12,13 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from perfpilot.code.parse import inner_declarator, node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import Language
+from perfpilot.code.syntax import (
+    inner_declarator,
+    node_text,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -196,7 +201,7 @@ def declared_types(root: Node) -> dict[str, VarType | None]:
     A name declared twice with different types maps to None (unknown).
     """
     out: dict[str, VarType | None] = {}
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type in ("parameter_declaration", "optional_parameter_declaration", "declaration",
                       "field_declaration"):
             type_node = n.child_by_field_name("type")

@@ -18,19 +18,17 @@ from perfpilot.code.loop_body import (
 )
 from perfpilot.code.loop_header import counted_header
 from perfpilot.code.minmax import guarded_op, ternary_op
-from perfpilot.code.parse import (
-    mutations,
-    node_text,
-    unparen,
-    walk_all,
-)
 from perfpilot.code.row_ownership import rows_apart
 from perfpilot.code.syntax import (
     callee_parts,
     enclosing_function,
     identifiers_of,
+    mutations,
+    node_text,
     plain_callee,
     root_name_of,
+    unwrap,
+    walk,
 )
 
 Node = tree_sitter.Node
@@ -40,7 +38,7 @@ REDUCTION_CALLS = {"max": "max", "min": "min", "fmax": "max", "fmin": "min"}
 
 def _reduction_op(stmt: Node, var: str) -> str | None:
     """The reduction operator if ``stmt`` (an expression) is a reduction update of ``var``."""
-    stmt = unparen(stmt)
+    stmt = unwrap(stmt)
     if stmt.type == "update_expression":
         arg = stmt.child_by_field_name("argument")
         return "+" if arg is not None and node_text(arg) == var else None
@@ -49,14 +47,14 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
     left = stmt.child_by_field_name("left")
     right = stmt.child_by_field_name("right")
     op_node = stmt.child_by_field_name("operator")
-    if left is None or right is None or op_node is None or node_text(unparen(left)) != var:
+    if left is None or right is None or op_node is None or node_text(unwrap(left)) != var:
         return None
     op = node_text(op_node)
     if op in ("+=", "-=", "*="):
         return None if var in identifiers_of(right) else ("*" if op == "*=" else "+")
     if op != "=":
         return None
-    r = unparen(right)
+    r = unwrap(right)
     ternary = ternary_op(r, var)
     if ternary is not None:
         return ternary
@@ -68,9 +66,9 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
         o = node_text(bo)
         if o not in ("+", "*", "-"):
             return None
-        if node_text(unparen(bl)) == var and var not in identifiers_of(br):
+        if node_text(unwrap(bl)) == var and var not in identifiers_of(br):
             return "*" if o == "*" else "+"
-        if o != "-" and node_text(unparen(br)) == var and var not in identifiers_of(bl):
+        if o != "-" and node_text(unwrap(br)) == var and var not in identifiers_of(bl):
             return "*" if o == "*" else "+"
         return None
     if r.type == "call_expression":
@@ -80,15 +78,15 @@ def _reduction_op(stmt: Node, var: str) -> str | None:
         if kind is None or obj is not None or args is None or args.named_child_count != 2:
             return None
         a, b = args.named_children
-        if node_text(unparen(a)) == var and var not in identifiers_of(b):
+        if node_text(unwrap(a)) == var and var not in identifiers_of(b):
             return kind
-        if node_text(unparen(b)) == var and var not in identifiers_of(a):
+        if node_text(unwrap(b)) == var and var not in identifiers_of(a):
             return kind
     return None
 
 
 def occurrences(node: Node, var: str) -> list[Node]:
-    return [n for n in walk_all(node) if n.type == "identifier" and node_text(n) == var]
+    return [n for n in walk(node) if n.type == "identifier" and node_text(n) == var]
 
 
 def _statement_of(node: Node, stop: Node) -> Node | None:
@@ -126,7 +124,7 @@ def _assigned_first(body: Node, var: str, occ: list[Node]) -> bool:
 
 def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
     """The left operand of a ``<<``/``>>`` that is not a known integer (maybe a stream)."""
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "binary_expression":
             continue
         op = n.child_by_field_name("operator")
@@ -138,7 +136,7 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
             left = left.child_by_field_name("left")
         if left is None:
             return "?"
-        left = unparen(left)
+        left = unwrap(left)
         if left.type == "number_literal":
             continue
         base, levels = left, 0
@@ -146,7 +144,7 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
             arg = base.child_by_field_name("argument")
             if arg is None:
                 break
-            base, levels = unparen(arg), levels + 1
+            base, levels = unwrap(arg), levels + 1
         if base.type in ("binary_expression", "parenthesized_expression", "unary_expression",
                          "cast_expression") and _integer_expression(base, types):
             continue  # (a + b) >> 1 on integers: arithmetic, not a stream
@@ -161,7 +159,7 @@ def _stream_shift(body: Node, types: dict[str, VarType | None]) -> str:
 def _integer_expression(node: Node, types: dict[str, VarType | None]) -> bool:
     """An expression of integer literals and integer variables (or their elements) only: no
     call, no member, nothing that could be a stream object."""
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type in ("call_expression", "field_expression", "pointer_expression",
                       "string_literal", "char_literal"):
             return False
@@ -201,7 +199,7 @@ def _row_ranges(body: Node, types: dict[str, VarType | None]) -> dict[str, tuple
     ``w`` -> (``S``, the loop node). Inside such a loop ``0 <= w < S`` holds."""
     out: dict[str, tuple[str, Node]] = {}
     seen: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "for_statement":
             continue
         h = counted_header(n, types)
@@ -221,7 +219,7 @@ def _row_ranges(body: Node, types: dict[str, VarType | None]) -> dict[str, tuple
 
 def _writes(node: Node, var: str) -> bool:
     """Whether ``node`` assigns, increments or takes the address of ``var``."""
-    return any(node_text(unparen(target)) == var for _, target in mutations(node))
+    return any(node_text(unwrap(target)) == var for _, target in mutations(node))
 
 
 def _row_major_position(index: str, var: str, invariant_ok: set[str],
@@ -246,7 +244,7 @@ def _reference_initializers(body: Node, refs: set[str]) -> list[tuple[str, Node]
     """The locals of ``refs`` (pointers, references, arrays declared in ``body``) with the
     initializer each is declared with."""
     out: list[tuple[str, Node]] = []
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "init_declarator":
             continue
         d = walk_declarator(n)
@@ -398,7 +396,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
             return fail(f"the body changes the induction variable '{var}'")
         occ = occurrences(body, var)
         # an inner loop's induction variable assigned in its own initializer
-        inner = next((n for n in walk_all(body) if n.type == "for_statement" and
+        inner = next((n for n in walk(body) if n.type == "for_statement" and
                       (ini := n.child_by_field_name("initializer")) is not None and
                       ini.type == "assignment_expression" and
                       node_text(ini.child_by_field_name("left") or ini) == var), None)

@@ -27,20 +27,23 @@ from perfpilot.code.effects import (
     READ_ONLY_METHODS,
     READS_ITS_RANGES_ONLY,
 )
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
-from perfpilot.code.parse import LOOP_TYPES, grammar, unwrap
+from perfpilot.code.parse import grammar
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.code.syntax import (
+    LOOP_TYPES,
     Node,
     arguments,
     callee,
     declarator_name,
     identifiers,
     line,
+    node_text,
     operator,
     receiver,
     root_name,
-    text,
+    unwrap,
     walk,
 )
 
@@ -101,7 +104,7 @@ class Loop:
 
 def _is_callee(expr: Node, name: str) -> bool:
     """Whether ``name`` is only used in ``expr`` as the name of a called function."""
-    uses = [n for n in walk(expr) if n.type == "identifier" and text(n) == name]
+    uses = [n for n in walk(expr, named=True) if n.type == "identifier" and node_text(n) == name]
 
     def called(n: Node) -> bool:
         head = n.parent if n.parent is not None and n.parent.type == "qualified_identifier" \
@@ -375,10 +378,10 @@ class FunctionFacts:
         for r in self.nodes("for_range_loop"):
             at = r.start_byte
             decl = r.child_by_field_name("declarator")
-            quals = " ".join(text(c) for c in r.children if c.type == "type_qualifier")
+            quals = " ".join(node_text(c) for c in r.children if c.type == "type_qualifier")
             var = declarator_name(decl)
-            if decl is not None and "&" in text(decl) and "const" not in quals \
-                    and "const" not in text(r.child_by_field_name("type")) and \
+            if decl is not None and "&" in node_text(decl) and "const" not in quals \
+                    and "const" not in node_text(r.child_by_field_name("type")) and \
                     any(n == var for _, n in written[bisect.bisect_left(starts, r.start_byte):
                                                        bisect.bisect_left(starts, r.end_byte)]):
                 add(root_name(r.child_by_field_name("right")))
@@ -392,11 +395,11 @@ class FunctionFacts:
                 add(root_name(rcv))
             return
         if name in NEVER_WRITES_MEMORY or (name in PURE_RANGE_SCANS and "".join(
-                text(c.child_by_field_name("function")).split()).startswith("std::")):
+                node_text(c.child_by_field_name("function")).split()).startswith("std::")):
             return  # (the standard scans take values by copy or const reference)
         for arg in arguments(c):
             if arg.type == "identifier":
-                add(text(arg))
+                add(node_text(arg))
             elif arg.type == "call_expression" and name not in READS_ITS_RANGES_ONLY:
                 inner = callee(arg)
                 if inner in _RANGE_ENDS:
@@ -416,7 +419,7 @@ class FunctionFacts:
             left = left.child_by_field_name("left")
         if left is None:
             return False
-        name = text(left)
+        name = node_text(left)
         if name.endswith("cin"):
             return True
         v = self.var(root_name(left))
@@ -425,7 +428,7 @@ class FunctionFacts:
     def invariant_in(self, expr: Node, loop: Loop) -> bool:
         """Whether ``expr`` reads nothing the loop changes and has no side effects of its own."""
         changed = self.modified_in(loop.node) | self.declared_in(loop.node)
-        for n in walk(expr):
+        for n in walk(expr, named=True):
             if n.type in ("assignment_expression", "update_expression", "new_expression",
                           "compound_assignment_expression", "lambda_expression", "this"):
                 return False
@@ -480,9 +483,9 @@ class FunctionFacts:
             decl = r.child_by_field_name("declarator")
             n = declarator_name(decl)
             if n:
-                type_text = text(r.child_by_field_name("type"))
+                type_text = node_text(r.child_by_field_name("type"))
                 self.vars.setdefault(n, VarType(type_text,
-                                                reference="&" if "&" in text(decl) else "",
+                                                reference="&" if "&" in node_text(decl) else "",
                                                 name=n, type_text=type_text, line=line(r)))
         for name, v in self.global_vars.items():
             self.vars.setdefault(name, v)
@@ -504,7 +507,7 @@ class FunctionFacts:
                         c.child_by_field_name("body") is not None:
                     nm = c.child_by_field_name("name")
                     if nm is not None:
-                        names.add(text(nm))
+                        names.add(node_text(nm))
                 elif c.type in ("namespace_definition", "declaration_list", "declaration",
                                 "type_definition", "template_declaration",
                                 "linkage_specification") or c.type == "type_definition":
@@ -533,58 +536,9 @@ class FunctionFacts:
                 "while_statement": "while", "do_statement": "do"}[n.type]
         body = n.child_by_field_name("body")
         cond = unwrap(n.child_by_field_name("condition"))
-        var: str | None = None
-        init: Node | None = None
-        bound: Node | None = None
-        compare = ""
-        step = ""
-        if kind == "for":
-            var, init = _for_init(n.child_by_field_name("initializer"))
-            if cond is not None and cond.type == "binary_expression":
-                op = operator(cond)
-                left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-                flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
-                if op in flip:
-                    if var is None and left is not None and left.type == "identifier":
-                        var = text(left)
-                    if left is not None and text(left) == var:
-                        bound, compare = right, op
-                    elif right is not None and text(right) == var:
-                        bound, compare = left, flip[op]
-            step = _for_step(n.child_by_field_name("update"), var)
-        return Loop(n, index, parent, depth, kind, var, init, bound, compare, step,
-                    cond, body, innermost)
-
-
-def _for_init(init: Node | None) -> tuple[str | None, Node | None]:
-    if init is None:
-        return None, None
-    if init.type == "declaration":
-        for c in init.named_children:
-            if c.type == "init_declarator":
-                return declarator_name(c.child_by_field_name("declarator")), \
-                    c.child_by_field_name("value")
-        return None, None
-    if init.type == "assignment_expression" and operator(init) == "=":
-        left = init.child_by_field_name("left")
-        if left is not None and left.type == "identifier":
-            return text(left), init.child_by_field_name("right")
-    if init.type == "comma_expression":
-        return _for_init(init.child_by_field_name("left"))
-    return None, None
-
-
-def _for_step(update: Node | None, var: str | None) -> str:
-    if update is None or var is None:
-        return ""
-    if update.type == "update_expression" and \
-            text(update.child_by_field_name("argument")) == var:
-        return "++" if "++" in text(update) else "--"
-    if update.type in ("assignment_expression", "compound_assignment_expression") and \
-            text(update.child_by_field_name("left")) == var:
-        op = operator(update)
-        right = text(update.child_by_field_name("right"))
-        if op in ("+=", "-=") and right == "1":
-            return "++" if op == "+=" else "--"
-        return op + right
-    return ""
+        if kind != "for":
+            return Loop(n, index, parent, depth, kind, None, None, None, "", "", cond, body,
+                        innermost)
+        h = read_header(n)
+        return Loop(n, index, parent, depth, kind, h.var, h.init, h.bound, h.compare,
+                    h.step_text, cond, body, innermost)

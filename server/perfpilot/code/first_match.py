@@ -16,8 +16,13 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import counter_type
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import collect_body
-from perfpilot.code.parse import statements, unwrap, walk_all
-from perfpilot.code.syntax import nearest_target, plain_callee
+from perfpilot.code.syntax import (
+    nearest_target,
+    plain_callee,
+    statements,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -61,7 +66,7 @@ _LEAVES = frozenset({"return_statement", "goto_statement", "throw_statement",
 
 def _jumps(node: Node, loop: Node) -> list[Node]:
     """The statements under ``node`` that leave it or the loop."""
-    return [n for n in walk_all(node)
+    return [n for n in walk(node)
             if n.type in _LEAVES or (n.type in ("break_statement", "continue_statement")
                                      and nearest_target(n) == loop)]
 

@@ -19,9 +19,14 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import NO_SIDE_EFFECTS
+from perfpilot.code.effects import ELEMENT_COUNT_METHODS, NO_SIDE_EFFECTS
 from perfpilot.code.loop_header import counted_header
-from perfpilot.code.parse import mutations, node_text, unparen, walk_all
+from perfpilot.code.syntax import (
+    mutations,
+    node_text,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -108,7 +113,6 @@ _INT_TYPES = frozenset({"int", "long", "short", "unsigned", "signed", "size_t", 
                         "std::uint32_t", "ssize_t"})
 _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*(?![\w.])"
                     r"|(?P<id>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)|(?P<op>->|[-+*()<>.]))")
-_SIZE_METHODS = frozenset({"size", "length"})
 
 
 def _tokens(text: str) -> list[str] | None:
@@ -198,7 +202,8 @@ class _Parser:
             return None
         self.i += 1
         if self.peek() in (".", "->"):
-            if self.peek(1) in _SIZE_METHODS and self.peek(2) == "(" and self.peek(3) == ")":
+            if self.peek(1) in ELEMENT_COUNT_METHODS and self.peek(2) == "(" and \
+                    self.peek(3) == ")":
                 name = f"{tok}{self.peek()}{self.peek(1)}()"
                 self.i += 4
                 return Poly.atom(name)
@@ -268,10 +273,10 @@ def _stable(body: Node, names: frozenset[str]) -> bool:
     is used there only for elements and sizes."""
     roots = {atom_root(a) for a in names}
     for _, target in mutations(body):
-        t = unparen(target)
+        t = unwrap(target)
         if node_text(t) in roots:
             return False
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "identifier" or node_text(n) not in roots:
             continue
         p = n.parent
@@ -284,7 +289,7 @@ def _stable(body: Node, names: frozenset[str]) -> bool:
         if sized and (p is None or not (
                 (p.type == "subscript_expression" and p.child_by_field_name("argument") == n)
                 or (p.type == "field_expression"
-                    and node_text(p.child_by_field_name("field") or p) in _SIZE_METHODS))):
+                    and node_text(p.child_by_field_name("field") or p) in ELEMENT_COUNT_METHODS))):
             return False
     return True
 

@@ -44,9 +44,9 @@ from perfpilot.code.effects import (
     NO_SIDE_EFFECTS,
     PURE_RANGE_SCANS,
     READ_ONLY_METHODS,
+    SIZE_METHODS,
 )
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import unparen, walk_all
 from perfpilot.code.purity import pure_lambda
 from perfpilot.code.std_calls import whole_range
 from perfpilot.code.syntax import (
@@ -55,11 +55,13 @@ from perfpilot.code.syntax import (
     callee,
     declarator_name,
     identifiers_of,
+    node_text,
     number,
     operator,
     receiver,
     root_name,
-    text,
+    unwrap,
+    walk,
 )
 
 # argument positions: (range arguments, the start of a second range, scalar values, functions)
@@ -114,7 +116,7 @@ def invariant_scans(facts: FunctionFacts) -> tuple[list[InvariantScan], list[tup
         fn = call.child_by_field_name("function")
         kind = callee(call)
         if fn is None or receiver(call) is not None or kind not in PURE_RANGE_SCANS or \
-                not "".join(text(fn).split()).startswith("std::"):
+                not "".join(node_text(fn).split()).startswith("std::"):
             continue
         loop = facts.loop_of(call)
         if loop is None or _excluded_position(call, loop.node):
@@ -159,9 +161,9 @@ def _site(facts: FunctionFacts, call: Node, kind: str, loop: Loop,
     for k in scalars:
         names |= identifiers_of(args[k])
     for k in functors:
-        f = unparen(args[k])
+        f = unwrap(args[k])
         if f.type != "lambda_expression" or not pure_lambda(f, facts.root):
-            return f"`{text(f)[:40]}` is not a lambda known to have no side effects"
+            return f"`{node_text(f)[:40]}` is not a lambda known to have no side effects"
         names |= _lambda_free_names(f)
     # the loops it is invariant in, innermost first
     chain: list[Loop] = []
@@ -196,14 +198,14 @@ def _fallback(kind: str, args: list[Node]) -> str:
     """A value of exactly the type ``kind`` returns for ``args``, computed without touching
     the range: the initial value of a sum, the distance type, ``false``, the end iterator."""
     if kind in ("accumulate", "inner_product") or (kind == "reduce" and len(args) > 2):
-        return f"({text(args[3 if kind == 'inner_product' else 2])})"
+        return f"({node_text(args[3 if kind == 'inner_product' else 2])})"
     if kind == "reduce":
-        return f"std::decay_t<decltype(*{text(args[0])})>{{}}"
+        return f"std::decay_t<decltype(*{node_text(args[0])})>{{}}"
     if kind in ("count", "count_if"):
-        return f"({text(args[1])} - {text(args[0])})"
+        return f"({node_text(args[1])} - {node_text(args[0])})"
     if kind in ("all_of", "any_of", "none_of"):
         return "false"
-    return text(args[1])
+    return node_text(args[1])
 
 
 def spec_reason(kind: str) -> str:
@@ -242,15 +244,15 @@ def _excluded_position(call: Node, stop: Node) -> bool:
 
 
 def _begin_of(arg: Node) -> str | None:
-    arg = unparen(arg)
+    arg = unwrap(arg)
     fn = arg.child_by_field_name("function") if arg.type == "call_expression" else None
     if fn is None or fn.type != "field_expression" or arguments(arg):
         return None
     obj, field = fn.child_by_field_name("argument"), fn.child_by_field_name("field")
-    if obj is None or obj.type != "identifier" or text(field) not in ("begin", "cbegin") or \
-            text(fn.child_by_field_name("operator")) != ".":
+    if obj is None or obj.type != "identifier" or node_text(field) not in ("begin", "cbegin") or \
+            node_text(fn.child_by_field_name("operator")) != ".":
         return None
-    return text(obj)
+    return node_text(obj)
 
 
 def _element(vt: VarType | None) -> str | None:
@@ -271,24 +273,24 @@ def _element(vt: VarType | None) -> str | None:
 
 def _floating(facts: FunctionFacts, node: Node) -> str | None:
     """The floating type of an initial value (a literal, variable or cast), else None."""
-    node = unparen(node)
+    node = unwrap(node)
     if node.type == "number_literal":
-        t = text(node).lower().replace("'", "")
+        t = node_text(node).lower().replace("'", "")
         if t.startswith("0x") or not any(c in t for c in ".e"):
             return None
         return "float" if t.endswith("f") else "long double" if t.endswith("l") else "double"
     if node.type == "identifier":
-        vt = facts.loop_types.get(text(node))
+        vt = facts.loop_types.get(node_text(node))
         if vt is None or vt.pointer or vt.array:
             return None
         base = " ".join(vt.base.replace("const", "").split())
         return base if base in _FLOAT_RANK else None
     if node.type == "cast_expression":
-        t = " ".join(text(node.child_by_field_name("type")).split())
+        t = " ".join(node_text(node.child_by_field_name("type")).split())
         return t if t in _FLOAT_RANK else None
     if node.type == "call_expression":
         m = re.fullmatch(r"static_cast<\s*(float|double|long\s+double)\s*>",
-                         text(node.child_by_field_name("function")))
+                         node_text(node.child_by_field_name("function")))
         return " ".join(m.group(1).split()) if m else None
     return None
 
@@ -309,13 +311,13 @@ def _speculation(facts: FunctionFacts, kind: str, scalars: list[Node], functors:
         if init is None:
             return False
         return element not in _FLOAT_RANK or _FLOAT_RANK[element] <= _FLOAT_RANK[init]
-    return all(_comparing_lambda(facts, unparen(f)) for f in functors)
+    return all(_comparing_lambda(facts, unwrap(f)) for f in functors)
 
 
 def _plain_value(node: Node) -> bool:
     """A value read without touching memory that might not exist: literals, variables,
     ``size()``, arithmetic without division."""
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type in ("subscript_expression", "pointer_expression", "cast_expression",
                       "assignment_expression", "compound_assignment_expression",
                       "update_expression", "lambda_expression", "comma_expression"):
@@ -323,7 +325,7 @@ def _plain_value(node: Node) -> bool:
         if n.type == "field_expression":
             p = n.parent
             if p is None or p.type != "call_expression" or \
-                    text(n.child_by_field_name("field")) not in ("size", "length", "empty"):
+                    node_text(n.child_by_field_name("field")) not in SIZE_METHODS:
                 return False
         if n.type == "call_expression" and receiver(n) is None:
             return False
@@ -344,12 +346,12 @@ def _comparing_lambda(facts: FunctionFacts, lam: Node) -> bool:
     all_float = True
     for p in params.named_children if params is not None else []:
         name = declarator_name(p.child_by_field_name("declarator"))
-        t = " ".join(text(p.child_by_field_name("type")).replace("const", "").split())
+        t = " ".join(node_text(p.child_by_field_name("type")).replace("const", "").split())
         if name and t in ("float", "double"):
             floats.add(name)
         else:
             all_float = False
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("subscript_expression", "pointer_expression", "field_expression",
                       "call_expression", "cast_expression", "new_expression"):
             return False
@@ -361,12 +363,12 @@ def _comparing_lambda(facts: FunctionFacts, lam: Node) -> bool:
                 continue
             right = n.child_by_field_name("right")
             if op in ("%", "/") and right is not None and \
-                    unparen(right).type == "number_literal" and (number(right) or 0) > 0:
+                    unwrap(right).type == "number_literal" and (number(right) or 0) > 0:
                 continue
             if op in ("+", "-", "*") and all_float and all(
                     t in floats or ((vt := facts.loop_types.get(t)) is not None
                                     and vt.is_floating)
-                    for t in {text(i) for i in walk_all(n) if i.type == "identifier"}):
+                    for t in {node_text(i) for i in walk(n) if i.type == "identifier"}):
                 continue
             return False
     return True
@@ -375,7 +377,7 @@ def _comparing_lambda(facts: FunctionFacts, lam: Node) -> bool:
 def _lambda_free_names(lam: Node) -> set[str]:
     """The names a lambda reads from around it: all but its parameters and own locals."""
     own: set[str] = set()
-    for n in walk_all(lam):
+    for n in walk(lam):
         if n.type in ("parameter_declaration", "init_declarator", "declaration"):
             name = declarator_name(n.child_by_field_name("declarator"))
             if name:
@@ -401,8 +403,8 @@ def _changes(facts: FunctionFacts, loop: Loop, roots: list[str], names: set[str]
             return f"the loop changes `{r}`"
         scans = frozenset(
             n.start_byte for n in facts.nodes("for_range_loop", loop.node)
-            if text(n.child_by_field_name("right")) == r and
-            "&" not in text(n.child_by_field_name("declarator")))
+            if node_text(n.child_by_field_name("right")) == r and
+            "&" not in node_text(n.child_by_field_name("declarator")))
         why = changes_in_loop(loop.node, r, vt, types, scans)
         if why:
             return why
@@ -442,18 +444,18 @@ def _loop_blocker(facts: FunctionFacts, loop: Loop) -> str:
     for kind in ("assignment_expression", "compound_assignment_expression"):
         for a in facts.nodes(kind, loop.node):
             if root_name(a.child_by_field_name("left")) is None:
-                return f"the loop writes through `{text(a.child_by_field_name('left'))[:40]}`"
+                return f"the loop writes through `{node_text(a.child_by_field_name('left'))[:40]}`"
     for u in facts.nodes("update_expression", loop.node):
         if root_name(u.child_by_field_name("argument")) is None:
-            return f"the loop writes through `{text(u)[:40]}`"
+            return f"the loop writes through `{node_text(u)[:40]}`"
     for c in facts.nodes("call_expression", loop.node):
         name = callee(c)
         rcv = receiver(c)
         if rcv is not None:
             if name in READ_ONLY_METHODS or _own_storage(types.get(root_name(rcv) or "")):
                 continue
-            return f"the loop calls `{text(c.child_by_field_name('function'))}`"
-        qualified = "".join(text(c.child_by_field_name("function")).split())
+            return f"the loop calls `{node_text(c.child_by_field_name('function'))}`"
+        qualified = "".join(node_text(c.child_by_field_name("function")).split())
         if name in NO_SIDE_EFFECTS or name in NEVER_WRITES_MEMORY or \
                 (name in PURE_RANGE_SCANS and qualified.startswith("std::")):
             continue
@@ -461,7 +463,7 @@ def _loop_blocker(facts: FunctionFacts, loop: Loop) -> str:
     for lam in facts.nodes("lambda_expression", loop.node):
         if not pure_lambda(lam, facts.root):
             return "the loop holds a lambda that may have side effects"
-    for n in walk_all(loop.node):
+    for n in walk(loop.node):
         if n.type in ("delete_expression", "gnu_asm_expression"):
             return "the loop deletes storage or runs assembly"
     return ""
@@ -502,7 +504,7 @@ def _evaluated_first(call: Node, loop: Loop) -> str:
             if s.start_byte >= stmt.start_byte:
                 break
             if _may_skip(s):
-                return f"a statement before it (`{text(s)[:40]}`) may jump or throw"
+                return f"a statement before it (`{node_text(s)[:40]}`) may jump or throw"
         if _may_skip(stmt, before=call.start_byte):
             return "the statement may throw before reaching it"
     return ""
@@ -510,7 +512,7 @@ def _evaluated_first(call: Node, loop: Loop) -> str:
 
 def _may_skip(node: Node, before: int | None = None) -> bool:
     """Whether evaluating ``node`` (up to byte ``before``) may leave the iteration."""
-    for n in walk_all(node):
+    for n in walk(node):
         if before is not None and n.start_byte >= before:
             continue
         if n.type in _JUMPS or n.type in ("for_statement", "while_statement", "do_statement",
@@ -526,7 +528,6 @@ def _may_skip(node: Node, before: int | None = None) -> bool:
     return False
 
 
-_SIMPLE_CALLS = frozenset({"size", "length", "empty"})
 
 
 def _simple(node: Node | None) -> bool:
@@ -534,14 +535,14 @@ def _simple(node: Node | None) -> bool:
     ``size()``/``length()``/``empty()`` of a named object."""
     if node is None:
         return False
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type in ("assignment_expression", "compound_assignment_expression",
                       "update_expression", "comma_expression", "lambda_expression",
                       "subscript_expression", "pointer_expression"):
             return False
         if n.type == "call_expression":
             r = receiver(n)
-            if r is None or r.type != "identifier" or callee(n) not in _SIMPLE_CALLS or \
+            if r is None or r.type != "identifier" or callee(n) not in SIZE_METHODS or \
                     arguments(n):
                 return False
         if n.type == "field_expression" and (n.parent is None or
@@ -558,38 +559,38 @@ def _entry_guard(facts: FunctionFacts, loop: Loop) -> str | None:
         return ""
     if loop.kind == "while":
         cond = loop.condition
-        return text(cond) if _simple(cond) else None
+        return node_text(cond) if _simple(cond) else None
     if loop.kind == "range-for":
         right = node.child_by_field_name("right")
-        vt = facts.loop_types.get(text(right)) if right is not None and \
+        vt = facts.loop_types.get(node_text(right)) if right is not None and \
             right.type == "identifier" else None
         if vt is None or vt.pointer:
             return None
         if vt.array:
             return ""
-        return f"!{text(right)}.empty()" if _element(vt) is not None else None
+        return f"!{node_text(right)}.empty()" if _element(vt) is not None else None
     init = node.child_by_field_name("initializer")
     cond = loop.condition
     if cond is None:
         return ""
     if init is None:
-        return text(cond) if _simple(cond) else None
+        return node_text(cond) if _simple(cond) else None
     if init.type != "declaration" or loop.var is None or loop.init is None or \
             loop.bound is None or not loop.compare:
         return None
     decls = [c for c in init.named_children if c.type == "init_declarator"]
-    type_text = " ".join(text(init.child_by_field_name("type")).split())
-    if len(decls) != 1 or text(decls[0].child_by_field_name("declarator")) != loop.var or \
+    type_text = " ".join(node_text(init.child_by_field_name("type")).split())
+    if len(decls) != 1 or node_text(decls[0].child_by_field_name("declarator")) != loop.var or \
             not VarType(type_text.replace("const", "").strip()).is_arithmetic:
         return None
-    bound = "".join(text(loop.bound).split())
+    bound = "".join(node_text(loop.bound).split())
     if not (_simple(loop.init) and _simple(loop.bound)) or \
             loop.var in identifiers_of(loop.bound) or \
-            "".join(text(cond).split()) not in (f"{loop.var}{loop.compare}{bound}",
+            "".join(node_text(cond).split()) not in (f"{loop.var}{loop.compare}{bound}",
                                                 f"{bound}{_FLIP[loop.compare]}{loop.var}"):
         return None
     t = type_text.replace("const", "").strip()
-    return f"static_cast<{t}>({text(loop.init)}) {loop.compare} ({text(loop.bound)})"
+    return f"static_cast<{t}>({node_text(loop.init)}) {loop.compare} ({node_text(loop.bound)})"
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}

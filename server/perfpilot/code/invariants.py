@@ -7,20 +7,18 @@ import re
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
+from perfpilot.code.effects import ELEMENT_COUNT_METHODS, NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import (
     BodyFacts,
     CallSite,
 )
 from perfpilot.code.loop_header import counted_header
 from perfpilot.code.nul_stores import stores_no_nul
-from perfpilot.code.parse import (
-    node_text,
-    walk_all,
-)
 from perfpilot.code.syntax import (
     callee_parts,
+    node_text,
     plain_callee,
+    walk,
 )
 
 Node = tree_sitter.Node
@@ -35,14 +33,14 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     body_calls = [c for c, _ in f.calls]
     unknown_free = [c for c in body_calls if c.method is None and
                     plain_callee(c.callee) not in NO_SIDE_EFFECTS]
-    for n in walk_all(cond):
+    for n in walk(cond):
         if n.type != "call_expression":
             continue
         callee, obj, method = callee_parts(n)
         args_node = n.child_by_field_name("arguments")
         args = tuple(node_text(a) for a in args_node.named_children) if args_node else ()
         site = CallSite(node_text(n), callee, obj, method, args, n.start_byte, n.end_byte)
-        if method in ("size", "length") and obj is not None and not args and \
+        if method in ELEMENT_COUNT_METHODS and obj is not None and not args and \
                 re.fullmatch(r"[A-Za-z_]\w*", obj):
             name = obj
         elif plain_callee(callee) == "strlen" and len(args) == 1 and \

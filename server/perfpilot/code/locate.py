@@ -13,8 +13,12 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.parse import inner_declarator, node_text, parse
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Language, Param
+from perfpilot.code.syntax import (
+    inner_declarator,
+    node_text,
+)
 
 
 class LocateError(Exception):

@@ -10,18 +10,16 @@ import tree_sitter
 
 from perfpilot.code.declarations import walk_declarator
 from perfpilot.code.effects import APPEND_METHODS, DOES_IO
-from perfpilot.code.parse import (
-    LOOP_TYPES,
-    node_text,
-    unparen,
-    walk_all,
-)
 from perfpilot.code.syntax import (
+    LOOP_TYPES,
     callee_parts,
     nearest_target,
+    node_text,
     plain_callee,
     root_name_of,
     subscript_parts,
+    unwrap,
+    walk,
 )
 
 Node = tree_sitter.Node
@@ -79,7 +77,7 @@ def collect_body(loop: Node, body: Node) -> BodyFacts:
     write_targets: set[tuple[int, int]] = set()
 
     def target(t: Node) -> None:
-        t = unparen(t)
+        t = unwrap(t)
         write_targets.add((t.start_byte, t.end_byte))
         if t.type == "identifier":
             facts.scalar_writes.setdefault(node_text(t), []).append(t)
@@ -92,7 +90,7 @@ def collect_body(loop: Node, body: Node) -> BodyFacts:
             inner = t
             while inner.type == "field_expression" and \
                     node_text(inner.child_by_field_name("operator") or inner) == ".":
-                inner = unparen(inner.child_by_field_name("argument") or inner)
+                inner = unwrap(inner.child_by_field_name("argument") or inner)
             if inner.type == "subscript_expression" and inner is not t:
                 target(inner)
             else:
@@ -102,7 +100,7 @@ def collect_body(loop: Node, body: Node) -> BodyFacts:
         else:
             facts.other.append(f"writes through '{node_text(t)}'")
 
-    for n in walk_all(body):
+    for n in walk(body):
         t = n.type
         if t in ("declaration", "init_declarator"):
             if t == "declaration":
@@ -153,7 +151,7 @@ def collect_body(loop: Node, body: Node) -> BodyFacts:
         elif t == "lambda_expression":
             facts.other.append("contains a lambda")
     # element reads: subscripts that are not write targets (outermost of each chain)
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "subscript_expression":
             continue
         parent = n.parent
@@ -175,7 +173,7 @@ def appends(body: Node) -> tuple[str, ...]:
     stmts = body.named_children if body.type == "compound_statement" else [body]
     counts: dict[str, int] = {}
     top: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type == "call_expression":
             _, obj, method = callee_parts(n)
             if obj is not None and method in APPEND_METHODS:

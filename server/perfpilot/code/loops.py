@@ -39,6 +39,7 @@ from perfpilot.code.dependence import (
     occurrences,
     used_after,
 )
+from perfpilot.code.effects import ELEMENT_COUNT_METHODS
 from perfpilot.code.invariants import invariant_calls
 from perfpilot.code.loop_body import (
     CallSite,
@@ -49,16 +50,14 @@ from perfpilot.code.loop_body import (
 )
 from perfpilot.code.loop_header import counted_header
 from perfpilot.code.minmax import ArgReduction, arg_reductions
-from perfpilot.code.parse import (
-    node_text,
-    parse,
-    walk_all,
-)
+from perfpilot.code.parse import parse
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import FunctionSite
 from perfpilot.code.syntax import (
     enclosing_function,
     identifiers_of,
+    node_text,
+    walk,
 )
 
 Node = tree_sitter.Node
@@ -220,7 +219,7 @@ def _size_only(cond: Node, names: set[str]) -> frozenset[str]:
         if occ and all(
                 (p := o.parent) is not None and p.type == "field_expression"
                 and p.child_by_field_name("argument") == o
-                and node_text(p.child_by_field_name("field") or o) in ("size", "length")
+                and node_text(p.child_by_field_name("field") or o) in ELEMENT_COUNT_METHODS
                 and p.parent is not None and p.parent.type == "call_expression"
                 for o in occ):
             out.add(name)
@@ -263,7 +262,7 @@ def function_loops(site: FunctionSite) -> tuple[LoopFacts, ...]:
 
 def parse_function_node(root: Node) -> Node:
     """The first function definition under ``root`` (or ``root`` itself when there is none)."""
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type == "function_definition":
             return n
     return root

@@ -13,8 +13,12 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, unparen, walk_all
-from perfpilot.code.syntax import identifiers
+from perfpilot.code.syntax import (
+    identifiers,
+    node_text,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -39,7 +43,7 @@ class ArgReduction:
 def _compare(cond: Node, var: str) -> tuple[str, Node] | None:
     """``(op, other)`` when ``cond`` is ``other OP var`` or ``var OP other`` with ``other``
     free of ``var``, normalized so that it reads ``other OP var``."""
-    cond = unparen(cond)
+    cond = unwrap(cond)
     if cond.type != "binary_expression":
         return None
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
@@ -49,7 +53,7 @@ def _compare(cond: Node, var: str) -> tuple[str, Node] | None:
     op = node_text(op_node)
     if op not in _FLIP:
         return None
-    left, right = unparen(left), unparen(right)
+    left, right = unwrap(left), unwrap(right)
     if node_text(right) == var and var not in identifiers(left):
         return op, left
     if node_text(left) == var and var not in identifiers(right):
@@ -65,7 +69,7 @@ def _kind(op: str) -> str:
 def ternary_op(right: Node, var: str) -> str | None:
     """``min``/``max`` when ``right`` (the value assigned to ``var``) is ``c ? a : b`` choosing
     between ``var`` and the other side of a comparison ``c`` of the two."""
-    right = unparen(right)
+    right = unwrap(right)
     if right.type != "conditional_expression":
         return None
     cond = right.child_by_field_name("condition")
@@ -76,7 +80,7 @@ def ternary_op(right: Node, var: str) -> str | None:
     if cmp is None:
         return None
     op, other = cmp
-    yes_t, no_t, other_t = node_text(unparen(yes)), node_text(unparen(no)), node_text(other)
+    yes_t, no_t, other_t = node_text(unwrap(yes)), node_text(unwrap(no)), node_text(other)
     if yes_t == other_t and no_t == var:
         return _kind(op)
     if yes_t == var and no_t == other_t:
@@ -116,13 +120,13 @@ def guarded_update(stmt: Node) -> tuple[str, str, list[tuple[str, Node]], bool] 
     if parts is None:
         return None
     cond, assigns = parts
-    targets = [node_text(unparen(a.child_by_field_name("left") or a)) for a in assigns]
+    targets = [node_text(unwrap(a.child_by_field_name("left") or a)) for a in assigns]
     if len(set(targets)) != len(targets):
         return None
     for a, var in zip(assigns, targets, strict=True):
         cmp = _compare(cond, var)
         right = a.child_by_field_name("right")
-        if cmp is None or right is None or node_text(unparen(right)) != node_text(cmp[1]):
+        if cmp is None or right is None or node_text(unwrap(right)) != node_text(cmp[1]):
             continue
         op, _other = cmp
         payload = [(t, r) for b, t in zip(assigns, targets, strict=True) if b is not a
@@ -156,13 +160,13 @@ def arg_reductions(body: Node, induction: str) -> tuple[ArgReduction, ...]:
     compared value reads none of them, and the payloads read no variable the body writes but
     ``induction`` (so each records something about its own iteration)."""
     out: list[ArgReduction] = []
-    for n in walk_all(body):
+    for n in walk(body):
         found = guarded_update(n) if n.type == "if_statement" else None
         if found is None or not found[2]:
             continue
         op, var, payload, strict = found
         names = {var, *(p for p, _ in payload)}
-        outside = [o for o in walk_all(body) if o.type == "identifier" and node_text(o) in names
+        outside = [o for o in walk(body) if o.type == "identifier" and node_text(o) in names
                    and not (n.start_byte <= o.start_byte < n.end_byte)]
         if outside:
             continue

@@ -27,7 +27,9 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import affine_position, check_independent
 from perfpilot.code.loop_body import collect_body, direct_loops
 from perfpilot.code.loop_header import CountedHeader, counted_header
-from perfpilot.code.parse import statements
+from perfpilot.code.syntax import (
+    statements,
+)
 
 Node = tree_sitter.Node
 

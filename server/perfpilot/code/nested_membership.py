@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
-from perfpilot.code.parse import node_text, unwrap, walk_all
 from perfpilot.code.sequence_scan import (
     SequenceScan,
     index_head,
@@ -35,7 +34,12 @@ from perfpilot.code.sequence_scan import (
     sequence_element,
     single_statement,
 )
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    unwrap,
+    walk,
+)
 
 _COUNTER = {"int", "long", "long long", "unsigned", "unsigned int", "unsigned long",
             "unsigned long long", "std::size_t", "size_t", "std::ptrdiff_t", "ptrdiff_t"}
@@ -75,7 +79,7 @@ def pure_key(node: Node) -> bool:
 
 
 def _names(node: Node) -> set[str]:
-    return {node_text(n) for n in walk_all(node) if n.type == "identifier"}
+    return {node_text(n) for n in walk(node) if n.type == "identifier"}
 
 
 def _counter_step(stmt: Node) -> str:
@@ -107,7 +111,7 @@ def _literal_store(stmt: Node) -> bool:
 def _plain(stmt: Node, var: str) -> bool:
     """An expression statement that cannot leave or restart the scan and ignores its variable."""
     return stmt.type == "expression_statement" and var not in _names(stmt) and not any(
-        n.type in ("lambda_expression", "comma_expression") for n in walk_all(stmt))
+        n.type in ("lambda_expression", "comma_expression") for n in walk(stmt))
 
 
 def _from_first(start: str) -> bool:
@@ -216,7 +220,7 @@ def outer_writes_ok(outer: Node, scan: NestedScan, types: dict[str, VarType | No
     ``b``, its bound or through any pointer, unknown calls, and (pointer ``b``) any method that
     may write. The caller adds the call form's same-type checks for a vector ``b``."""
     key_names = _names(scan.key)
-    for n in walk_all(outer):
+    for n in walk(outer):
         if n.type in ("assignment_expression", "update_expression"):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is None:
@@ -248,7 +252,7 @@ def replacement(scan: NestedScan, copy: str) -> str:
     """The statement that replaces the scan, given the sorted copy's name."""
     key = node_text(scan.key)
     guard = f"!{copy}.empty() && " if any(
-        n.type == "subscript_expression" for n in walk_all(scan.key)) else ""
+        n.type == "subscript_expression" for n in walk(scan.key)) else ""
     if scan.counter:
         span = f"{copy}.begin(), {copy}.end(), {key}"
         step = f"{scan.counter} += std::upper_bound({span}) - std::lower_bound({span});"

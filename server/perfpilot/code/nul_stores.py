@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from perfpilot.code.parse import LOOP_TYPES, mutations, node_text, unparen, unwrap
-from perfpilot.code.syntax import char_value
+from perfpilot.code.syntax import (
+    LOOP_TYPES,
+    char_value,
+    mutations,
+    node_text,
+    unwrap,
+)
 
 Interval = tuple[int, int]
 
@@ -27,18 +32,18 @@ def _squash(text: str) -> str:
 
 
 def _is_elem(node: Node, elem: str) -> bool:
-    node = unparen(node)
+    node = unwrap(node)
     while node.type == "cast_expression":
         value = node.child_by_field_name("value")
         if value is None:
             return False
-        node = unparen(value)
+        node = unwrap(value)
     return _squash(node_text(node)) == elem
 
 
 def _interval(node: Node, elem: str, elem_range: Interval | None) -> Interval | None:
     """The values ``node`` can take (``elem`` within ``elem_range``), or None when unknown."""
-    node = unparen(node)
+    node = unwrap(node)
     if node.type in ("number_literal", "char_literal"):
         v = char_value(node)
         return (v, v) if v is not None else None
@@ -97,7 +102,7 @@ def _never_nul(r: Interval | None) -> bool:
 
 def _narrow(cond: Node, elem: str, r: Interval | None) -> Interval | None:
     """``r`` narrowed by what ``cond`` (a conjunction) says of ``elem`` when it holds."""
-    cond = unparen(cond)
+    cond = unwrap(cond)
     if cond.type == "call_expression":
         fn = cond.child_by_field_name("function")
         args = cond.child_by_field_name("arguments")

@@ -10,8 +10,12 @@ import tree_sitter
 
 from perfpilot.code.effects import DOES_IO, NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import collect_body
-from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import declarator_name, plain_callee
+from perfpilot.code.syntax import (
+    declarator_name,
+    node_text,
+    plain_callee,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -50,7 +54,7 @@ def _definition(name: str, at: Node, unit: Node | None) -> tuple[Node | None, No
     ``at`` is in)."""
     fn = _enclosing_function(at)
     if fn is not None:
-        for n in walk_all(fn):
+        for n in walk(fn):
             if n.type != "init_declarator" or declarator_name(n) != name:
                 continue
             value = n.child_by_field_name("value")
@@ -109,7 +113,7 @@ def _pure_body(params: Node | None, body: Node, unit: Node | None, depth: int,
     if any(j != "return" for j in f.jumps):
         return False
     if any(n.type in ("new_expression", "delete_expression") or
-           (n.type == "identifier" and node_text(n) in DOES_IO) for n in walk_all(body)):
+           (n.type == "identifier" and node_text(n) in DOES_IO) for n in walk(body)):
         return False
     if set(f.scalar_writes) - own:
         return False

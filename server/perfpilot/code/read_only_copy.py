@@ -28,21 +28,24 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import (
     CONST_METHODS,
     COPIES_ITS_ARGUMENTS,
+    ELEMENT_METHODS,
     NEVER_WRITES_MEMORY,
     NO_SIDE_EFFECTS,
+    OWN_CHANGES,
     POSITION_METHODS,
     READS_ITS_RANGES_ONLY,
 )
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.syntax import (
     Node,
     callee,
     declarator_name,
+    node_text,
     operator,
     receiver,
     root_name,
-    text,
+    walk,
 )
 
 _SEQUENCES = frozenset({"vector", "deque", "array", "valarray", "list", "forward_list"})
@@ -68,10 +71,6 @@ _POSITION_ALGORITHMS = frozenset({
 })
 # Of those, the ones that hand back a position or reference into an argument.
 _INTO_ARGUMENT = frozenset({"begin", "end", "get", "data"})
-# Members that change only their own object, whatever their arguments.
-_OWN_CHANGES = COPIES_ITS_ARGUMENTS | {"clear", "reserve", "resize", "pop_back", "pop_front",
-                                       "pop", "shrink_to_fit"}
-_ELEMENT_METHODS = frozenset({"at", "front", "back"})
 _COMPARE = frozenset({"==", "!=", "<", ">", "<=", ">=", "-"})
 
 
@@ -88,13 +87,13 @@ def unit_names(root: Node) -> UnitNames:
     """The function names the unit declares and the operator spellings it overloads."""
     functions: set[str] = set()
     operators: set[str] = set()
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type == "operator_name":
-            operators.add(re.sub(r"^operator\s*", "", text(n)).replace(" ", ""))
+            operators.add(re.sub(r"^operator\s*", "", node_text(n)).replace(" ", ""))
         elif n.type == "function_declarator":
             name = n.child_by_field_name("declarator")
             if name is not None:
-                functions.add(re.sub(r"^.*::", "", text(name)))
+                functions.add(re.sub(r"^.*::", "", node_text(name)))
     return UnitNames(frozenset(functions), frozenset(operators))
 
 
@@ -162,18 +161,18 @@ def source_type(facts: FunctionFacts, src: Node) -> tuple[str, str] | None:
     while src.type == "parenthesized_expression" and src.named_child_count == 1:
         src = src.named_children[0]
     if src.type == "identifier":
-        v = _known(facts, text(src))
+        v = _known(facts, node_text(src))
         if v is None or v.pointer or v.array:
             return None
-        return v.base, text(src)
+        return v.base, node_text(src)
     if src.type == "subscript_expression":
         arg = src.child_by_field_name("argument")
         if arg is None:
             return None
         if arg.type == "identifier":
-            v = _known(facts, text(arg))
+            v = _known(facts, node_text(arg))
             if v is not None and (v.array or v.pointer == 1) and not (v.array and v.pointer):
-                return v.base, text(arg)
+                return v.base, node_text(arg)
         inner = source_type(facts, arg) if arg is not None else None
         if inner is None:
             return None
@@ -182,10 +181,10 @@ def source_type(facts: FunctionFacts, src: Node) -> tuple[str, str] | None:
     if src.type == "call_expression":
         rcv = receiver(src)
         how = callee(src)
-        if rcv is None or how not in _ELEMENT_METHODS:
+        if rcv is None or how not in ELEMENT_METHODS:
             return None
         fn = src.child_by_field_name("function")
-        if fn is None or text(fn).find("->") >= 0:
+        if fn is None or node_text(fn).find("->") >= 0:
             return None
         inner = source_type(facts, rcv)
         if inner is None:
@@ -237,17 +236,17 @@ def _struct(facts: FunctionFacts, name: str) -> Node | None:
     """The unit's only definition of struct/class ``name`` when it holds data members only: no
     base, constructor, destructor, operator or other member function (whose effects on a
     copy would need proving)."""
-    found = [n for n in walk_all(facts.root)
+    found = [n for n in walk(facts.root)
              if n.type in ("struct_specifier", "class_specifier") and
              n.child_by_field_name("body") is not None and
-             text(n.child_by_field_name("name")) == name]
+             node_text(n.child_by_field_name("name")) == name]
     if len(found) != 1 or any(c.type == "base_class_clause" for c in found[0].children):
         return None
     body = found[0].child_by_field_name("body")
     assert body is not None
     if any(n.type in ("function_declarator", "operator_name", "destructor_name",
                       "function_definition", "template_declaration")
-           for n in walk_all(body)):
+           for n in walk(body)):
         return None
     return found[0]
 
@@ -260,7 +259,7 @@ def _fields(struct: Node) -> list[str]:
                 c.type == "function_declarator" for c in f.named_children):
             ty = f.child_by_field_name("type")
             if ty is not None:
-                out.append(text(ty))
+                out.append(node_text(ty))
     return out
 
 
@@ -313,16 +312,16 @@ def prove_declaration(facts: FunctionFacts, decl: Node, unit: UnitNames
         params = d.child_by_field_name("parameters")
         if name_node is None or name_node.type != "identifier" or params is None:
             return None
-        src = _expression(text(params)[1:-1])
+        src = _expression(node_text(params)[1:-1])
     else:
         return None
     if src is None:
         return None
     auto = type_node.type == "placeholder_type_specifier"
-    quals = [text(c) for c in decl.children if c.type in ("type_qualifier",
+    quals = [node_text(c) for c in decl.children if c.type in ("type_qualifier",
                                                           "storage_class_specifier")]
     got = source_type(facts, src)
-    declared = text(type_node)
+    declared = node_text(type_node)
     if got is None:
         if not auto and costly_type(facts, declared):
             return "its initializer is not a variable or an element of one"
@@ -332,13 +331,13 @@ def prove_declaration(facts: FunctionFacts, decl: Node, unit: UnitNames
         return None
     if any(q != "const" for q in quals):
         return "it is declared " + " ".join(q for q in quals if q != "const")
-    if auto and (braces or text(type_node) != "auto"):
+    if auto and (braces or node_text(type_node) != "auto"):
         return "an `auto` declaration other than `auto x = ...` or `auto x(...)`"
     if not auto and normal(declared) != normal(src_type):
         return f"its type `{declared}` is not the source's `{src_type}` (a conversion)"
     if braces and not _plain_braces(src_type):
         return "a braced initializer of a container of user types may pick another constructor"
-    name = text(name_node)
+    name = node_text(name_node)
     block = decl.parent
     assert block is not None
     why = _lifetime(facts, unit, name, root, decl.end_byte, block.end_byte - 1, block)
@@ -366,10 +365,10 @@ def prove_range_for(facts: FunctionFacts, loop: Node, unit: UnitNames
     el = element_type(got[0], "range")
     if el is None:
         return None
-    declared = text(type_node)
+    declared = node_text(type_node)
     if not costly_type(facts, el if auto else declared):
         return None
-    quals = [text(c) for c in loop.children if c.type in ("type_qualifier",
+    quals = [node_text(c) for c in loop.children if c.type in ("type_qualifier",
                                                           "storage_class_specifier")]
     if any(q != "const" for q in quals):
         return "its variable is declared " + " ".join(q for q in quals if q != "const")
@@ -377,7 +376,7 @@ def prove_range_for(facts: FunctionFacts, loop: Node, unit: UnitNames
         return "an `auto` loop variable other than `auto x`"
     if not auto and normal(declared) != normal(el):
         return f"its type `{declared}` is not the element's `{el}` (a conversion)"
-    name = text(decl)
+    name = node_text(decl)
     why = _lifetime(facts, unit, name, got[1], body.start_byte, body.end_byte, body)
     if why:
         return why
@@ -397,7 +396,7 @@ def _expression(source: str) -> Node | None:
     tree = parse(f"void f() {{ ({source}); }}", "cpp")
     if tree.root_node.has_error:
         return None
-    for n in walk_all(tree.root_node):
+    for n in walk(tree.root_node):
         if n.type == "parenthesized_expression":
             return n.named_children[0] if n.named_child_count == 1 else None
     return None
@@ -424,8 +423,8 @@ def _lifetime(facts: FunctionFacts, unit: UnitNames, name: str, root: str, start
 
 
 def _copy_uses(unit: UnitNames, scope: Node, name: str, start: int, end: int) -> str:
-    for n in walk_all(scope):
-        if n.type != "identifier" or text(n) != name or not start <= n.start_byte < end:
+    for n in walk(scope):
+        if n.type != "identifier" or node_text(n) != name or not start <= n.start_byte < end:
             continue
         why = _read_only(unit, n)
         if why:
@@ -455,14 +454,14 @@ def _read_only(unit: UnitNames, ident: Node) -> str:
             continue
         if p.type == "field_expression" and p.child_by_field_name("argument") == cur:
             call = p.parent
-            field = text(p.child_by_field_name("field"))
+            field = node_text(p.child_by_field_name("field"))
             if kind == "value":
                 return ""  # a member of a value a const member returned: not the copy
             if call is not None and call.type == "call_expression" and \
                     call.child_by_field_name("function") == p:
                 if kind == "position":
                     return f"calls `{field}()` through a position in it"
-                if field in _ELEMENT_METHODS:
+                if field in ELEMENT_METHODS:
                     cur = call
                     continue
                 if field not in CONST_METHODS:
@@ -508,7 +507,7 @@ def _context(unit: UnitNames, cur: Node, p: Node, kind: str) -> str:
              "expression_statement", "subscript_argument_list", "sizeof_expression"):
         return "" if kind == "object" else "keeps a position in it"
     if t == "cast_expression":
-        return "casts it to a reference" if "&" in text(p.child_by_field_name("type")) or \
+        return "casts it to a reference" if "&" in node_text(p.child_by_field_name("type")) or \
             kind != "object" else ""
     if t == "init_declarator":
         decl = p.parent
@@ -518,7 +517,7 @@ def _context(unit: UnitNames, cur: Node, p: Node, kind: str) -> str:
         if target.type == "identifier":
             ty = decl.child_by_field_name("type")
             if kind == "position" and (ty is None or ty.type == "placeholder_type_specifier" or
-                                       "const_iterator" not in text(ty)):
+                                       "const_iterator" not in node_text(ty)):
                 return "keeps a position in it"
             return ""
         return "binds a reference or pointer to it"
@@ -536,10 +535,10 @@ def _context(unit: UnitNames, cur: Node, p: Node, kind: str) -> str:
         return f"passes it to `{name}`, which may change it"
     if t == "for_range_loop" and p.child_by_field_name("right") == cur and kind == "object":
         decl = p.child_by_field_name("declarator")
-        quals = " ".join(text(c) for c in p.children if c.type == "type_qualifier")
+        quals = " ".join(node_text(c) for c in p.children if c.type == "type_qualifier")
         if decl is not None and (decl.type == "identifier" or (
                 decl.type == "reference_declarator" and "const" in quals and
-                "&&" not in text(decl))):
+                "&&" not in node_text(decl))):
             return ""
         return "a loop binds a modifiable reference to its elements"
     return "it is used in a way not understood"
@@ -573,20 +572,20 @@ def source_unchanged(facts: FunctionFacts, unit: UnitNames, root: str, name: str
                 return f"it calls `{name_c}`, which may change the source"
             continue
         if rcv.type == "call_expression" and receiver(rcv) is not None and \
-                callee(rcv) in CONST_METHODS - POSITION_METHODS - _ELEMENT_METHODS:
+                callee(rcv) in CONST_METHODS - POSITION_METHODS - ELEMENT_METHODS:
             continue  # a method of a value a const member returned (``s.substr(1).size()``)
         owner = root_name(rcv)
         if owner == name:
             continue  # the copy's own uses are checked above
-        if owner and name_c in _OWN_CHANGES and _owning_local(facts, owner):
+        if owner and name_c in OWN_CHANGES and _owning_local(facts, owner):
             continue  # a local that owns its storage holds nothing of the source
         ty = _declared_type(facts, owner) if owner else None
         if name_c in CONST_METHODS and ty is not None and (
                 ty == "auto" or template_parts(ty)[0] in _STD_CLASSES):
             continue  # a standard const member (``auto``: a copy, reference or iterator)
-        return f"it calls `{text(c.child_by_field_name('function'))}`, which may change " \
+        return f"it calls `{node_text(c.child_by_field_name('function'))}`, which may change " \
                "the source"
-    for node in walk_all(scope):
+    for node in walk(scope):
         if not start <= node.start_byte < end:
             continue
         if node.type in ("new_expression", "delete_expression", "goto_statement"):
@@ -612,7 +611,7 @@ def _declared_type(facts: FunctionFacts, name: str) -> str | None:
         return normal(v.base)
     if any(v.name == name for d in facts.nodes("declaration") for v in facts.local_vars(d)):
         return None  # declared with two types
-    types = {normal(text(r.child_by_field_name("type"))) for r in facts.nodes("for_range_loop")
+    types = {normal(node_text(r.child_by_field_name("type"))) for r in facts.nodes("for_range_loop")
              if declarator_name(r.child_by_field_name("declarator")) == name}
     return types.pop() if len(types) == 1 else None
 

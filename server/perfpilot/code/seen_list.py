@@ -41,8 +41,9 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
+from perfpilot.code.effects import APPEND_METHODS, CAPACITY_CHANGES
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements, unparen, unwrap
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -67,15 +68,15 @@ from perfpilot.code.syntax import (
     callee,
     identifiers,
     line,
+    node_text,
     operator,
     receiver,
-    text,
+    statements,
+    unwrap,
     walk,
 )
 
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<(.+)>$", re.S)
-_APPENDS = frozenset({"push_back", "emplace_back"})
-_KEEPS_CONTENTS = frozenset({"reserve", "shrink_to_fit"})
 _SYNONYMS = {
     "unsigned int": "unsigned", "signed int": "int", "signed": "int", "long int": "long",
     "signed long": "long", "long long int": "long long", "signed long long": "long long",
@@ -160,7 +161,7 @@ def seen_lists(facts: FunctionFacts, unit: Node
     function_problem = ""
     if jumps_in(facts):
         function_problem = "the function has goto or labels"
-    elif any(n.type == "try_statement" for n in walk(facts.body)):
+    elif any(n.type == "try_statement" for n in walk(facts.body, named=True)):
         function_problem = "the function catches exceptions (one could fall between the " \
                            "set's insert and the append)"
     proved: list[SeenList] = []
@@ -187,7 +188,7 @@ def _appended(m: Mentions, var: str) -> bool:
             not _VECTOR.match(" ".join(vt.base.split())):
         return False
     return any(u.kind == RESIZE and u.access.type == "call_expression" and
-               callee(u.access) in _APPENDS for u in m.of(var))
+               callee(u.access) in APPEND_METHODS for u in m.of(var))
 
 
 def _call_site(facts: FunctionFacts, m: Mentions, call: Node) -> _Site | Refused | None:
@@ -207,7 +208,7 @@ def _call_site(facts: FunctionFacts, m: Mentions, call: Node) -> _Site | Refused
     if p is not None and p.type == "binary_expression":
         op = operator(p)
         left, right = p.child_by_field_name("left"), p.child_by_field_name("right")
-        other = unparen(right if left == node else left) if left is not None and \
+        other = unwrap(right if left == node else left) if left is not None and \
             right is not None else None
         if name == "find":
             ends = ends_of(var) | {flat(args[1])}
@@ -224,7 +225,7 @@ def _call_site(facts: FunctionFacts, m: Mentions, call: Node) -> _Site | Refused
     if found is None:
         return Refused(var, call, "the search is not the whole condition of an if")
     cond, if_stmt, present = found
-    return _Site(var, name, cond, unparen(args[2]), not present, "", if_stmt, call)
+    return _Site(var, name, cond, unwrap(args[2]), not present, "", if_stmt, call)
 
 
 def _condition_of(node: Node, true_when: bool) -> tuple[Node, Node, bool] | None:
@@ -278,13 +279,13 @@ def _scan_site(facts: FunctionFacts, m: Mentions, loop: Node) -> _Site | None:
     absent = False  # ``if (found)`` runs its branch when the value is present
     while cond is not None and cond.type == "unary_expression" and operator(cond) == "!":
         absent = not absent
-        cond = unparen(cond.child_by_field_name("argument") or cond)
-    if cond is None or cond.type != "identifier" or text(cond) != flag:
+        cond = unwrap(cond.child_by_field_name("argument") or cond)
+    if cond is None or cond.type != "identifier" or node_text(cond) != flag:
         return None
     vt = facts.var(flag)
     if vt is None or normal_type(vt.base) != "bool" or vt.scope != "local" or vt.reference:
         return None
-    return _Site(var, "loop", loop, unparen(value), absent, flag, after, loop)
+    return _Site(var, "loop", loop, unwrap(value), absent, flag, after, loop)
 
 
 def _scan_header(loop: Node) -> tuple[str, str, str] | None:
@@ -296,7 +297,7 @@ def _scan_header(loop: Node) -> tuple[str, str, str] | None:
         if rng is None or rng.type != "identifier" or decl is None:
             return None
         name = flat(decl).lstrip("&")
-        return (text(rng), name, name) if re.fullmatch(r"[A-Za-z_]\w*", name) else None
+        return (node_text(rng), name, name) if re.fullmatch(r"[A-Za-z_]\w*", name) else None
     got = whole_index_loop(loop)
     return (got[0], f"{got[0]}[{got[1]}]", got[1]) if got is not None else None
 
@@ -307,23 +308,14 @@ def whole_index_loop(loop: Node) -> tuple[str, str, Node] | None:
     declaration."""
     if loop.type != "for_statement":
         return None
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    step = loop.child_by_field_name("update")
-    if init is None or cond is None or step is None or init.type != "declaration":
+    h = read_header(loop)
+    j, init, size = h.var, h.initializer, h.bound
+    if j is None or init is None or not h.declared or not h.plain_init or \
+            flat(h.init) != "0" or h.compare not in ("<", "!=") or h.flipped or \
+            h.step_text != "++":
         return None
-    decls = init.children_by_field_name("declarator")
-    if len(decls) != 1 or decls[0].type != "init_declarator" or \
-            flat(decls[0].child_by_field_name("value")) != "0":
-        return None
-    j = text(decls[0].child_by_field_name("declarator"))
-    if cond.type != "binary_expression" or operator(cond) not in ("<", "!=") or \
-            flat(cond.child_by_field_name("left")) != j:
-        return None
-    size = cond.child_by_field_name("right")
     var = next((n for n in re.findall(r"(\w+)\.size\(\)", flat(size))), None)
-    if var is None or size is None or not is_size_of(size, var) or \
-            flat(step) not in (f"++{j}", f"{j}++", f"{j}+=1"):
+    if var is None or size is None or not is_size_of(size, var):
         return None
     return var, j, init
 
@@ -337,7 +329,7 @@ def _assigned(stmt: Node, value: str) -> str | None:
     left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
     if left is None or left.type != "identifier" or flat(right) != value:
         return None
-    return text(left)
+    return node_text(left)
 
 
 def _reset_before(loop: Node, flag: str) -> bool:
@@ -351,7 +343,7 @@ def _reset_before(loop: Node, flag: str) -> bool:
     if prev.type == "declaration":
         ds = prev.children_by_field_name("declarator")
         return len(ds) == 1 and ds[0].type == "init_declarator" and \
-            text(ds[0].child_by_field_name("declarator")) == flag and \
+            node_text(ds[0].child_by_field_name("declarator")) == flag and \
             flat(ds[0].child_by_field_name("value")) == "false"
     return _assigned(prev, "false") == flag
 
@@ -384,11 +376,11 @@ def _absent_path_push(s: _Site) -> Node | None:
     if stmt is None or stmt.type != "expression_statement" or stmt.named_child_count != 1:
         return None
     call = stmt.named_children[0]
-    if call is None or call.type != "call_expression" or callee(call) not in _APPENDS:
+    if call is None or call.type != "call_expression" or callee(call) not in APPEND_METHODS:
         return None
     rcv = receiver(call)
     args = arguments(call)
-    if rcv is None or rcv.type != "identifier" or text(rcv) != s.var or len(args) != 1 or \
+    if rcv is None or rcv.type != "identifier" or node_text(rcv) != s.var or len(args) != 1 or \
             flat(args[0]) != flat(s.value):
         return None
     return call
@@ -433,7 +425,7 @@ def _declaration(m: Mentions, var: str, hashable: bool = True) -> tuple[Node, st
             return f"'{var}' does not start empty"
     elif d.type != "identifier":
         return f"'{var}' does not start empty"
-    tm = _VECTOR.match(" ".join(text(decl.child_by_field_name("type")).split()))
+    tm = _VECTOR.match(" ".join(node_text(decl.child_by_field_name("type")).split()))
     element = tm.group(1).strip() if tm is not None else ""
     if not element or "," in re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", element)):
         return f"'{var}' is not a std::vector with the default allocator"
@@ -447,16 +439,16 @@ def _value_type(facts: FunctionFacts, m: Mentions, value: Node, var: str) -> str
     """The type of the searched value when it is a variable or an element ``a[i]`` of another
     array or container (no side effects), normalised; None when unknown or not such."""
     if value.type == "identifier":
-        return _variable_type(facts, m, text(value), var, value)
+        return _variable_type(facts, m, node_text(value), var, value)
     if value.type == "subscript_expression":
         arr = value.child_by_field_name("argument")
         inds = value.child_by_field_name("indices")
         idx = [c for c in inds.named_children if c.type != "comment"] if inds is not None else []
-        if arr is None or arr.type != "identifier" or text(arr) == var or len(idx) != 1 or \
+        if arr is None or arr.type != "identifier" or node_text(arr) == var or len(idx) != 1 or \
                 idx[0].type not in ("identifier", "number_literal") or \
-                _variable_type(facts, m, text(arr), var) is None:
+                _variable_type(facts, m, node_text(arr), var) is None:
             return None
-        return _element_of(facts.var(text(arr)))
+        return _element_of(facts.var(node_text(arr)))
     return None
 
 
@@ -490,13 +482,13 @@ def _variable_type(facts: FunctionFacts, m: Mentions, name: str, var: str,
     if any(u.kind == DECL for u in m.of(name)):
         return None  # a local of that name may hide the loop's variable
     loop = max(around, key=lambda n: n.start_byte)
-    declared = normal_type(text(loop.child_by_field_name("type")))
+    declared = normal_type(node_text(loop.child_by_field_name("type")))
     if declared != "auto":
         return declared
     rng = loop.child_by_field_name("right")
-    if rng is None or rng.type != "identifier" or text(rng) == var:
+    if rng is None or rng.type != "identifier" or node_text(rng) == var:
         return None
-    return _element_of(facts.var(text(rng)))
+    return _element_of(facts.var(node_text(rng)))
 
 
 def _prove(facts: FunctionFacts, m: Mentions, s: _Site) -> SeenList | Refused:
@@ -523,7 +515,7 @@ def _prove(facts: FunctionFacts, m: Mentions, s: _Site) -> SeenList | Refused:
     if s.form == "loop":
         elem = s.search.child_by_field_name("type")
         if s.search.type == "for_range_loop" and elem is not None and \
-                normal_type(text(elem)) not in ("auto", normal_type(element)):
+                normal_type(node_text(elem)) not in ("auto", normal_type(element)):
             return refuse("the scan loop converts the elements to another type")
     why = _other_uses(m, var, decl, push)
     if why:
@@ -550,7 +542,7 @@ def _other_uses(m: Mentions, var: str, decl: Node, push: Node) -> str:
                 u.access.end_byte == push.end_byte:
             continue
         if u.kind == WRITE and u.access.type == "call_expression" and \
-                callee(u.access) in _KEEPS_CONTENTS:
+                callee(u.access) in CAPACITY_CHANGES:
             continue
         if u.kind == ESCAPE and _returned_by_value(u):
             continue
@@ -560,7 +552,7 @@ def _other_uses(m: Mentions, var: str, decl: Node, push: Node) -> str:
 
 def _what(u: Use) -> str:
     if u.kind in (RESIZE, WRITE):
-        return f"is changed by `{' '.join(text(u.access).split())[:48]}`"
+        return f"is changed by `{' '.join(node_text(u.access).split())[:48]}`"
     return "escapes (a reference, pointer, iterator, capture or call may change it)"
 
 

@@ -11,8 +11,11 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.parse import node_text
-from perfpilot.code.syntax import Node
+from perfpilot.code.loop_header import read_header
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+)
 
 # ``int j = start;`` (runs of spaces made one): an integer index declared by the loop
 INDEX_DECLARATION = re.compile(r"(?:int|long|long long|unsigned|unsigned int|unsigned long|"
@@ -69,15 +72,11 @@ def index_head(loop: Node) -> tuple[str, str, str] | None:
     integer type, spaces in ``start`` and ``bound`` made one."""
     if loop.type != "for_statement":
         return None
-    init, cond, step = (loop.child_by_field_name(f) for f in
-                        ("initializer", "condition", "update"))
-    if init is None or cond is None or step is None or init.type != "declaration":
+    h = read_header(loop)
+    if h.initializer is None or not h.declared or h.bound is None:
         return None
-    m = INDEX_DECLARATION.fullmatch(" ".join(node_text(init).split()))
-    if m is None:
+    m = INDEX_DECLARATION.fullmatch(" ".join(node_text(h.initializer).split()))
+    if m is None or m.group(1) != h.var or h.step_text != "++" or h.compare != "<" or \
+            h.flipped:
         return None
-    var = m.group(1)
-    if "".join(node_text(step).split()) not in (f"++{var}", f"{var}++", f"{var}+=1"):
-        return None
-    c = re.fullmatch(rf"{var} ?< ?(.+)", " ".join(node_text(cond).split()))
-    return (var, m.group(2), c.group(1)) if c else None
+    return str(m.group(1)), m.group(2), " ".join(node_text(h.bound).split())

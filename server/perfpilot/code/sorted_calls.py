@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements
 from perfpilot.code.sorted_ranges import (
     ESCAPE,
     SortCall,
@@ -48,8 +47,9 @@ from perfpilot.code.syntax import (
     Node,
     arguments,
     declarator_name,
+    node_text,
     operator,
-    text,
+    statements,
     unparenthesized,
 )
 
@@ -114,7 +114,7 @@ class CallRefusal:
 
 
 def _tight(node: Node) -> str:
-    return " ".join(text(node).split())
+    return " ".join(node_text(node).split())
 
 
 def full_expression(node: Node) -> Node:
@@ -131,7 +131,7 @@ def _predicate(lam: Node, element: str) -> tuple[str, Node, str] | str:
     if isinstance(parts, str):
         return parts
     name, value = parts
-    test = match_test(value, lambda n: n.type == "identifier" and text(n) == name, {name})
+    test = match_test(value, lambda n: n.type == "identifier" and node_text(n) == name, {name})
     if test is None:
         return ("the predicate is not one comparison of the element with a fixed value, so "
                 "its matches need not form one run of the sorted order")
@@ -155,7 +155,7 @@ def predicate_lambda(lam: Node, element: str) -> tuple[str, Node] | str:
             for c in decl.named_children):
         return "the lambda is not a plain one-parameter predicate"
     ret = next((c for c in decl.named_children if c.type == "trailing_return_type"), None)
-    if ret is not None and type_words(text(ret).removeprefix("->")) != "bool":
+    if ret is not None and type_words(node_text(ret).removeprefix("->")) != "bool":
         return "the lambda converts its result"
     param = params.named_children[0]
     inner = param.child_by_field_name("declarator")
@@ -164,7 +164,7 @@ def predicate_lambda(lam: Node, element: str) -> tuple[str, Node] | str:
     name = declarator_name(inner) if inner is not None and inner.type == "identifier" else None
     if param.type != "parameter_declaration" or name is None:
         return "the lambda is not a plain one-parameter predicate"
-    declared = type_words(text(param.child_by_field_name("type")))
+    declared = type_words(node_text(param.child_by_field_name("type")))
     if declared not in ("auto", type_words(element)):
         return f"the lambda converts the elements to '{declared}'"
     body = statements(lam.child_by_field_name("body"))
@@ -312,7 +312,7 @@ def sorted_calls(facts: FunctionFacts, unit: Node) -> tuple[list[SortedCall], li
     refused: list[CallRefusal] = []
     for call in facts.nodes("call_expression"):
         fn = call.child_by_field_name("function")
-        if fn is None or text(fn).split("::")[-1] not in _COUNTS | _FINDS:
+        if fn is None or node_text(fn).split("::")[-1] not in _COUNTS | _FINDS:
             continue
         if calls is None:
             calls = _Calls(facts, unit)

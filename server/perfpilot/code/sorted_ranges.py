@@ -18,35 +18,36 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import (
+    CAPACITY_CHANGES,
+    ELEMENT_METHODS,
+    ITERATOR_METHODS,
     NEVER_WRITES_MEMORY,
     NO_SIDE_EFFECTS,
     READ_ONLY_METHODS,
     READS_ITS_RANGES_ONLY,
+    RESIZING_METHODS,
+    SIZE_OR_CAPACITY_METHODS,
+    STORES_ITS_ARGUMENTS,
 )
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import tree_shape, unparen
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
+    node_text,
     operator,
     receiver,
     root_name,
-    text,
+    tree_shape,
     unparenthesized,
+    unwrap,
 )
 
 # What a mention of the container does.
 DECL, SIZE, READ, ITERATE, WRITE, RESIZE, ESCAPE = (
     "declaration", "size", "read", "iterate", "write", "resize", "escape")
 
-_SIZE_METHODS = frozenset({"size", "empty", "capacity", "max_size"})
-_ELEMENT_METHODS = frozenset({"at", "front", "back"})
-_ITER_METHODS = frozenset({"begin", "end", "cbegin", "cend", "rbegin", "rend", "crbegin",
-                           "crend", "data"})
-_RESIZING = frozenset({"push_back", "emplace_back", "pop_back", "resize", "clear", "assign",
-                       "insert", "erase", "emplace", "swap"})
-_MUTATORS = _RESIZING | {"reserve", "shrink_to_fit"}
+_MUTATORS = RESIZING_METHODS | CAPACITY_CHANGES
 # Algorithms that only read their ranges and return a value (not a position).
 _VALUE_ALGOS = frozenset({
     "count", "count_if", "accumulate", "binary_search", "all_of", "any_of", "none_of",
@@ -70,9 +71,6 @@ _WRITING = frozenset({
     "swap_ranges", "iter_swap", "for_each",
 })
 _SCANF = frozenset({"scanf", "sscanf", "fscanf"})
-# Methods of another object that copy the values they are given.
-_COPYING_METHODS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front",
-                              "push", "emplace", "insert", "assign", "append"})
 _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _TIGHT = re.compile(r"\s+")
 _SORTS = frozenset({"sort", "stable_sort"})
@@ -104,7 +102,7 @@ class Use:
 
 def flat(node: Node | None) -> str:
     """A node's text without whitespace."""
-    return _TIGHT.sub("", text(node))
+    return _TIGHT.sub("", node_text(node))
 
 
 def sorts_anything(facts: FunctionFacts) -> bool:
@@ -131,7 +129,7 @@ def unit_functions(unit: Node) -> frozenset[str]:
                 while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
                     d = d.child_by_field_name("declarator")
                 if d is not None and d.type == "function_declarator":
-                    names.add(text(d.child_by_field_name("declarator")).split("::")[-1])
+                    names.add(node_text(d.child_by_field_name("declarator")).split("::")[-1])
             elif c.type in ("namespace_definition", "declaration_list", "template_declaration",
                             "linkage_specification"):
                 stack.append(c)
@@ -169,7 +167,7 @@ def whole_container(call: Node) -> str | None:
     args = arguments(call)
     if ranges_name(call) is None or not args or args[0].type != "identifier":
         return None
-    return text(args[0])
+    return node_text(args[0])
 
 
 def whole_range(first: Node, last: Node) -> str | None:
@@ -239,7 +237,7 @@ def sort_call(stmt: Node, own: frozenset[str], element_of: Callable[[str], str |
     descending = _comparator(comp[0], element) if comp else False
     if descending is None:
         return None
-    return SortCall(stmt, var, descending, text(comp[0]) if comp else "")
+    return SortCall(stmt, var, descending, node_text(comp[0]) if comp else "")
 
 
 def sort_calls(facts: FunctionFacts, own: frozenset[str],
@@ -278,9 +276,11 @@ def container_type(facts: FunctionFacts, var: str) -> VarType | None:
 def _auto_source(facts: FunctionFacts, var: str) -> str | None:
     for d in facts.nodes("declaration"):
         for c in d.named_children:
-            if c.type == "init_declarator" and text(c.child_by_field_name("declarator")) == var:
+            if c.type == "init_declarator" and \
+                    node_text(c.child_by_field_name("declarator")) == var:
                 value = c.child_by_field_name("value")
-                return text(value) if value is not None and value.type == "identifier" else None
+                return node_text(value) if value is not None and value.type == "identifier" \
+                    else None
     return None
 
 
@@ -312,19 +312,20 @@ def alias_events(facts: FunctionFacts, strict: bool) -> list[tuple[int, int, str
             if name not in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS and \
                     not _reading_algorithm(facts, c):
                 out.append((c.start_byte, c.end_byte, f"'{name}()' may change it"))
-        elif name not in READ_ONLY_METHODS and not _receiver_owned(facts, unparen(rcv), strict):
+        elif name not in READ_ONLY_METHODS and not _receiver_owned(facts, unwrap(rcv), strict):
             out.append((c.start_byte, c.end_byte,
-                        f"'{text(c.child_by_field_name('function'))}()' may change it"))
+                        f"'{node_text(c.child_by_field_name('function'))}()' may change it"))
     for kind in ("assignment_expression", "update_expression"):
         for a in facts.nodes(kind):
             target = a.child_by_field_name("left") or a.child_by_field_name("argument")
-            if target is not None and not _owned(facts, unparen(target), strict):
-                out.append((a.start_byte, a.end_byte, f"'{text(target)}' may be an alias of it"))
+            if target is not None and not _owned(facts, unwrap(target), strict):
+                out.append((a.start_byte, a.end_byte,
+                            f"'{node_text(target)}' may be an alias of it"))
     for b in facts.nodes("binary_expression"):
         right = b.child_by_field_name("right")
         if operator(b) == ">>" and right is not None and \
-                not _owned(facts, unparen(right), strict):
-            out.append((b.start_byte, b.end_byte, f"'{text(b)}' may change it"))
+                not _owned(facts, unwrap(right), strict):
+            out.append((b.start_byte, b.end_byte, f"'{node_text(b)}' may change it"))
     out.extend((n.start_byte, n.end_byte, "a lambda may change it")
                for n in facts.nodes("lambda_expression") if _may_write(n))
     out.sort()
@@ -349,9 +350,9 @@ def _plain_argument(facts: FunctionFacts, arg: Node) -> bool:
         if n.type == "identifier" and (n.parent is None or n.parent.type not in (
                 "qualified_identifier", "field_expression") or
                 n.parent.child_by_field_name("argument") == n):
-            vt = facts.var(text(n))
+            vt = facts.var(node_text(n))
             if vt is None or not (vt.is_integral or vt.is_floating or
-                                  (_container_object(facts, text(n)))):
+                                  (_container_object(facts, node_text(n)))):
                 return False
     return True
 
@@ -376,24 +377,24 @@ def _owned(facts: FunctionFacts, target: Node, strict: bool) -> bool:
     member of a local object, or a call of a method on one) can only change storage that
     variable owns."""
     if target.type == "identifier":
-        return plain_local(facts, text(target)) or (
-            not strict and _container_object(facts, text(target)))
+        return plain_local(facts, node_text(target)) or (
+            not strict and _container_object(facts, node_text(target)))
     if target.type == "subscript_expression":
         base = target.child_by_field_name("argument")
         if base is None or base.type != "identifier":
             return False
-        vt = facts.var(text(base))
+        vt = facts.var(node_text(base))
         if vt is None or vt.pointer:
             return False
-        local = plain_local(facts, text(base))
+        local = plain_local(facts, node_text(base))
         if vt.array:
             return local
-        return _container_object(facts, text(base)) and (local or not strict)
+        return _container_object(facts, node_text(base)) and (local or not strict)
     if target.type == "field_expression":
         obj = target.child_by_field_name("argument")
-        vt = facts.var(text(obj)) if obj is not None and obj.type == "identifier" else None
+        vt = facts.var(node_text(obj)) if obj is not None and obj.type == "identifier" else None
         return vt is not None and operator(target) == "." and \
-            plain_local(facts, text(obj)) and "auto" not in vt.base.split()
+            plain_local(facts, node_text(obj)) and "auto" not in vt.base.split()
     return False
 
 
@@ -401,7 +402,7 @@ def _receiver_owned(facts: FunctionFacts, rcv: Node, strict: bool) -> bool:
     """Whether a method call on ``rcv`` can only change a standard container that is a local
     (or, unless ``strict``, any container object other than the parameter itself)."""
     if rcv.type == "identifier":
-        name = text(rcv)
+        name = node_text(rcv)
         return _container_object(facts, name) and (plain_local(facts, name) or not strict)
     return _owned(facts, rcv, strict)
 
@@ -421,7 +422,7 @@ def element_type(vt: VarType) -> str:
 
 def mentions(facts: FunctionFacts, var: str) -> list[Node]:
     """The identifiers naming ``var`` in the function (not fields, not qualified names)."""
-    return [n for n in facts.nodes("identifier") if text(n) == var]
+    return [n for n in facts.nodes("identifier") if node_text(n) == var]
 
 
 class Mentions:
@@ -444,7 +445,7 @@ class Mentions:
                 self._type_names = {}
                 for n in _walk(self.facts.body):
                     if n.type == "type_identifier":
-                        self._type_names.setdefault(text(n), []).append(n)
+                        self._type_names.setdefault(node_text(n), []).append(n)
             hit = [classify(n, self.own) for n in mentions(self.facts, var)]
             hit.extend(Use(ESCAPE, n, n) for n in self._type_names.get(var, []))
             self._uses[var] = hit
@@ -467,7 +468,7 @@ class Mentions:
         for d in f.nodes("declaration"):
             for c in d.named_children:
                 if c.type != "init_declarator" or \
-                        text(c.child_by_field_name("declarator")) != name:
+                        node_text(c.child_by_field_name("declarator")) != name:
                     continue
                 value = c.child_by_field_name("value")
                 if value is None or not is_size_of(value, var) or any(
@@ -496,7 +497,7 @@ class Mentions:
 
 def classify(n: Node, own: frozenset[str]) -> Use:
     """What the mention ``n`` of a container does."""
-    var = text(n)
+    var = node_text(n)
     for a in _ancestors(n):
         if a.type == "lambda_expression":
             return Use(ESCAPE, n, n)
@@ -510,14 +511,14 @@ def classify(n: Node, own: frozenset[str]) -> Use:
         if call is None or call.type != "call_expression" or \
                 call.child_by_field_name("function") != p:
             return Use(ESCAPE, n, p)
-        method = text(p.child_by_field_name("field"))
-        if method in _SIZE_METHODS:
+        method = node_text(p.child_by_field_name("field"))
+        if method in SIZE_OR_CAPACITY_METHODS:
             return Use(SIZE, n, call)
-        if method in _ELEMENT_METHODS:
+        if method in ELEMENT_METHODS:
             return Use(_element_use(call, own), n, call)
-        if method in _ITER_METHODS:
+        if method in ITERATOR_METHODS:
             return Use(_iterator_use(call, var, own), n, call)
-        if method in _RESIZING:
+        if method in RESIZING_METHODS:
             return Use(RESIZE, n, call)
         return Use(WRITE if method in _MUTATORS else ESCAPE, n, call)
     if p.type == "subscript_expression" and p.child_by_field_name("argument") == n:
@@ -622,14 +623,14 @@ def _element_use(e: Node, own: frozenset[str]) -> str:
     if kind == "field_expression":
         call = p.parent
         return READ if call is not None and call.type == "call_expression" and \
-            text(p.child_by_field_name("field")) in READ_ONLY_METHODS else ESCAPE
+            node_text(p.child_by_field_name("field")) in READ_ONLY_METHODS else ESCAPE
     if kind == "argument_list":
         call = p.parent
         if call is None or call.type != "call_expression":
             return ESCAPE
         name = callee(call)
         if receiver(call) is not None:
-            return READ if name in _COPYING_METHODS | READ_ONLY_METHODS else ESCAPE
+            return READ if name in STORES_ITS_ARGUMENTS | READ_ONLY_METHODS else ESCAPE
         if name == "swap":
             return WRITE
         return READ if name in NEVER_WRITES_MEMORY | NO_SIDE_EFFECTS else ESCAPE
@@ -638,7 +639,7 @@ def _element_use(e: Node, own: frozenset[str]) -> str:
     if kind == "conditional_expression":
         return READ  # the condition
     if kind == "cast_expression":
-        return ESCAPE if any(c in text(p.child_by_field_name("type")) for c in "&*") else READ
+        return ESCAPE if any(c in node_text(p.child_by_field_name("type")) for c in "&*") else READ
     if kind in ("unary_expression", "condition_clause", "expression_statement",
                 "subscript_argument_list", "comma_expression", "initializer_list"):
         return READ
@@ -658,18 +659,18 @@ def _returns_reference(ret: Node) -> bool:
 def _range_for_use(loop: Node) -> str:
     """A range-for over the container reads it all, or writes it through a reference."""
     decl = loop.child_by_field_name("declarator")
-    const = "const" in text(loop.child_by_field_name("type")) or any(
-        c.type == "type_qualifier" and text(c) == "const" for c in loop.children)
+    const = "const" in node_text(loop.child_by_field_name("type")) or any(
+        c.type == "type_qualifier" and node_text(c) == "const" for c in loop.children)
     if decl is None or decl.type == "identifier" or const:
         return ITERATE
-    name = text(decl).lstrip("&* ")
+    name = node_text(decl).lstrip("&* ")
     body = loop.child_by_field_name("body")
     for n in _walk(body):
         if n.type in ("assignment_expression", "update_expression"):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if root_name(target) == name:
                 return WRITE
-        if n.type == "identifier" and text(n) == name and n.parent is not None and \
+        if n.type == "identifier" and node_text(n) == name and n.parent is not None and \
                 n.parent.type not in ("binary_expression", "condition_clause",
                                       "subscript_argument_list", "init_declarator"):
             return WRITE  # passed on, taken by address: count it as a write
@@ -719,7 +720,7 @@ def _iterator_use(it: Node, var: str, own: frozenset[str]) -> str:
     if rcv is not None:
         method = callee(call)
         if root_name(rcv) == var:
-            return RESIZE if method in _RESIZING else ESCAPE
+            return RESIZE if method in RESIZING_METHODS else ESCAPE
         return ITERATE if method in ("insert", "assign", "append") else ESCAPE
     name = std_name(call, own)
     if name in _VALUE_ALGOS:
@@ -767,12 +768,12 @@ def jumps_in(facts: FunctionFacts) -> bool:
 
 def is_size_of(node: Node, var: str) -> bool:
     """``v.size()``, ``(int)v.size()``, ``static_cast<int>(v.size())``, ``int(v.size())``."""
-    node = unparen(node)
+    node = unwrap(node)
     if flat(node) in (f"{var}.size()", f"std::size({var})"):
         return True
     if node.type == "cast_expression":
         value = node.child_by_field_name("value")
-        return value is not None and VarType(text(node.child_by_field_name("type"))) \
+        return value is not None and VarType(node_text(node.child_by_field_name("type"))) \
             .is_integral and is_size_of(value, var)
     if node.type == "call_expression":
         fn = node.child_by_field_name("function")
@@ -797,7 +798,7 @@ def result_read_only(facts: FunctionFacts, call: Node, own: frozenset[str]) -> b
     decl = p.child_by_field_name("declarator") if p.type == "init_declarator" else None
     if decl is None or decl.type != "identifier" or p.child_by_field_name("value") != node:
         return False
-    name = text(decl)
+    name = node_text(decl)
     vt = facts.var(name)
     if vt is None or vt.scope != "local" or vt.reference or vt.pointer or vt.array:
         return False
@@ -828,7 +829,7 @@ def _read_through(m: Node, own: frozenset[str]) -> bool:
         call = p.parent
         return call is not None and call.type == "call_expression" and \
             call.child_by_field_name("function") == p and \
-            text(p.child_by_field_name("field")) in READ_ONLY_METHODS
+            node_text(p.child_by_field_name("field")) in READ_ONLY_METHODS
     call = p.parent if p.type == "argument_list" else None
     return call is not None and call.type == "call_expression" and \
         receiver(call) is None and callee(call) == "distance"

@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import used_after
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import LOOP_TYPES, statements, unparen, unwrap
 from perfpilot.code.sorted_ranges import (
     ESCAPE,
     ITERATE,
@@ -42,13 +41,16 @@ from perfpilot.code.sorted_ranges import (
     sorts_anything,
 )
 from perfpilot.code.syntax import (
+    LOOP_TYPES,
     Node,
     arguments,
     callee,
     declarator_name,
+    node_text,
     operator,
     receiver,
-    text,
+    statements,
+    unwrap,
     walk,
 )
 
@@ -143,14 +145,14 @@ def value_var(facts: FunctionFacts, name: str) -> VarType | None:
             any(declarator_name(c) == name for d in facts.nodes("declaration")
                 for c in d.children_by_field_name("declarator")):
         return None
-    container = container_type(facts, text(right))
+    container = container_type(facts, node_text(right))
     return container.element if container is not None else None
 
 
 def literal_type(node: Node) -> str | None:
     if node.type == "char_literal":
         return "char"
-    raw = text(node).replace("'", "").lower()
+    raw = node_text(node).replace("'", "").lower()
     m = re.fullmatch(r"(0x[0-9a-f]+|0b[01]+|[0-9]+)(u?)(l{0,2})(u?)", raw)
     if m is None:
         return None
@@ -223,26 +225,26 @@ class SortedAnalysis:
         """The container a loop walks from end to end, by element or by index."""
         if lp.kind == "range-for":
             right = lp.node.child_by_field_name("right")
-            return text(right) if right is not None and right.type == "identifier" else None
+            return node_text(right) if right is not None and right.type == "identifier" else None
         if lp.kind != "for" or lp.var is None or lp.bound is None or \
                 lp.compare not in ("<", "!=") or lp.step != "++" or \
                 lp.init is None or flat(lp.init) != "0":
             return None
-        for call in walk(lp.bound):
+        for call in walk(lp.bound, named=True):
             if call.type == "call_expression" and callee(call) == "size":
                 r = receiver(call)
-                if r is not None and r.type == "identifier" and is_size_of(lp.bound, text(r)):
-                    return text(r)
-        bound = unparen(lp.bound)
+                if r is not None and r.type == "identifier" and is_size_of(lp.bound, node_text(r)):
+                    return node_text(r)
+        bound = unwrap(lp.bound)
         if bound.type == "identifier":
             # ``n`` declared as ``v.size()``: the container is the one whose element the body
             # reads with the index
-            for sub in walk(lp.node):
+            for sub in walk(lp.node, named=True):
                 if sub.type == "subscript_expression":
                     arg = sub.child_by_field_name("argument")
                     if arg is not None and arg.type == "identifier" and \
-                            self.size_alias_ok(text(bound), text(arg)):
-                        return text(arg)
+                            self.size_alias_ok(node_text(bound), node_text(arg)):
+                        return node_text(arg)
         return None
 
     def size_alias_ok(self, name: str, var: str) -> bool:
@@ -306,7 +308,7 @@ class SortedAnalysis:
             loop_names = {name}
 
             def element(n: Node) -> bool:
-                return n.type == "identifier" and text(n) == name
+                return n.type == "identifier" and node_text(n) == name
         else:
             assert lp.var is not None
             index = lp.var
@@ -351,8 +353,8 @@ class SortedAnalysis:
         if lp.kind == "range-for":
             decl = lp.node.child_by_field_name("declarator")
             type_node = lp.node.child_by_field_name("type")
-            quals = " ".join(text(c) for c in lp.node.children if c.type == "type_qualifier")
-            declared = " ".join(f"{quals} {text(type_node)} {text(decl)}".split())
+            quals = " ".join(node_text(c) for c in lp.node.children if c.type == "type_qualifier")
+            declared = " ".join(f"{quals} {node_text(type_node)} {node_text(decl)}".split())
             found = replace(found, element_decl=re.sub(r" (&&?) ", r"\1 ", declared),
                 element_name=next(iter(loop_names)))
         else:
@@ -368,7 +370,7 @@ class SortedAnalysis:
         if lp.kind != "range-for":
             return ""
         type_node = lp.node.child_by_field_name("type")
-        declared = type_words(text(type_node))
+        declared = type_words(node_text(type_node))
         if declared in ("auto", type_words(self.element_of(s.var) or "")):
             return ""
         return f"the loop converts the elements of '{s.var}' to '{declared}'"
@@ -381,18 +383,18 @@ class SortedAnalysis:
         f = self.facts
         changed = writes | names
         if not small(query):
-            return f"the value '{text(query)}' is not a plain value"
-        for n in walk(query):
+            return f"the value '{node_text(query)}' is not a plain value"
+        for n in walk(query, named=True):
             if n.type not in _QUERY_NODES:
-                return f"the value '{text(query)}' is not a plain value"
+                return f"the value '{node_text(query)}' is not a plain value"
             if n.type == "call_expression" and \
                     not flat(n.child_by_field_name("function")).startswith("static_cast<"):
-                return f"the value '{text(query)}' calls a function"
+                return f"the value '{node_text(query)}' calls a function"
             if n.type == "unary_expression" and operator(n) not in ("-", "+"):
-                return f"the value '{text(query)}' is not a plain value"
+                return f"the value '{node_text(query)}' is not a plain value"
             if n.type == "identifier" and n.parent is not None and \
                     n.parent.type != "template_function":
-                name = text(n)
+                name = node_text(n)
                 vt = f.var(name)
                 if name in changed:
                     return f"{where} changes '{name}'"
@@ -402,18 +404,18 @@ class SortedAnalysis:
         el = self.element_of(s.var) or ""
         if is_string(el):
             return "" if self._is_string_value(query) else \
-                f"the value '{text(query)}' is not known to be a std::string or a literal"
-        if any(n.type in ("string_literal", "string_content") for n in walk(query)):
-            return f"the value '{text(query)}' is not a plain value"
+                f"the value '{node_text(query)}' is not known to be a std::string or a literal"
+        if any(n.type in ("string_literal", "string_content") for n in walk(query, named=True)):
+            return f"the value '{node_text(query)}' is not a plain value"
         qt = self._type_of(query)
         if qt is None:
-            return f"the value '{text(query)}' is not known to be an integer"
+            return f"the value '{node_text(query)}' is not known to be an integer"
         el_signed, q_signed = signed_after_promotion(el), signed_after_promotion(qt)
         if el_signed is None or q_signed is None:
             return f"the types '{el}' and '{qt}' are not plain integer types"
         if el_signed and not q_signed:
-            return (f"comparing with the unsigned '{text(query)}' converts the signed elements "
-                    "to unsigned, which breaks their order")
+            return (f"comparing with the unsigned '{node_text(query)}' converts the signed "
+                    "elements to unsigned, which breaks their order")
         return ""
 
     def value_var(self, name: str) -> VarType | None:
@@ -423,24 +425,24 @@ class SortedAnalysis:
     def _is_string_value(self, node: Node) -> bool:
         """A ``std::string`` variable or element, or a plain string literal: ``==`` and ``<``
         compare it with a ``std::string`` character by character, so they agree."""
-        node = unparen(node)
+        node = unwrap(node)
         if node.type == "string_literal":
-            return text(node).startswith('"')
+            return node_text(node).startswith('"')
         vt: VarType | None = None
         if node.type == "identifier":
-            vt = self.value_var(text(node))
+            vt = self.value_var(node_text(node))
         elif node.type == "subscript_expression":
             arg = node.child_by_field_name("argument")
-            outer = self.facts.var(text(arg)) if arg is not None and \
+            outer = self.facts.var(node_text(arg)) if arg is not None and \
                 arg.type == "identifier" else None
             vt = outer.element if outer is not None else None
         return vt is not None and not vt.pointer and not vt.array and is_string(vt.base)
 
     def _type_of(self, node: Node) -> str | None:
-        node = unparen(node)
+        node = unwrap(node)
         f = self.facts
         if node.type == "identifier":
-            vt = self.value_var(text(node))
+            vt = self.value_var(node_text(node))
             return type_words(vt.base) if vt is not None and vt.is_integral else None
         if node.type in ("number_literal", "char_literal"):
             return literal_type(node)
@@ -449,7 +451,7 @@ class SortedAnalysis:
             inner = self._type_of(arg) if arg is not None else None
             return "int" if inner in _NARROW else inner
         if node.type == "cast_expression":
-            t = type_words(text(node.child_by_field_name("type")))
+            t = type_words(node_text(node.child_by_field_name("type")))
             value = node.child_by_field_name("value")
             ok = value is not None and self._type_of(value) is not None
             return t if ok and VarType(t).is_integral else None
@@ -461,15 +463,15 @@ class SortedAnalysis:
             return t if ok and VarType(t).is_integral else None
         if node.type == "subscript_expression":
             arg = node.child_by_field_name("argument")
-            vt = f.var(text(arg)) if arg is not None and arg.type == "identifier" else None
+            vt = f.var(node_text(arg)) if arg is not None and arg.type == "identifier" else None
             el = vt.element if vt is not None else None
             return type_words(el.base) if el is not None and el.is_integral else None
         return None
 
     def _target_problem(self, target: Node, lp: Loop, s: SortCall, query: Node) -> str:
         f = self.facts
-        target = unparen(target)
-        in_query = {text(n) for n in walk(query) if n.type == "identifier"}
+        target = unwrap(target)
+        in_query = {node_text(n) for n in walk(query, named=True) if n.type == "identifier"}
         changed = f.modified_in(lp.node) | f.declared_in(lp.node)
         root = target
         if target.type == "subscript_expression":
@@ -478,30 +480,30 @@ class SortedAnalysis:
                 target.child_by_field_name("index")
             if arg is None or arg.type != "identifier" or index is None:
                 return "the count goes to an element that is not a plain one"
-            for n in walk(index):
+            for n in walk(index, named=True):
                 if n.type not in ("identifier", "number_literal", "subscript_argument_list",
                                   "binary_expression", "parenthesized_expression"):
                     return "the count's position is not a plain expression"
-                if n.type == "identifier" and text(n) in changed:
-                    return f"the loop changes '{text(n)}'"
+                if n.type == "identifier" and node_text(n) in changed:
+                    return f"the loop changes '{node_text(n)}'"
             root = arg
         if root.type != "identifier":
             return "the count goes to something other than a variable or an element"
-        name = text(root)
+        name = node_text(root)
         vt = f.var(name)
         count_type = vt if target is root else (vt.element if vt is not None else None)
         if vt is None or not self._plain_local(name) or name == s.var or name in in_query or \
                 name in f.declared_in(lp.node):
-            return f"the count '{text(target)}' is not a local variable the loop alone changes"
+            return f"the count '{node_text(target)}' is not a local variable the loop alone changes"
         if count_type is None or not count_type.is_integral:
-            return f"the count '{text(target)}' is not of an integer type"
+            return f"the count '{node_text(target)}' is not of an integer type"
         return ""
 
     def _index_only_in_element(self, stmt: Node, lp: Loop, v: str) -> str:
         if lp.kind != "for":
             return ""
-        for n in walk(stmt):
-            if n.type == "identifier" and text(n) == lp.var:
+        for n in walk(stmt, named=True):
+            if n.type == "identifier" and node_text(n) == lp.var:
                 sub = n.parent.parent if n.parent is not None else None
                 if sub is None or sub.type != "subscript_expression" or flat(sub) != \
                         f"{v}[{lp.var}]":
@@ -515,7 +517,7 @@ class SortedAnalysis:
     def _index_type(self, lp: Loop) -> str | None:
         init = lp.node.child_by_field_name("initializer")
         if init is not None and init.type == "declaration":
-            t = text(init.child_by_field_name("type"))
+            t = node_text(init.child_by_field_name("type"))
         else:
             vt = self.facts.var(lp.var)
             t = vt.base if vt is not None and not vt.reference else ""
@@ -569,13 +571,13 @@ def count_statement(stmt: Node) -> tuple[Node, str, Node] | None:
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
     if left is None or right is None:
         return None
-    right = unparen(right)
+    right = unwrap(right)
     if right.type == "conditional_expression":
         c = right.child_by_field_name("condition")
         if flat(right.child_by_field_name("consequence")) != "1" or \
                 flat(right.child_by_field_name("alternative")) != "0" or c is None:
             return None
-        right = unparen(c)
+        right = unwrap(c)
     if right.type != "binary_expression" or operator(right) not in FLIP:
         return None
     return left, operator(expr)[0], right
@@ -609,7 +611,7 @@ def _first_statement(stmt: Node, loop: Node) -> tuple[Node, tuple[Node, ...], st
         exit_kind = "break"
     else:
         return None
-    jumps = [n for n in walk(cons)
+    jumps = [n for n in walk(cons, named=True)
              if n.type in ("return_statement", "goto_statement", "co_return_statement") or
              (n.type in ("break_statement", "continue_statement") and _loop_of_jump(n) == loop)]
     if jumps != [last]:
@@ -622,15 +624,16 @@ def match_test(cond: Node | None, element: Callable[[Node], bool],
           loop_names: set[str]) -> tuple[str, Node] | None:
     """``(op, q)`` when ``cond`` compares the element with a value ``q`` that does not depend
     on it: ``x < q`` gives ``<``, ``q < x`` gives ``>``."""
-    cond = unparen(cond) if cond is not None else None
+    cond = unwrap(cond) if cond is not None else None
     if cond is None or cond.type != "binary_expression" or operator(cond) not in FLIP:
         return None
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
     if left is None or right is None:
         return None
     for side, other, op in ((left, right, operator(cond)), (right, left, FLIP[operator(cond)])):
-        if element(unparen(side)) and not any(
-                n.type == "identifier" and text(n) in loop_names for n in walk(other)):
+        if element(unwrap(side)) and not any(
+                n.type == "identifier" and node_text(n) in loop_names
+                for n in walk(other, named=True)):
             return op, other
     return None
 

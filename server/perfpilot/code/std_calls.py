@@ -15,8 +15,13 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.parse import LOOP_TYPES, node_text, unparen, walk_all
 from perfpilot.code.purity import pure_helper, pure_lambda
+from perfpilot.code.syntax import (
+    LOOP_TYPES,
+    node_text,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -60,7 +65,7 @@ def whole_range(first: Node, last: Node) -> str | None:
     """``x`` when the arguments are ``x.begin(), x.end()`` (or ``cbegin``/``cend``)."""
     names = []
     for arg, want in ((first, ("begin", "cbegin")), (last, ("end", "cend"))):
-        arg = unparen(arg)
+        arg = unwrap(arg)
         fn = arg.child_by_field_name("function") if arg.type == "call_expression" else None
         args = arg.child_by_field_name("arguments") if arg.type == "call_expression" else None
         if fn is None or fn.type != "field_expression" or args is None or args.named_children:
@@ -82,7 +87,7 @@ def _integral(text: str, types: Mapping[str, VarType | None]) -> bool:
 
 
 def _pure_functor(node: Node, unit: Node | None) -> bool:
-    node = unparen(node)
+    node = unwrap(node)
     if node.type == "lambda_expression":
         return pure_lambda(node, unit)
     if node.type in ("identifier", "qualified_identifier"):
@@ -101,14 +106,14 @@ def _statement(call: Node, fn: Node) -> Node | None:
         return None
     declared = (up.type == "init_declarator" and up.parent is not None
                 and up.parent.type == "declaration"
-                and unparen(up.child_by_field_name("value") or up) == call
+                and unwrap(up.child_by_field_name("value") or up) == call
                 and len([c for c in up.parent.named_children
                          if c.type == "init_declarator"]) == 1)
     assigned = (up.type == "assignment_expression" and up.parent is not None
                 and node_text(up.child_by_field_name("operator") or up) == "="
-                and unparen(up.child_by_field_name("right") or up) == call
+                and unwrap(up.child_by_field_name("right") or up) == call
                 and up.parent.type == "expression_statement")
-    if (up.type == "expression_statement" and unparen(up.named_children[0]) == call) or \
+    if (up.type == "expression_statement" and unwrap(up.named_children[0]) == call) or \
             up.type == "return_statement":
         stmt = up
     elif (declared or assigned) and up.parent is not None:
@@ -128,7 +133,7 @@ def _statement(call: Node, fn: Node) -> Node | None:
 def algorithm_calls(fn: Node, types: Mapping[str, VarType | None], unit: Node | None,
                     line_base: int = 0) -> Iterator[AlgorithmCall]:
     """The whole-container algorithm calls of a function that can run as parallel loops."""
-    for call in walk_all(fn):
+    for call in walk(fn):
         if call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
@@ -149,12 +154,12 @@ def algorithm_calls(fn: Node, types: Mapping[str, VarType | None], unit: Node | 
             continue
         stmt = _statement(call, fn)
         whole = stmt is not None and stmt.named_children and \
-            unparen(stmt.named_children[0]) == call and stmt.type == "expression_statement"
+            unwrap(stmt.named_children[0]) == call and stmt.type == "expression_statement"
         if stmt is None or whole != (kind == "transform"):
             continue
         target = functor = init = ""
         if kind == "transform":
-            out = unparen(args[2])
+            out = unwrap(args[2])
             fn_out = out.child_by_field_name("function") if out.type == "call_expression" \
                 else None
             obj = fn_out.child_by_field_name("argument") if fn_out is not None and \
@@ -177,7 +182,7 @@ def algorithm_calls(fn: Node, types: Mapping[str, VarType | None], unit: Node | 
             if not _pure_functor(args[2], unit):
                 continue
         else:  # count, find: the value compared must not change (a literal or a variable)
-            value = unparen(args[2])
+            value = unwrap(args[2])
             if value.type not in ("identifier", "number_literal", "char_literal"):
                 continue
             init = node_text(value)

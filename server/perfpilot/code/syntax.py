@@ -7,20 +7,14 @@ empty value rather than raising.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import overload
 
 import tree_sitter
 
-from perfpilot.code.parse import (
-    LOOP_TYPES,
-    inner_declarator,
-    int_literal,
-    node_text,
-    unparen,
-    unwrap,
-    walk_all,
-)
-
 Node = tree_sitter.Node
+
+# Statements that repeat their body.
+LOOP_TYPES = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 
 # Wrappers that do not change which variable an lvalue refers to.
 _LVALUE_WRAPPERS = frozenset({
@@ -32,9 +26,10 @@ _ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7
             "f": 12, "v": 11, "?": 63}
 
 
-def text(node: Node | None) -> str:
-    """The node's source text ('' for None)."""
-    return node_text(node) if node is not None else ""
+def node_text(node: Node | None) -> str:
+    """The source text of a node ('' for None)."""
+    raw = node.text if node is not None else None
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def line(node: Node) -> int:
@@ -42,20 +37,107 @@ def line(node: Node) -> int:
     return int(node.start_point[0]) + 1
 
 
-def walk(node: Node) -> Iterator[Node]:
-    """Every named node below and including ``node``, in source order."""
+def walk(node: Node, *, named: bool = False) -> Iterator[Node]:
+    """Every node below and including ``node``, in pre-order (source order); with ``named``
+    only the named ones (no punctuation or keyword tokens)."""
     stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
+    if named:
+        while stack:
+            n = stack.pop()
+            yield n
+            stack.extend(reversed(n.named_children))
+    else:
+        while stack:
+            n = stack.pop()
+            yield n
+            stack.extend(reversed(n.children))
+
+
+@overload
+def unwrap(node: Node) -> Node: ...
+@overload
+def unwrap(node: None) -> None: ...
+@overload
+def unwrap(node: Node | None) -> Node | None: ...
+def unwrap(node: Node | None) -> Node | None:
+    """The expression inside parentheses and ``condition_clause`` (C and C++ differ here)."""
+    while node is not None and node.type in ("condition_clause", "parenthesized_expression"):
+        inner = node.child_by_field_name("value")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type != "comment"), None)
+        if inner is None:
+            return node
+        node = inner
+    return node
+
+
+def inner_declarator(decl: Node) -> Node | None:
+    """The declarator nested in ``decl`` (``x`` in ``*x``, ``f(int)`` in ``&f(int)``): its
+    ``declarator`` field, else the first child that is a declarator or a name."""
+    inner = decl.child_by_field_name("declarator")
+    if inner is None:
+        inner = next((c for c in decl.named_children
+                      if c.type.endswith("declarator")
+                      or c.type in ("identifier", "field_identifier")), None)
+    return inner
+
+
+def mutations(node: Node) -> Iterator[tuple[Node, Node]]:
+    """``(expression, target)`` for every assignment, ``++``/``--`` and address-of (``&x``,
+    which lets ``x`` change elsewhere) under ``node``."""
+    for n in walk(node):
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression" or (
+                n.type == "pointer_expression" and node_text(n).startswith("&")):
+            target = n.child_by_field_name("argument")
+        else:
+            continue
+        if target is not None:
+            yield n, target
+
+
+def int_literal(node: Node) -> int | None:
+    """The value of an integer literal node (``42``, ``0x2a``, ``7u``), else None."""
+    try:
+        return int(node_text(node).rstrip("uUlL"), 0)
+    except ValueError:
+        return None
+
+
+def statements(body: Node | None) -> list[Node]:
+    """The statements of a loop or branch body (a lone statement counts as a list of one)."""
+    if body is None:
+        return []
+    if body.type == "compound_statement":
+        return [c for c in body.named_children if c.type != "comment"]
+    return [body]
+
+
+def tree_shape(node: Node, max_depth: int, max_nodes: int) -> tuple[int, int]:
+    """``(depth, nodes)`` of the tree under ``node``, counted until either passes its bound
+    (then the counts stop just past it). Iterative, so a deep tree cannot overflow a stack."""
+    cursor = node.walk()
+    depth = deepest = nodes = 1
+    while deepest <= max_depth and nodes <= max_nodes:
+        if cursor.goto_first_child():
+            depth += 1
+            deepest = max(deepest, depth)
+            nodes += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return deepest, nodes
+            depth -= 1
+        nodes += 1
+    return deepest, nodes
 
 
 def identifiers(node: Node | None) -> set[str]:
     """Names of the identifiers (variables, functions) used inside ``node``."""
     if node is None:
         return set()
-    return {text(n) for n in walk(node) if n.type == "identifier"}
+    return {node_text(n) for n in walk(node, named=True) if n.type == "identifier"}
 
 
 def root_name(node: Node | None) -> str | None:
@@ -74,11 +156,11 @@ def root_name(node: Node | None) -> str | None:
     if node is None:
         return None
     if node.type == "identifier":
-        return text(node)
+        return node_text(node)
     if node.type == "this":
         return "this"
     if node.type == "qualified_identifier":
-        return text(node)
+        return node_text(node)
     return None
 
 
@@ -88,17 +170,17 @@ def callee(call: Node) -> str:
     if fn is None:
         return ""
     if fn.type == "field_expression":
-        return text(fn.child_by_field_name("field"))
+        return node_text(fn.child_by_field_name("field"))
     if fn.type == "qualified_identifier":
         name = fn.child_by_field_name("name")
         while name is not None and name.type == "qualified_identifier":
             name = name.child_by_field_name("name")
         if name is not None and name.type == "template_function":
             name = name.child_by_field_name("name")
-        return text(name)
+        return node_text(name)
     if fn.type == "template_function":
-        return text(fn.child_by_field_name("name"))
-    return text(fn)
+        return node_text(fn.child_by_field_name("name"))
+    return node_text(fn)
 
 
 def receiver(call: Node) -> Node | None:
@@ -122,7 +204,7 @@ def operator(node: Node) -> str:
     op = node.child_by_field_name("operator")
     if op is not None:
         # An anonymous token's type is its spelling; no need to decode the source.
-        return str(op.type) if not op.is_named else text(op)
+        return str(op.type) if not op.is_named else node_text(op)
     for c in node.children:
         if not c.is_named:
             return str(c.type)
@@ -134,7 +216,7 @@ def number(node: Node | None) -> float | None:
     node = unwrap(node)
     if node is None or node.type != "number_literal":
         return None
-    raw = text(node).lower().replace("'", "").rstrip("ulf")
+    raw = node_text(node).lower().replace("'", "").rstrip("ulf")
     try:
         return float(int(raw, 0)) if raw.startswith(("0x", "0b")) else float(raw)
     except ValueError:
@@ -149,7 +231,7 @@ def char_value(lit: Node) -> int | None:
         return int_literal(lit)
     if lit.type != "char_literal":
         return None
-    body = text(lit)
+    body = node_text(lit)
     if not (body.startswith("'") and body.endswith("'")) or len(body) < 3:
         return None  # prefixed (u8'a', L'a') or odd
     inner = body[1:-1]
@@ -183,19 +265,6 @@ def unparenthesized(node: Node) -> Node:
     return node
 
 
-def steps_by_one(update: Node, var: str) -> bool:
-    """A loop update that adds exactly one to ``var``: ``++var``, ``var++`` or ``var += 1``."""
-    if update.type == "update_expression":
-        arg = update.child_by_field_name("argument")
-        return arg is not None and text(arg) == var and "++" in text(update)
-    if update.type == "assignment_expression":
-        left, right = update.child_by_field_name("left"), update.child_by_field_name("right")
-        op = update.child_by_field_name("operator")
-        return left is not None and text(left) == var and op is not None and \
-            text(op) == "+=" and right is not None and text(right) == "1"
-    return False
-
-
 def ancestors(node: Node, stop: Node | None = None) -> Iterator[Node]:
     """Parents of ``node`` up to (not including) ``stop``."""
     p = node.parent
@@ -209,7 +278,7 @@ def declarator_name(decl: Node | None) -> str | None:
     """The declared name inside a declarator (``x`` in ``*x = 0``, ``a[10]``, ``&r``)."""
     while decl is not None and decl.type not in ("identifier", "field_identifier"):
         decl = inner_declarator(decl)
-    return text(decl) if decl is not None else None
+    return node_text(decl) if decl is not None else None
 
 
 # The loop model's stricter views (``loops``, ``dependence``): names that are variables only (no
@@ -220,7 +289,7 @@ def declarator_name(decl: Node | None) -> str | None:
 def identifiers_of(node: Node) -> set[str]:
     """Variable names referenced in an expression (not field names, not callee names)."""
     out: set[str] = set()
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type == "identifier":
             parent = n.parent
             if parent is not None and parent.type == "call_expression" and \
@@ -246,13 +315,13 @@ def subscript_parts(node: Node) -> tuple[Node, list[str]]:
         arg = node.child_by_field_name("argument")
         if arg is None:
             break
-        node = unparen(arg)
+        node = unwrap(arg)
     return node, list(reversed(indices))
 
 
 def root_name_of(node: Node) -> str | None:
     """The variable at the root of an lvalue: ``x`` for ``x``, ``x.y``, ``x[i]``, ``*x``."""
-    node = unparen(node)
+    node = unwrap(node)
     while True:
         if node.type == "identifier":
             return node_text(node)
@@ -262,7 +331,7 @@ def root_name_of(node: Node) -> str | None:
             arg = node.child_by_field_name("argument")
             if arg is None:
                 return None
-            node = unparen(arg)
+            node = unwrap(arg)
             continue
         return None
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfpilot.code.parse import parse, tree_shape
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    tree_shape,
+)
 
 # Clang refuses bracket nesting beyond 256 by default; one nesting level is two or three
 # tree levels (statement, block, expression), so this admits everything Clang compiles.

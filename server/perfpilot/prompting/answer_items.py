@@ -16,8 +16,13 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.locate import definition_name
-from perfpilot.code.parse import inner_declarator, node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import Language
+from perfpilot.code.syntax import (
+    inner_declarator,
+    node_text,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -94,7 +99,7 @@ def _declared(node: Node) -> list[str]:
 
 
 def _function_declarator(node: Node) -> bool:
-    return any(n.type == "function_declarator" for n in walk_all(node)
+    return any(n.type == "function_declarator" for n in walk(node)
                if n.type != "compound_statement") and not any(
         n.type == "init_declarator" for n in node.children)
 
@@ -265,7 +270,7 @@ def rename_calls(text: str, language: Language, old: str, new: str) -> str | Non
     data = text.encode("utf-8")
     root = parse(data, language).root_node
     spots: list[tuple[int, int]] = []
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type != "identifier" or node_text(n) != old:
             continue
         parent = n.parent

@@ -18,9 +18,12 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.locate import definition_name, iter_function_nodes, list_functions
-from perfpilot.code.parse import node_text, parse
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Param
 from perfpilot.code.splice import present_includes
+from perfpilot.code.syntax import (
+    node_text,
+)
 from perfpilot.prompting.answer_items import (
     Item,
     defined_in_class,

@@ -13,8 +13,11 @@ from collections.abc import Iterator
 import tree_sitter
 
 from perfpilot.code.locate import list_functions
-from perfpilot.code.parse import node_text, parse
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    node_text,
+)
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _TYPE_NODES = {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}

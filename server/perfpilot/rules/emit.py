@@ -16,7 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from perfpilot.code.parse import node_text
+from perfpilot.code.syntax import (
+    node_text,
+)
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.rewrite_input import Node, RuleInput, insertion_before, newline_of
 

@@ -13,8 +13,11 @@ import tree_sitter
 from perfpilot.code.declarations import VarType, declared_types
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loops import LoopFacts
-from perfpilot.code.parse import LOOP_TYPES, node_text
 from perfpilot.code.site import FunctionSite, Language
+from perfpilot.code.syntax import (
+    LOOP_TYPES,
+    node_text,
+)
 from perfpilot.rules.edits import Edit
 
 Node = tree_sitter.Node

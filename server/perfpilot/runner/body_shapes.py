@@ -13,8 +13,12 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import Language
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 
 _LESS = {"<", "<=", "!="}
 _GREATER = {">", ">="}
@@ -79,7 +83,7 @@ def loop_bounds(text: str, language: Language, scalars: set[str],
     (``v[i]``, ``v[i][j]``, ``v.at(i)``): that parameter, and whether the bound is inclusive.
     The first such loop decides."""
     out: dict[str, Bound] = {}
-    for node in walk_all(_tree(text, language)):
+    for node in walk(_tree(text, language)):
         if node.type not in ("for_statement", "while_statement", "do_statement"):
             continue
         cond = node.child_by_field_name("condition")
@@ -96,7 +100,7 @@ def loop_bounds(text: str, language: Language, scalars: set[str],
 
 
 def _indexed_by(body: tree_sitter.Node, var: str, targets: set[str]) -> str | None:
-    for inner in walk_all(body):
+    for inner in walk(body):
         if inner.type == "subscript_expression":
             arg = inner.child_by_field_name("argument")
             index = _index_of(inner)
@@ -142,7 +146,7 @@ def range_pair(text: str, language: Language,
     inclusive = half_open = False
     if re.search(rf"\b{re.escape(hi)}\s*-\s*{re.escape(lo)}\s*\+\s*1\b", text):
         inclusive = True
-    for node in walk_all(root):
+    for node in walk(root):
         if node.type == "subscript_expression":
             index = _index_of(node)
             if index is not None and node_text(index) == hi:
@@ -162,12 +166,12 @@ def range_pair(text: str, language: Language,
 def _indexes_with(root: tree_sitter.Node, names: set[str]) -> bool:
     """Whether the body indexes something with ``names`` or with locals computed from them
     (``i = l; a[i]``, ``m = l + (r - l) / 2; a[m]``, ``a.begin() + l``)."""
-    nodes = list(walk_all(root))
+    nodes = list(walk(root))
     derived = set(names)
 
     def mentions(node: tree_sitter.Node | None) -> bool:
         return node is not None and any(
-            n.type == "identifier" and node_text(n) in derived for n in walk_all(node))
+            n.type == "identifier" and node_text(n) in derived for n in walk(node))
 
     changed = True
     while changed:
@@ -204,11 +208,11 @@ def flattened(text: str, language: Language, buffers: list[str], sizes: list[str
     holds rows of that size, n*n elements for n rows."""
     if not sizes or not buffers:
         return set()
-    nodes = list(walk_all(_tree(text, language)))
+    nodes = list(walk(_tree(text, language)))
     size_set = set(sizes)
 
     def scaled(expr: tree_sitter.Node, rows: set[str]) -> bool:
-        for inner in walk_all(expr):
+        for inner in walk(expr):
             if inner.type == "identifier" and node_text(inner) in rows:
                 return True
             if inner.type != "binary_expression":
@@ -280,7 +284,7 @@ def _buffer_name(node: tree_sitter.Node | None) -> str:
 def subscripted(text: str, language: Language, name: str) -> bool:
     """Whether the body indexes ``name`` (``p[i]``) or moves it (``p + k``, ``++p``): a pointer
     used so points into an array, not at one object."""
-    for node in walk_all(_tree(text, language)):
+    for node in walk(_tree(text, language)):
         if node.type == "subscript_expression" or node.type == "update_expression":
             arg = node.child_by_field_name("argument")
             if arg is not None and node_text(arg) == name:

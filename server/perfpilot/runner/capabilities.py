@@ -21,8 +21,12 @@ from functools import lru_cache
 import tree_sitter
 
 from perfpilot.code.callees import direct_callees
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Language
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 from perfpilot.runner import capability_lists as L
 from perfpilot.runner.decl_scopes import Span, class_bodies, visibility
 from perfpilot.runner.static_state import (
@@ -460,7 +464,7 @@ class _Checker:
     def _declares_own(self, node: tree_sitter.Node) -> bool:
         """Whether a declaration declares only functions the candidate itself defines."""
         names = [node_text(inner) for d in node.named_children
-                 if d.type.endswith("declarator") for c in walk_all(d)
+                 if d.type.endswith("declarator") for c in walk(d)
                  if c.type == "function_declarator"
                  and (inner := c.child_by_field_name("declarator")) is not None]
         return bool(names) and all(n in self.defined for n in names)
@@ -554,7 +558,7 @@ class _Checker:
         if node.type == "ms_declspec_modifier":
             self.add(node.start_byte, "__declspec", "not an allowed attribute")
             return
-        for n in walk_all(node):
+        for n in walk(node):
             if n.type != "identifier" or n.parent is None:
                 continue
             # The attribute's own name: first identifier of an argument_list item or attribute.
@@ -633,7 +637,7 @@ class _Checker:
                  if c.type in ("storage_class_specifier", "type_qualifier")}
         declares_function = any(
             c.type == "function_declarator" and not self._vexing(c)
-            for d in node.named_children if d.type.endswith("declarator") for c in walk_all(d))
+            for d in node.named_children if d.type.endswith("declarator") for c in walk(d))
         if declares_function and "extern" not in words and self._declares_own(node):
             return
         if ("extern" in words or declares_function) and text not in self.base.declarations:
@@ -649,7 +653,7 @@ class _Checker:
                      "library loads and keeps state between calls")
         elif at_top and "constexpr" not in words \
                 and any(n.type in ("call_expression", "lambda_expression")
-                        for n in walk_all(node)):
+                        for n in walk(node)):
             # (A constexpr initialiser is evaluated by the compiler: no code runs at load time,
             # which the compiled-code check confirms.)
             self.add(node.start_byte, text[:60], "a global initialiser runs code when the "

@@ -20,8 +20,13 @@ from typing import Literal
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse, unparen, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import Language
+from perfpilot.code.syntax import (
+    node_text,
+    unwrap,
+    walk,
+)
 
 Role = Literal["modulus", "mask", "shift", "factor", "constant"]
 Number = int | float
@@ -112,7 +117,7 @@ def literal_value(text: str) -> Number | None:
 def _evaluate(node: tree_sitter.Node, names: dict[str, Number]) -> Number | None:
     """The value of a constant expression made of literals, known names, parentheses, unary
     minus and ``+ - * << |``; None for anything else."""
-    node = unparen(node)
+    node = unwrap(node)
     if node.type == "number_literal":
         return literal_value(node_text(node))
     if node.type == "identifier":
@@ -160,7 +165,7 @@ def unit_constants(root: tree_sitter.Node, language: Language) -> dict[str, Numb
     """Names the unit defines at file scope as numbers: object-like macros and ``const`` /
     ``constexpr`` variables initialised with a constant expression."""
     names: dict[str, Number] = {}
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type == "function_definition":
             continue
         if n.type == "preproc_def":
@@ -204,7 +209,7 @@ def _is_const(decl: tree_sitter.Node) -> bool:
 
 def _expression_of(text: str, language: Language) -> tree_sitter.Node | None:
     tree = parse(f"int perfpilot_x = ({text});\n", language)
-    for n in walk_all(tree.root_node):
+    for n in walk(tree.root_node):
         if n.type == "init_declarator":
             return n.child_by_field_name("value")
     return None
@@ -259,7 +264,7 @@ def _needs_constant(decl: tree_sitter.Node, part: tree_sitter.Node) -> bool:
 def _locals(body: tree_sitter.Node) -> set[str]:
     """Names declared inside the body (they shadow file-scope constants)."""
     out: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("init_declarator", "parameter_declaration", "declaration"):
             target = n.child_by_field_name("declarator")
             while target is not None and target.type not in ("identifier",):
@@ -291,7 +296,7 @@ def constants_in(func: tree_sitter.Node,
         return []
     shadowed = _locals(func)
     out: list[tuple[tree_sitter.Node, Constant]] = []
-    for n in walk_all(body):
+    for n in walk(body):
         value: Number | None = None
         if n.type == "number_literal":
             value = literal_value(node_text(n))
@@ -319,7 +324,7 @@ def unit_literals(unit_text: str, language: Language) -> tuple[Number, ...]:
     """Every number in a unit: literals anywhere and the values of file-scope constants."""
     tree = parse(unit_text, language)
     found: list[Number] = []
-    for n in walk_all(tree.root_node):
+    for n in walk(tree.root_node):
         if n.type in ("number_literal", "preproc_arg"):
             text = node_text(n)
             value = literal_value(text) if n.type == "number_literal" else None

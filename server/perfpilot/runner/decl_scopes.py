@@ -13,7 +13,9 @@ import re
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text
+from perfpilot.code.syntax import (
+    node_text,
+)
 
 Span = tuple[int, int]
 

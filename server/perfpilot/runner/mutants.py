@@ -33,8 +33,13 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse, unparen, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    node_text,
+    unwrap,
+    walk,
+)
 from perfpilot.runner.constants import (
     Constant,
     Number,
@@ -145,7 +150,7 @@ def _guarded_return(default: str) -> Callable[[str, int], str]:
 def _points(body: tree_sitter.Node, site: FunctionSite, kinds: frozenset[str]) -> list[_Point]:
     out: list[_Point] = []
     default = _default_return(site)
-    for n in walk_all(body):
+    for n in walk(body):
         t = n.type
         if t == "return_statement" and "return-default" in kinds and default is not None:
             value = n.named_children[0] if n.named_child_count else None
@@ -218,7 +223,7 @@ def _constant_points(body: tree_sitter.Node, site: FunctionSite,
                               constant=c))
     if "drop-operation" not in kinds:
         return out
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "binary_expression":
             continue
         op_node = n.child_by_field_name("operator")
@@ -227,7 +232,7 @@ def _constant_points(body: tree_sitter.Node, site: FunctionSite,
         if op not in _DROPPED or left is None or right is None:
             continue
         for const_side, keep in ((right, "left"), (left, "right")):
-            bare = unparen(const_side)
+            bare = unwrap(const_side)
             operand = by_span.get((bare.start_byte, bare.end_byte))
             if operand is None or operand.role != _DROPPED[op] or not operand.rewritable:
                 continue

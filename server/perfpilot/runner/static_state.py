@@ -15,7 +15,10 @@ import re
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 from perfpilot.runner import capability_lists as L
 
 _SCALAR_NAMES = frozenset({"size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t",
@@ -76,7 +79,7 @@ def _plain_struct(node: tree_sitter.Node, known: frozenset[str]) -> bool:
         if words & STATIC_WORDS:
             continue  # a static member is a variable of its own, judged where it stands
         if any(n.type in _INDIRECT for d in field.children_by_field_name("declarator")
-               for n in walk_all(d)) and not _method(field):
+               for n in walk(d)) and not _method(field):
             return False
         if not _method(field) and not literal_type(field.child_by_field_name("type"), known):
             return False
@@ -126,7 +129,7 @@ def literal_type(node: tree_sitter.Node | None, known: frozenset[str]) -> bool:
 def constant_value(node: tree_sitter.Node, constants: frozenset[str]) -> bool:
     """Whether an initialiser is made of literals, operators and ``constants`` (names of
     constants, or capitalised macros) only: no call, no parameter, no variable."""
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type in ("identifier", "qualified_identifier"):
             text = node_text(n)
             last = re.split(r"::", text)[-1].strip()
@@ -154,7 +157,7 @@ def constant_table(decl: tree_sitter.Node, known: frozenset[str],
         return False
     values: list[tree_sitter.Node] = []
     for top in decl.children_by_field_name("declarator"):
-        if any(n.type in _INDIRECT for n in walk_all(top)):
+        if any(n.type in _INDIRECT for n in walk(top)):
             return False
         if top.type == "init_declarator":
             value = top.child_by_field_name("value")

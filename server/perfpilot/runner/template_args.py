@@ -14,8 +14,12 @@ from dataclasses import dataclass, replace
 
 import tree_sitter
 
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 from perfpilot.runner.unit_types import Ty, parse_type
 
 
@@ -39,7 +43,7 @@ _FLOAT_HINT = re.compile(r"\b\d+\.\d*|\.\d+\b|\bstd::(sqrt|exp|log|pow|fabs|sin|
 
 def _template_node(site: FunctionSite) -> tree_sitter.Node | None:
     root = parse(site.unit_text, site.language).root_node
-    for n in walk_all(root):
+    for n in walk(root):
         if n.type == "template_declaration" and n.start_byte == site.start_byte:
             return n
     return None
@@ -108,7 +112,7 @@ def _declared_types(scope: tree_sitter.Node) -> dict[str, Ty]:
     from perfpilot.code.locate import _param_from
 
     out: dict[str, Ty] = {}
-    for n in walk_all(scope):
+    for n in walk(scope):
         if n.type in ("parameter_declaration", "optional_parameter_declaration"):
             p = _param_from(n, 0)
             if p.pointer == 0 and not p.array:
@@ -141,7 +145,7 @@ def _from_calls(site: FunctionSite, params: list[tuple[str, str, str]],
     order = [name for _, name, _ in params]
     best: tuple[dict[str, str], str] | None = None
     globals_ = _declared_types(root)
-    for call in walk_all(root):
+    for call in walk(root):
         if call.type != "call_expression" or site.start_byte <= call.start_byte < site.end_byte:
             continue
         fn = call.child_by_field_name("function")

@@ -18,8 +18,13 @@ from typing import TypeVar
 
 import tree_sitter
 
-from perfpilot.code.parse import inner_declarator, node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite, Language, Param
+from perfpilot.code.syntax import (
+    inner_declarator,
+    node_text,
+    walk,
+)
 
 # Nodes whose children are declarations at namespace scope.
 _SCOPES = {"translation_unit", "declaration_list", "linkage_specification"}
@@ -669,7 +674,7 @@ class _Reader:
                 edits.append((member.start_byte, member.end_byte, "public"))
                 continue
             if any(c.type == "virtual" or node_text(c) == "virtual"
-                   for c in walk_all(member) if c.child_count == 0):
+                   for c in walk(member) if c.child_count == 0):
                 polymorphic = True
             kind = _member_kind(member, name)
             if kind in ("method", "special") and _pure(member):
@@ -748,7 +753,7 @@ def _named(spec: tree_sitter.Node) -> set[str]:
 
 
 def _nested_names(spec: tree_sitter.Node) -> Iterator[str]:
-    for n in walk_all(spec):
+    for n in walk(spec):
         if n.type in _CLASS_NODES or n.type == "enum_specifier":
             name = n.child_by_field_name("name")
             if name is not None and n.child_by_field_name("body") is not None:
@@ -879,7 +884,7 @@ def _edited(whole: tree_sitter.Node, body: tree_sitter.Node, edits: list[tuple[i
     if is_class:
         edits = [*edits, (body.start_byte + 1, body.start_byte + 1, " public:")]
     # Nested classes are members too: their access specifiers become public as well.
-    for n in walk_all(body):
+    for n in walk(body):
         if n is not body and n.type == "access_specifier":
             edits.append((n.start_byte, n.end_byte, "public"))
         elif n is not body and n.type == "class_specifier":
@@ -945,7 +950,7 @@ def method_info(site: FunctionSite, types: UnitTypes) -> MethodInfo | None:
         return None
     tree = parse(site.unit_text, site.language)
     const = False
-    for n in walk_all(tree.root_node):
+    for n in walk(tree.root_node):
         if n.type == "function_definition" and n.start_byte >= site.start_byte \
                 and n.end_byte <= site.end_byte:
             _, fdecl = _declarator_name(n.child_by_field_name("declarator"))

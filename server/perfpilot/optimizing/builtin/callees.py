@@ -21,8 +21,11 @@ import tree_sitter
 
 from perfpilot.code.callees import DirectCallee, direct_callees, direct_calls
 from perfpilot.code.loops import parse_function_node
-from perfpilot.code.parse import node_text, parse
+from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
+from perfpilot.code.syntax import (
+    node_text,
+)
 from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.registry import Phase
 from perfpilot.rules.rewrite_input import fresh_name, identifiers

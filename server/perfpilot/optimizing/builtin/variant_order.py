@@ -24,8 +24,11 @@ from dataclasses import dataclass
 from perfpilot.code.loop_body import ElementAccess, collect_body
 from perfpilot.code.loops import all_loops
 from perfpilot.code.nest_order import Nest, order_blocker, perfect_nest, sole_loop
-from perfpilot.code.parse import walk_all
-from perfpilot.code.syntax import Node, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    walk,
+)
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.parallel.openmp_patterns.reorder_guard import reorder_guard, reordered
@@ -67,7 +70,7 @@ def _workshare(node: Node) -> Node | None:
     prev = node.prev_sibling
     if prev is None or prev.type != "preproc_call":
         return None
-    return prev if WORKSHARE.fullmatch(text(prev).rstrip("\r\n")) else None
+    return prev if WORKSHARE.fullmatch(node_text(prev).rstrip("\r\n")) else None
 
 
 def _guard(inp: RuleInput, nest: Nest) -> str | None:
@@ -86,7 +89,7 @@ def _nests(inp: RuleInput) -> list[tuple[Nest, int, Node | None]]:
     """Perfect 3-deep nests, each with how many outer loops stay in place (1 under a
     work-sharing pragma without ``collapse``) and that pragma."""
     out: list[tuple[Nest, int, Node | None]] = []
-    for n in walk_all(inp.function):
+    for n in walk(inp.function):
         if n.type != "for_statement":
             continue
         parent = n.parent
@@ -101,7 +104,7 @@ def _nests(inp: RuleInput) -> list[tuple[Nest, int, Node | None]]:
         prev = n.prev_sibling
         if pragma is None and prev is not None and prev.type.startswith("preproc"):
             continue  # another pragma binds to the loop: its meaning would move
-        if pragma is not None and re.search(r"\b(collapse|ordered)\b", text(pragma)):
+        if pragma is not None and re.search(r"\b(collapse|ordered)\b", node_text(pragma)):
             continue
         out.append((nest, 1 if pragma is not None else 0, pragma))
     return out

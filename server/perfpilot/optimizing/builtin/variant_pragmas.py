@@ -26,8 +26,11 @@ from collections.abc import Sequence
 
 from perfpilot.code.effects import NO_SIDE_EFFECTS
 from perfpilot.code.loops import LoopFacts, all_loops
-from perfpilot.code.parse import walk_all
-from perfpilot.code.syntax import Node, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    walk,
+)
 from perfpilot.optimizing.builtin.variant_schedule import WORKSHARE
 from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.emit import relative_text, replace_statement
@@ -65,12 +68,12 @@ def straight_line(body: Node | None) -> bool:
             return False
         if s.type == "compound_statement":
             stack.extend(s.named_children)
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in _NOT_ARITHMETIC:
             return False
         if n.type == "call_expression":
             fn = n.child_by_field_name("function")
-            name = text(fn)
+            name = node_text(fn)
             plain = name[5:] if name.startswith("std::") else name
             if fn is None or plain not in NO_SIDE_EFFECTS or not re.fullmatch(r"\w+", plain):
                 return False
@@ -111,10 +114,10 @@ def parallel_simd(inp: RuleInput) -> str | None:
     histogram per thread), which the lanes of one thread would share."""
     facts = {lp.start_byte: lp for lp in all_loops(inp.loops)}
     edits: list[Edit] = []
-    for n in walk_all(inp.function):
+    for n in walk(inp.function):
         if n.type != "preproc_call":
             continue
-        line = text(n).rstrip("\r\n")
+        line = node_text(n).rstrip("\r\n")
         m = WORKSHARE.fullmatch(line)
         loop = n.next_named_sibling
         lp = facts.get(loop.start_byte) if loop is not None else None

@@ -14,7 +14,9 @@ from dataclasses import replace
 
 from perfpilot.code.callees import direct_callees
 from perfpilot.code.site import FunctionSite
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import (
+    Node,
+)
 from perfpilot.rules.registry import LAST_BIT, last_bit_phases, rule_spec
 from perfpilot.rules.rewrite_input import RuleInput
 from perfpilot.rules.rewriting import note_text, rewrite

@@ -13,7 +13,9 @@ from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.locate import iter_function_nodes
 from perfpilot.code.parse import parse
 from perfpilot.code.site import FunctionSite
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import (
+    Node,
+)
 from perfpilot.rules import registry
 from perfpilot.rules.base import Detector
 from perfpilot.rules.finding import Finding, InCallee, plan_order

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.code.syntax import (
+    LOOP_TYPES,
     identifiers,
     line,
+    node_text,
     number,
     operator,
     root_name,
-    text,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
@@ -48,7 +49,7 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
                 not any(v is not None and v.is_float and v.pointer and
                         root_name(left) == v.name for v in floats):
             continue
-        key = (loop.index, text(divisor))
+        key = (loop.index, node_text(divisor))
         if key in seen:
             continue
         seen.add(key)
@@ -64,7 +65,7 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
             [line(b), loop.line],
             loop_range=loop.byte_range, node_range=rng(b),
             names=sorted(identifiers(divisor)),
-            data={"divisor": text(divisor)},
+            data={"divisor": node_text(divisor)},
             bonus=depth_bonus(loop.depth),
         )
 
@@ -77,7 +78,7 @@ RULE_ID = "div-by-invariant"
 def _written(fn: Node, name: str) -> list[Node]:
     """Nodes that write ``name`` (assignments, ``++``/``--``) or take its address."""
     out: list[Node] = []
-    for n in walk_all(fn):
+    for n in walk(fn):
         target: Node | None = None
         if n.type == "assignment_expression":
             target = n.child_by_field_name("left")
@@ -103,7 +104,7 @@ def _hoist_loop(inp: RuleInput, div: Node, name: str, writes: list[Node]) -> Nod
             declares = any(n.type in ("init_declarator", "declaration", "parameter_declaration")
                            and name in {node_text(c) for c in n.named_children
                                         if c.type == "identifier"}
-                           for n in walk_all(cur))
+                           for n in walk(cur))
             if declares or any(_inside(w, cur) for w in writes):
                 break
             if hoist_slot_ok(cur):
@@ -119,7 +120,7 @@ def reciprocal_rewrite(inp: RuleInput) -> RuleOutput:
     notes: list[str] = []
     groups: dict[tuple[int, str], list[Node]] = {}
     loops: dict[tuple[int, str], Node] = {}
-    for n in walk_all(inp.function):
+    for n in walk(inp.function):
         if n.type not in ("binary_expression", "assignment_expression") or \
                 operator(n) not in ("/", "/="):
             continue

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unwrap
 from perfpilot.code.syntax import (
     identifiers,
     line,
+    node_text,
     number,
     operator,
-    text,
+    unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -29,11 +29,11 @@ def mod_wrap(facts: FunctionFacts) -> Iterator[Finding]:
         if left is None or left.type != "identifier" or right is None or \
                 right.type != "binary_expression" or operator(right) != "%":
             continue
-        k = text(left)
+        k = node_text(left)
         inc = unwrap(right.child_by_field_name("left"))
         n = right.child_by_field_name("right")
         if inc is None or n is None or number(n) is not None or inc.type != "binary_expression" \
-                or operator(inc) != "+" or text(inc.child_by_field_name("left")) != k \
+                or operator(inc) != "+" or node_text(inc.child_by_field_name("left")) != k \
                 or number(inc.child_by_field_name("right")) != 1.0:
             continue
         loop = facts.loop_of(a)
@@ -47,7 +47,7 @@ def mod_wrap(facts: FunctionFacts) -> Iterator[Finding]:
             f"steps by one, compare and reset instead: `if (++{k} == {bound}) {k} = 0;`.",
             [line(a), loop.line],
             loop_range=loop.byte_range, node_range=rng(a), names=[k, *sorted(identifiers(n))],
-            data={"var": k, "bound": text(n),
+            data={"var": k, "bound": node_text(n),
                   "replacement": f"if (++{k} == {bound}) {k} = 0;"},
             bonus=depth_bonus(loop.depth),
         )

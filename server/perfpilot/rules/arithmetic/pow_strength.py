@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, walk_all
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -15,9 +14,10 @@ from perfpilot.code.syntax import (
     declarator_name,
     identifiers,
     line,
+    node_text,
     number,
     receiver,
-    text,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
@@ -63,13 +63,13 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
         yield make_finding(
             "pow-strength",
             f"`{code(call)}` on line {line(call)}{where} goes through the general `pow` "
-            f"routine for a fixed exponent {text(args[1])}: write `{replacement}`, which is "
+            f"routine for a fixed exponent {node_text(args[1])}: write `{replacement}`, which is "
             f"{'one' if e == 0.5 else 'a'} "
             f"{'square root' if e == 0.5 else 'few multiplications'} instead of a libm call.",
             [line(call), *([loop.line] if loop else [])],
             loop_range=loop.byte_range if loop else None, node_range=rng(call),
             names=[callee(call), *sorted(identifiers(args[0]))],
-            data={"replacement": replacement, "exponent": text(args[1])},
+            data={"replacement": replacement, "exponent": node_text(args[1])},
             bonus=(0.05 + depth_bonus(loop.depth)) if loop else -0.1,
         )
 
@@ -151,7 +151,7 @@ def _scalar_kind(vt: VarType | None) -> str | None:
 
 
 def _side_effect_free(node: Node) -> bool:
-    return all(n.type in _SIMPLE_EXPR_NODES or not n.is_named for n in walk_all(node))
+    return all(n.type in _SIMPLE_EXPR_NODES or not n.is_named for n in walk(node))
 
 
 def _exponent(exp: Node, single: bool) -> int | None:
@@ -187,7 +187,7 @@ def _leaf(node: Node) -> bool:
 def defines_pow(unit: Node) -> bool:
     """Whether the unit defines a function or macro named ``pow``/``powf``/``powl`` itself
     (read from the syntax tree: a comment or string that mentions ``pow()`` is no definition)."""
-    for n in walk_all(unit):
+    for n in walk(unit):
         if n.type in ("preproc_def", "preproc_function_def"):
             name = n.child_by_field_name("name")
             if name is not None and node_text(name) in _POW:
@@ -219,7 +219,7 @@ def _effects_elsewhere(stmt: Node, base: Node) -> bool:
     a base with side effects of its own may not move above it (their order would change)."""
     top = stmt.named_children[0] if stmt.type == "expression_statement" and \
         stmt.named_children else None
-    for n in walk_all(stmt):
+    for n in walk(stmt):
         if base.start_byte <= n.start_byte and n.end_byte <= base.end_byte:
             continue
         if n.type in ("update_expression", "assignment_expression") and n != top:
@@ -244,7 +244,7 @@ def pow_rule(inp: RuleInput) -> RuleOutput:
     held: dict[tuple[int, int], tuple[Node, list[str], list[Edit]]] = {}
     lines: list[int] = []
     top = 2
-    for n in walk_all(inp.function):
+    for n in walk(inp.function):
         if n.type != "call_expression":
             continue
         fn = n.child_by_field_name("function")

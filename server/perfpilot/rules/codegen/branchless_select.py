@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
     identifiers,
     line,
+    node_text,
     operator,
-    text,
+    statements,
+    unwrap,
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
@@ -34,19 +35,19 @@ def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:
                     operator(cond) not in ("<", ">", "<=", ">=", "==", "!=") or len(then) != 1:
                 continue
             if not any(s.type == "subscript_expression" and loop.var in identifiers(s)
-                       for s in walk(cond)):
+                       for s in walk(cond, named=True)):
                 continue  # not data-dependent: the invariant-branch rule covers the rest
             upd = then[0].named_children[0] if then[0].type == "expression_statement" and \
                 then[0].named_children else None
             if upd is None or upd.type != "assignment_expression" or \
                     operator(upd) not in ("+=", "-=", "=") or \
-                    any(n.type == "call_expression" for n in walk(upd)):
+                    any(n.type == "call_expression" for n in walk(upd, named=True)):
                 continue
             target = upd.child_by_field_name("left")
             value = upd.child_by_field_name("right")
             if target is None or value is None or target.type != "identifier":
                 continue
-            t, op = text(target), operator(upd)
+            t, op = node_text(target), operator(upd)
             select = (f"{t} {op} ({code(cond)}) ? {code(value)} : 0;" if op != "=" else
                       f"{t} = ({code(cond)}) ? {code(value)} : {t};")
             yield make_finding(

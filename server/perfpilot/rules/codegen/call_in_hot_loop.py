@@ -13,8 +13,8 @@ from perfpilot.code.syntax import (
     callee,
     declarator_name,
     line,
+    node_text,
     receiver,
-    text,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -68,9 +68,9 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         if fn is None:
             continue
-        spec = {text(c) for c in fn.children
+        spec = {node_text(c) for c in fn.children
                 if c.type in ("storage_class_specifier", "function_specifier")}
-        spec |= {text(c) for c in fn.children if text(c) == "inline"}
+        spec |= {node_text(c) for c in fn.children if node_text(c) == "inline"}
         if "static" in spec or "inline" in spec or (fn.parent is not None and fn.parent.type in (
                 "template_declaration", "field_declaration_list")):
             continue

@@ -6,14 +6,15 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
     Node,
     identifiers,
+    node_text,
     number,
     operator,
     root_name,
-    text,
+    statements,
+    unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, loop_phrase, trip_count
@@ -29,9 +30,9 @@ def _indexed(node: Node | None, var: str) -> str | None:
         return None
     idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
     base = node.child_by_field_name("argument")
-    if text(idx).strip("[] ") != var or base is None or base.type != "identifier":
+    if node_text(idx).strip("[] ") != var or base is None or base.type != "identifier":
         return None
-    return text(base)
+    return node_text(base)
 
 
 def std_algorithm(facts: FunctionFacts) -> Iterator[Finding]:
@@ -99,14 +100,14 @@ def _classify(facts: FunctionFacts, loop: Loop, stmt: Node
             if value is not None and var not in identifiers(value) and \
                     value.type in ("number_literal", "identifier", "char_literal"):
                 if cpp(facts):
-                    return "fill", [dst], "`std::fill({a0}, {a1}, " + text(value) + ")`"
+                    return "fill", [dst], "`std::fill({a0}, {a1}, " + node_text(value) + ")`"
                 if number(value) == 0:
                     return "fill", [dst], "`memset({a}, 0, ({n}) * sizeof *{a})`"
             return None
         if op == "+=" and left is not None and left.type == "identifier" and cpp(facts):
             src = _indexed(right, var)
             if src is not None:
-                acc = text(left)
+                acc = node_text(left)
                 return "sum", [src], f"`{acc} = std::accumulate({{a0}}, {{a1}}, {acc})`"
         return None
     if stmt.type == "if_statement" and cpp(facts):

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.read_only_copy import CopyProof, loop_copies
-from perfpilot.code.syntax import line
+from perfpilot.code.syntax import (
+    line,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import cpp, rng
 from perfpilot.rules.edits import Edit

@@ -12,16 +12,17 @@ from perfpilot.code.effects import (
     READS_ITS_RANGES_ONLY,
 )
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, parse, walk_all
+from perfpilot.code.parse import parse
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     declarator_name,
     line,
+    node_text,
     plain_callee,
     receiver,
-    text,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import HEAVY_TYPE, cpp, rng
@@ -57,7 +58,7 @@ def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
     if not candidates:
         return
     modified = facts.modified_in(facts.body)
-    moved = {text(a) for c in facts.nodes("call_expression") if callee(c) in ("move", "swap")
+    moved = {node_text(a) for c in facts.nodes("call_expression") if callee(c) in ("move", "swap")
              for a in (c.child_by_field_name("arguments") or c).named_children}
     nodes = _param_nodes(facts)
     for p in candidates:
@@ -114,7 +115,7 @@ def const_ref_rule(inp: RuleInput) -> RuleOutput:
         return changes, notes
     unit_tree = parse(site.unit_text, "cpp")
     declarations = sum(
-        1 for n in walk_all(unit_tree.root_node)
+        1 for n in walk(unit_tree.root_node)
         if n.type == "function_declarator" and
         re.sub(r"^.*::", "", node_text(n.child_by_field_name("declarator") or n)) == site.name)
     if declarations > 1:
@@ -131,7 +132,7 @@ def const_ref_rule(inp: RuleInput) -> RuleOutput:
     declarator = inp.function.child_by_field_name("declarator")
     if body is None or declarator is None:
         return changes, notes
-    plist = next((n for n in walk_all(declarator) if n.type == "parameter_list"), None)
+    plist = next((n for n in walk(declarator) if n.type == "parameter_list"), None)
     if plist is None:
         return changes, notes
     pnodes = {}
@@ -189,7 +190,7 @@ def _root(node: Node) -> str | None:
 
 def _modified(body: Node, name: str) -> str:
     """Why ``name`` cannot become a const reference, or '' when it only reads it."""
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type == "assignment_expression":
             left = n.child_by_field_name("left")
             if left is not None and _root(left) == name:
@@ -229,7 +230,7 @@ def _modified(body: Node, name: str) -> str:
 
 def _writes_globals(body: Node, unit_globals: set[str]) -> bool:
     """Whether the body assigns to, or calls a modifying method on, a variable of the unit."""
-    for n in walk_all(body):
+    for n in walk(body):
         target = None
         if n.type == "assignment_expression":
             target = n.child_by_field_name("left")

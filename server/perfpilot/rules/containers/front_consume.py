@@ -50,24 +50,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from perfpilot.code.effects import BACK_METHODS
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements, unparen
 from perfpilot.code.sorted_ranges import ESCAPE, Mentions, flat, jumps_in
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     is_within,
+    node_text,
     operator,
     receiver,
-    text,
+    statements,
+    unwrap,
     walk,
 )
 
 _VECTOR = re.compile(r"^(?:std::)?vector\s*<.+>$", re.S)
 _STRING = re.compile(r"^(?:std::)?(?:string|basic_string\s*<\s*char\s*>)$")
 _LOOPS = ("while_statement", "for_statement")
-_KEPT = frozenset({"back", "push_back", "emplace_back"})
 _STRING_VECTOR = re.compile(r"^(?:std::)?vector\s*<\s*(?:std::)?string\s*>$")
 
 
@@ -115,7 +116,7 @@ def front_consumed(facts: FunctionFacts, unit: Node
     if facts.language != "cpp" or facts.body is None:
         return (), ()
     candidates: list[tuple[Node, str, Node, str, Node | None]] = []
-    for loop in (n for n in walk(facts.body) if n.type in _LOOPS):
+    for loop in (n for n in walk(facts.body, named=True) if n.type in _LOOPS):
         found = _candidate(loop)
         if found is not None:
             candidates.append((loop, *found))
@@ -125,7 +126,7 @@ def front_consumed(facts: FunctionFacts, unit: Node
     function_problem = ""
     if jumps_in(facts):
         function_problem = "the function has goto or labels"
-    elif any(n.type == "try_statement" for n in walk(facts.body)):
+    elif any(n.type == "try_statement" for n in walk(facts.body, named=True)):
         function_problem = "the function catches exceptions (a handler could see the " \
                            "container half consumed)"
     proved: list[FrontConsumed] = []
@@ -171,7 +172,7 @@ def _prefix_consume(stmt: Node) -> tuple[str, str, Node] | None:
     must follow like any other."""
     if stmt.type != "expression_statement" or stmt.named_child_count != 1:
         return None
-    e = unparen(stmt.named_children[0])
+    e = unwrap(stmt.named_children[0])
     form = ""
     call: Node | None = e
     if e.type == "assignment_expression" and operator(e) == "=":
@@ -182,10 +183,10 @@ def _prefix_consume(stmt: Node) -> tuple[str, str, Node] | None:
     rcv, args = receiver(call), arguments(call)
     if rcv is None or rcv.type != "identifier":
         return None
-    name = text(rcv)
+    name = node_text(rcv)
     if form:
         left = e.child_by_field_name("left")
-        if left is None or left.type != "identifier" or text(left) != name or \
+        if left is None or left.type != "identifier" or node_text(left) != name or \
                 callee(call) != "substr" or len(args) != 1:
             return None
         count = args[0]
@@ -199,7 +200,7 @@ def _prefix_consume(stmt: Node) -> tuple[str, str, Node] | None:
 
 
 def _conjuncts(cond: Node) -> list[Node]:
-    cond = unparen(cond)
+    cond = unwrap(cond)
     if cond.type == "binary_expression" and operator(cond) == "&&":
         left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
         if left is not None and right is not None:
@@ -272,7 +273,7 @@ def _prove(facts: FunctionFacts, m: Mentions, loop: Node, name: str, consume: No
                           "appends, find, substr from 0 and copies into a vector can)")
         if read.kind:
             reads.append(read)
-    if any(name in _declared(n) for n in walk(loop)):
+    if any(name in _declared(n) for n in walk(loop, named=True)):
         return refuse(f"the loop declares a name '{name}'")
     return FrontConsumed(loop, name, string, consume, form, tuple(reads), after or nested,
                          count)
@@ -282,14 +283,14 @@ def _declared(n: Node) -> set[str]:
     """The identifiers in the declarators of a declaration (initial values left out, so
     ``T x = s.size();`` does not declare ``s``); all of a parameter's."""
     if n.type == "parameter_declaration":
-        return {text(i) for i in walk(n) if i.type == "identifier"}
+        return {node_text(i) for i in walk(n, named=True) if i.type == "identifier"}
     if n.type not in ("declaration", "for_range_loop"):
         return set()
     out: set[str] = set()
     for d in n.children_by_field_name("declarator"):
         if d.type == "init_declarator":
             d = d.child_by_field_name("declarator") or d
-        out |= {text(i) for i in walk(d) if i.type == "identifier"}
+        out |= {node_text(i) for i in walk(d, named=True) if i.type == "identifier"}
     return out
 
 
@@ -308,26 +309,26 @@ def _read(facts: FunctionFacts, n: Node, name: str, string: bool) -> Read | None
             else []
         if len(parts) != 1 or _mentions(parts[0], name):
             return None
-        return Read(p, "index", text(parts[0]))
+        return Read(p, "index", node_text(parts[0]))
     if p.type != "field_expression" or p.child_by_field_name("argument") != n or \
             operator(p) != ".":
         return None
     call = p.parent
     if call is None or call.type != "call_expression" or call.child_by_field_name("function") != p:
         return None
-    method = text(p.child_by_field_name("field"))
+    method = node_text(p.child_by_field_name("field"))
     args = call.child_by_field_name("arguments")
     if args is None or _mentions(args, name):
         return None
-    if method in _KEPT:
+    if method in BACK_METHODS:
         return Read(call, "")
     parts = [a for a in args.named_children if a.type != "comment"]
     if string and method == "find" and len(parts) == 1 and \
             parts[0].type != "initializer_list":
-        return Read(call, "find", text(parts[0]))
+        return Read(call, "find", node_text(parts[0]))
     if string and method == "substr" and len(parts) <= 2 and \
             (not parts or flat(parts[0]) == "0"):
-        return Read(call, "substr", text(parts[1]) if len(parts) == 2 else "")
+        return Read(call, "substr", node_text(parts[1]) if len(parts) == 2 else "")
     if parts:
         return None
     kind = {"front": "front", "size": "size", "length": "size", "empty": "empty"}.get(method)
@@ -342,9 +343,9 @@ def _whole(facts: FunctionFacts, n: Node, name: str) -> Read | None:
             callee(call) not in ("push_back", "emplace_back") or len(arguments(call)) != 1:
         return None
     rcv = receiver(call)
-    if rcv is None or rcv.type != "identifier" or text(rcv) == name:
+    if rcv is None or rcv.type != "identifier" or node_text(rcv) == name:
         return None
-    vt = facts.var(text(rcv))
+    vt = facts.var(node_text(rcv))
     if vt is None or vt.pointer or vt.array or \
             not _STRING_VECTOR.match(" ".join(vt.base.split())):
         return None
@@ -352,7 +353,7 @@ def _whole(facts: FunctionFacts, n: Node, name: str) -> Read | None:
 
 
 def _mentions(node: Node, name: str) -> bool:
-    return any(i.type == "identifier" and text(i) == name for i in walk(node))
+    return any(i.type == "identifier" and node_text(i) == name for i in walk(node, named=True))
 
 
 def offset_text(read: Read, name: str, off: str, finder: str = "") -> str:
@@ -393,7 +394,7 @@ def consume_text(fc: FrontConsumed, off: str, count: str, finder: str = "") -> s
         start = fc.count.start_byte
         inner = sorted((r for r in fc.reads if is_within(r.node, fc.count)),
                        key=lambda r: r.node.start_byte, reverse=True)
-        k = text(fc.count)
+        k = node_text(fc.count)
         raw = k.encode("utf-8")
         for r in inner:
             raw = raw[:r.node.start_byte - start] + \

@@ -23,15 +23,15 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import unparen
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     declarator_name,
+    node_text,
     operator,
     receiver,
-    text,
+    unwrap,
     walk,
 )
 
@@ -64,7 +64,7 @@ class FrontBuilt:
 def front_built(facts: FunctionFacts) -> list[FrontBuilt]:
     """Every outermost loop proved to only add to the front of a local container."""
     out: list[FrontBuilt] = []
-    if any(n.type == "try_statement" for n in walk(facts.fn)) or \
+    if any(n.type == "try_statement" for n in walk(facts.fn, named=True)) or \
             any(_captures_by_reference(n) for n in facts.nodes("lambda_expression")):
         return out
     names: dict[str, list[FrontInsert]] = {}
@@ -90,35 +90,35 @@ def front_built(facts: FunctionFacts) -> list[FrontBuilt]:
 def _front_insert(stmt: Node, facts: FunctionFacts) -> tuple[str, FrontInsert] | None:
     if not stmt.named_children:
         return None
-    e = unparen(stmt.named_children[0])
+    e = unwrap(stmt.named_children[0])
     if e.type == "assignment_expression" and operator(e) == "=":
         left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
-        right = unparen(right) if right is not None else None
+        right = unwrap(right) if right is not None else None
         if left is None or left.type != "identifier" or right is None or \
                 right.type != "binary_expression" or operator(right) != "+":
             return None
         piece, last = right.child_by_field_name("left"), right.child_by_field_name("right")
-        name = text(left)
-        if piece is None or last is None or text(unparen(last)) != name or \
+        name = node_text(left)
+        if piece is None or last is None or node_text(unwrap(last)) != name or \
                 name in _names(piece):
             return None
-        kind = _piece_kind(unparen(piece), facts)
+        kind = _piece_kind(unwrap(piece), facts)
         if kind is None:
             return None
-        return name, FrontInsert(stmt, text(piece), kind == "string")
+        return name, FrontInsert(stmt, node_text(piece), kind == "string")
     if e.type == "call_expression" and callee(e) == "insert":
         recv, args = receiver(e), arguments(e)
         fn = e.child_by_field_name("function")
         op = fn.child_by_field_name("operator") if fn is not None else None
-        if recv is None or recv.type != "identifier" or op is None or text(op) != "." or \
+        if recv is None or recv.type != "identifier" or op is None or node_text(op) != "." or \
                 len(args) != 2:
             return None
-        name = text(recv)
-        at = unparen(args[0])
-        begins = "".join(text(at).split()) in (f"{name}.begin()", f"{name}.cbegin()")
+        name = node_text(recv)
+        at = unwrap(args[0])
+        begins = "".join(node_text(at).split()) in (f"{name}.begin()", f"{name}.cbegin()")
         if not begins or name in _names(args[1]) or args[1].type == "initializer_list":
             return None  # `{a, b}` inserts two elements
-        return name, FrontInsert(stmt, text(args[1]), False)
+        return name, FrontInsert(stmt, node_text(args[1]), False)
     return None
 
 
@@ -129,12 +129,12 @@ def _piece_kind(piece: Node, facts: FunctionFacts) -> str | None:
     if piece.type == "string_literal":
         return "string"
     if piece.type in ("cast_expression", "call_expression") and \
-            _CHAR_CASTS.match("".join(text(piece).split())):
+            _CHAR_CASTS.match("".join(node_text(piece).split())):
         return "char"
     if piece.type == "call_expression" and callee(piece) == "to_string":
         return "string"
     if piece.type == "identifier":
-        vt = facts.var(text(piece))
+        vt = facts.var(node_text(piece))
         if vt is None or vt.array:
             return None
         base = " ".join(vt.base.replace("const", "").split())
@@ -156,9 +156,9 @@ def _aliased(facts: FunctionFacts, name: str) -> bool:
     """``&name`` anywhere, or a reference or pointer declared from it."""
     for n in facts.nodes("pointer_expression"):
         arg = n.child_by_field_name("argument")
-        if operator(n) == "&" and arg is not None and text(unparen(arg)) == name:
+        if operator(n) == "&" and arg is not None and node_text(unwrap(arg)) == name:
             return True
-    for n in (d for d in walk(facts.fn) if d.type == "init_declarator"):
+    for n in (d for d in walk(facts.fn, named=True) if d.type == "init_declarator"):
         decl, value = n.child_by_field_name("declarator"), n.child_by_field_name("value")
         if decl is not None and decl.type == "reference_declarator" and value is not None \
                 and name in _names(value):
@@ -168,7 +168,7 @@ def _aliased(facts: FunctionFacts, name: str) -> bool:
 
 def _captures_by_reference(lam: Node) -> bool:
     caps = lam.child_by_field_name("captures")
-    return caps is not None and "&" in text(caps)
+    return caps is not None and "&" in node_text(caps)
 
 
 def _outermost_loops(facts: FunctionFacts, name: str,
@@ -189,8 +189,8 @@ def _outermost_loops(facts: FunctionFacts, name: str,
 
 
 def _only_inserts(region: Node, name: str, statements: list[Node]) -> bool:
-    for n in walk(region):
-        if n.type == "identifier" and text(n) == name and \
+    for n in walk(region, named=True):
+        if n.type == "identifier" and node_text(n) == name and \
                 not any(_within(n, s) for s in statements):
             return False
         if n.type in ("declaration", "parameter_declaration") and name in _declared(n):
@@ -208,7 +208,7 @@ def _declared(decl: Node) -> set[str]:
 
 def _leaves(loop: Node) -> bool:
     return any(n.type in ("return_statement", "goto_statement", "throw_expression",
-                          "co_return_statement") for n in walk(loop))
+                          "co_return_statement") for n in walk(loop, named=True))
 
 
 def _within(inner: Node, outer: Node) -> bool:
@@ -216,4 +216,4 @@ def _within(inner: Node, outer: Node) -> bool:
 
 
 def _names(node: Node) -> set[str]:
-    return {text(n) for n in walk(node) if n.type == "identifier"}
+    return {node_text(n) for n in walk(node, named=True) if n.type == "identifier"}

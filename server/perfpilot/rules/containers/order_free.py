@@ -12,8 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.parse import node_text, unwrap, walk_all
-from perfpilot.code.syntax import Node, arguments, callee, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    node_text,
+    operator,
+    unwrap,
+    walk,
+)
 
 _FOLD_OPS = frozenset({"+=", "-=", "|=", "&=", "^="})
 
@@ -26,7 +33,7 @@ def order_free_fold(loop: Node, container: str, types: Mapping[str, VarType | No
     if body is None:
         return False
     accs: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("assignment_expression", "compound_assignment_expression"):
             left = n.child_by_field_name("left")
             accs.add(node_text(left) if left is not None else "")
@@ -34,7 +41,7 @@ def order_free_fold(loop: Node, container: str, types: Mapping[str, VarType | No
             arg = n.child_by_field_name("argument")
             accs.add(node_text(arg) if arg is not None else "")
     kinds: dict[str, set[str]] = {}
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("assignment_expression", "compound_assignment_expression"):
             op = operator(n)
             right = n.child_by_field_name("right")
@@ -59,7 +66,7 @@ def order_free_fold(loop: Node, container: str, types: Mapping[str, VarType | No
                 "assignment_expression", "compound_assignment_expression",
                 "update_expression") or (n.type == "call_expression" and
                                          callee(n) not in ("max", "min"))
-            for n in walk_all(e))
+            for n in walk(e))
 
     def fold(st: Node) -> bool:
         if st.type == "compound_statement":
@@ -106,6 +113,7 @@ def _extremum(cond: Node, then: Node, pure: Callable[[Node | None], bool]) -> bo
     if a.type != "assignment_expression" or operator(a) != "=" or \
             cond.type != "binary_expression" or operator(cond) not in ("<", ">", "<=", ">="):
         return False
-    acc, val = text(a.child_by_field_name("left")), a.child_by_field_name("right")
-    sides = {text(cond.child_by_field_name("left")), text(cond.child_by_field_name("right"))}
-    return val is not None and sides == {acc, text(val)} and pure(val)
+    acc, val = node_text(a.child_by_field_name("left")), a.child_by_field_name("right")
+    sides = {node_text(cond.child_by_field_name("left")),
+             node_text(cond.child_by_field_name("right"))}
+    return val is not None and sides == {acc, node_text(val)} and pure(val)

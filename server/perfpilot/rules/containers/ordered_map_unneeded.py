@@ -9,8 +9,12 @@ from collections.abc import Iterator
 
 from perfpilot.code.declarations import declared_vars
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import Node, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    operator,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.containers.order_free import order_free_fold
 from perfpilot.rules.containers.small_key_map import small_key_maps
@@ -75,7 +79,7 @@ def ordered_map_unneeded(facts: FunctionFacts) -> Iterator[Finding]:
 
 def _iterations(facts: FunctionFacts, name: str) -> list[Node]:
     return [r for r in facts.nodes("for_range_loop")
-            if text(r.child_by_field_name("right")) == name]
+            if node_text(r.child_by_field_name("right")) == name]
 
 
 def _order_free(facts: FunctionFacts, loop: Node) -> bool:
@@ -158,7 +162,7 @@ def ordered_map_rule(inp: RuleInput) -> RuleOutput:
 
 
 def _declaration(inp: RuleInput, name: str) -> Node | None:
-    found = [d for d in walk_all(inp.function) if d.type == "declaration" and any(
+    found = [d for d in walk(inp.function) if d.type == "declaration" and any(
         v.name == name for v in declared_vars(d, "local"))]
     return found[0] if len(found) == 1 else None
 

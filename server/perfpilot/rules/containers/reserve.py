@@ -9,15 +9,17 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import APPEND_METHODS, NO_SIDE_EFFECTS, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loops import LoopFacts
-from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.code.syntax import (
+    LOOP_TYPES,
     Node,
     ancestors,
     callee,
     line,
+    node_text,
     plain_callee,
     receiver,
     root_name,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import (
@@ -102,7 +104,7 @@ def _leaves_early(loop: Node) -> bool:
     body = loop.child_by_field_name("body")
     if body is None:
         return True
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("return_statement", "goto_statement", "throw_statement"):
             return True
         if n.type in ("break_statement", "continue_statement"):
@@ -240,7 +242,7 @@ def _sized(inp: RuleInput, lp: LoopFacts, loop: Node, v: str) -> Change | str:
         return f"the body changes '{ivar}'"
     if not _fresh_before(loop, v):
         return "it is not declared empty right before the loop"
-    uses = [n for n in walk_all(loop) if n.type == "identifier" and node_text(n) == v]
+    uses = [n for n in walk(loop) if n.type == "identifier" and node_text(n) == v]
     call = _append_call(uses[0]) if len(uses) == 1 else None
     if call is None:
         return "the loop reads it besides appending (size, back, an element)"
@@ -287,7 +289,7 @@ def _fresh_before(loop: Node, v: str) -> bool:
     if between is None:
         return False
     return not any(n.type == "identifier" and node_text(n) == v
-                   for s in between for n in walk_all(s))
+                   for s in between for n in walk(s))
 
 
 def _append_call(use: Node) -> Node | None:

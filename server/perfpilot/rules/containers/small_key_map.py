@@ -34,8 +34,16 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType, declared_types, top_level_types
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import walk_all
-from perfpilot.code.syntax import Node, arguments, callee, declarator_name, line, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    declarator_name,
+    line,
+    node_text,
+    operator,
+    walk,
+)
 from perfpilot.rules.containers.order_free import order_free_fold
 
 # Key types and the number of values they take.
@@ -129,7 +137,7 @@ def small_key_maps(facts: FunctionFacts, types: Mapping[str, VarType | None] | N
     notes: list[str] = []
     for decl in facts.nodes("declaration"):
         tnode = decl.child_by_field_name("type")
-        m = _MAP.match(" ".join(text(tnode).split()))
+        m = _MAP.match(" ".join(node_text(tnode).split()))
         if m is None:
             continue
         args = template_args(m.group(2))
@@ -197,7 +205,7 @@ def _analyse(facts: FunctionFacts, decl: Node, kind: str, key: str, value: str,
     ident = _declared_name(decl)
     if isinstance(ident, str):
         return ident
-    name = text(ident)
+    name = node_text(ident)
     scope = decl.parent
     assert scope is not None
     lookups: list[Lookup] = []
@@ -207,7 +215,7 @@ def _analyse(facts: FunctionFacts, decl: Node, kind: str, key: str, value: str,
     consumed: set[int] = set()  # the ``m`` of ``m.end()`` compared with a ``find``
     ends: list[Node] = []
     for use in facts.nodes("identifier", facts.body):
-        if text(use) != name or use.start_byte == ident.start_byte:
+        if node_text(use) != name or use.start_byte == ident.start_byte:
             continue
         where = f"line {line(use)}"
         if use.start_byte < decl.end_byte or use.end_byte > scope.end_byte:
@@ -221,7 +229,7 @@ def _analyse(facts: FunctionFacts, decl: Node, kind: str, key: str, value: str,
                 "argument"), use):
             k = _only_index(parent)
             if k is None:
-                return f"`{text(parent)}` is not a one-key subscript"
+                return f"`{node_text(parent)}` is not a one-key subscript"
             lookups.append(Lookup(parent, k, "subscript"))
             continue
         if parent.type == "field_expression" and _same(parent.child_by_field_name("argument"),
@@ -229,7 +237,7 @@ def _analyse(facts: FunctionFacts, decl: Node, kind: str, key: str, value: str,
             call = parent.parent
             if operator(parent) != "." or call is None or call.type != "call_expression" or \
                     not _same(call.child_by_field_name("function"), parent):
-                return f"`{text(parent)}` is not a method call ({where})"
+                return f"`{node_text(parent)}` is not a method call ({where})"
             method, args = callee(call), arguments(call)
             if method in ("count", "contains") and _one_key(args):
                 lookups.append(Lookup(call, args[0], method))
@@ -238,7 +246,7 @@ def _analyse(facts: FunctionFacts, decl: Node, kind: str, key: str, value: str,
             elif method == "find" and _one_key(args):
                 test = _find_test(call, name)
                 if test is None:
-                    return f"`{text(call)}` is used as an iterator ({where})"
+                    return f"`{node_text(call)}` is used as an iterator ({where})"
                 cmp, end_ident = test
                 consumed.add(end_ident.start_byte)
                 lookups.append(Lookup(cmp, args[0], "found" if operator(cmp) == "!=" else
@@ -310,7 +318,7 @@ def _find_test(find: Node, name: str) -> tuple[Node, Node] | None:
     if fn is None or fn.type != "field_expression" or operator(fn) != ".":
         return None
     obj = fn.child_by_field_name("argument")
-    if obj is None or obj.type != "identifier" or text(obj) != name:
+    if obj is None or obj.type != "identifier" or node_text(obj) != name:
         return None
     return cmp, obj
 
@@ -322,9 +330,9 @@ def _iteration(facts: FunctionFacts, loop: Node, name: str) -> Iteration | str:
     if tnode is None or decl is None or body is None or \
             loop.child_by_field_name("initializer") is not None:
         return "has an unusual header"
-    if tnode.type != "placeholder_type_specifier" or text(tnode) != "auto":
+    if tnode.type != "placeholder_type_specifier" or node_text(tnode) != "auto":
         return "names the element type instead of `auto`"
-    quals = [text(c) for c in loop.children if c.type == "type_qualifier"]
+    quals = [node_text(c) for c in loop.children if c.type == "type_qualifier"]
     if any(q != "const" for q in quals):
         return "binds the element volatile"
     reference = decl.type == "reference_declarator"
@@ -332,41 +340,41 @@ def _iteration(facts: FunctionFacts, loop: Node, name: str) -> Iteration | str:
     bound: list[str]
     key = value = pair = None
     if inner is not None and inner.type == "identifier":
-        pair = text(inner)
+        pair = node_text(inner)
         bound = [pair]
     elif inner is not None and inner.type == "structured_binding_declarator":
         parts = [c for c in inner.named_children if c.type != "comment"]
         if len(parts) != 2 or any(p.type != "identifier" for p in parts):
             return "binds the element oddly"
-        key, value = text(parts[0]), text(parts[1])
+        key, value = node_text(parts[0]), node_text(parts[1])
         bound = [key, value]
     else:
         return "binds the element oddly"
-    inside = list(walk_all(body))
+    inside = list(walk(body))
     if any(n.type == "lambda_expression" for n in inside):
         return "holds a lambda"
-    if any(n.type == "identifier" and text(n) == name for n in inside):
+    if any(n.type == "identifier" and node_text(n) == name for n in inside):
         return "uses the map inside (it may insert while iterating)"
     for n in inside:
         if n.type in ("declaration", "for_range_loop", "parameter_declaration") and any(
                 declared in bound for declared in _declared_names(facts, n)):
             return "declares one of its bound names again"
         if n.type == "pointer_expression" and operator(n) == "&" and \
-                text(n.child_by_field_name("argument")) in bound:
+                node_text(n.child_by_field_name("argument")) in bound:
             return "takes the address of an element"
     firsts: list[Node] = []
     seconds: list[Node] = []
     if pair is not None:
         for n in inside:
-            if n.type != "identifier" or text(n) != pair:
+            if n.type != "identifier" or node_text(n) != pair:
                 continue
             f = n.parent
             field = f.child_by_field_name("field") if f is not None else None
             if f is None or f.type != "field_expression" or operator(f) != "." or \
                     not _same(f.child_by_field_name("argument"), n) or field is None or \
-                    text(field) not in ("first", "second"):
+                    node_text(field) not in ("first", "second"):
                 return f"uses `{pair}` other than as `{pair}.first` or `{pair}.second`"
-            (firsts if text(field) == "first" else seconds).append(f)
+            (firsts if node_text(field) == "first" else seconds).append(f)
     return Iteration(loop, key, value, pair, tuple(firsts), tuple(seconds), reference,
                      "const" in quals)
 
@@ -376,7 +384,7 @@ def _declared_names(facts: FunctionFacts, n: Node) -> list[str]:
         return [v.name for v in facts.local_vars(n)]
     if n.type == "for_range_loop":
         d = n.child_by_field_name("declarator")
-        return [text(i) for i in walk_all(d) if i.type == "identifier"] if d is not None else []
+        return [node_text(i) for i in walk(d) if i.type == "identifier"] if d is not None else []
     found = declarator_name(n.child_by_field_name("declarator"))
     return [found] if found else []
 
@@ -390,12 +398,12 @@ def integral_expression(e: Node, types: Mapping[str, VarType | None],
         inner = [c for c in e.named_children if c.type != "comment"]
         return len(inner) == 1 and integral_expression(inner[0], types, facts)
     if e.type == "number_literal":
-        return bool(_INTEGRAL_LITERAL.match(text(e)))
+        return bool(_INTEGRAL_LITERAL.match(node_text(e)))
     if e.type in ("char_literal", "true", "false"):
         return True
     if e.type == "identifier":
-        vt = types.get(text(e))
-        if vt is None and text(e) not in _declared_locals(facts):
+        vt = types.get(node_text(e))
+        if vt is None and node_text(e) not in _declared_locals(facts):
             element = _range_for_element(e, types)
             return element is not None and integral_expression_type(element)
         return vt is not None and not vt.pointer and not vt.array and \
@@ -412,7 +420,7 @@ def integral_expression(e: Node, types: Mapping[str, VarType | None],
             integral_expression(left, types, facts) and integral_expression(right, types, facts)
     if e.type == "subscript_expression":
         base = e.child_by_field_name("argument")
-        vt = types.get(text(base)) if base is not None and base.type == "identifier" else None
+        vt = types.get(node_text(base)) if base is not None and base.type == "identifier" else None
         if vt is None:
             return False
         if vt.pointer == 1 or (vt.array and not vt.pointer):
@@ -422,7 +430,7 @@ def integral_expression(e: Node, types: Mapping[str, VarType | None],
                                    or (el is not None and integral_expression_type(el.base)))
     if e.type == "cast_expression":
         t = e.child_by_field_name("type")
-        return t is not None and integral_expression_type(text(t))
+        return t is not None and integral_expression_type(node_text(t))
     return False
 
 
@@ -441,16 +449,16 @@ def _declared_locals(facts: FunctionFacts) -> frozenset[str]:
 def _range_for_element(e: Node, types: Mapping[str, VarType | None]) -> str | None:
     """The type of the range-for variable ``e`` names, from the loop around it: as written,
     or for ``auto`` the element type of a string or vector it runs over."""
-    name = text(e)
+    name = node_text(e)
     prev, cur = e, e.parent
     while cur is not None:
         if cur.type == "for_range_loop" and _same(cur.child_by_field_name("body"), prev) and \
                 declarator_name(cur.child_by_field_name("declarator")) == name:
-            written = text(cur.child_by_field_name("type"))
+            written = node_text(cur.child_by_field_name("type"))
             if written != "auto":
                 return written
             right = cur.child_by_field_name("right")
-            vt = types.get(text(right)) if right is not None and right.type == "identifier" \
+            vt = types.get(node_text(right)) if right is not None and right.type == "identifier" \
                 else None
             if vt is None or vt.pointer or vt.array:
                 return None

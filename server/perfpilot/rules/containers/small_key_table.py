@@ -16,8 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import walk_all
-from perfpilot.code.syntax import Node, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    operator,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.containers.small_key_map import (
     Iteration,
@@ -62,7 +66,7 @@ def small_key_table(facts: FunctionFacts) -> Iterator[Finding]:
             if m.kind == "map" and m.iterations else ""
         yield make_finding(
             RULE_ID,
-            f"`{m.name}` (`{text(m.decl.child_by_field_name('type'))}`, line "
+            f"`{m.name}` (`{node_text(m.decl.child_by_field_name('type'))}`, line "
             f"{m.lines[0]}) is keyed by `{m.key}`, which takes only {m.entries} values, and "
             f"is used only through {_uses_phrase(m)} ({lines_phrase(m.lines[1:])}): an array "
             f"of {m.entries} `{m.value}` indexed by the key as `unsigned char` "
@@ -165,7 +169,7 @@ def _index(inp: RuleInput, m: SmallKeyMap, key: Node) -> tuple[str, str]:
     integer (then both reduce it modulo 256)."""
     if m.entries == 2:
         return ("", "") if _boolean(key, inp) else ("static_cast<bool>(", ")")
-    if key.type == "number_literal" and text(key).isdigit() and int(text(key)) < 256:
+    if key.type == "number_literal" and node_text(key).isdigit() and int(node_text(key)) < 256:
         return "", ""  # already its own index
     if integral_expression(key, inp.types, inp.facts):
         return "static_cast<unsigned char>(", ")"
@@ -182,7 +186,7 @@ def _boolean(e: Node, inp: RuleInput) -> bool:
     if e.type == "unary_expression":
         return operator(e) == "!"
     if e.type == "identifier":
-        vt = inp.types.get(text(e))
+        vt = inp.types.get(node_text(e))
         return vt is not None and vt.base == "bool" and not vt.pointer and not vt.array
     return False
 
@@ -212,7 +216,7 @@ def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, names: _Names, va
         edits += [Edit(s.start_byte, s.end_byte, second, RULE_ID) for s in it.seconds]
     else:
         # a binding the body never reads is not declared (it would be an unused variable)
-        used = {text(n) for n in walk_all(body) if n.type == "identifier"}
+        used = {node_text(n) for n in walk(body) if n.type == "identifier"}
         if it.key in used:
             stmts.append(f"const {m.key} {it.key} = static_cast<{m.key}>({k});")
         if it.value in used:

@@ -18,16 +18,16 @@ from collections.abc import Iterator
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, walk_all
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     line,
+    node_text,
     operator,
     receiver,
     root_name,
-    text,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import (
@@ -72,7 +72,7 @@ def _operands(node: Node) -> list[Node]:
 
 
 def _mentions(node: Node, name: str) -> bool:
-    return any(n.type == "identifier" and node_text(n) == name for n in walk_all(node))
+    return any(n.type == "identifier" and node_text(n) == name for n in walk(node))
 
 
 def _reads_only(node: Node, name: str) -> bool:
@@ -80,7 +80,7 @@ def _reads_only(node: Node, name: str) -> bool:
     (``s.size()``), so appending ``node`` to ``name`` in place reads the same value."""
     if node.type == "identifier":
         return True
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type != "identifier" or node_text(n) != name:
             continue
         field = n.parent
@@ -98,7 +98,7 @@ def string_append_rule(inp: RuleInput) -> RuleOutput:
     """Rewrite ``s = s + a [+ b ...]`` inside loops, for ``std::string s``, to appends."""
     changes: list[Change] = []
     notes: list[str] = []
-    for node in walk_all(inp.function):
+    for node in walk(inp.function):
         if node.type != "assignment_expression":
             continue
         op = node.child_by_field_name("operator")
@@ -164,16 +164,16 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
         right = a.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier":
             continue
-        s = text(left)
+        s = node_text(left)
         v = facts.var(s)
         is_string = v is not None and bool(_ANY_STRING.match(v.base))
         if operator(a) == "=" and right.type == "binary_expression" and operator(right) == "+":
             leftmost: Node | None = right
             while leftmost is not None and leftmost.type == "binary_expression":
                 leftmost = leftmost.child_by_field_name("left")
-            if leftmost is None or text(leftmost) != s:
+            if leftmost is None or node_text(leftmost) != s:
                 continue
-            if not is_string and not (v is None and '"' in text(right)):
+            if not is_string and not (v is None and '"' in node_text(right)):
                 continue
             yield make_finding(
                 "string-concat-loop",

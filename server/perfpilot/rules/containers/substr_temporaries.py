@@ -19,8 +19,16 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unparen
-from perfpilot.code.syntax import Node, arguments, callee, operator, receiver, text, unparenthesized
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    node_text,
+    operator,
+    receiver,
+    unparenthesized,
+    unwrap,
+)
 
 _STRING = re.compile(r"^(const\s+)?(std::)?(string|basic_string\s*<\s*char\s*>)$")
 _STRING_CONTAINER = re.compile(
@@ -62,7 +70,7 @@ def substr_comparisons(facts: FunctionFacts, in_loops_only: bool = True
         if replacement is None:
             continue
         done.add(cmp.start_byte)
-        yield SubstrComparison(cmp, text(cmp), f"{replacement} {op} 0")
+        yield SubstrComparison(cmp, node_text(cmp), f"{replacement} {op} 0")
 
 
 def _substr_parts(call: Node, facts: FunctionFacts) -> tuple[str, list[str]] | None:
@@ -73,10 +81,10 @@ def _substr_parts(call: Node, facts: FunctionFacts) -> tuple[str, list[str]] | N
     op = fn.child_by_field_name("operator")
     recv = receiver(call)
     args = arguments(call)
-    if op is None or text(op) != "." or recv is None or not 1 <= len(args) <= 2 or \
+    if op is None or node_text(op) != "." or recv is None or not 1 <= len(args) <= 2 or \
             not _is_string_object(recv, facts):
         return None
-    return text(recv), [text(a) for a in args]
+    return node_text(recv), [node_text(a) for a in args]
 
 
 def _replacement(call: Node, other: Node, facts: FunctionFacts) -> str | None:
@@ -84,24 +92,24 @@ def _replacement(call: Node, other: Node, facts: FunctionFacts) -> str | None:
     assert parts is not None
     recv, args = parts
     count = args[1] if len(args) == 2 else "std::string::npos"
-    other = unparen(other)
+    other = unwrap(other)
     if other.type == "call_expression" and (second := _substr_parts(other, facts)) is not None:
         recv2, args2 = second
         count2 = args2[1] if len(args2) == 2 else "std::string::npos"
         return f"{recv}.compare({args[0]}, {count}, {recv2}, {args2[0]}, {count2})"
     if not _is_string_operand(other, facts):
         return None
-    return f"{recv}.compare({args[0]}, {count}, {text(other)})"
+    return f"{recv}.compare({args[0]}, {count}, {node_text(other)})"
 
 
 def _is_string_object(node: Node, facts: FunctionFacts) -> bool:
     """A named ``std::string`` or an element of a named container of them."""
-    node = unparen(node)
+    node = unwrap(node)
     if node.type == "identifier":
-        return _string(facts.var(text(node)))
+        return _string(facts.var(node_text(node)))
     if node.type == "subscript_expression":
         base = node.child_by_field_name("argument")
-        vt = facts.var(text(base)) if base is not None and base.type == "identifier" else None
+        vt = facts.var(node_text(base)) if base is not None and base.type == "identifier" else None
         if vt is None or vt.pointer:
             return False
         base_type = " ".join(vt.base.split())
@@ -111,12 +119,12 @@ def _is_string_object(node: Node, facts: FunctionFacts) -> bool:
 
 def _is_string_operand(node: Node, facts: FunctionFacts) -> bool:
     if node.type == "string_literal":
-        return text(node).startswith('"')
+        return node_text(node).startswith('"')
     if _is_string_object(node, facts):
         return True
     if node.type != "identifier":
         return False
-    vt = facts.var(text(node))
+    vt = facts.var(node_text(node))
     return vt is not None and bool(_CHAR.match(" ".join(vt.base.split()))) and \
         (vt.pointer == 1) != vt.array and vt.pointer <= 1
 

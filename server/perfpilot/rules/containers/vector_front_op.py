@@ -31,17 +31,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from perfpilot.code.effects import BACK_METHODS
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     is_within,
     line,
+    node_text,
     receiver,
     root_name,
-    text,
+    statements,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.containers.front_consume import (
@@ -68,7 +70,6 @@ from perfpilot.rules.rewrite_input import (
 
 RULE_ID = "vector-front-op"
 _VECTOR = re.compile(r"^(std::)?vector\s*<.+>$")
-_KEEP = {"back", "push_back", "emplace_back"}
 
 
 def _squash(node: Node | None) -> str:
@@ -79,7 +80,7 @@ def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
     """Edits that read ``q`` relative to ``head`` inside ``body``; None for a use that
     cannot be rewritten."""
     edits: list[Edit] = []
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "identifier" or node_text(n) != q or \
                 erase.start_byte <= n.start_byte < erase.end_byte:
             continue
@@ -101,7 +102,7 @@ def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
         if field is None or call is None or call.type != "call_expression":
             return None
         method = node_text(field)
-        if method in _KEEP:
+        if method in BACK_METHODS:
             continue
         replacement = {"size": (f"{q}.size() - {head}", ADDITIVE),
                        "empty": (f"{head} == {q}.size()", EQUALITY),
@@ -117,7 +118,7 @@ def queue_rule(inp: RuleInput) -> RuleOutput:
     """Rewrite ``while (!q.empty())`` loops that erase ``q``'s front into head-index loops."""
     changes: list[Change] = []
     notes: list[str] = []
-    for loop in walk_all(inp.function):
+    for loop in walk(inp.function):
         if loop.type != "while_statement":
             continue
         cond = _squash(loop.child_by_field_name("condition"))
@@ -256,8 +257,8 @@ def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
                           f"{nl}{indent}{restore_text(fc, off)}", RULE_ID))
     how = {"erase": f"{fc.name}.erase(0, 1)", "erase-begin": f"{fc.name}.erase(begin())",
            "substr": f"{fc.name} = {fc.name}.substr(1)",
-           "erase-n": f"{fc.name}.erase(0, {text(fc.count)})",
-           "substr-n": f"{fc.name} = {fc.name}.substr({text(fc.count)})"}[fc.form]
+           "erase-n": f"{fc.name}.erase(0, {node_text(fc.count)})",
+           "substr-n": f"{fc.name} = {fc.name}.substr({node_text(fc.count)})"}[fc.form]
     what = "a prefix" if fc.form in ("erase-n", "substr-n") else "the first element"
     after = " and erases the consumed prefix once after the loop" if fc.restore else ""
     includes = ("<cstddef>", "<algorithm>") if fc.form == "erase-n" else ("<cstddef>",)

@@ -32,10 +32,10 @@ from perfpilot.code.syntax import (
     arguments,
     callee,
     declarator_name,
+    node_text,
     operator,
     receiver,
     root_name,
-    text,
     walk,
 )
 from perfpilot.rules.counting.count_keys import container_element, scalar_type
@@ -104,12 +104,12 @@ def declared_scalar(facts: FunctionFacts, name: str, copies_only: bool = False,
         decl = r.child_by_field_name("declarator")
         if declarator_name(decl) != name:
             continue
-        declared = text(r.child_by_field_name("type"))
+        declared = node_text(r.child_by_field_name("type"))
         right = r.child_by_field_name("right")
         if copies_only and decl is not None and decl.type != "identifier":
             found.add(None)  # a reference (or something else) to an element
         elif _plain(declared) == "auto":
-            found.add(element(facts.var(text(right))) if right is not None and
+            found.add(element(facts.var(node_text(right))) if right is not None and
                       right.type == "identifier" else None)
         else:
             found.add(scalar(declared))
@@ -131,7 +131,7 @@ def _moved_pointer(facts: FunctionFacts, region: Node, name: str) -> bool:
             any(declarator_name(r.child_by_field_name("declarator")) == name
                 for r in facts.nodes("for_range_loop")):
         return False
-    for n in walk(region):
+    for n in walk(region, named=True):
         if n.type in ("assignment_expression", "compound_assignment_expression",
                       "update_expression"):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
@@ -165,14 +165,14 @@ def _element_binding(facts: FunctionFacts, name: str) -> bool:
             continue
         found = True
         if decl.type == "reference_declarator":
-            const = any(c.type == "type_qualifier" and text(c) == "const"
+            const = any(c.type == "type_qualifier" and node_text(c) == "const"
                         for c in r.children if c.end_byte <= decl.start_byte)
-            if not const or text(decl).lstrip().startswith("&&"):
+            if not const or node_text(decl).lstrip().startswith("&&"):
                 return False
             continue
         right = r.child_by_field_name("right")
-        declared = _plain(text(r.child_by_field_name("type")))
-        copied = container_element(facts.var(text(right))) if declared == "auto" and \
+        declared = _plain(node_text(r.child_by_field_name("type")))
+        copied = container_element(facts.var(node_text(right))) if declared == "auto" and \
             right is not None and right.type == "identifier" else \
             (scalar_type(declared) if declared != "auto" else None)
         if decl.type != "identifier" or copied is None:

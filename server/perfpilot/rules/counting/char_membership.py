@@ -20,8 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from perfpilot.code.parse import unparen
-from perfpilot.code.syntax import Node, arguments, callee, operator, receiver, text, unparenthesized
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    node_text,
+    operator,
+    receiver,
+    unparenthesized,
+    unwrap,
+)
 
 _SIMPLE_ESCAPES = {"n": 10, "t": 9, "r": 13, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8,
                    "f": 12, "v": 11, "?": 63}
@@ -49,7 +57,7 @@ class Membership:
 def literal_chars(lit: Node) -> frozenset[int] | None:
     """The characters of a plain string literal, or None when it has a prefix, a character
     of 128 or above, or an escape not read here."""
-    body = text(lit)
+    body = node_text(lit)
     if lit.type != "string_literal" or len(body) < 2 or body[0] != '"' or body[-1] != '"':
         return None
     inner, out, k = body[1:-1], set(), 0
@@ -102,22 +110,22 @@ def _named_find(call: Node, named: Callable[[str], bool]) -> Membership | None:
     args = arguments(call)
     recv = receiver(call)
     if callee(call) != "find" or len(args) != 1 or recv is None or \
-            recv.type != "identifier" or not named(text(recv)):
+            recv.type != "identifier" or not named(node_text(recv)):
         return None
-    name = text(recv)
+    name = node_text(recv)
     top = unparenthesized(call)
     cmp = top.parent
     if cmp is None or cmp.type != "binary_expression":
         return None
     left, right = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
     other = right if left is not None and left.start_byte == top.start_byte else left
-    spelled = "".join(text(other).split()) if other is not None else ""
+    spelled = "".join(node_text(other).split()) if other is not None else ""
     op = operator(cmp)
     if op in ("==", "!=") and (spelled in _NPOS or spelled == f"{name}.npos"):
-        return Membership(cmp, unparen(args[0]), frozenset(), op == "==", "find", name)
+        return Membership(cmp, unwrap(args[0]), frozenset(), op == "==", "find", name)
     if other is right and op in ("<", ">=") and spelled in (f"{name}.size()",
                                                             f"{name}.length()"):
-        return Membership(cmp, unparen(args[0]), frozenset(), op == ">=", "find", name)
+        return Membership(cmp, unwrap(args[0]), frozenset(), op == ">=", "find", name)
     return None
 
 
@@ -125,16 +133,17 @@ def _named_strchr(call: Node, named: Callable[[str], bool]) -> Membership | None
     """``strchr(set.c_str(), c)`` used as a test, as ``_strchr_form``."""
     fn = call.child_by_field_name("function")
     args = arguments(call)
-    if fn is None or "".join(text(fn).split()) not in ("strchr", "std::strchr", "::strchr") or \
+    if fn is None or \
+            "".join(node_text(fn).split()) not in ("strchr", "std::strchr", "::strchr") or \
             len(args) != 2 or args[0].type != "call_expression" or \
             callee(args[0]) != "c_str" or arguments(args[0]):
         return None
     recv = receiver(args[0])
-    if recv is None or recv.type != "identifier" or not named(text(recv)):
+    if recv is None or recv.type != "identifier" or not named(node_text(recv)):
         return None
     found = _strchr_test(call, frozenset())
     return Membership(found.node, found.subject, frozenset(), found.negated, "strchr",
-                      text(recv)) if found is not None else None
+                      node_text(recv)) if found is not None else None
 
 
 def _find_form(call: Node) -> Membership | None:
@@ -143,7 +152,7 @@ def _find_form(call: Node) -> Membership | None:
     recv = receiver(call)
     if callee(call) != "find" or len(args) != 1 or recv is None:
         return None
-    values = _constructed_literal(unparen(recv))
+    values = _constructed_literal(unwrap(recv))
     cmp = unparenthesized(call).parent
     if values is None or len(values) < 2 or cmp is None or cmp.type != "binary_expression" \
             or operator(cmp) not in ("==", "!="):
@@ -151,9 +160,9 @@ def _find_form(call: Node) -> Membership | None:
     left, right = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
     other = right if left is not None and left.start_byte == unparenthesized(call).start_byte \
         else left
-    if other is None or "".join(text(other).split()) not in _NPOS:
+    if other is None or "".join(node_text(other).split()) not in _NPOS:
         return None
-    return Membership(cmp, unparen(args[0]), values, operator(cmp) == "==", "find")
+    return Membership(cmp, unwrap(args[0]), values, operator(cmp) == "==", "find")
 
 
 def _constructed_literal(node: Node) -> frozenset[int] | None:
@@ -167,7 +176,7 @@ def _constructed_literal(node: Node) -> frozenset[int] | None:
         args = list(value.named_children) if value is not None else []
     else:
         return None
-    if fn is None or "".join(text(fn).split()) not in _STRING_TYPES or len(args) != 1:
+    if fn is None or "".join(node_text(fn).split()) not in _STRING_TYPES or len(args) != 1:
         return None
     return literal_chars(args[0])
 
@@ -176,7 +185,8 @@ def _strchr_form(call: Node) -> Membership | None:
     """``strchr("lit", c)`` in a condition, negated, or compared with a null pointer."""
     fn = call.child_by_field_name("function")
     args = arguments(call)
-    if fn is None or "".join(text(fn).split()) not in ("strchr", "std::strchr", "::strchr") or \
+    if fn is None or \
+            "".join(node_text(fn).split()) not in ("strchr", "std::strchr", "::strchr") or \
             len(args) != 2:
         return None
     values = literal_chars(args[0])
@@ -196,10 +206,10 @@ def _strchr_test(call: Node, values: frozenset[int]) -> Membership | None:
     kind = operator(parent) if parent.type in ("binary_expression", "unary_expression") \
         else parent.type
     if kind in _BOOLEAN_PARENTS:
-        return Membership(call, unparen(args[1]), values, False, "strchr")
+        return Membership(call, unwrap(args[1]), values, False, "strchr")
     if parent.type == "binary_expression" and kind in ("==", "!="):
         left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
         other = right if left is not None and left.start_byte == top.start_byte else left
-        if other is not None and text(other).strip() in _NULLS:
-            return Membership(parent, unparen(args[1]), values, kind == "==", "strchr")
+        if other is not None and node_text(other).strip() in _NULLS:
+            return Membership(parent, unwrap(args[1]), values, kind == "==", "strchr")
     return None

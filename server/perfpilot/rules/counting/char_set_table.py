@@ -28,9 +28,17 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import statements
 from perfpilot.code.read_only_copy import UnitNames, unit_names
-from perfpilot.code.syntax import Node, char_value, line, operator, root_name, text, unparenthesized
+from perfpilot.code.syntax import (
+    Node,
+    char_value,
+    line,
+    node_text,
+    operator,
+    root_name,
+    statements,
+    unparenthesized,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.counting.byte_tables import table_loops
 from perfpilot.rules.counting.char_membership import STRCHR_ALSO_FINDS, memberships
@@ -94,7 +102,7 @@ def _char_subject(facts: FunctionFacts, e: Node) -> bool:
            for n in _walk(e)):
         return False
     if e.type == "identifier":
-        v = facts.var(text(e))
+        v = facts.var(node_text(e))
         return _is_char(v) and v is not None and not v.pointer and not v.array
     if e.type == "subscript_expression":
         base = e.child_by_field_name("argument")
@@ -108,7 +116,7 @@ def _char_subject(facts: FunctionFacts, e: Node) -> bool:
         return not v.pointer and (plain in _STRINGS or _is_char(v.element))
     if e.type == "pointer_expression" and operator(e) == "*":
         arg = e.child_by_field_name("argument")
-        v = facts.var(text(arg)) if arg is not None and arg.type == "identifier" else None
+        v = facts.var(node_text(arg)) if arg is not None and arg.type == "identifier" else None
         return v is not None and v.pointer == 1 and _is_char(VarType(v.base))
     return False
 
@@ -143,7 +151,7 @@ def _chain(facts: FunctionFacts, n: Node) -> _Chain | None:
                 return None
             if subject is None:
                 subject = e
-            elif "".join(text(e).split()) != "".join(text(subject).split()):
+            elif "".join(node_text(e).split()) != "".join(node_text(subject).split()):
                 return None
             values.add(k)
         if subject is None or not _char_subject(facts, subject):
@@ -194,12 +202,12 @@ def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
             yield make_finding(
                 RULE_ID,
                 f"`{code(c.node)}` on line {line(c.node)} searches the string `{c.source}` "
-                f"for `{text(c.subject)}` on every iteration of the loop, and the loop does "
+                f"for `{node_text(c.subject)}` on every iteration of the loop, and the loop does "
                 f"not change `{c.source}`: a 256-entry table of its bytes, filled once before "
-                f"the loop and indexed by `(unsigned char){text(c.subject)}`, answers with one "
-                "load.",
-                [line(c.node)], node_range=rng(c.node), names=[text(c.subject), c.source],
-                data={"subject": text(c.subject), "set": c.source},
+                f"the loop and indexed by `(unsigned char){node_text(c.subject)}`, answers with "
+                "one load.",
+                [line(c.node)], node_range=rng(c.node), names=[node_text(c.subject), c.source],
+                data={"subject": node_text(c.subject), "set": c.source},
             )
             continue
         how = ("against" if c.form == "chain" else
@@ -207,12 +215,12 @@ def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
                "by scanning a string literal for")
         yield make_finding(
             RULE_ID,
-            f"`{code(c.node)}` on line {line(c.node)} tests `{text(c.subject)}` {how} "
+            f"`{code(c.node)}` on line {line(c.node)} tests `{node_text(c.subject)}` {how} "
             f"{len(c.values)} characters one after another on every iteration of the loop: a "
-            f"256-entry table of the set, indexed by `(unsigned char){text(c.subject)}`, "
+            f"256-entry table of the set, indexed by `(unsigned char){node_text(c.subject)}`, "
             "answers with one load and no branch per character.",
-            [line(c.node)], node_range=rng(c.node), names=[text(c.subject)],
-            data={"subject": text(c.subject)},
+            [line(c.node)], node_range=rng(c.node), names=[node_text(c.subject)],
+            data={"subject": node_text(c.subject)},
         )
 
 
@@ -259,7 +267,7 @@ def char_set_table_rule(inp: RuleInput) -> RuleOutput:
             RULE_ID,
             (insertion_before(inp, first, _table(name, c.values, nl, indent), RULE_ID, -30),
              Edit(c.node.start_byte, c.node.end_byte, c.lookup(name), RULE_ID)),
-            f"The test of '{text(c.subject)}' against {len(c.values)} characters at line "
+            f"The test of '{node_text(c.subject)}' against {len(c.values)} characters at line "
             f"{inp.line_of(c.node)} is now one lookup in the table '{name}'.",
             (inp.line_of(c.node),)))
     for (source, form, _), (lp, found) in named.items():

@@ -20,7 +20,10 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.read_only_copy import unit_names
-from perfpilot.code.syntax import line, text
+from perfpilot.code.syntax import (
+    line,
+    node_text,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.counting import count_tables
 from perfpilot.rules.counting.count_tables import CountCall
@@ -92,7 +95,7 @@ def _map_table(inp: RuleInput, lp: Loop, name: str, counts: list[CountCall]) -> 
                          f"{table}.end() ? 0 : {at}->second; }};", RULE_ID, -9),
     ]
     for c in counts:
-        v = text(c.value)
+        v = node_text(c.value)
         call = f"{lookup}(static_cast<{elem}>({v}))" if c.convert else f"{lookup}({v})"
         edits.append(Edit(c.call.start_byte, c.call.end_byte,
                           f"({c.guard} ? {call} : 0)" if c.guard else call, RULE_ID))

@@ -20,7 +20,12 @@ from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.read_only_copy import UnitNames
 from perfpilot.code.sorted_calls import sorted_calls
 from perfpilot.code.sorted_ranges import std_name, unit_functions, whole_range
-from perfpilot.code.syntax import Node, arguments, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    node_text,
+    operator,
+)
 from perfpilot.rules.counting import count_keys
 from perfpilot.rules.counting.byte_tables import declared_scalar, simple_value, table_loops
 from perfpilot.rules.counting.count_keys import LITERAL, Element, container_element, scalar_type
@@ -66,27 +71,27 @@ def value_type(facts: FunctionFacts, node: Node) -> str | None:
             return None
         node = inner
     if node.type == "identifier":
-        return declared_scalar(facts, text(node), scalar=scalar_type, element=_element_name)
+        return declared_scalar(facts, node_text(node), scalar=scalar_type, element=_element_name)
     if node.type == "subscript_expression":
         base = node.child_by_field_name("argument")
-        v = facts.var(text(base)) if base is not None and base.type == "identifier" else None
+        v = facts.var(node_text(base)) if base is not None and base.type == "identifier" else None
         if v is not None and not v.reference and v.pointer + int(v.array) == 1:
             return count_keys.integer_type(v.base)  # an element of an array or pointer
         return _element_name(v)
     if node.type == "char_literal":
-        return "char" if text(node).startswith("'") else None
+        return "char" if node_text(node).startswith("'") else None
     if node.type == "unary_expression" and operator(node) == "-":
         arg = node.child_by_field_name("argument")
         return value_type(facts, arg) if arg is not None and \
             arg.type == "number_literal" else None
     if node.type == "number_literal":
-        return "int" if re.fullmatch(r"[0-9]+", text(node)) and int(text(node)) < 2 ** 31 \
-            else None
+        digits = node_text(node)
+        return "int" if re.fullmatch(r"[0-9]+", digits) and int(digits) < 2 ** 31 else None
     if node.type == "string_literal":
-        return LITERAL if text(node).startswith('"') else None
+        return LITERAL if node_text(node).startswith('"') else None
     if node.type == "cast_expression":
         ty = node.child_by_field_name("type")
-        return scalar_type(text(ty)) if ty is not None else None
+        return scalar_type(node_text(ty)) if ty is not None else None
     return None
 
 
@@ -130,7 +135,7 @@ def count_calls(facts: FunctionFacts, units: UnitNames
         if not loops:
             refused.append(CountRefusal(call, name, why))
             continue
-        guard = count_keys.range_guard(element.spelled, text(args[2])) if form == "guard" \
+        guard = count_keys.range_guard(element.spelled, node_text(args[2])) if form == "guard" \
             else ""
         found.append(CountCall(call, name, element, args[2], guard,
                                vt not in (element.canonical, LITERAL), tuple(loops)))

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.syntax import line, text
+from perfpilot.code.syntax import (
+    line,
+    node_text,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.counting.ordered_count import (
     OrderedCount,
@@ -41,7 +44,7 @@ def _rule_of(c: OrderedCount) -> str:
 
 
 def _what(c: OrderedCount) -> str:
-    tests = [f"{b[0]} {text(b[1])}" for b in (c.lower, c.upper) if b is not None]
+    tests = [f"{b[0]} {node_text(b[1])}" for b in (c.lower, c.upper) if b is not None]
     return f"the elements of `{c.seq}` that are " + " and ".join(tests)
 
 

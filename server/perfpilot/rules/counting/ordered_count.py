@@ -46,7 +46,6 @@ from perfpilot.code.nested_membership import (
     outer_writes_ok,
     scan_head,
 )
-from perfpilot.code.parse import statements, unparen, walk_all
 from perfpilot.code.sequence_scan import sequence_element
 from perfpilot.code.sorted_calls import predicate_lambda, sorted_calls
 from perfpilot.code.sorted_scan import (
@@ -59,7 +58,16 @@ from perfpilot.code.sorted_scan import (
     value_var,
 )
 from perfpilot.code.storage_type import template_args
-from perfpilot.code.syntax import Node, arguments, declarator_name, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    declarator_name,
+    node_text,
+    operator,
+    statements,
+    unwrap,
+    walk,
+)
 
 _LOWER, _UPPER = frozenset({">", ">="}), frozenset({"<", "<="})
 _AT_LEAST_INT = frozenset({"int", "long", "long long", "unsigned", "unsigned int",
@@ -97,9 +105,9 @@ class OrderedCount:
 
 def _value_type(node: Node, facts: FunctionFacts) -> str | None:
     """The integer type of a compared value, when known."""
-    node = unparen(node)
+    node = unwrap(node)
     if node.type == "identifier":
-        vt = value_var(facts, text(node))
+        vt = value_var(facts, node_text(node))
         ok = vt is not None and vt.is_integral and type_words(vt.base) != "bool"
         return type_words(vt.base) if ok and vt is not None else None
     if node.type in ("number_literal", "char_literal"):
@@ -110,19 +118,19 @@ def _value_type(node: Node, facts: FunctionFacts) -> str | None:
         return inner if inner in _AT_LEAST_INT else ("int" if inner else None)
     if node.type == "field_expression" and operator(node) == ".":
         obj, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
-        vt = value_var(facts, text(obj)) if obj is not None and obj.type == "identifier" \
+        vt = value_var(facts, node_text(obj)) if obj is not None and obj.type == "identifier" \
             else None
         m = re.fullmatch(r"(?:std::)?pair\s*<(.+)>", type_words(vt.base)) \
             if vt is not None and not vt.pointer and not vt.array else None
         args = template_args(m.group(1)) if m else []
-        pick = {"first": 0, "second": 1}.get(text(field))
+        pick = {"first": 0, "second": 1}.get(node_text(field))
         if len(args) != 2 or pick is None:
             return None
         t = type_words(args[pick])
         return t if VarType(t).is_integral and t != "bool" else None
     if node.type == "subscript_expression":
         arg = node.child_by_field_name("argument")
-        vt = value_var(facts, text(arg)) if arg is not None and arg.type == "identifier" \
+        vt = value_var(facts, node_text(arg)) if arg is not None and arg.type == "identifier" \
             else None
         el = vt.element if vt is not None else None
         ok = el is not None and el.is_integral and type_words(el.base) != "bool"
@@ -139,12 +147,12 @@ def _value_type(node: Node, facts: FunctionFacts) -> str | None:
 def _plain_value(node: Node) -> bool:
     """Names, literals, ``.`` fields, subscripts and ``+ - *`` of them: evaluating it has no
     effect (it may fault or overflow, but only where the loop evaluates it too)."""
-    node = unparen(node)
+    node = unwrap(node)
     if node.type in ("identifier", "number_literal", "char_literal"):
         return True
     if node.type == "unary_expression" and operator(node) == "-":
         arg = node.child_by_field_name("argument")
-        return arg is not None and unparen(arg).type == "number_literal"
+        return arg is not None and unwrap(arg).type == "number_literal"
     if node.type == "field_expression":
         obj = node.child_by_field_name("argument")
         return operator(node) == "." and obj is not None and obj.type == "identifier"
@@ -164,26 +172,26 @@ def _plain_value(node: Node) -> bool:
 def _value_problem(value: Node, elem: str, facts: FunctionFacts, counter: str) -> str:
     """Why a compared value breaks the proof ('' when it does not)."""
     if not _plain_value(value):
-        return f"the value '{text(value)}' is not a plain value"
+        return f"the value '{node_text(value)}' is not a plain value"
     ranged = {declarator_name(r.child_by_field_name("declarator"))
               for r in facts.nodes("for_range_loop")}
-    for n in walk_all(value):
+    for n in walk(value):
         if n.type != "identifier":
             continue
-        if text(n) == counter:
-            return f"the value '{text(value)}' reads the counter"
-        vt = facts.var(text(n))
+        if node_text(n) == counter:
+            return f"the value '{node_text(value)}' reads the counter"
+        vt = facts.var(node_text(n))
         if vt is not None and vt.scope == "local" and (vt.reference or vt.pointer) and \
-                text(n) not in ranged:
-            return f"'{text(n)}' may refer to the counter"
+                node_text(n) not in ranged:
+            return f"'{node_text(n)}' may refer to the counter"
     vtype = _value_type(value, facts)
     if vtype is None:
-        return f"the value '{text(value)}' is not known to be an integer"
+        return f"the value '{node_text(value)}' is not known to be an integer"
     el_signed, v_signed = signed_after_promotion(elem), signed_after_promotion(vtype)
     if el_signed is None or v_signed is None:
         return f"the types '{elem}' and '{vtype}' are not plain integer types"
     if el_signed and not v_signed:
-        return (f"comparing with the unsigned '{text(value)}' converts the signed elements to "
+        return (f"comparing with the unsigned '{node_text(value)}' converts the signed elements to "
                 "unsigned, which breaks their order")
     return ""
 
@@ -192,7 +200,7 @@ def _bounds(cond: Node, is_elem: object, names: set[str]
             ) -> tuple[tuple[str, Node] | None, tuple[str, Node] | None, Node] | None:
     """``(lower, upper, first value)`` of ``y OP v`` or ``y OP1 v1 && y OP2 v2`` (one bound
     each way), the element on the left."""
-    cond = unparen(cond)
+    cond = unwrap(cond)
     pred = is_elem if callable(is_elem) else (lambda n: False)
     if cond.type == "binary_expression" and operator(cond) == "&&":
         left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
@@ -217,10 +225,10 @@ def _counter_problem(name: str, facts: FunctionFacts) -> str:
         return f"'{name}' is not a plain local integer"
     for n in facts.nodes("identifier"):
         p = n.parent
-        if text(n) != name or p is None:
+        if node_text(n) != name or p is None:
             continue
         passed = p.type == "argument_list" and not _keeps_copy(p.parent)
-        pointed = p.type == "pointer_expression" and text(p).lstrip().startswith("&")
+        pointed = p.type == "pointer_expression" and node_text(p).lstrip().startswith("&")
         bound = p.type == "init_declarator" and p.child_by_field_name("value") == n and \
             any(c.type == "reference_declarator" for c in p.named_children)
         captured = any(a.type == "lambda_expression" for a in _ancestors(n))
@@ -237,8 +245,8 @@ def _keeps_copy(call: Node | None) -> bool:
     if fn is None:
         return False
     if fn.type == "field_expression":
-        return text(fn.child_by_field_name("field")) in COPIES_ITS_ARGUMENTS
-    name = text(fn).removeprefix("std::")
+        return node_text(fn.child_by_field_name("field")) in COPIES_ITS_ARGUMENTS
+    name = node_text(fn).removeprefix("std::")
     return name in NO_SIDE_EFFECTS or name in NEVER_WRITES_MEMORY
 
 
@@ -270,8 +278,8 @@ def _scan(loop: Loop, outer: Loop, facts: FunctionFacts) -> OrderedCount | str |
     def is_elem(n: Node) -> bool:
         nonlocal seq
         if loop.node.type == "for_range_loop":
-            return n.type == "identifier" and text(n) == var
-        m = re.fullmatch(rf"([A-Za-z_]\w*)\[{var}\]", "".join(text(n).split()))
+            return n.type == "identifier" and node_text(n) == var
+        m = re.fullmatch(rf"([A-Za-z_]\w*)\[{var}\]", "".join(node_text(n).split()))
         if m is None or (seq and m.group(1) != seq):
             return False
         seq = m.group(1)
@@ -288,7 +296,7 @@ def _scan(loop: Loop, outer: Loop, facts: FunctionFacts) -> OrderedCount | str |
     if not VarType(elem).is_integral or type_words(elem) == "bool":
         return f"the elements of '{seq}' are not integers"
     lower, upper, _ = found
-    counter = text(target)
+    counter = node_text(target)
     if counter in (seq, bound):
         return "the scan counts into what it reads"
     why = _counter_problem(counter, facts)
@@ -300,13 +308,13 @@ def _scan(loop: Loop, outer: Loop, facts: FunctionFacts) -> OrderedCount | str |
 
 def _call(call: Node, outer: Loop, facts: FunctionFacts) -> OrderedCount | str | None:
     """``std::count_if(b.begin(), b.end(), lambda)`` as a proved count."""
-    if text(call.child_by_field_name("function")).replace(" ", "") != "std::count_if":
+    if node_text(call.child_by_field_name("function")).replace(" ", "") != "std::count_if":
         return None
     args = arguments(call)
     if len(args) != 3:
         return None
-    m1 = re.fullmatch(r"([A-Za-z_]\w*)\.c?begin\(\)", "".join(text(args[0]).split()))
-    m2 = re.fullmatch(r"([A-Za-z_]\w*)\.c?end\(\)", "".join(text(args[1]).split()))
+    m1 = re.fullmatch(r"([A-Za-z_]\w*)\.c?begin\(\)", "".join(node_text(args[0]).split()))
+    m2 = re.fullmatch(r"([A-Za-z_]\w*)\.c?end\(\)", "".join(node_text(args[1]).split()))
     if m1 is None or m2 is None or m1.group(1) != m2.group(1):
         return None
     seq = m1.group(1)
@@ -318,7 +326,7 @@ def _call(call: Node, outer: Loop, facts: FunctionFacts) -> OrderedCount | str |
     if isinstance(parts, str):
         return parts
     name, value = parts
-    found = _bounds(value, lambda n: n.type == "identifier" and text(n) == name, {name})
+    found = _bounds(value, lambda n: n.type == "identifier" and node_text(n) == name, {name})
     if found is None:
         return None
     return _finish(OrderedCount(call, outer, seq, elem, "", found[0], found[1]), facts)
@@ -381,12 +389,12 @@ def ordered_counts(facts: FunctionFacts) -> tuple[list[OrderedCount], list[tuple
 def _always_safe(value: Node) -> bool:
     """A value whose evaluation can neither fail nor have an effect: a name, a literal, a
     member of a name (``q.first``). One may be evaluated where the loop would not have."""
-    node = unparen(value)
+    node = unwrap(value)
     while node.type == "field_expression":
         inner = node.child_by_field_name("argument")
-        if inner is None or text(node.child_by_field_name("operator")) == "->":
+        if inner is None or node_text(node.child_by_field_name("operator")) == "->":
             return False
-        node = unparen(inner)
+        node = unwrap(inner)
     return node.type in ("identifier", "number_literal", "char_literal", "true", "false")
 
 
@@ -397,7 +405,7 @@ def count_text(c: OrderedCount, s: str) -> str:
     literal or a member of a name, which may be evaluated anywhere."""
     def pos(op: str, value: Node) -> str:
         fn = "lower_bound" if op in (">=", "<") else "upper_bound"
-        return f"std::{fn}({s}.begin(), {s}.end(), {text(value)})"
+        return f"std::{fn}({s}.begin(), {s}.end(), {node_text(value)})"
 
     safe = all(_always_safe(b[1]) for b in (c.lower, c.upper) if b is not None)
     if c.lower is not None and c.upper is not None:

@@ -31,9 +31,15 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements, unparen, unwrap, walk_all
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.seen_list import normal_type
-from perfpilot.code.syntax import Node, steps_by_one, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    statements,
+    unwrap,
+    walk,
+)
 
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array)\s*<\s*([^,<>]+?)\s*(?:,[^<>]*)?>$")
 _SIGNED = frozenset({"short", "int", "long", "long long", "signed char", "int8_t", "int16_t",
@@ -84,9 +90,9 @@ def _element(vt: VarType | None) -> tuple[str, bool] | None:
 
 def _header(loop: Node, types: Mapping[str, VarType | None]) -> tuple[str, Node, str] | str:
     """``(counter, start expression, bound text)`` of ``for (T i = start; i < N; step)``."""
-    init, cond, update = (loop.child_by_field_name(f)
-                          for f in ("initializer", "condition", "update"))
-    if init is None or init.type != "declaration" or cond is None or update is None:
+    h = read_header(loop)
+    init = h.initializer
+    if init is None or not h.declared or h.condition is None or h.update is None:
         return "the loop does not declare its counter in its header"
     decls = [c for c in init.named_children if c.type == "init_declarator"]
     if len(decls) != 1 or len(init.named_children) != 2:
@@ -94,18 +100,14 @@ def _header(loop: Node, types: Mapping[str, VarType | None]) -> tuple[str, Node,
     name, value = decls[0].child_by_field_name("declarator"), decls[0].child_by_field_name("value")
     type_node = init.child_by_field_name("type")
     if name is None or name.type != "identifier" or value is None or type_node is None or \
-            not VarType(text(type_node)).is_integral:
+            not VarType(node_text(type_node)).is_integral:
         return "the counter is not a plain integer"
-    var = text(name)
-    cond = unparen(cond)
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    op = cond.child_by_field_name("operator")
-    if cond.type != "binary_expression" or op is None or text(op) != "<" or left is None or \
-            right is None or text(left) != var:
+    var = node_text(name)
+    if h.compare != "<" or h.flipped or h.bound is None:
         return "the loop's condition is not 'counter < bound'"
-    if not steps_by_one(update, var):
+    if h.step_text != "++":
         return "the loop does not step its counter by one"
-    return var, unwrap(value) or value, " ".join(text(right).split())
+    return var, unwrap(value), " ".join(node_text(h.bound).split())
 
 
 def _increments(stmt: Node, counter_of: Mapping[str, VarType | None]) -> str | None:
@@ -119,15 +121,16 @@ def _increments(stmt: Node, counter_of: Mapping[str, VarType | None]) -> str | N
     if expr is None:
         return None
     target: Node | None = None
-    if expr.type == "update_expression" and "++" in text(expr):
+    if expr.type == "update_expression" and "++" in node_text(expr):
         target = expr.child_by_field_name("argument")
     elif expr.type == "assignment_expression":
         op, right = expr.child_by_field_name("operator"), expr.child_by_field_name("right")
-        if op is not None and text(op) == "+=" and right is not None and text(right) == "1":
+        if op is not None and node_text(op) == "+=" and right is not None and \
+                node_text(right) == "1":
             target = expr.child_by_field_name("left")
     if target is None or target.type != "identifier":
         return None
-    return text(target)
+    return node_text(target)
 
 
 def _element_at(node: Node | None, index: str) -> str | None:
@@ -140,16 +143,16 @@ def _element_at(node: Node | None, index: str) -> str | None:
         return None
     inner = [c for c in idx.named_children if c.type != "comment"] \
         if idx.type == "subscript_argument_list" else [idx]
-    if len(inner) != 1 or inner[0].type != "identifier" or text(inner[0]) != index:
+    if len(inner) != 1 or inner[0].type != "identifier" or node_text(inner[0]) != index:
         return None
-    return text(arg)
+    return node_text(arg)
 
 
 def _pair_sum(node: Node, i: str, j: str) -> str | None:
     """``S`` when ``node`` is ``S[i] + S[j]`` or ``S[j] + S[i]``."""
     node = unwrap(node) or node
     op = node.child_by_field_name("operator")
-    if node.type != "binary_expression" or op is None or text(op) != "+":
+    if node.type != "binary_expression" or op is None or node_text(op) != "+":
         return None
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     for a, b in ((i, j), (j, i)):
@@ -161,14 +164,14 @@ def _pair_sum(node: Node, i: str, j: str) -> str | None:
 
 def _limit_ok(node: Node, types: Mapping[str, VarType | None]) -> bool:
     node = unwrap(node) or node
-    if node.type == "unary_expression" and text(node).startswith("-"):
+    if node.type == "unary_expression" and node_text(node).startswith("-"):
         arg = node.child_by_field_name("argument")
         return arg is not None and _limit_ok(arg, types)
     if node.type == "number_literal":
-        return bool(_DECIMAL.match(text(node)))
+        return bool(_DECIMAL.match(node_text(node)))
     if node.type != "identifier":
         return False
-    vt = types.get(text(node))
+    vt = types.get(node_text(node))
     return vt is not None and not vt.pointer and not vt.array and not vt.reference and \
         "volatile" not in vt.type_text.split() and signed_integer(vt.base)
 
@@ -193,7 +196,7 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     if isinstance(outer, str):
         return outer
     i, start, bound = outer
-    if text(start) != "0":
+    if node_text(start) != "0":
         return "the outer loop does not start at 0"
     body = statements(loop.child_by_field_name("body"))
     if len(body) != 1 or body[0].type != "for_statement":
@@ -205,7 +208,7 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     j, jstart, jbound = inner
     if j == i or jbound != bound:
         return "the two loops do not share one bound"
-    if text(jstart) == "0":
+    if node_text(jstart) == "0":
         square = True  # every ordered pair: the condition must leave out i == j
     elif _is_next(jstart, i):
         square = False
@@ -230,7 +233,7 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
     if cond.type != "binary_expression" or op_node is None or left is None or right is None:
         return "the condition is not a comparison"
-    op = text(op_node)
+    op = node_text(op_node)
     if op == "==":
         seq = _element_at(left, i)
         if seq is None or _element_at(right, j) != seq:
@@ -250,14 +253,14 @@ def pair_count(loop: Node, fn: Node, types: Mapping[str, VarType | None]) -> Pai
         seq, limit, op = _pair_sum(right, i, j), left, _FLIP[op]
     if seq is None:
         return "the condition does not compare the sum of the two elements"
-    if text(unwrap(limit) or limit) in (i, j):
+    if node_text(unwrap(limit) or limit) in (i, j):
         return "the limit is a loop counter, not loop-invariant"
     if not _limit_ok(limit, types):
         return "the limit is not a literal or a signed integer variable held by value"
     found = _element(types.get(seq))
     if found is None or not signed_integer(found[0]):
         return f"'{seq}' is not a sequence of a signed integer type"
-    limit_text = " ".join(text(limit).split())
+    limit_text = " ".join(node_text(limit).split())
     return _finish(loop, fn, types, seq, found, bound, op, limit_text, counter, test,
                    square, {i, j, seq, bound, limit_text})
 
@@ -278,12 +281,12 @@ def _finish(loop: Node, fn: Node, types: Mapping[str, VarType | None], seq: str,
         return f"'{counter}' is not a plain local integer"
     if counter in read:
         return f"the counter '{counter}' is read inside the loops"
-    uses = [n for n in walk_all(loop) if n.type == "identifier" and text(n) == counter]
+    uses = [n for n in walk(loop) if n.type == "identifier" and node_text(n) == counter]
     if len(uses) != 1:
         return f"the counter '{counter}' is used elsewhere inside the loops"
-    for n in walk_all(fn):
-        if n.type == "pointer_expression" and text(n).replace(" ", "").startswith("&") and \
-                text(n.child_by_field_name("argument") or n) == counter:
+    for n in walk(fn):
+        if n.type == "pointer_expression" and node_text(n).replace(" ", "").startswith("&") and \
+                node_text(n.child_by_field_name("argument") or n) == counter:
             return f"the address of '{counter}' is taken"
     return PairCount(loop, seq, element, container, bound, op, limit, counter, test, square)
 
@@ -301,8 +304,8 @@ def _is_next(node: Node, i: str) -> bool:
     """Whether ``node`` is ``i + 1`` or ``1 + i``."""
     op = node.child_by_field_name("operator")
     parts = [node.child_by_field_name("left"), node.child_by_field_name("right")]
-    return node.type == "binary_expression" and op is not None and text(op) == "+" and \
-        sorted(text(c) for c in parts if c is not None) == sorted([i, "1"])
+    return node.type == "binary_expression" and op is not None and node_text(op) == "+" and \
+        sorted(node_text(c) for c in parts if c is not None) == sorted([i, "1"])
 
 
 def _without_same_position(cond: Node, i: str, j: str) -> Node | None:
@@ -310,14 +313,14 @@ def _without_same_position(cond: Node, i: str, j: str) -> Node | None:
     ``rest`` exactly on the pairs of one position."""
     op = cond.child_by_field_name("operator")
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if cond.type != "binary_expression" or op is None or text(op) != "&&" or left is None or \
+    if cond.type != "binary_expression" or op is None or node_text(op) != "&&" or left is None or \
             right is None:
         return None
     left = unwrap(left) or left
     lop = left.child_by_field_name("operator")
-    ends = sorted(text(c) for c in (left.child_by_field_name("left"),
+    ends = sorted(node_text(c) for c in (left.child_by_field_name("left"),
                                     left.child_by_field_name("right")) if c is not None)
-    if left.type != "binary_expression" or lop is None or text(lop) != "!=" or \
+    if left.type != "binary_expression" or lop is None or node_text(lop) != "!=" or \
             ends != sorted([i, j]):
         return None
     return unwrap(right)

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.syntax import line
+from perfpilot.code.syntax import (
+    line,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.counting.pair_count import PairCount, pair_counts
 from perfpilot.rules.detect.common import loop_phrase, rng

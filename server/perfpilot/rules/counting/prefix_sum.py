@@ -13,13 +13,14 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
     identifiers,
     line,
+    node_text,
     operator,
     root_name,
-    text,
+    statements,
+    unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.counting.range_sum import RangeSum, element_read, multiplies, range_sums
@@ -56,7 +57,7 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
             # a member array (`p.v[k]`) is advised too, by its root name
             idx = value.child_by_field_name("indices") or value.child_by_field_name("index")
             root = root_name(value)
-            read = (root, None, "+") if root and text(idx).strip("[] ") == inner.var else None
+            read = (root, None, "+") if root and node_text(idx).strip("[] ") == inner.var else None
         if read is None:
             continue
         array, shift, _sign = read
@@ -73,10 +74,10 @@ def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
             header |= identifiers(shift)
         if not (header - {inner.var}) & (changed | {outer.var} if outer.var else changed):
             continue
-        acc = text(e.child_by_field_name("left"))
+        acc = node_text(e.child_by_field_name("left"))
         yield make_finding(
             "prefix-sum",
-            f"{loop_phrase(inner)} adds up `{text(value)}` over a range again on every "
+            f"{loop_phrase(inner)} adds up `{node_text(value)}` over a range again on every "
             f"iteration of {loop_phrase(outer)}, O(n) per query; `{array}` does not change, so "
             f"build prefix sums once (`p[k + 1] = p[k] + {array}[k]`) and get each range sum "
             f"as `p[hi + 1] - p[lo]` in O(1).",

@@ -45,8 +45,16 @@ from dataclasses import dataclass
 from perfpilot.code.container_changes import changes_only_its_own
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import statements, unparen, unwrap, walk_all
-from perfpilot.code.syntax import Node, declarator_name, receiver, steps_by_one, text
+from perfpilot.code.loop_header import read_header
+from perfpilot.code.syntax import (
+    Node,
+    declarator_name,
+    node_text,
+    receiver,
+    statements,
+    unwrap,
+    walk,
+)
 
 # accumulators at least as wide as int (narrower ones narrow on every step)
 _WIDE = frozenset({"int", "signed", "signed int", "unsigned", "unsigned int", "long",
@@ -97,9 +105,9 @@ def _header(loop: Loop) -> tuple[str, str, Node, Node, bool] | str:
     node = loop.node
     if node.type != "for_statement":
         return "not a counted for loop"
-    init, cond, update = (node.child_by_field_name(f)
-                          for f in ("initializer", "condition", "update"))
-    if init is None or init.type != "declaration" or cond is None or update is None:
+    h = read_header(node)
+    init = h.initializer
+    if init is None or not h.declared or h.condition is None or h.update is None:
         return "the loop does not declare its counter in its header"
     decls = [c for c in init.named_children if c.type == "init_declarator"]
     type_node = init.child_by_field_name("type")
@@ -108,17 +116,15 @@ def _header(loop: Loop) -> tuple[str, str, Node, Node, bool] | str:
     name, value = decls[0].child_by_field_name("declarator"), decls[0].child_by_field_name("value")
     if name is None or name.type != "identifier" or value is None:
         return "the counter is not a plain variable"
-    k = text(name)
-    cond = unparen(unwrap(cond) or cond)
-    op = cond.child_by_field_name("operator")
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if cond.type != "binary_expression" or op is None or text(op) not in ("<", "<=") or \
-            left is None or right is None or text(left) != k:
+    k = node_text(name)
+    right = h.bound
+    if h.compare not in ("<", "<=") or h.flipped or right is None:
         return "the condition is not 'k <= hi' or 'k < hi'"
-    if not steps_by_one(update, k):
+    if h.step_text != "++":
         return "the counter does not step by one"
-    quals = " ".join(text(c) for c in init.children if c.type == "type_qualifier")
-    return " ".join(f"{quals} {text(type_node)}".split()), k, value, right, text(op) == "<="
+    quals = " ".join(node_text(c) for c in init.children if c.type == "type_qualifier")
+    return (" ".join(f"{quals} {node_text(type_node)}".split()), k, value, right,
+            h.compare == "<=")
 
 
 def _index_node(node: Node) -> Node | None:
@@ -127,7 +133,7 @@ def _index_node(node: Node) -> Node | None:
     if idx is not None and idx.type == "subscript_argument_list":
         kids = [c for c in idx.named_children if c.type != "comment"]
         idx = kids[0] if len(kids) == 1 else None
-    return unparen(idx) if idx is not None else None
+    return unwrap(idx) if idx is not None else None
 
 
 def element_read(node: Node | None, k: str) -> tuple[str, Node | None, str] | None:
@@ -140,19 +146,19 @@ def element_read(node: Node | None, k: str) -> tuple[str, Node | None, str] | No
     idx = _index_node(node)
     if arg is None or arg.type != "identifier" or idx is None:
         return None
-    if idx.type == "identifier" and text(idx) == k:
-        return text(arg), None, "+"
+    if idx.type == "identifier" and node_text(idx) == k:
+        return node_text(arg), None, "+"
     if idx.type != "binary_expression":
         return None
-    op = text(idx.child_by_field_name("operator") or idx)
+    op = node_text(idx.child_by_field_name("operator") or idx)
     left, right = idx.child_by_field_name("left"), idx.child_by_field_name("right")
     if left is None or right is None:
         return None
-    left, right = unparen(left), unparen(right)
-    if op in ("+", "-") and left.type == "identifier" and text(left) == k:
-        return text(arg), right, op
-    if op == "+" and right.type == "identifier" and text(right) == k:
-        return text(arg), left, op
+    left, right = unwrap(left), unwrap(right)
+    if op in ("+", "-") and left.type == "identifier" and node_text(left) == k:
+        return node_text(arg), right, op
+    if op == "+" and right.type == "identifier" and node_text(right) == k:
+        return node_text(arg), left, op
     return None
 
 
@@ -161,7 +167,7 @@ def multiplies(shift: Node) -> bool:
     (a matrix's rows), so every element is summed once already and prefix sums would only
     add a pass."""
     return any(n.type == "binary_expression" and
-               text(n.child_by_field_name("operator") or n) == "*" for n in walk_all(shift))
+               node_text(n.child_by_field_name("operator") or n) == "*" for n in walk(shift))
 
 
 def _summand(body: Node | None, k: str) -> tuple[str, tuple[str, Node | None, str]] | str:
@@ -178,12 +184,12 @@ def _summand(body: Node | None, k: str) -> tuple[str, tuple[str, Node | None, st
     op = e.child_by_field_name("operator")
     if left is None or left.type != "identifier" or op is None or right is None:
         return "the loop body is not an addition to a variable"
-    s = text(left)
-    if text(op) == "+=":
+    s = node_text(left)
+    if node_text(op) == "+=":
         a = element_read(right, k)
-    elif text(op) == "=" and right.type == "binary_expression" and \
-            text(right.child_by_field_name("operator") or right) == "+" and \
-            text(right.child_by_field_name("left") or right) == s:
+    elif node_text(op) == "=" and right.type == "binary_expression" and \
+            node_text(right.child_by_field_name("operator") or right) == "+" and \
+            node_text(right.child_by_field_name("left") or right) == s:
         a = element_read(right.child_by_field_name("right"), k)
     else:
         return "the loop body is not 's += a[k]'"
@@ -194,26 +200,26 @@ def _summand(body: Node | None, k: str) -> tuple[str, tuple[str, Node | None, st
 
 def _plain_bound(node: Node) -> bool:
     """Whether a bound is built only from names, literals, + - * and ``x.size()``."""
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type not in _PLAIN and n.is_named:
             return False
         if n.type == "binary_expression" and \
-                text(n.child_by_field_name("operator") or n) not in ("+", "-", "*"):
+                node_text(n.child_by_field_name("operator") or n) not in ("+", "-", "*"):
             return False
         if n.type == "call_expression":
             fn = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
             if fn is None or fn.type != "field_expression" or args is None or \
                     args.named_child_count or \
-                    text(fn.child_by_field_name("field") or fn) != "size" or \
+                    node_text(fn.child_by_field_name("field") or fn) != "size" or \
                     (fn.child_by_field_name("argument") or fn).type != "identifier" or \
-                    text(fn).count("->"):
+                    node_text(fn).count("->"):
                 return False
     return True
 
 
 def _names(node: Node) -> frozenset[str]:
-    return frozenset(text(n) for n in walk_all(node) if n.type == "identifier")
+    return frozenset(node_text(n) for n in walk(node) if n.type == "identifier")
 
 
 def _one_type(facts: FunctionFacts, name: str) -> VarType | None:
@@ -278,7 +284,7 @@ def _nest_leaves_alone(facts: FunctionFacts, top: Loop, a: str) -> bool:
         return False
     for call in facts.unknown_calls(top):
         obj = receiver(call)
-        name = text(obj) if obj is not None else ""
+        name = node_text(obj) if obj is not None else ""
         if not changes_only_its_own(call, a, a_type, {name: _one_type(facts, name)}):
             return False
     written = facts.modified_in(top.node)
@@ -334,12 +340,12 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
     for b in (lo, hi) if shift is None else (lo, hi, shift):
         if not _plain_bound(b):
             return "a bound or the index shift is not a side-effect-free expression"
-        for n in walk_all(b):
+        for n in walk(b):
             # a map's operator[] inserts: only arrays, pointers and sequences are read plainly
             arg = n.child_by_field_name("argument") if n.type == "subscript_expression" \
                 else None
             if arg is not None and (arg.type != "identifier" or
-                                    (vt := facts.var(text(arg))) is None or
+                                    (vt := facts.var(node_text(arg))) is None or
                                     not vt.is_indexable):
                 return "a bound reads an element of something other than an array"
         used = _names(b)
@@ -352,9 +358,9 @@ def range_sum_at(facts: FunctionFacts, inner: Loop) -> RangeSum | str:
     top = _placement(facts, inner, a)
     if top is None:
         return f"'{a}' may change in every loop around the sum, or no slot to build the sums"
-    return RangeSum(inner.node, top.node, a, s, acc, ctype, k, " ".join(text(lo).split()),
-                    " ".join(text(hi).split()), inclusive,
-                    " ".join(text(shift).split()) if shift is not None else "", sign)
+    return RangeSum(inner.node, top.node, a, s, acc, ctype, k, " ".join(node_text(lo).split()),
+                    " ".join(node_text(hi).split()), inclusive,
+                    " ".join(node_text(shift).split()) if shift is not None else "", sign)
 
 
 def range_sums(facts: FunctionFacts) -> Iterator[tuple[Loop, RangeSum | str]]:

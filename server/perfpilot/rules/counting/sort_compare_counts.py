@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unparen
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -33,7 +32,13 @@ from perfpilot.code.sorted_ranges import (
     sort_calls,
     sorts_anything,
 )
-from perfpilot.code.syntax import Node, line, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    line,
+    node_text,
+    operator,
+    unwrap,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.counting.byte_tables import byte_container
 from perfpilot.rules.detect.common import code, rng
@@ -85,16 +90,16 @@ def _compared(ret: Node) -> tuple[str, str, bool] | None:
     if ret.type != "return_statement" or ret.named_child_count != 1:
         return None
     value = ret.named_children[0]
-    e = unparen(value) if value is not None else None
+    e = unwrap(value) if value is not None else None
     if e is None or e.type != "binary_expression" or operator(e) not in ("==", "!="):
         return None
     left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
     if left is None or right is None:
         return None
-    left, right = unparen(left), unparen(right)
+    left, right = unwrap(left), unwrap(right)
     if left.type != "identifier" or right.type != "identifier":
         return None
-    return text(left), text(right), operator(e) == "=="
+    return node_text(left), node_text(right), operator(e) == "=="
 
 
 class _Finder:

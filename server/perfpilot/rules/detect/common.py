@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import unwrap
-from perfpilot.code.syntax import Node, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    unwrap,
+)
 
 HEAVY_TYPE = re.compile(
     r"^(?:std::)?(?:vector|basic_string|string|wstring|map|multimap|set|multiset|unordered_map|"
@@ -34,7 +37,7 @@ def rng(node: Node) -> tuple[int, int]:
 
 def code(node: Node | None, limit: int = 48) -> str:
     """A node's source on one line, shortened for prose."""
-    s = " ".join(text(node).split())
+    s = " ".join(node_text(node).split())
     return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
 
 
@@ -51,7 +54,7 @@ def trip_count(loop: Loop) -> str | None:
     if loop.kind == "range-for":
         right = loop.node.child_by_field_name("right")
         if right is not None and right.type == "identifier":
-            return f"{text(right)}.size()"
+            return f"{node_text(right)}.size()"
         return None
     if not loop.counted or loop.bound is None or loop.step != "++":
         return None

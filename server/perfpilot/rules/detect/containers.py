@@ -11,7 +11,7 @@ from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
     callee,
     line,
-    text,
+    node_text,
 )
 
 
@@ -29,7 +29,7 @@ class ContainerUse:
 def container_uses(facts: FunctionFacts, name: str) -> ContainerUse:
     use = ContainerUse()
     for ident in facts.nodes("identifier", facts.body):
-        if text(ident) != name:
+        if node_text(ident) != name:
             continue
         parent = ident.parent
         if parent is None:

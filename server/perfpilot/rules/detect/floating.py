@@ -4,13 +4,13 @@ simd-loop, simd-elementwise and accumulator-chain rules."""
 from __future__ import annotations
 
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import statements
 from perfpilot.code.syntax import (
     callee,
     identifiers,
+    node_text,
     operator,
     receiver,
-    text,
+    statements,
 )
 
 MATH_CALLS = frozenset({"sqrt", "sqrtf", "fabs", "fabsf", "abs", "exp", "log", "sin", "cos", "fmin",
@@ -32,13 +32,13 @@ def fp_accumulator(facts: FunctionFacts, loop: Loop) -> tuple[str, str] | None:
         left = a.child_by_field_name("left")
         if left is None or left.type != "identifier" or op not in ("+=", "*=", "-="):
             continue
-        v = facts.var(text(left))
+        v = facts.var(node_text(left))
         if v is None or not v.is_float or v.pointer or v.array or \
                 v.name in facts.declared_in(loop.node):
             continue
         if loop.var not in identifiers(a.child_by_field_name("right")):
             continue
-        return text(left), "*" if op == "*=" else "+"
+        return node_text(left), "*" if op == "*=" else "+"
     return None
 
 

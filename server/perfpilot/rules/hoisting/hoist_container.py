@@ -22,11 +22,12 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import LOOP_TYPES, node_text, walk_all
 from perfpilot.code.syntax import (
+    LOOP_TYPES,
     Node,
     line,
-    text,
+    node_text,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import (
@@ -60,7 +61,7 @@ _MANIPULATORS = {
 
 def _uses(node: Node, name: str, skip: tuple[int, int] = (0, 0)) -> int:
     """Identifiers spelled ``name`` under ``node``, except inside the byte range ``skip``."""
-    return sum(1 for n in walk_all(node)
+    return sum(1 for n in walk(node)
                if n.type in ("identifier", "type_identifier") and node_text(n) == name
                and not skip[0] <= n.start_byte < skip[1])
 
@@ -68,9 +69,9 @@ def _uses(node: Node, name: str, skip: tuple[int, int] = (0, 0)) -> int:
 def _global_uses(unit: Node, name: str) -> int:
     """Identifiers spelled ``name`` outside every function definition of the unit (globals
     and other namespace-scope names, which a hoisted local could hide)."""
-    bodies = [(n.start_byte, n.end_byte) for n in walk_all(unit)
+    bodies = [(n.start_byte, n.end_byte) for n in walk(unit)
               if n.type == "function_definition"]
-    return sum(1 for n in walk_all(unit)
+    return sum(1 for n in walk(unit)
                if n.type in ("identifier", "type_identifier") and node_text(n) == name
                and not any(a <= n.start_byte < b for a, b in bodies))
 
@@ -117,7 +118,7 @@ def _declared_name(decl: Node) -> str | None:
 
 def _only_inserts_values(body: Node, name: str) -> bool:
     """Every use of the stream ``name`` in ``body`` inserts values or reads ``str()``."""
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type != "identifier" or node_text(n) != name:
             continue
         parent = n.parent
@@ -143,7 +144,7 @@ def _only_inserts_values(body: Node, name: str) -> bool:
             if op is None or right is None or node_text(op) != "<<":
                 break
             if any(m.type in ("identifier", "namespace_identifier") and
-                   node_text(m) in _MANIPULATORS for m in walk_all(right)):
+                   node_text(m) in _MANIPULATORS for m in walk(right)):
                 return False
             chain = chain.parent
     return True
@@ -153,7 +154,7 @@ def hoist_container_rule(inp: RuleInput) -> RuleOutput:
     """Declare per-iteration vectors, strings and string streams once, before their loop."""
     changes: list[Change] = []
     notes: list[str] = []
-    for decl in walk_all(inp.function):
+    for decl in walk(inp.function):
         if decl.type != "declaration":
             continue
         body = decl.parent
@@ -177,7 +178,7 @@ def hoist_container_rule(inp: RuleInput) -> RuleOutput:
             notes.append(f"{RULE_ID}: '{name}' (line {line}) stays in the loop: the name is "
                          "used elsewhere too")
             continue
-        if any(n.type == "lambda_expression" and _uses(n, name) for n in walk_all(body)):
+        if any(n.type == "lambda_expression" and _uses(n, name) for n in walk(body)):
             continue
         if is_stream:
             d = decl.child_by_field_name("declarator")
@@ -216,7 +217,7 @@ def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
         if loop is None or decl.parent is None or decl.parent.type in (
                 "for_statement", "for_range_loop"):
             continue
-        if any(c.type == "storage_class_specifier" and text(c) == "static"
+        if any(c.type == "storage_class_specifier" and node_text(c) == "static"
                for c in decl.children):
             continue
         for v in facts.local_vars(decl):

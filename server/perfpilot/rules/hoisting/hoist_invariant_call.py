@@ -14,17 +14,22 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, PARALLEL_SAFE_METHODS, PURE_RANGE_SCANS
+from perfpilot.code.effects import (
+    ELEMENT_COUNT_METHODS,
+    NEVER_WRITES_MEMORY,
+    PARALLEL_SAFE_METHODS,
+    PURE_RANGE_SCANS,
+)
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import invariant_scans, iter_targets
 from perfpilot.code.loops import all_loops
-from perfpilot.code.parse import node_text
 from perfpilot.code.sorted_ranges import unit_functions
 from perfpilot.code.syntax import (
     Node,
     callee,
     identifiers,
     line,
+    node_text,
     receiver,
     walk,
 )
@@ -55,7 +60,6 @@ _MATH_CALLS = frozenset({
 })
 
 
-_SIZE_METHODS = frozenset({"size", "length"})
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
                     continue
                 if region_name == "condition" and not (
                         (not method and name in _LINEAR_CALLS | _MATH_CALLS)
-                        or (method and name in _SIZE_METHODS)):
+                        or (method and name in ELEMENT_COUNT_METHODS)):
                     continue
                 innermost = facts.loop_of(call)
                 if innermost is None or innermost.index != loop.index:
@@ -313,7 +317,7 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
     for stmt in block.named_children:
         if stmt.start_byte < first.end_byte or stmt.end_byte > second.start_byte:
             continue
-        for n in walk(stmt):
+        for n in walk(stmt, named=True):
             if n.type in _JUMPS_AND_EFFECTS:
                 return False
             if n.type == "call_expression":

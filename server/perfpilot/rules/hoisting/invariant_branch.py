@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unwrap
 from perfpilot.code.syntax import (
     Node,
     callee,
     identifiers,
     line,
+    unwrap,
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
@@ -56,7 +56,7 @@ def invariant_branch(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _is_called(expr: Node, name: str) -> bool:
-    return any(n.type == "call_expression" and callee(n) == name for n in walk(expr))
+    return any(n.type == "call_expression" and callee(n) == name for n in walk(expr, named=True))
 
 
 RULE = RuleSpec(

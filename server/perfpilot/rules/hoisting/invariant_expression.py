@@ -11,9 +11,9 @@ from perfpilot.code.syntax import (
     Node,
     identifiers,
     line,
+    node_text,
     number,
     operator,
-    text,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -53,7 +53,7 @@ def invariant_factors(facts: FunctionFacts) -> Iterator[Finding]:
                 continue
             if not any((v := facts.var(n)) is not None and v.is_float
                        for f in factors for n in identifiers(f)) and \
-                    "double" not in text(b) and "float" not in text(b):
+                    "double" not in node_text(b) and "float" not in node_text(b):
                 continue  # integer products may be regrouped by the compiler
             if b.start_byte in seen:
                 continue

@@ -16,17 +16,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS
+from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS, SIZE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import walk_all
 from perfpilot.code.syntax import (
     Node,
     callee,
     declarator_name,
     line,
+    node_text,
     operator,
     receiver,
-    text,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase
@@ -43,9 +43,6 @@ _FORBIDDEN = frozenset({"return_statement", "break_statement", "goto_statement",
                         "delete_expression", "this", "co_await_expression",
                         "co_yield_statement", "co_return_statement", "gnu_asm_expression"})
 _OUTPUT = frozenset({"printf", "fprintf", "puts", "putchar"})
-# Outside the bounded inner loops a hoisted statement runs even when the outer loop would not
-# run at all: it may only compute with values, never touch memory that might not exist.
-_VALUE_METHODS = frozenset({"size", "length", "empty"})
 _STORAGE = frozenset({"static", "extern", "thread_local", "register", "volatile"})
 _FLOAT_CASTS = ("double", "float")
 _RESTRICT = re.compile(r"\b(?:restrict|__restrict|__restrict__)\b")
@@ -122,7 +119,7 @@ def _accepts(facts: FunctionFacts, s: Node, own: Sequence[str],
         vars_ = facts.local_vars(s)
         if not vars_ or any(not v.is_arithmetic or v.reference for v in vars_):
             return None
-        if any(text(c) in _STORAGE for c in s.children
+        if any(node_text(c) in _STORAGE for c in s.children
                if c.type in ("storage_class_specifier", "type_qualifier")):
             return None
         inits = s.children_by_field_name("declarator")
@@ -146,8 +143,8 @@ def _accepts(facts: FunctionFacts, s: Node, own: Sequence[str],
             target, value = e.child_by_field_name("argument"), None
         else:
             return None
-        if target is None or target.type != "identifier" or text(target) not in own or \
-                writes != {text(target)}:
+        if target is None or target.type != "identifier" or node_text(target) not in own or \
+                writes != {node_text(target)}:
             return None
         if value is not None and not _safe_value(facts, value):
             return None
@@ -159,7 +156,7 @@ def _accepts(facts: FunctionFacts, s: Node, own: Sequence[str],
 
 def _effect_free(s: Node) -> bool:
     """No jumps out, no allocation, no output and only calls that never write memory."""
-    for n in walk_all(s):
+    for n in walk(s):
         if n.type in _FORBIDDEN:
             return False
         if n.type == "call_expression":
@@ -173,7 +170,7 @@ def _effect_free(s: Node) -> bool:
 def _reads(s: Node) -> set[str]:
     """Identifiers read in ``s``, without the names of called functions."""
     out: set[str] = set()
-    for n in walk_all(s):
+    for n in walk(s):
         if n.type != "identifier":
             continue
         p = n.parent
@@ -187,19 +184,19 @@ def _reads(s: Node) -> set[str]:
         elif p is not None and p.type == "call_expression" and \
                 p.child_by_field_name("function") == n:
             continue
-        out.add(text(n))
+        out.add(node_text(n))
     return out
 
 
 def _folds(loop: Node, own: set[str]) -> bool:
     """Every write to a block variable in ``loop`` folds its old value into the new one
     (``s += x``, ``++c``, ``m = std::max(m, x)``, ``if (x < m) m = x;``)."""
-    for n in walk_all(loop):
+    for n in walk(loop):
         if n.type == "update_expression":
             continue
         if n.type not in ("assignment_expression", "compound_assignment_expression"):
             continue
-        target = text(n.child_by_field_name("left"))
+        target = node_text(n.child_by_field_name("left"))
         if target not in own:
             continue
         op = operator(n)
@@ -232,7 +229,7 @@ def _safe_value(facts: FunctionFacts, value: Node | None) -> bool:
     method but ``size``/``length``/``empty`` on a variable, no trapping division."""
     if value is None:
         return False
-    for n in walk_all(value):
+    for n in walk(value):
         if n.type in ("subscript_expression", "field_expression", "pointer_expression",
                       "assignment_expression", "compound_assignment_expression",
                       "update_expression", "comma_expression", "initializer_list"):
@@ -243,7 +240,10 @@ def _safe_value(facts: FunctionFacts, value: Node | None) -> bool:
             return False
         if n.type == "call_expression":
             r = receiver(n)
-            if r is not None and (callee(n) not in _VALUE_METHODS or r.type != "identifier"):
+            # Outside the bounded inner loops a hoisted statement runs even when the outer loop
+            # would not run at all: it may only compute with values, never touch memory that
+            # might not exist.
+            if r is not None and (callee(n) not in SIZE_METHODS or r.type != "identifier"):
                 return False
     return _divisions_safe(facts, value)
 
@@ -251,7 +251,7 @@ def _safe_value(facts: FunctionFacts, value: Node | None) -> bool:
 def _divisions_safe(facts: FunctionFacts, node: Node) -> bool:
     """Integer ``/`` and ``%`` trap on zero: hoisted, they might run where the original did not
     (an outer loop of no iterations), so only floating division or a nonzero literal divisor."""
-    for n in walk_all(node):
+    for n in walk(node):
         if n.type == "binary_expression" and operator(n) in ("/", "%"):
             right = n.child_by_field_name("right")
             if _nonzero_literal(right):
@@ -276,9 +276,9 @@ def _nonzero_literal(n: Node | None) -> bool:
     if n is None or n.type != "number_literal":
         return False
     try:
-        return float(text(n).rstrip("uUlLfF")) != 0.0
+        return float(node_text(n).rstrip("uUlLfF")) != 0.0
     except ValueError:
-        return text(n).lower().startswith("0x") and int(text(n).rstrip("uUlL"), 16) != 0
+        return node_text(n).lower().startswith("0x") and int(node_text(n).rstrip("uUlL"), 16) != 0
 
 
 def _floating(facts: FunctionFacts, n: Node | None) -> bool:
@@ -288,16 +288,17 @@ def _floating(facts: FunctionFacts, n: Node | None) -> bool:
     if n is None:
         return False
     if n.type == "number_literal":
-        t = text(n).lower()
+        t = node_text(n).lower()
         return not t.startswith("0x") and any(c in t for c in ".e")
     if n.type == "identifier":
-        v = facts.var(text(n))
+        v = facts.var(node_text(n))
         return v is not None and v.is_floating and not v.reference
     if n.type == "cast_expression":
-        t = text(n.child_by_field_name("type"))
+        t = node_text(n.child_by_field_name("type"))
         return t in _FLOAT_CASTS
     if n.type == "call_expression" and callee(n) == "static_cast":
-        return any(t in text(n.child_by_field_name("function")) for t in ("<double>", "<float>"))
+        return any(t in node_text(n.child_by_field_name("function"))
+                   for t in ("<double>", "<float>"))
     if n.type == "binary_expression" and operator(n) in ("+", "-", "*", "/"):
         return _floating(facts, n.child_by_field_name("left")) or \
             _floating(facts, n.child_by_field_name("right"))
@@ -340,7 +341,7 @@ def _block_ok(facts: FunctionFacts, outer: Loop, stmts: list[Node], block: list[
     own = set(names)
     # the names are used nowhere outside the outer loop, nor in it before the block
     for n in facts.nodes("identifier"):
-        if text(n) in own and not first.start_byte <= n.start_byte < last.end_byte and \
+        if node_text(n) in own and not first.start_byte <= n.start_byte < last.end_byte and \
                 (n.start_byte < first.start_byte or n.start_byte >= outer.node.end_byte):
             return False
     # ... and no later statement of the outer loop writes them
@@ -427,12 +428,12 @@ def _range_guard(outer: Loop, types: Mapping[str, VarType | None]) -> str | None
     right = outer.node.child_by_field_name("right")
     if right is None or right.type != "identifier":
         return None
-    vt = types.get(text(right))
+    vt = types.get(node_text(right))
     if vt is None or vt.pointer:
         return None
     if vt.array:
         return ""
-    return f"!{text(right)}.empty()" if _STD_RANGE.match(" ".join(vt.base.split())) else None
+    return f"!{node_text(right)}.empty()" if _STD_RANGE.match(" ".join(vt.base.split())) else None
 
 
 def entry_guard(outer: Loop, types: Mapping[str, VarType | None] | None = None) -> str | None:
@@ -448,7 +449,7 @@ def entry_guard(outer: Loop, types: Mapping[str, VarType | None] | None = None) 
     if outer.kind != "for" or outer.init is None or outer.bound is None or \
             outer.compare not in ("<", "<=", ">", ">=", "!="):
         return None
-    first, bound = text(outer.init), text(outer.bound)
+    first, bound = node_text(outer.init), node_text(outer.bound)
     if not all(_SIMPLE.match(t) and not _CALL.search(t) for t in (first, bound)):
         return None
     def wrap(t: str) -> str:

@@ -9,16 +9,19 @@ from collections.abc import Iterator, Sequence
 
 from perfpilot.code.effects import DOES_IO
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import int_literal, node_text, statements, unwrap, walk_all
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     identifiers,
+    int_literal,
     line,
+    node_text,
     operator,
     receiver,
-    text,
+    statements,
+    unwrap,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code
@@ -77,11 +80,11 @@ def _shrinks(call: Node, params: set[str], op: str = "-") -> bool:
         a = unwrap(arg)
         if a is None:
             return False
-        if a.type == "identifier" and text(a) in params:
+        if a.type == "identifier" and node_text(a) in params:
             continue
         if a.type == "binary_expression" and operator(a) == op:
             left = a.child_by_field_name("left")
-            if left is not None and left.type == "identifier" and text(left) in params:
+            if left is not None and left.type == "identifier" and node_text(left) in params:
                 decreased = True
                 continue
         if a.type in ("number_literal", "subscript_expression", "field_expression"):
@@ -100,7 +103,7 @@ def _has_effects(facts: FunctionFacts) -> bool:
     for kind in ("assignment_expression", "update_expression"):
         for n in facts.nodes(kind):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            v = facts.var(text(target)) if target is not None and \
+            v = facts.var(node_text(target)) if target is not None and \
                 target.type == "identifier" else None
             if v is not None and v.scope == "global":
                 return True
@@ -196,7 +199,7 @@ def _guard(stmt: Node, name: str) -> tuple[Node, Node] | None:
 
 
 def _calls(node: Node, name: str) -> bool:
-    return any(n.type == "call_expression" and callee(n) == name for n in walk_all(node))
+    return any(n.type == "call_expression" and callee(n) == name for n in walk(node))
 
 
 def _window(inp: RuleInput, rec: SelfRecursion, body: Node) -> str | None:
@@ -222,7 +225,7 @@ def _window(inp: RuleInput, rec: SelfRecursion, body: Node) -> str | None:
             return None
         left, right = arg.child_by_field_name("left"), arg.child_by_field_name("right")
         c = int_literal(right) if right is not None and right.type == "number_literal" else None
-        if left is None or text(left) != n or c is None:
+        if left is None or node_text(left) != n or c is None:
             return None
         offsets[(call.start_byte, call.end_byte)] = c
     k = max(offsets.values())
@@ -256,7 +259,7 @@ def _window_step(inp: RuleInput, final: Node, offsets: dict[tuple[int, int], int
 
 def _renamed(data: bytes, start: int, end: int, within: Node, old: str, new: str) -> str:
     """The text of ``[start, end)`` (inside ``within``) with the identifier ``old`` as ``new``."""
-    hits = [x for x in walk_all(within) if x.type == "identifier" and text(x) == old and
+    hits = [x for x in walk(within) if x.type == "identifier" and node_text(x) == old and
             start <= x.start_byte and x.end_byte <= end]
     out = bytearray(data[start:end])
     for x in sorted(hits, key=lambda x: x.start_byte, reverse=True):
@@ -384,9 +387,9 @@ def _cases(cond: Node, n: str, literals: list[int], at: int = 0) -> bool | None:
         return (a or b) if op == "||" else (a and b)
     if op not in _COMPARE:
         return None
-    sides = [_value(x, n, at) if not (x.type == "identifier" and text(x) == n) else at
+    sides = [_value(x, n, at) if not (x.type == "identifier" and node_text(x) == n) else at
              for x in (left, right)]
-    named = [x.type == "identifier" and text(x) == n for x in (left, right)]
+    named = [x.type == "identifier" and node_text(x) == n for x in (left, right)]
     if sides[0] is None or sides[1] is None or sum(named) != 1:
         return None
     literal = sides[1] if named[0] else sides[0]
@@ -408,7 +411,7 @@ def _value(node: Node | None, n: str, at: int) -> int | None:
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return _value(node.named_children[0], n, at)
     if node.type == "identifier":
-        return at if text(node) == n else None
+        return at if node_text(node) == n else None
     if node.type == "number_literal":
         return int_literal(node)
     if node.type == "unary_expression" and operator(node) in ("-", "+"):
@@ -433,18 +436,18 @@ def _offset(node: Node | None, rec: SelfRecursion) -> bool:
     if n.type in ("number_literal", "char_literal"):
         return True
     if n.type == "identifier":
-        word = text(n)
+        word = node_text(n)
         keys = {p for p, _ in rec.key_params}
         return word not in keys and word not in rec.locals
     if n.type == "subscript_expression":
         while n is not None and n.type == "subscript_expression":
             n = n.child_by_field_name("argument")
-        return n is not None and n.type == "identifier" and text(n) in rec.invariant
+        return n is not None and n.type == "identifier" and node_text(n) in rec.invariant
     if n.type == "call_expression":
         obj = receiver(n)
         while obj is not None and obj.type == "subscript_expression":
             obj = obj.child_by_field_name("argument")
-        return obj is not None and obj.type == "identifier" and text(obj) in rec.invariant
+        return obj is not None and obj.type == "identifier" and node_text(obj) in rec.invariant
     if n.type == "cast_expression":
         return _offset(n.child_by_field_name("value"), rec)
     if n.type == "binary_expression" and operator(n) in ("+", "-", "*"):
@@ -465,8 +468,8 @@ def _steps(call: Node, rec: SelfRecursion) -> bool:
         own = rec.params[i][0]
         if a is None:
             return False
-        if a.type == "identifier" and text(a) in keys:
-            moved = moved or text(a) != own
+        if a.type == "identifier" and node_text(a) in keys:
+            moved = moved or node_text(a) != own
             continue
         if a.type == "number_literal":
             moved = True
@@ -474,12 +477,12 @@ def _steps(call: Node, rec: SelfRecursion) -> bool:
         if a.type != "binary_expression" or operator(a) not in ("+", "-"):
             return False
         left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
-        if left is not None and left.type == "identifier" and text(left) in keys and \
+        if left is not None and left.type == "identifier" and node_text(left) in keys and \
                 _offset(right, rec):
             moved = True
             continue
         if operator(a) == "+" and right is not None and right.type == "identifier" and \
-                text(right) in keys and _offset(left, rec):
+                node_text(right) in keys and _offset(left, rec):
             moved = True
             continue
         return False
@@ -503,7 +506,7 @@ def _keyed(inp: RuleInput, rec: SelfRecursion, body: Node) -> str:
     unit = indent_unit(inp.text)
     calls = sorted(rec.calls, key=lambda c: c.start_byte)
     edits: list[Edit] = []
-    for st in walk_all(body):
+    for st in walk(body):
         if st.type != "return_statement" or not any(
                 st.start_byte <= c.start_byte and c.end_byte <= st.end_byte for c in calls):
             continue
@@ -554,14 +557,14 @@ def _member_type(type_text: str) -> str:
 def _written(body: Node) -> set[str]:
     """Names the body assigns or steps."""
     out: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         target = None
         if n.type in ("assignment_expression", "compound_assignment_expression"):
             target = n.child_by_field_name("left")
         elif n.type == "update_expression":
             target = n.child_by_field_name("argument")
         if target is not None and target.type == "identifier":
-            out.add(text(target))
+            out.add(node_text(target))
     return out
 
 

@@ -20,8 +20,11 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType, declared_types
-from perfpilot.code.effects import NO_SIDE_EFFECTS
-from perfpilot.code.parse import node_text, walk_all
+from perfpilot.code.effects import NO_SIDE_EFFECTS, SIZE_METHODS
+from perfpilot.code.syntax import (
+    node_text,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -41,8 +44,6 @@ _REJECT = frozenset({
     "co_return_statement", "co_yield_statement", "user_defined_literal",
     "gnu_asm_expression", "offsetof_expression", "compound_literal_expression",
 })
-# Read-only questions the body may ask of its data.
-_DATA_METHODS = frozenset({"size", "length", "empty"})
 # Standard limits (<climits>, <cstdint>): constants, though their definitions are not in the unit.
 _STD_LIMITS = frozenset({
     "INT_MAX", "INT_MIN", "LONG_MAX", "LONG_MIN", "LLONG_MAX", "LLONG_MIN", "UINT_MAX",
@@ -216,7 +217,7 @@ def _asks_size(node: Node) -> bool:
             any(not c.is_named and c.type == "->" for c in field.children):
         return False
     name, call = field.child_by_field_name("field"), field.parent
-    return name is not None and node_text(name) in _DATA_METHODS and call is not None and \
+    return name is not None and node_text(name) in SIZE_METHODS and call is not None and \
         call.type == "call_expression" and call.child_by_field_name("function") == field and \
         not [a for a in (call.child_by_field_name("arguments") or field).named_children
              if a.type != "comment"]
@@ -288,7 +289,7 @@ def self_recursion(fn: Node, name: str, unit_globals: dict[str, VarType | None],
         return None
     calls: list[Node] = []
     written: set[str] = set()
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in ("assignment_expression", "update_expression"):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is None or target.type != "identifier":
@@ -314,7 +315,7 @@ def self_recursion(fn: Node, name: str, unit_globals: dict[str, VarType | None],
     readable = writable | {p.name for p in params if p.kind != "data"}
     data = {p.name for p in params if p.kind == "data"}
     macros = _numeric_macros(unit_text)
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type in _REJECT:
             return None
         if n.type == "subscript_expression":

@@ -8,15 +8,15 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.nul_stores import stores_no_nul
-from perfpilot.code.parse import unwrap
 from perfpilot.code.syntax import (
     arguments,
     callee,
     line,
+    node_text,
     number,
     operator,
     root_name,
-    text,
+    unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -33,11 +33,11 @@ def strlen_condition(facts: FunctionFacts) -> Iterator[Finding]:
             args = arguments(call)
             if callee(call) != "strlen" or len(args) != 1 or args[0].type != "identifier":
                 continue
-            s = text(args[0])
+            s = node_text(args[0])
             if facts.invariant_in(call, loop) or not _only_char_stores(facts, loop, s):
                 continue
             # Proved (every store is a character that cannot be NUL), or only likely.
-            proved = "".join(text(loop.condition).split()) == f"{loop.var}<strlen({s})" and \
+            proved = "".join(node_text(loop.condition).split()) == f"{loop.var}<strlen({s})" and \
                 stores_no_nul(loop.body, s, loop.var)
             nul = ("but it never stores a NUL terminator there: compute"
                    if proved else "but unless a store there can be a NUL terminator, compute")
@@ -65,8 +65,8 @@ def _only_char_stores(facts: FunctionFacts, loop: Loop, s: str) -> bool:
         idx = (left.child_by_field_name("indices") or left.child_by_field_name("index")) \
             if left is not None and left.type == "subscript_expression" else None
         value = unwrap(a.child_by_field_name("right"))
-        if idx is None or text(idx).strip("[] ") != loop.var or value is None or \
-                text(value) in ("0", "'\\0'", "'\\000'", "NULL") or \
+        if idx is None or node_text(idx).strip("[] ") != loop.var or value is None or \
+                node_text(value) in ("0", "'\\0'", "'\\000'", "NULL") or \
                 number(value) == 0.0:
             return False
         stores += 1

@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import Node, line, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    line,
+    node_text,
+    operator,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -22,7 +27,7 @@ from perfpilot.rules.rewrite_input import (
 
 
 def _stream_name(node: Node) -> str:
-    t = text(node)
+    t = node_text(node)
     return t.split("::")[-1]
 
 
@@ -51,12 +56,12 @@ def endl(facts: FunctionFacts) -> Iterator[Finding]:
     stream = _leftmost(first.parent) if first.parent is not None else "the stream"
     yield make_finding(
         "endl",
-        f"`{text(first)}` on line{'s' if len(lines) > 1 else ''} "
+        f"`{node_text(first)}` on line{'s' if len(lines) > 1 else ''} "
         f"{', '.join(str(n) for n in lines)} flushes `{stream}` on every iteration of "
         f"{loop_phrase(loop)}, one system call per line: write `'\\n'` instead and let the "
         f"stream flush once at the end.",
         [*lines, loop.line],
-        loop_range=loop.byte_range, node_range=rng(first), names=[text(first), stream],
+        loop_range=loop.byte_range, node_range=rng(first), names=[node_text(first), stream],
         data={"stream": stream, "count": str(len(hits))},
         bonus=depth_bonus(loop.depth),
     )
@@ -66,7 +71,7 @@ def _leftmost(node: Node) -> str:
     cur: Node | None = node
     while cur is not None and cur.type == "binary_expression":
         cur = cur.child_by_field_name("left")
-    return text(cur) if cur is not None else ""
+    return node_text(cur) if cur is not None else ""
 
 
 # rewrite
@@ -79,7 +84,7 @@ def endl_rule(inp: RuleInput) -> RuleOutput:
         return changes, []
     edits: list[Edit] = []
     lines: list[int] = []
-    for n in walk_all(inp.function):
+    for n in walk(inp.function):
         if n.type != "binary_expression":
             continue
         op = n.child_by_field_name("operator")

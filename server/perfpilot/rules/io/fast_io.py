@@ -7,8 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, parse, walk_all
-from perfpilot.code.syntax import Node, line, text
+from perfpilot.code.parse import parse
+from perfpilot.code.syntax import (
+    Node,
+    line,
+    node_text,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -33,11 +38,11 @@ def fast_io(facts: FunctionFacts) -> Iterator[Finding]:
         return
     uses: list[Node] = []
     for n in facts.in_loops("identifier"):
-        if text(n) in ("cin", "cout", "cerr") and facts.loop_of(n) is not None:
+        if node_text(n) in ("cin", "cout", "cerr") and facts.loop_of(n) is not None:
             uses.append(n)
     if not uses:
         return
-    streams = sorted({text(n) for n in uses})
+    streams = sorted({node_text(n) for n in uses})
     first = uses[0]
     loop = facts.loop_of(first)
     assert loop is not None
@@ -79,14 +84,14 @@ def fast_io_rule(inp: RuleInput) -> RuleOutput:
         return changes, []
     uses_streams = any(
         n.type == "identifier" and node_text(n) in ("cin", "cout") and
-        inside_loop(n, inp.function) for n in walk_all(inp.function))
+        inside_loop(n, inp.function) for n in walk(inp.function))
     if not uses_streams:
         return changes, []
     if inp.site.name != "main":
         # the one place the streams may be unsynchronized before any I/O is the program's start
         return changes, ["fast-io: the rewrite adds `std::ios::sync_with_stdio(false)` only at "
                          "the start of `main`, before any I/O; this function is not `main`"]
-    unit_names = {node_text(n) for n in walk_all(parse(inp.site.unit_text, "cpp").root_node)
+    unit_names = {node_text(n) for n in walk(parse(inp.site.unit_text, "cpp").root_node)
                   if n.type == "identifier"}
     mixed = sorted(unit_names & _C_STDIO)
     if mixed:

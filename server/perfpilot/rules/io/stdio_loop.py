@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.syntax import Node, callee, line, receiver
+from perfpilot.code.syntax import (
+    Node,
+    callee,
+    line,
+    receiver,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase, rng
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding

@@ -10,8 +10,13 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.loops import LoopFacts, all_loops
-from perfpilot.code.parse import node_text, walk_all
-from perfpilot.code.syntax import callee, declarator_name, receiver
+from perfpilot.code.syntax import (
+    callee,
+    declarator_name,
+    node_text,
+    receiver,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.detect.floating import MATH_CALLS, fp_accumulator
@@ -74,7 +79,7 @@ def _single_update(body: Node) -> Node | None:
 def _pure_term(term: Node, acc: str) -> bool:
     """Whether ``term`` reads values only: no assignment, no increment, no call other than the
     pure math functions, and not the accumulator itself."""
-    for n in walk_all(term):
+    for n in walk(term):
         if n.type in ("assignment_expression", "update_expression", "comma_expression",
                       "new_expression", "delete_expression", "lambda_expression"):
             return False
@@ -91,7 +96,7 @@ def _shifted(term: Node, var: str, k: int) -> str:
     data = term.text or b""
     base = term.start_byte
     out = data
-    for n in sorted((n for n in walk_all(term)
+    for n in sorted((n for n in walk(term)
                      if n.type == "identifier" and node_text(n) == var),
                     key=lambda n: n.start_byte, reverse=True):
         s, e = n.start_byte - base, n.end_byte - base
@@ -173,7 +178,7 @@ def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
 def _declared_after(inp: RuleInput, node: Node, names: set[str]) -> bool:
     """Whether a name of ``names`` is declared anywhere in the function after ``node`` (a
     counter moved into the enclosing block would clash with it, or be shadowed by it)."""
-    for n in walk_all(inp.function):
+    for n in walk(inp.function):
         if n.start_byte < node.end_byte:
             continue
         if n.type in ("init_declarator", "declaration", "parameter_declaration"):

@@ -13,8 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfpilot.code.parse import unparen
-from perfpilot.code.syntax import Node, declarator_name, identifiers, text, walk
+from perfpilot.code.syntax import (
+    Node,
+    declarator_name,
+    identifiers,
+    node_text,
+    unwrap,
+    walk,
+)
 
 _SCOPE_ENDS = frozenset({"function_definition", "lambda_expression"})
 
@@ -69,13 +75,13 @@ def enclosing_tests(node: Node) -> EnclosingTests:
             if expr is not None:
                 declared = _declared_in(branch)
                 if _is_field(parent, "consequence", branch):
-                    tested = {compact(text(c)) for c in _conjuncts(expr)
+                    tested = {compact(node_text(c)) for c in _conjuncts(expr)
                               if not identifiers(c) & declared}
                     held |= tested
                     held_now |= tested if now else set()
                 elif _is_field(parent, "alternative", branch) and \
                         not identifiers(expr) & declared:
-                    refuted.add(compact(text(expr)))
+                    refuted.add(compact(node_text(expr)))
         child, parent = parent, parent.parent
     return EnclosingTests(frozenset(held), frozenset(held_now), frozenset(refuted))
 
@@ -89,12 +95,12 @@ def _condition_expression(cond: Node | None) -> Node | None:
         named = cond.named_children
         if len(named) != 1 or named[0].type in ("declaration", "init_statement"):
             return None
-        return unparen(named[0])
-    return unparen(cond)
+        return unwrap(named[0])
+    return unwrap(cond)
 
 
 def _conjuncts(expr: Node) -> list[Node]:
-    expr = unparen(expr)
+    expr = unwrap(expr)
     if expr.type == "binary_expression":
         op = expr.child_by_field_name("operator")
         left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
@@ -112,7 +118,7 @@ def _is_field(parent: Node, field: str, child: Node) -> bool:
 
 def _declared_in(branch: Node) -> set[str]:
     names: set[str] = set()
-    for n in walk(branch):
+    for n in walk(branch, named=True):
         if n.type in ("declaration", "parameter_declaration", "for_range_loop",
                       "init_declarator"):
             for decl in n.children_by_field_name("declarator"):

@@ -16,7 +16,11 @@ import tree_sitter
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import check_independent, occurrences
-from perfpilot.code.parse import node_text, unparen, walk_all
+from perfpilot.code.syntax import (
+    node_text,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -73,7 +77,7 @@ def declared_length(loop: Node, name: str) -> int | None:
     while fn is not None and fn.type != "function_definition":
         fn = fn.parent
     lengths = set()
-    for n in walk_all(fn if fn is not None else loop):
+    for n in walk(fn if fn is not None else loop):
         if n.type != "array_declarator":
             continue
         inner, size = n.child_by_field_name("declarator"), n.child_by_field_name("size")
@@ -97,7 +101,7 @@ def _update_of(name_node: Node) -> Node | None:
     if up.type == "assignment_expression":
         left = up.child_by_field_name("left")
         op = up.child_by_field_name("operator")
-        if left is None or unparen(left) != sub or op is None or node_text(op) not in _ADDS:
+        if left is None or unwrap(left) != sub or op is None or node_text(op) not in _ADDS:
             return None
     elif up.type == "update_expression":
         ops = [node_text(c) for c in up.children if not c.is_named]
@@ -115,7 +119,7 @@ def histograms(loop: Node, body: Node, var: str, types: dict[str, VarType | None
     """The histograms of a counted loop over ``var`` that is independent once each of them is
     counted per thread, or why not."""
     candidates: dict[str, tuple[str, bool]] = {}
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type == "identifier" and _update_of(n) is not None:
             name = node_text(n)
             typed = element_type(types.get(name))

@@ -12,14 +12,15 @@ from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import all_loops
 from perfpilot.code.nest_order import Nest, header_moves, order_blocker, perfect_nest
-from perfpilot.code.parse import statements, unwrap
 from perfpilot.code.syntax import (
     Node,
     identifiers,
     line,
+    node_text,
     operator,
     root_name,
-    text,
+    statements,
+    unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -139,9 +140,9 @@ def _flat_order(idx: Node | None, outer_var: str, inner_var: str) -> str | None:
         if scaled is None or plain is None:
             continue
         if scaled.type == "binary_expression" and operator(scaled) == "*":
-            if inner_var in identifiers(scaled) and text(plain) == outer_var:
+            if inner_var in identifiers(scaled) and node_text(plain) == outer_var:
                 return "column"
-            if outer_var in identifiers(scaled) and text(plain) == inner_var:
+            if outer_var in identifiers(scaled) and node_text(plain) == inner_var:
                 return "row"
     return None
 

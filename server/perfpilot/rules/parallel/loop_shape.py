@@ -12,8 +12,14 @@ from typing import Literal
 
 import tree_sitter
 
-from perfpilot.code.parse import LOOP_TYPES, mutations, walk_all
-from perfpilot.code.syntax import declarator_name, identifiers, text
+from perfpilot.code.syntax import (
+    LOOP_TYPES,
+    declarator_name,
+    identifiers,
+    mutations,
+    node_text,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -33,7 +39,7 @@ def _counters(loop: Node) -> set[str]:
         return {n for d in init.children_by_field_name("declarator")
                 if (n := declarator_name(d))}
     if init.type == "assignment_expression":
-        return {text(init.child_by_field_name("left"))}
+        return {node_text(init.child_by_field_name("left"))}
     return set()
 
 
@@ -58,8 +64,8 @@ def _per_iteration_values(body: Node, var: str) -> set[str]:
     dereference), or assigned again after their declaration. An invariant copy (``int m =
     n;``) is not among them."""
     varying = {var}
-    assigned = {text(t) for _, t in mutations(body)}
-    for n in walk_all(body):
+    assigned = {node_text(t) for _, t in mutations(body)}
+    for n in walk(body):
         if n.type != "declaration" or (n.parent is not None and n.parent.type == "for_statement"):
             continue
         for d in n.children_by_field_name("declarator"):
@@ -68,7 +74,7 @@ def _per_iteration_values(body: Node, var: str) -> set[str]:
                 continue
             value = d.child_by_field_name("value")
             if value is None or name in assigned or identifiers(value) & varying or any(
-                    m.type in _DATA for m in walk_all(value)):
+                    m.type in _DATA for m in walk(value)):
                 varying.add(name)
     return varying
 
@@ -88,7 +94,7 @@ def loop_balance(loop: Node, var: str) -> Balance:
         return "rectangular"
     varying = _per_iteration_values(body, var)
     found: Balance = "rectangular"
-    for n in walk_all(body):
+    for n in walk(body):
         if n.type not in LOOP_TYPES or n == loop:
             continue
         if n.type in ("while_statement", "do_statement"):
@@ -106,7 +112,7 @@ def loop_balance(loop: Node, var: str) -> Balance:
         if not used & varying:
             continue
         varying |= own  # a counter whose range varies varies itself
-        data = any(m.type in _DATA for p in parts for m in walk_all(p)
+        data = any(m.type in _DATA for p in parts for m in walk(p)
                    if identifiers(m) & varying)
         if data or (used & varying) - {var} - _counter_names(body):
             return "irregular"
@@ -120,4 +126,4 @@ def loop_balance(loop: Node, var: str) -> Balance:
 def _counter_names(body: Node) -> set[str]:
     """Every ``for`` counter below ``body``: a bound following an outer counter is triangular
     too (``k < j`` with ``j < i``)."""
-    return set().union(*(_counters(n) for n in walk_all(body) if n.type == "for_statement"))
+    return set().union(*(_counters(n) for n in walk(body) if n.type == "for_statement"))

@@ -11,7 +11,6 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.first_match import FirstMatch, first_match
 from perfpilot.code.loops import LoopFacts, all_loops
-from perfpilot.code.parse import node_text, statements, walk_all
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import Param
 from perfpilot.code.std_calls import algorithm_calls
@@ -23,7 +22,13 @@ from perfpilot.code.storage_type import (
     reachable,
     restrict_excludes,
 )
-from perfpilot.code.syntax import Node, identifiers_of
+from perfpilot.code.syntax import (
+    Node,
+    identifiers_of,
+    node_text,
+    statements,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import hoist_above
@@ -525,7 +530,7 @@ def _arg_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change:
         stmt = inp.node_at(arg.start_byte, arg.end_byte, {"if_statement"})
         cons = stmt.child_by_field_name("consequence") if stmt is not None else None
         assert stmt is not None and cons is not None and cons.type == "compound_statement"
-        for n in walk_all(stmt):
+        for n in walk(stmt):
             if n.type == "identifier" and node_text(n) in local:
                 edits.append(Edit(n.start_byte, n.end_byte, local[node_text(n)], rule))
         close = cons.end_byte - 1

@@ -15,7 +15,12 @@ import tree_sitter
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import counter_type
-from perfpilot.code.parse import node_text, statements, unparen, walk_all
+from perfpilot.code.syntax import (
+    node_text,
+    statements,
+    unwrap,
+    walk,
+)
 
 Node = tree_sitter.Node
 
@@ -55,7 +60,7 @@ def _int_elements(vt: VarType | None) -> bool:
 def _integer_term(node: Node, var: str, types: Mapping[str, VarType | None],
                   banned: set[str]) -> bool:
     """An integer expression of integer variables, literals and elements, with no effect."""
-    node = unparen(node)
+    node = unwrap(node)
     t = node.type
     if t == "number_literal":
         return bool(_INT_LITERAL.match(node_text(node)))
@@ -101,7 +106,7 @@ def scan(loop: Node, var: str, step: int | None, cond_op: str | None, lower: str
     if body is None or len(stmts) != 2 or any(s.type != "expression_statement" or
                                                s.named_child_count != 1 for s in stmts):
         return "the body is not two expression statements"
-    exprs = [unparen(s.named_children[0]) for s in stmts]
+    exprs = [unwrap(s.named_children[0]) for s in stmts]
     adds = [e for e in exprs if e.type == "assignment_expression" and
             node_text(e.child_by_field_name("operator") or e) == "+="]
     stores = [e for e in exprs if e.type == "assignment_expression" and
@@ -109,10 +114,10 @@ def scan(loop: Node, var: str, step: int | None, cond_op: str | None, lower: str
     if len(adds) != 1 or len(stores) != 1:
         return "not 's += e' and 'out[i] = s'"
     add, store = adds[0], stores[0]
-    acc_node = unparen(add.child_by_field_name("left") or add)
+    acc_node = unwrap(add.child_by_field_name("left") or add)
     term = add.child_by_field_name("right")
-    target = unparen(store.child_by_field_name("left") or store)
-    value = unparen(store.child_by_field_name("right") or store)
+    target = unwrap(store.child_by_field_name("left") or store)
+    value = unwrap(store.child_by_field_name("right") or store)
     if acc_node.type != "identifier" or term is None or target.type != "subscript_expression" \
             or value.type != "identifier" or node_text(value) != node_text(acc_node):
         return "not 's += e' and 'out[i] = s'"
@@ -133,7 +138,7 @@ def scan(loop: Node, var: str, step: int | None, cond_op: str | None, lower: str
     banned = {acc} if add == exprs[0] else {acc, out}
     if out not in banned and any(
             (p := o.parent) is None or p.type != "subscript_expression" or
-            node_text(p) != node_text(target) for o in walk_all(term)
+            node_text(p) != node_text(target) for o in walk(term)
             if o.type == "identifier" and node_text(o) == out):
         return f"'{out}' is read at another index"
     if not _integer_term(term, var, types, banned):
@@ -147,7 +152,7 @@ def scan(loop: Node, var: str, step: int | None, cond_op: str | None, lower: str
     var_type, why = counter_type(loop, var, declared, types)
     if why:
         return why
-    uses = tuple((n.start_byte, n.end_byte) for n in walk_all(body)
+    uses = tuple((n.start_byte, n.end_byte) for n in walk(body)
                  if n.type == "identifier" and node_text(n) == acc)
     return Scan(acc, acc_vt.base, var, var_type, out, (term.start_byte, term.end_byte), uses,
                 lower, upper, cond_op == "<=")

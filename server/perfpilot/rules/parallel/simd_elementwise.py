@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements
 from perfpilot.code.syntax import (
     callee,
+    node_text,
     receiver,
     root_name,
-    text,
+    statements,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
@@ -44,7 +44,7 @@ def simd_elementwise(facts: FunctionFacts) -> Iterator[Finding]:
             idx = (left.child_by_field_name("indices") or left.child_by_field_name("index")) \
                 if left is not None and left.type == "subscript_expression" else None
             if v is None or not v.is_float or idx is None or \
-                    text(idx).strip("[] ") != loop.var:
+                    node_text(idx).strip("[] ") != loop.var:
                 targets = []
                 break
             targets.append(v.name)

@@ -19,8 +19,11 @@ import tree_sitter
 from perfpilot.code.aliases import at_reads, storage, touch_blocker
 from perfpilot.code.declarations import VarType
 from perfpilot.code.loop_body import collect_body
-from perfpilot.code.parse import statements
-from perfpilot.code.syntax import enclosing_function, root_name_of
+from perfpilot.code.syntax import (
+    enclosing_function,
+    root_name_of,
+    statements,
+)
 
 Node = tree_sitter.Node
 

@@ -33,8 +33,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from perfpilot.code.effects import APPEND_METHODS, ELEMENT_METHODS
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import statements, unparen, unwrap
 from perfpilot.code.seen_list import (
     hashable_element,
     normal_type,
@@ -55,11 +55,19 @@ from perfpilot.code.sorted_ranges import (
     jumps_in,
     later_in_block,
 )
-from perfpilot.code.syntax import Node, callee, is_within, operator, text, walk
+from perfpilot.code.syntax import (
+    Node,
+    callee,
+    identifiers,
+    is_within,
+    node_text,
+    operator,
+    statements,
+    unwrap,
+    walk,
+)
 
 _PAIR = re.compile(r"^(?:std::)?pair\s*<(.+)>$", re.S)
-_APPENDS = frozenset({"push_back", "emplace_back"})
-_ELEMENT_CALLS = frozenset({"at", "front", "back"})
 _JUMPS = frozenset({"break_statement", "continue_statement", "return_statement",
                     "goto_statement", "throw_expression", "co_return_statement"})
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
@@ -106,7 +114,8 @@ def assoc_lists(facts: FunctionFacts, unit: Node
     if facts.language != "cpp" or facts.body is None:
         return (), ()
     found: dict[str, list[tuple[Node, str, str, bool]]] = {}
-    for loop in (n for n in walk(facts.body) if n.type in ("for_range_loop", "for_statement")):
+    for loop in (n for n in walk(facts.body, named=True)
+                 if n.type in ("for_range_loop", "for_statement")):
         header = _scan_header(loop)
         if header is not None:
             found.setdefault(header[0], []).append((loop, *header[1:]))
@@ -117,7 +126,7 @@ def assoc_lists(facts: FunctionFacts, unit: Node
     refused: list[Refused] = []
     problem = "the function has goto or labels" if jumps_in(facts) else \
         "the function catches exceptions" if any(
-            n.type == "try_statement" for n in walk(facts.body)) else ""
+            n.type == "try_statement" for n in walk(facts.body, named=True)) else ""
     for var, loops in found.items():
         result = _prove(m, var, loops, problem)
         if isinstance(result, AssocList):
@@ -139,18 +148,18 @@ def _scan_header(loop: Node) -> tuple[str, str, str, bool] | None:
         name = flat(decl).lstrip("&")
         if not re.fullmatch(r"[A-Za-z_]\w*", name) or flat(decl).startswith("&&"):
             return None
-        quals = " ".join(text(c) for c in loop.children
+        quals = " ".join(node_text(c) for c in loop.children
                          if c.type == "type_qualifier" and c.start_byte < typ.start_byte)
-        binding = " ".join(f"{quals} {text(typ)} {text(decl)}".split())
-        return text(rng), name, binding, False
+        binding = " ".join(f"{quals} {node_text(typ)} {node_text(decl)}".split())
+        return node_text(rng), name, binding, False
     got = whole_index_loop(loop)
     if got is None:
         return None
     var, i, init = got
     typ = init.child_by_field_name("type")
-    if typ is None or text(typ) == "auto" or len(init.children) != 3:
+    if typ is None or node_text(typ) == "auto" or len(init.children) != 3:
         return None  # ``auto`` from ``0`` is ``int``, and no qualifiers
-    return var, f"{var}[{i}]", f"{text(typ)} {i}", True
+    return var, f"{var}[{i}]", f"{node_text(typ)} {i}", True
 
 
 def _pair_types(element: str) -> tuple[str, str] | None:
@@ -222,21 +231,21 @@ def _scan(m: Mentions, var: str, loop: Node, elem: str, binding: str, index: boo
     key = right if flat(left) == first else left if flat(right) == first else None
     if key is None:
         return ""
-    key = unparen(key)
+    key = unwrap(key)
     branch = statements(body[0].child_by_field_name("consequence"))
     if body[0].child_by_field_name("alternative") is not None:
         return "the key test has an else branch"
     if not branch or branch[-1].type != "break_statement":
         return "the branch does not end the scan with break (later equal keys would be visited)"
     rest = tuple(branch[:-1])
-    if any(n.type in _JUMPS | _LOOPS for s in rest for n in walk(s)):
+    if any(n.type in _JUMPS | _LOOPS for s in rest for n in walk(s, named=True)):
         return "the branch holds another jump or a loop"
     if key.type not in ("identifier", "subscript_expression") or \
             searched_value_type(m, key, var) != normal_type(key_type):
         return (f"the key looked up is not a variable or element known to have the key type "
                 f"{key_type}")
     name = elem.split("[")[0] if not index else binding.split()[-1]
-    if not index and name in {text(n) for n in walk(key) if n.type == "identifier"}:
+    if not index and name in identifiers(key):
         return "the key names the element"
     if not index and not _element_only_second(loop, name, rest):
         return "the scan changes the element's key, or lets the element escape"
@@ -247,8 +256,8 @@ def _element_only_second(loop: Node, name: str, region: tuple[Node, ...]) -> boo
     """Whether every mention of a range-for element ``name`` in ``region`` is ``name.first``
     read, or ``name.second`` (used in any way: it is no key)."""
     for s in region:
-        for n in walk(s):
-            if n.type != "identifier" or text(n) != name:
+        for n in walk(s, named=True):
+            if n.type != "identifier" or node_text(n) != name:
                 continue
             field = _field_of(n)
             if field == "second" or (field == "first" and _read_only(n.parent)):
@@ -262,7 +271,7 @@ def _field_of(n: Node) -> str:
     if p is None or p.type != "field_expression" or p.child_by_field_name("argument") != n or \
             operator(p) != ".":
         return ""
-    return text(p.child_by_field_name("field"))
+    return node_text(p.child_by_field_name("field"))
 
 
 def _read_only(e: Node | None) -> bool:
@@ -287,7 +296,7 @@ def _use_problem(m: Mentions, kind: str, ident: Node, access: Node) -> str:
     statement the map must follow, else what the mention may do."""
     if kind in (SIZE, READ, ITERATE):
         return ""
-    if kind == RESIZE and access.type == "call_expression" and callee(access) in _APPENDS:
+    if kind == RESIZE and access.type == "call_expression" and callee(access) in APPEND_METHODS:
         if access.parent is not None and access.parent.type == "expression_statement":
             return "append"
         return "is appended to inside an expression"
@@ -306,14 +315,14 @@ def _use_problem(m: Mentions, kind: str, ident: Node, access: Node) -> str:
     if kind == ESCAPE and _returned_by_value(ident):
         return ""
     if kind in (RESIZE, WRITE):
-        return f"is changed by `{' '.join(text(access).split())[:48]}`"
+        return f"is changed by `{' '.join(node_text(access).split())[:48]}`"
     return "escapes (a reference, pointer, iterator, capture or call may change it)"
 
 
 def _element_access(access: Node) -> bool:
     if access.type == "subscript_expression":
         return True
-    return access.type == "call_expression" and callee(access) in _ELEMENT_CALLS
+    return access.type == "call_expression" and callee(access) in ELEMENT_METHODS
 
 
 def _field_of_access(access: Node) -> str:
@@ -321,7 +330,7 @@ def _field_of_access(access: Node) -> str:
     if p is None or p.type != "field_expression" or p.child_by_field_name("argument") != access \
             or operator(p) != ".":
         return ""
-    return text(p.child_by_field_name("field"))
+    return node_text(p.child_by_field_name("field"))
 
 
 def _returned_by_value(ident: Node) -> bool:

@@ -18,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.syntax import line, text
+from perfpilot.code.syntax import (
+    line,
+    node_text,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -89,7 +92,7 @@ def _change(inp: RuleInput, a: AssocList, index: str, it: str) -> Change:
         edits += _scan_edits(a, s, index, it)
     for stmt in a.appends:
         edits.append(Edit(stmt.start_byte, stmt.end_byte,
-                          f"{{ {text(stmt)} {index}.emplace({a.var}.back().first, "
+                          f"{{ {node_text(stmt)} {index}.emplace({a.var}.back().first, "
                           f"{a.var}.size() - 1); }}", RULE_ID))
     lines = tuple(inp.line_of(s.loop) for s in a.scans)
     return Change(
@@ -106,7 +109,7 @@ def _scan_edits(a: AssocList, s: Scan, index: str, it: str) -> list[Edit]:
     """The scan loop up to its branch becomes the lookup; the branch's ``break`` and the
     braces after it close it. The branch's own statements stay where they are."""
     brk = s.brk
-    key = " ".join(text(s.key).split())
+    key = " ".join(node_text(s.key).split())
     if s.index:
         t = s.binding.rsplit(" ", 1)[0]
         bind = f"{s.binding} = static_cast<{t}>({it}->second);"

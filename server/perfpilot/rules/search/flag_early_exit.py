@@ -10,7 +10,10 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.purity import pure_helper
-from perfpilot.code.syntax import Node, line
+from perfpilot.code.syntax import (
+    Node,
+    line,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.edits import Edit

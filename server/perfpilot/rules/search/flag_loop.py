@@ -16,8 +16,13 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.first_match import predicate_problem
-from perfpilot.code.parse import statements, unwrap, walk_all
-from perfpilot.code.syntax import Node, text
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    statements,
+    unwrap,
+    walk,
+)
 
 _CONSTANTS = frozenset({"true", "false", "number_literal", "char_literal", "null", "nullptr"})
 _STEPS = frozenset({"update_expression", "assignment_expression"})
@@ -59,24 +64,24 @@ def flag_loop(loop: Node, types: Mapping[str, VarType | None],
         return "the branch does more than store one value"
     store = unwrap(branch[0].named_children[0]) if branch[0].named_children else None
     if store is None or store.type != "assignment_expression" or \
-            text(store.child_by_field_name("operator")) != "=":
+            node_text(store.child_by_field_name("operator")) != "=":
         return "the branch does more than store one value"
     left, right = store.child_by_field_name("left"), unwrap(store.child_by_field_name("right"))
     if left is None or left.type != "identifier" or right is None:
         return "the branch does not store into a plain variable"
     if right.type not in _CONSTANTS and not _negative_number(right):
-        return f"'{text(store)}' does not store a constant"
-    flag = text(left)
+        return f"'{node_text(store)}' does not store a constant"
+    flag = node_text(left)
     vt = types.get(flag)
     if vt is None or vt.scope != "local" or vt.pointer or vt.array or vt.reference or \
             "volatile" in vt.type_text.split():
         return f"'{flag}' is not a plain local variable of the function"
-    return FlagLoop(flag, text(right), (branch[0].start_byte, branch[0].end_byte))
+    return FlagLoop(flag, node_text(right), (branch[0].start_byte, branch[0].end_byte))
 
 
 def _negative_number(node: Node) -> bool:
     arg = node.child_by_field_name("argument")
-    return node.type == "unary_expression" and text(node).startswith("-") and \
+    return node.type == "unary_expression" and node_text(node).startswith("-") and \
         arg is not None and arg.type == "number_literal"
 
 
@@ -85,7 +90,7 @@ def _under_pragma(loop: Node) -> bool:
     while prev is not None and prev.type == "comment":
         prev = prev.prev_named_sibling
     return prev is not None and prev.type == "preproc_call" and \
-        text(prev).lstrip("# \t").startswith("pragma")
+        node_text(prev).lstrip("# \t").startswith("pragma")
 
 
 def _header_problem(loop: Node, pure: Callable[[str], bool] | None) -> str:
@@ -107,8 +112,8 @@ def _header_problem(loop: Node, pure: Callable[[str], bool] | None) -> str:
         declared = _declared_names(init)
         for step in steps:
             target = step.child_by_field_name("argument") or step.child_by_field_name("left")
-            if step.type not in _STEPS or target is None or text(target) not in declared or \
-                    any(n.type == "call_expression" for n in walk_all(step)):
+            if step.type not in _STEPS or target is None or node_text(target) not in declared or \
+                    any(n.type == "call_expression" for n in walk(step)):
                 return "the loop's update does more than step its own counters"
     return ""
 
@@ -121,5 +126,5 @@ def _declared_names(init: Node | None) -> set[str]:
         decl = child.child_by_field_name("declarator") if child.type == "init_declarator" \
             else child
         if decl is not None and decl.type == "identifier":
-            names.add(text(decl))
+            names.add(node_text(decl))
     return names

@@ -33,7 +33,6 @@ from perfpilot.code.nested_membership import (
     outer_writes_ok,
     replacement,
 )
-from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.code.seen_list import seen_lists
 from perfpilot.code.sorted_scan import sorted_scans
 from perfpilot.code.syntax import (
@@ -42,10 +41,12 @@ from perfpilot.code.syntax import (
     callee,
     identifiers,
     line,
+    node_text,
     operator,
     receiver,
     root_name,
-    text,
+    statements,
+    unwrap,
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
@@ -186,9 +187,9 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
         loop = loop_node(inp, lp)
         if loop is None:
             continue
-        loop_vars = dict(filter(None, (_range_var(n, types) for n in walk_all(loop))))
+        loop_vars = dict(filter(None, (_range_var(n, types) for n in walk(loop))))
         tests: dict[str, list[tuple[Node, Node, bool]]] = {}
-        for call in walk_all(loop):
+        for call in walk(loop):
             if call.type != "call_expression":
                 continue
             found = _bounds(call)
@@ -313,7 +314,7 @@ def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, 
     once before it (see ``nested_membership`` for the shapes and why they agree)."""
     groups: dict[tuple[str, str], list[NestedScan]] = {}
     found: list[NestedScan] = []
-    for inner in walk_all(loop):
+    for inner in walk(loop):
         if inner == loop or inner.type not in ("for_statement", "for_range_loop"):
             continue
         scan, why = nested_scan(inner, types)
@@ -508,7 +509,7 @@ def _equality_test(facts: FunctionFacts, loop: Loop, var: str
         cond = unwrap(stmt.child_by_field_name("condition"))
         if cond is None:
             continue
-        for b in walk(cond):
+        for b in walk(cond, named=True):
             if b.type != "binary_expression" or operator(b) != "==":
                 continue
             left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
@@ -524,11 +525,11 @@ def _indexed_by(node: Node | None, var: str, loop: Loop) -> str | None:
         return None
     if node.type == "subscript_expression":
         idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-        if text(idx).strip("[] ") == var:
+        if node_text(idx).strip("[] ") == var:
             return root_name(node)
     if node.type == "field_expression":
         return _indexed_by(node.child_by_field_name("argument"), var, loop)
-    if node.type == "identifier" and text(node) == var and loop.kind == "range-for":
+    if node.type == "identifier" and node_text(node) == var and loop.kind == "range-for":
         right = loop.node.child_by_field_name("right")
         return root_name(right) if right is not None else None
     return None

@@ -20,7 +20,10 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.seen_list import SeenList, seen_lists
-from perfpilot.code.syntax import line, text
+from perfpilot.code.syntax import (
+    line,
+    node_text,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -40,7 +43,7 @@ RULE_ID = "seen-list-set"
 
 def _search_phrase(s: SeenList) -> str:
     if s.form == "loop":
-        return f"the loop on line {line(s.search)} that scans `{s.var}` for `{text(s.value)}`"
+        return f"the loop on line {line(s.search)} that scans `{s.var}` for `{node_text(s.value)}`"
     return f"`{code(s.search)}` on line {line(s.search)}"
 
 
@@ -54,7 +57,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
         yield make_finding(
             RULE_ID,
             f"{_search_phrase(s)} searches all of `{s.var}` (declared on line {line(s.decl)}) "
-            f"on every iteration of {loop_phrase(lp)} before appending `{text(s.value)}` "
+            f"on every iteration of {loop_phrase(lp)} before appending `{node_text(s.value)}` "
             f"when it is absent, so the loop does O(n·m) comparisons: a "
             f"`std::unordered_set<{s.element}>` kept beside `{s.var}` answers the same "
             f"question in O(1) (`insert(x).second` is true exactly when the value is new), "
@@ -83,7 +86,7 @@ def rewrite(inp: RuleInput) -> RuleOutput:
         _, indent = line_indent(inp.data, s.decl)
         sep = f"{nl}{indent}" if indent or inp.data.rfind(b"\n", 0, s.decl.start_byte) + 1 == \
             s.decl.start_byte else " "
-        value = " ".join(text(s.value).split())
+        value = " ".join(node_text(s.value).split())
         inserted = f"{name}.insert({value}).second"
         if s.form == "loop":
             new_test = f"{s.flag} = !{inserted};"

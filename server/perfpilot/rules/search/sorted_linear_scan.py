@@ -28,7 +28,12 @@ from collections.abc import Iterator
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.sorted_calls import SortedCall, sorted_calls
 from perfpilot.code.sorted_scan import SortedScan, sorted_scans
-from perfpilot.code.syntax import Node, line, text, walk
+from perfpilot.code.syntax import (
+    Node,
+    line,
+    node_text,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -64,7 +69,7 @@ def _search(kind: str, s: SortedScan) -> str:
 
 
 def _q(s: SortedScan) -> str:
-    return " ".join(text(s.query).split())
+    return " ".join(node_text(s.query).split())
 
 
 def _what(s: SortedScan) -> str:
@@ -137,7 +142,8 @@ def _call_findings(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _uses(nodes: tuple[Node, ...], name: str) -> bool:
-    return any(n.type == "identifier" and text(n) == name for b in nodes for n in walk(b))
+    return any(n.type == "identifier" and node_text(n) == name
+               for b in nodes for n in walk(b, named=True))
 
 
 def _count_amount(s: SortedScan) -> str | None:
@@ -153,7 +159,7 @@ def _count_amount(s: SortedScan) -> str | None:
 def _count_lines(s: SortedScan, pos: str) -> list[str]:
     assert s.target is not None
     shape, kind = _SHAPE[(s.op, s.sort.descending)]
-    target, op = " ".join(text(s.target).split()), f"{s.sign}="
+    target, op = " ".join(node_text(s.target).split()), f"{s.sign}="
     v = s.var
     single = _count_amount(s)
     if single is not None:
@@ -193,7 +199,7 @@ def _first_lines(s: SortedScan, pos: str, branch: list[str]) -> list[str]:
 
 
 def _tight(node: Node | None) -> str:
-    return " ".join(text(node).split())
+    return " ".join(node_text(node).split())
 
 
 def _call_test(c: SortedCall) -> str:
@@ -272,7 +278,7 @@ def rewrite(inp: RuleInput) -> RuleOutput:
         replacement = f"{nl}{indent}".join(lines)
         amount = _count_amount(s) if s.form == "count" and s.target is not None else None
         # `int c = 0;` right before the loop: the count becomes its initializer
-        folded = folded_into_declaration(inp, node, " ".join(text(s.target).split()),
+        folded = folded_into_declaration(inp, node, " ".join(node_text(s.target).split()),
                                           f"{s.sign}=", amount, RULE_ID) \
             if amount is not None and s.target is not None else None
         planned.append(Planned(

@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
-from perfpilot.code.parse import node_text, unwrap
 from perfpilot.code.sequence_scan import (
     SequenceScan,
     index_head,
@@ -33,7 +32,11 @@ from perfpilot.code.sequence_scan import (
     sequence_element,
     single_statement,
 )
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import (
+    Node,
+    node_text,
+    unwrap,
+)
 
 # element types whose pair sums fit in long long and compare as exact values
 SUM_ELEMENTS = frozenset({"int", "signed", "signed int", "short", "short int", "signed short",

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfpilot.code.parse import int_literal, statements
-from perfpilot.code.syntax import Node, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    int_literal,
+    node_text,
+    operator,
+    statements,
+)
 
 # elements whose difference fits an int (they promote to int): `return a - b` is exact for them
 # (and for int itself whenever the original does not overflow, which would be undefined)
@@ -87,7 +92,7 @@ class _Eval:
         return None
 
     def _declare(self, d: Node) -> None:
-        t = type_words(text(d.child_by_field_name("type")))
+        t = type_words(node_text(d.child_by_field_name("type")))
         for init in d.children_by_field_name("declarator"):
             if init.type != "init_declarator":
                 raise _Refused
@@ -99,13 +104,13 @@ class _Eval:
                 side = self._pointer(value)
                 if side is None or (t != "auto" and t not in self.types):
                     raise _Refused
-                self.env[text(decl.named_children[-1])] = ("ptr", side)
+                self.env[node_text(decl.named_children[-1])] = ("ptr", side)
             elif decl.type == "identifier":
                 side = self._key(value)
                 if side is not None and (t == "auto" or t in self.types):
-                    self.env[text(decl)] = ("val", side)
+                    self.env[node_text(decl)] = ("val", side)
                 elif side is None and t == "auto" and self._pointer(value) is not None:
-                    self.env[text(decl)] = ("ptr", self._pointer(value) or "")
+                    self.env[node_text(decl)] = ("ptr", self._pointer(value) or "")
                 else:
                     raise _Refused
             else:
@@ -118,23 +123,24 @@ class _Eval:
         if n is None:
             return None
         if n.type == "identifier":
-            bound = self.env.get(text(n))
+            bound = self.env.get(node_text(n))
             return bound[1] if bound is not None and bound[0] == "ptr" else None
         target: Node | None = None
         type_text = ""
         if n.type == "cast_expression":
-            type_text, target = text(n.child_by_field_name("type")), n.child_by_field_name("value")
+            type_text = node_text(n.child_by_field_name("type"))
+            target = n.child_by_field_name("value")
         elif n.type == "call_expression":
             fn = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
             if fn is None or fn.type != "template_function" or \
-                    text(fn.child_by_field_name("name")) not in ("static_cast",
+                    node_text(fn.child_by_field_name("name")) not in ("static_cast",
                                                                    "reinterpret_cast") or \
                     args is None or len(args.named_children) != 1:
                 return None
-            type_text = text(fn.child_by_field_name("arguments")).strip("<> ")
+            type_text = node_text(fn.child_by_field_name("arguments")).strip("<> ")
             target = args.named_children[0]
-        if target is None or target.type != "identifier" or text(target) not in self.params:
+        if target is None or target.type != "identifier" or node_text(target) not in self.params:
             return None
         words = type_words(type_text)
         if not words.endswith(" *") or words.count("*") != 1:
@@ -142,7 +148,7 @@ class _Eval:
         self.types.add(words[:-2])
         if len(self.types) != 1:
             raise _Refused
-        return "A" if text(target) == self.params[0] else "B"
+        return "A" if node_text(target) == self.params[0] else "B"
 
     def _key(self, n: Node | None) -> str | None:
         """'A' or 'B' when ``n`` reads the first or second element."""
@@ -151,7 +157,7 @@ class _Eval:
         if n is None:
             return None
         if n.type == "identifier":
-            bound = self.env.get(text(n))
+            bound = self.env.get(node_text(n))
             return bound[1] if bound is not None and bound[0] == "val" else None
         if n.type == "pointer_expression" and operator(n) == "*":
             return self._pointer(n.child_by_field_name("argument"))
@@ -223,11 +229,11 @@ def _params(params: Node | None) -> tuple[str, str] | None:
     names: list[str] = []
     for p in decls:
         d = p.child_by_field_name("declarator")
-        if type_words(text(p.child_by_field_name("type"))) != "void" or d is None or \
+        if type_words(node_text(p.child_by_field_name("type"))) != "void" or d is None or \
                 d.type != "pointer_declarator" or not d.named_children or \
                 d.named_children[-1].type != "identifier":
             return None
-        names.append(text(d.named_children[-1]))
+        names.append(node_text(d.named_children[-1]))
     return (names[0], names[1]) if names[0] != names[1] else None
 
 

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.parse import unparen
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -59,9 +58,10 @@ from perfpilot.code.syntax import (
     arguments,
     callee,
     nearest_target,
+    node_text,
     operator,
     receiver,
-    text,
+    unwrap,
     walk,
 )
 
@@ -159,7 +159,7 @@ def _extraction(facts: FunctionFacts, mentions: Mentions,
         return refuse(f"the name '{v}' is declared more than once")
     if any(u.kind == ESCAPE and not _within(u.ident, loop.node) for u in uses):
         return refuse(f"'{v}' may be reached through a pointer, reference, iterator or call")
-    if jumps_in(facts) or any(n.type == "try_statement" for n in walk(facts.fn)):
+    if jumps_in(facts) or any(n.type == "try_statement" for n in walk(facts.fn, named=True)):
         return refuse("the function has a goto or a try block, which could see the container "
                       "half taken")
     sizes: list[Node] = []
@@ -212,8 +212,8 @@ def _shape(facts: FunctionFacts, own: frozenset[str], loop: Loop, call: Node, v:
             decl.type != "declaration" or decl.parent != body or \
             len(decl.children_by_field_name("declarator")) != 1:
         return None
-    name = text(decl_node)
-    kind = " ".join(text(decl.child_by_field_name("type")).replace("std::", "").split())
+    name = node_text(decl_node)
+    kind = " ".join(node_text(decl.child_by_field_name("type")).replace("std::", "").split())
     if iterator:
         if kind != "auto" and not kind.endswith("iterator"):
             return None
@@ -237,9 +237,9 @@ def _erase_of(body: Node, decl: Node, v: str, name: str, iterator: bool) -> Node
             continue
         call = stmt.named_children[0]
         if call.type != "call_expression" or callee(call) != "erase" or \
-                text(receiver(call)) != v or len(arguments(call)) != 1:
+                node_text(receiver(call)) != v or len(arguments(call)) != 1:
             continue
-        arg = unparen(arguments(call)[0])
+        arg = unwrap(arguments(call)[0])
         if iterator and flat(arg) == name:
             return stmt
         if not iterator and arg.type == "call_expression" and \
@@ -255,9 +255,9 @@ def _name_used_only(facts: FunctionFacts, own: frozenset[str], ident: Node, decl
                     erase: Node, iterator: bool, loop: Loop) -> bool:
     """The kept iterator (value) ``ident`` is mentioned only between its declaration and the
     erase, only read through (only read, never changed), and named in the erase."""
-    name = text(ident)
-    for n in walk(facts.fn):
-        if n.type != "identifier" or text(n) != name:
+    name = node_text(ident)
+    for n in walk(facts.fn, named=True):
+        if n.type != "identifier" or node_text(n) != name:
             continue
         if _within(n, decl):
             if n != ident:
@@ -284,7 +284,7 @@ def _size_query(ident: Node) -> str | None:
             or operator(p) != ".":
         return None
     call = p.parent
-    method = text(p.child_by_field_name("field"))
+    method = node_text(p.child_by_field_name("field"))
     if call is None or call.type != "call_expression" or arguments(call) or \
             method not in ("size", "empty"):
         return None
@@ -325,7 +325,7 @@ def _until_empty(loop: Loop, v: str) -> bool:
                      f"{v}.size()", f"!({v}.empty())"):
         return False
     return not any(n.type == "break_statement" and nearest_target(n) == loop.node
-                   for n in walk(loop.node))
+                   for n in walk(loop.node, named=True))
 
 
 def _within(inner: Node, outer: Node) -> bool:

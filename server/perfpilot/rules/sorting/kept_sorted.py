@@ -38,7 +38,12 @@ from perfpilot.code.sorted_ranges import (
     sort_call,
     sorts_anything,
 )
-from perfpilot.code.syntax import Node, arguments, callee, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    node_text,
+)
 
 _FLOATING = frozenset({"float", "double", "long double"})
 _KEEPS_ORDER = frozenset({"clear", "pop_back"})
@@ -108,7 +113,7 @@ def _pushed(stmt: Node, v: str) -> Node | None:
     fn = call.child_by_field_name("function")
     obj = fn.child_by_field_name("argument") if fn is not None else None
     args = arguments(call)
-    if fn is None or fn.type != "field_expression" or obj is None or text(obj) != v or \
+    if fn is None or fn.type != "field_expression" or obj is None or node_text(obj) != v or \
             flat(fn) != f"{v}.push_back" or len(args) != 1:
         return None
     return args[0]
@@ -145,7 +150,7 @@ def _why_not(facts: FunctionFacts, mentions: Mentions, v: str,
             continue  # reads (its size, its elements, a loop over it, a copy), or a pair
         if u.kind == RESIZE and u.access.type == "call_expression" and \
                 callee(u.access) in _KEEPS_ORDER and not arguments(u.access) and \
-                text(u.ident) == v and u.access.child_by_field_name("function") is not None \
+                node_text(u.ident) == v and u.access.child_by_field_name("function") is not None \
                 and flat(u.access.child_by_field_name("function")).startswith(f"{v}."):
             continue
         return f"'{v}' is changed elsewhere than by the pushes each followed by a sort"

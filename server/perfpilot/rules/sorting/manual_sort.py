@@ -20,15 +20,18 @@ import re
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import node_text, statements, unwrap, walk_all
 from perfpilot.code.syntax import (
     Node,
     arguments,
     callee,
     line,
+    node_text,
     operator,
     receiver,
     root_name,
+    statements,
+    unwrap,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp
@@ -386,7 +389,7 @@ def manual_sort_rule(inp: RuleInput) -> RuleOutput:
     changes: list[Change] = []
     notes: list[str] = []
     done: list[Node] = []
-    for loop in walk_all(inp.function):
+    for loop in walk(inp.function):
         if loop.type not in ("for_statement", "while_statement", "do_statement") or \
                 any(d.start_byte <= loop.start_byte < d.end_byte for d in done):
             continue
@@ -472,7 +475,7 @@ def _replacement(inp: RuleInput, loop: Node, a: str, n: str, order: str, kind: s
 def _uses_after(inp: RuleInput, loop: Node, n: str) -> bool | None:
     """None when the loop writes ``n`` (a length that changes while it sorts)."""
     name = n.split(".")[0]
-    for x in walk_all(loop):
+    for x in walk(loop):
         target = None
         if x.type in ("assignment_expression", "compound_assignment_expression"):
             target = x.child_by_field_name("left")
@@ -493,7 +496,7 @@ def _flag_declaration(loop: Node) -> list[Node]:
         if m:
             names.add(m.group(1))
     block = loop.parent
-    used = {node_text(x) for x in walk_all(block) if x.type == "identifier" and
+    used = {node_text(x) for x in walk(block) if x.type == "identifier" and
             x.start_byte >= loop.end_byte} if block is not None else set()
     out: list[Node] = []
     prev = loop.prev_sibling

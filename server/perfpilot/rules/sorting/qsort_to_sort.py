@@ -21,9 +21,9 @@ from perfpilot.code.syntax import (
     arguments,
     callee,
     line,
+    node_text,
     operator,
     receiver,
-    text,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, rng
@@ -45,7 +45,7 @@ class _Site:
     name: str  # the comparator's name, or "a lambda"
 
     def replacement(self) -> str:
-        n = text(self.count)
+        n = node_text(self.count)
         # the count is the right operand of `+`: a product or call binds tighter
         n = n if precedence(self.count) > ADDITIVE else f"({n})"
         extra = f", std::greater<{self.order.element}>()" if self.order.descending else ""
@@ -62,7 +62,7 @@ def _definition(name: str, unit: Node) -> tuple[Node | None, Node] | None:
         body = n.child_by_field_name("body")
         if decl is None or decl.type != "function_declarator" or body is None:
             continue
-        if text(decl.child_by_field_name("declarator")) == name:
+        if node_text(decl.child_by_field_name("declarator")) == name:
             found.append((decl.child_by_field_name("parameters"), body))
     return found[0] if len(found) == 1 else None
 
@@ -80,26 +80,26 @@ def _comparator_of(arg: Node, unit: Node) -> tuple[Comparator, str] | None:
         return (order, "a lambda") if order is not None else None
     if arg.type != "identifier":
         return None
-    found = _definition(text(arg), unit)
+    found = _definition(node_text(arg), unit)
     if found is None:
         return None
     order = comparator(*found)
-    return (order, f"`{text(arg)}`") if order is not None else None
+    return (order, f"`{node_text(arg)}`") if order is not None else None
 
 
 def _element(facts: FunctionFacts, base: Node) -> tuple[VarType, str] | None:
     """The element type and the array's root name of the base pointer argument."""
     if base.type == "identifier":
-        v = facts.var(text(base))
+        v = facts.var(node_text(base))
         if v is None or not (v.pointer == 1 or (v.array and not v.pointer)):
             return None
         el = v.element
-        return (el, text(base)) if el is not None else None
+        return (el, node_text(base)) if el is not None else None
     if base.type == "call_expression" and callee(base) == "data" and not arguments(base):
         r = receiver(base)
-        v = facts.var(text(r)) if r is not None and r.type == "identifier" else None
+        v = facts.var(node_text(r)) if r is not None and r.type == "identifier" else None
         el = v.element if v is not None and not v.pointer else None
-        return (el, text(r)) if el is not None and r is not None else None
+        return (el, node_text(r)) if el is not None and r is not None else None
     return None
 
 
@@ -108,15 +108,15 @@ def _size_matches(size: Node, element: str, array: str, base: Node) -> bool:
         return False
     t = size.child_by_field_name("type")
     if t is not None:
-        return type_words(text(t)) == element
+        return type_words(node_text(t)) == element
     value = size.child_by_field_name("value")
     while value is not None and value.type == "parenthesized_expression" and \
             value.named_children:
         value = value.named_children[0]
     if value is None:
         return False
-    flat = "".join(text(value).split())
-    return flat in (f"*{array}", f"{array}[0]", f"*{text(base)}", f"{text(base)}[0]")
+    flat = "".join(node_text(value).split())
+    return flat in (f"*{array}", f"{array}[0]", f"*{node_text(base)}", f"{node_text(base)}[0]")
 
 
 def _sites(facts: FunctionFacts, unit: Node) -> Iterator[_Site]:
@@ -124,7 +124,7 @@ def _sites(facts: FunctionFacts, unit: Node) -> Iterator[_Site]:
         return  # C has no std::sort
     for call in facts.nodes("call_expression"):
         if callee(call) != "qsort" or receiver(call) is not None or \
-                text(call.child_by_field_name("function")) not in ("qsort", "std::qsort",
+                node_text(call.child_by_field_name("function")) not in ("qsort", "std::qsort",
                                                                     "::qsort"):
             continue
         args = arguments(call)
@@ -141,7 +141,7 @@ def _sites(facts: FunctionFacts, unit: Node) -> Iterator[_Site]:
                 (order.subtracts and element not in SUBTRACTABLE) or \
                 not _size_matches(size, element, array, base):
             continue
-        yield _Site(call, text(base), count, order, name)
+        yield _Site(call, node_text(base), count, order, name)
 
 
 def qsort_to_sort(facts: FunctionFacts) -> Iterator[Finding]:

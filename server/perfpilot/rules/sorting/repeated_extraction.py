@@ -19,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.syntax import line
+from perfpilot.code.syntax import (
+    line,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase
 from perfpilot.rules.edits import Edit

@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unparen
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -46,7 +45,17 @@ from perfpilot.code.sorted_ranges import (
     sort_calls,
     sorts_anything,
 )
-from perfpilot.code.syntax import Node, arguments, callee, line, operator, receiver, text, walk
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    line,
+    node_text,
+    operator,
+    receiver,
+    unwrap,
+    walk,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
@@ -77,7 +86,7 @@ class Truncation:
 
 
 def _names(node: Node, var: str) -> bool:
-    return any(n.type == "identifier" and text(n) == var for n in walk(node))
+    return any(n.type == "identifier" and node_text(n) == var for n in walk(node, named=True))
 
 
 class _Finder:
@@ -134,7 +143,7 @@ class _Finder:
             return None
         fn, rcv = call.child_by_field_name("function"), receiver(call)
         if fn is None or operator(fn) != "." or rcv is None or rcv.type != "identifier" or \
-                text(rcv) != v:
+                node_text(rcv) != v:
             return None
         args = arguments(call)
         if callee(call) == "resize" and len(args) in (1, 2) and small(args[0]) and \
@@ -180,9 +189,9 @@ class _Finder:
         if not scope_ok(f, s, decls[0]):
             return f"a loop around the sort keeps '{v}' from one iteration to the next"
         if between:
-            if any(n.type in _JUMPS for stmt in between for n in walk(stmt)):
+            if any(n.type in _JUMPS for stmt in between for n in walk(stmt, named=True)):
                 return f"a statement between the sort and the cut of '{v}' may leave the block"
-            if any(n.type == "try_statement" for n in walk(f.fn)):
+            if any(n.type == "try_statement" for n in walk(f.fn, named=True)):
                 return f"a handler could see '{v}' between the sort and the cut"
             if any(u.kind == ESCAPE and u.ident.start_byte < s.statement.start_byte and
                    u.access.type != "return_statement" for u in uses):  # a return ends it
@@ -221,12 +230,12 @@ def _guarded_cut(stmt: Node, v: str) -> Node | None:
     body = stmt.child_by_field_name("consequence")
     if cond is None or body is None or cond.named_child_count != 1:
         return None
-    test = unparen(cond.named_children[0])
+    test = unwrap(cond.named_children[0])
     if test.type != "binary_expression" or operator(test) not in (">", ">=", "<", "<="):
         return None
     left, right = test.child_by_field_name("left"), test.child_by_field_name("right")
     size, k = (left, right) if operator(test) in (">", ">=") else (right, left)
-    if size is None or k is None or not is_size_of(unparen(size), v):
+    if size is None or k is None or not is_size_of(unwrap(size), v):
         return None
     if body.type == "compound_statement":
         if body.named_child_count != 1:
@@ -240,7 +249,7 @@ def _guarded_cut(stmt: Node, v: str) -> Node | None:
     first: Node | None = args[0]
     if callee(call) == "erase":
         # v.erase(v.begin() + k, v.end()): k is the offset added to the beginning
-        plus = unparen(args[0])
+        plus = unwrap(args[0])
         first = plus.child_by_field_name("right") if plus.type == "binary_expression" else None
     return body if first is not None and flat(first) == flat(k) else None
 
@@ -251,7 +260,7 @@ def truncations(facts: FunctionFacts, unit: Node) -> tuple[list[Truncation],
     close but must stay (with why)."""
     if facts.body is None or facts.language != "cpp" or not sorts_anything(facts) or \
             jumps_in(facts) or not any(
-                text(n.child_by_field_name("field")) in ("resize", "erase")
+                node_text(n.child_by_field_name("field")) in ("resize", "erase")
                 for n in facts.nodes("field_expression")):
         return [], []
     return _Finder(facts, unit).truncations()

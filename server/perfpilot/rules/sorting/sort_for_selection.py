@@ -28,7 +28,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import unparen
 from perfpilot.code.sorted_ranges import (
     DECL,
     ESCAPE,
@@ -46,7 +45,15 @@ from perfpilot.code.sorted_ranges import (
     sort_calls,
     sorts_anything,
 )
-from perfpilot.code.syntax import Node, arguments, callee, line, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    arguments,
+    callee,
+    line,
+    node_text,
+    operator,
+    unwrap,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
@@ -171,7 +178,7 @@ class _Finder:
         got = self.positions.index(index, s, self.facts.fn.end_byte)
         if got is None:
             return None
-        node = unparen(index)
+        node = unwrap(index)
         k_node = node.child_by_field_name("left") if node.type == "binary_expression" and \
             operator(node) in ("+", "-") and flat(node.child_by_field_name("right")) == "1" \
             else None
@@ -213,7 +220,7 @@ class _Finder:
                 for a, k_node in positions[other]:
                     if k_node is None:
                         return None
-                    k = " ".join(text(k_node).split())
+                    k = " ".join(node_text(k_node).split())
                     k = k if precedence(k_node) > ADDITIVE else f"({k})"
                     span = f"{v}.begin(), {v}.begin() + {k}" if step == "-" else \
                         f"{v}.begin() + {k} + 1, {v}.end()"
@@ -330,7 +337,7 @@ def rewrite(inp: RuleInput) -> RuleOutput:
         edits += [Edit(a.start_byte, a.end_byte,
                        fit(a, t[1:-1], UNARY) if t.startswith("(*") else t, RULE_ID)
                   for a, t in sel.others]
-        reads = ", ".join(dict.fromkeys(" ".join(text(r).split()) for r in sel.reads))
+        reads = ", ".join(dict.fromkeys(" ".join(node_text(r).split()) for r in sel.reads))
         planned.append(Planned(
             tuple(edits),
             f"'{sel.var}' is sorted at line {inp.line_of(stmt)} only to read {reads}: {how}, "

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.parse import int_literal, unparen
 from perfpilot.code.sorted_ranges import DECL, Mentions, SortCall, Use, is_size_of, plain_local
-from perfpilot.code.syntax import Node, operator, text
+from perfpilot.code.syntax import (
+    Node,
+    int_literal,
+    node_text,
+    operator,
+    unwrap,
+)
 
 EXACT, FLOATING = "exact", "floating"
 _FLOATING_TYPES = frozenset({"float", "double", "long double"})
@@ -59,15 +64,15 @@ class Positions:
         """``(key, text)`` of a position written before byte ``until``: built from the size,
         literals and variables that keep their value from the sort to ``until`` (the text is
         valid at the sort; the key is a normalized form, ``N`` the size)."""
-        node = unparen(node)
+        node = unwrap(node)
         v = s.var
         if node.type == "number_literal":
             value = int_literal(node)
-            return (str(value), text(node)) if value is not None and value >= 0 else None
+            return (str(value), node_text(node)) if value is not None and value >= 0 else None
         if is_size_of(node, v):
             return "N", f"{v}.size()"
         if node.type == "identifier":
-            name = text(node)
+            name = node_text(node)
             if self.mentions.size_alias(name, v) is not None:
                 return "N", f"{v}.size()"
             return (name, name) if self.stable(name, s, until) else None

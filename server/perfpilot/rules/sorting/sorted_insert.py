@@ -15,7 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.syntax import Node, line, text
+from perfpilot.code.syntax import (
+    Node,
+    line,
+    node_text,
+)
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
@@ -49,7 +53,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
 def _insert_text(inp: RuleInput, p: SortedPush) -> str:
     v = p.sort.var
     comp = f", {p.sort.comparator}" if p.sort.comparator else ""
-    value = text(p.value)
+    value = node_text(p.value)
     vt = inp.facts.var(value) if p.value.type == "identifier" else None
     if vt is not None and not vt.pointer and not vt.array and \
             " ".join(vt.base.replace("const", "").split()) == p.element:

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 
 from perfpilot.code.loops import LoopFacts
 from perfpilot.code.nest_order import header_moves
-from perfpilot.code.syntax import Node
+from perfpilot.code.syntax import (
+    Node,
+)
 from perfpilot.rules.edits import Edit, apply_edits
 from perfpilot.rules.parallel.openmp import overlap_note, overlaps
 from perfpilot.rules.rewrite_input import RuleInput, newline_of

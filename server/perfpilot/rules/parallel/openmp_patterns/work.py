@@ -18,8 +18,14 @@ from perfpilot.code.declarations import VarType
 from perfpilot.code.loop_body import direct_loops
 from perfpilot.code.loop_header import counted_header
 from perfpilot.code.loops import LoopFacts
-from perfpilot.code.parse import mutations, node_text, unparen, walk_all
-from perfpilot.code.syntax import Node, declarator_name
+from perfpilot.code.syntax import (
+    Node,
+    declarator_name,
+    mutations,
+    node_text,
+    unwrap,
+    walk,
+)
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import relative_text, replace_statement
 from perfpilot.rules.rewrite_input import RuleInput, line_indent, newline_of
@@ -54,14 +60,14 @@ def _operand(expr: str) -> str:
 
 
 def _size(node: Node | None) -> int:
-    return sum(1 for n in walk_all(node) if n.is_named) if node is not None else 0
+    return sum(1 for n in walk(node) if n.is_named) if node is not None else 0
 
 
 def _per_iteration(body: Node) -> set[str]:
     """Names the gated loop's body declares or writes: their values at the gate are not those
     an inner loop's header sees."""
-    names = {node_text(unparen(t)) for _, t in mutations(body)}
-    for n in walk_all(body):
+    names = {node_text(unwrap(t)) for _, t in mutations(body)}
+    for n in walk(body):
         if n.type in ("declaration", "for_range_loop"):
             for d in n.children_by_field_name("declarator"):
                 name = declarator_name(d)
