@@ -135,7 +135,7 @@ void saxpy(float* __restrict y, const float* __restrict x, float a, int n) {
 def test_a_straight_line_work_sharing_loop_gets_a_simd_variant(code: str, name: str,
                                                                 pragma: str) -> None:
     f = family(code, name, parallel=True)
-    assert f.own == "as rewritten" and labels(f) == ["simd"]
+    assert f.own == "the plain rewrite" and labels(f) == ["simd"]
     assert pragma in code_of(f, "simd")
     assert code_of(f, "simd").count("#pragma") == 1
 
@@ -497,9 +497,9 @@ async def test_the_optimizer_offers_serial_simd_only_under_the_projects_simd_fla
     simd = (await BuiltinOptimizer(flags=("-O2", "-fopenmp-simd")).optimize(
         s, plan, JobContext())).candidates
     assert "simd" not in serial(list(plain)) and "unroll 4" in serial(list(plain))
-    assert serial(list(simd))[:2] == ["as rewritten", "simd"]
+    assert serial(list(simd))[:2] == ["the plain rewrite", "simd"]
     # The parallel candidate races its simd form whatever the flags.
-    assert [c.variant for c in plain if c.family == f"{BACKEND}-0"] == ["as rewritten", "simd"]
+    assert [c.variant for c in plain if c.family == f"{BACKEND}-0"] == ["the plain rewrite", "simd"]
     none = (await BuiltinOptimizer(variants=False).optimize(s, plan, JobContext())).candidates
     assert all(not c.family and not c.variant for c in none)
 

@@ -116,7 +116,7 @@ def family_of(code: str, site: FunctionSite, parallel: bool, build: Build = DEFA
         kept += fresh
         if fresh and label:
             own.append(label)
-    return Family(", ".join(own) or "as rewritten", tuple(kept))
+    return Family(", ".join(own) or "the plain rewrite", tuple(kept))
 
 
 def candidate_variants(candidate: Candidate, family: str, site: FunctionSite,
