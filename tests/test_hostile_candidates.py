@@ -36,8 +36,10 @@ CORPUS = Path(__file__).parent / "hostile"
 ATTACKS = sorted(p.stem for p in CORPUS.glob("*.cpp")
                  if p.stem not in ("original", "wrong_when_large"))
 SETTINGS = RunnerSettings(pairs=6, callgrind=False, run_timeout_s=20.0, build_timeout_s=60.0)
+# What the candidate does is under test, not how strong the inputs are: no mutation analysis
+# or coverage of the (honest) original, which test_verification.py covers.
 TUNING = Tuning(target_sample_s=0.0005, edge_sizes=(0, 1, 7, 33), budget_s=3.0,
-                noisy_retries=0, build_cache=False)
+                noisy_retries=0, build_cache=False, mutants=False, coverage=False)
 NO_POLICY = replace(TUNING, capability_policy=False)
 # Attacks spelled to slip past a check of names (tests/hostile/dodges/): a shadowing variable,
 # a path built at run time, memoised answers in `static const` objects, a detached thread.

@@ -99,9 +99,15 @@ async def optimize_write(folder: Path, text: str) -> tuple[int, str, str, int]:
 
 
 HOSTILE = [*sorted(DODGES), "wrong_when_large"]
+# The language server's test below meets every hostile answer in one session; each answer on the
+# command line costs a process of its own: ``make test`` sends every third dodge and the wrong
+# answer (the one repaired), ``make test-deep`` every one.
+CLI_SAMPLE = {*sorted(DODGES)[::3], "wrong_when_large"}
 
 
-@pytest.mark.parametrize("name", HOSTILE)
+@pytest.mark.parametrize("name", [name if name in CLI_SAMPLE
+                                  else pytest.param(name, marks=pytest.mark.deep)
+                                  for name in HOSTILE])
 async def test_the_cli_never_writes_a_hostile_answer(name: str, tmp_path: Path) -> None:
     mark = tmp_path / "mark"
     mark.mkdir()

@@ -18,11 +18,14 @@ from perfpilot.runner.values import Tuning
 from perfpilot.settings import RunnerSettings
 
 INCLUDE = Path(str(resources.files("perfpilot.runner") / "include"))
-FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 7), budget_s=10.0, noisy_retries=2,
+# What is tested here is what reaches the function and what is compared, never a timing
+# verdict: a short timing (few pairs, no retry, small sizes) is enough to reach a verdict.
+FAST = Tuning(target_sample_s=0.0005, edge_sizes=(0, 1, 7), budget_s=2.0, noisy_retries=0,
+              max_size=1 << 12,
               # Verification itself is tested in test_verification*.py: fewer cases here.
               profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False,
               sanitizers=False)
-SETTINGS = RunnerSettings(pairs=10, callgrind=False, run_timeout_s=30.0)
+SETTINGS = RunnerSettings(pairs=4, callgrind=False, run_timeout_s=30.0)
 
 SIGNATURES = {
     "nested": ("#include <vector>\nusing namespace std;\n"

@@ -19,14 +19,19 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcc
                                 reason="g++/gcc not installed")
 
 # Small samples, and patience with a busy machine: more retries and more pairs to find clean ones.
+# Sizes up to 16384: a linear function reaches the sample time there or repeats its call, and
+# setting up inputs of a million elements for every sample would take most of the test's time.
 FAST = Tuning(target_sample_s=0.002, edge_sizes=(0, 1, 2, 7), budget_s=10.0, noisy_retries=2,
-              max_pairs_factor=6,
+              max_pairs_factor=6, max_size=1 << 14,
               # Verification itself is tested in test_verification*.py: fewer cases here.
               profiles=(0, 1), seeds_per_profile=1, mutants=False, coverage=False)
 SETTINGS = RunnerSettings(pairs=16, callgrind=False, run_timeout_s=30.0, build_timeout_s=60.0)
 # The runner alone, for candidates the capability policy would refuse before any build
 # (volatile spins, traps, unknown functions): what the runner does with them is tested here.
 RUNNER_ONLY = replace(FAST, capability_policy=False)
+# A unit including a project header is built afresh every time (no build cache): the tests of
+# what a spec feeds skip the sanitized builds, which test_verification.py covers.
+UNSANITIZED = replace(FAST, sanitizers=False)
 
 DUPS = """\
 #include <cstddef>
@@ -390,13 +395,13 @@ async def test_bench_spec_with_user_type(tmp_path: Path) -> None:
     (spec_dir / "closest.bench.cpp").write_text(SPEC)
     site = _site(CLOSEST, "closest")
     # The spec is found by name beside the source.
-    v = await verify_and_measure(site, CLOSEST_BETTER, SETTINGS, JobContext(), tuning=FAST,
-                                 source_path=src, workspace=tmp_path)
+    v = await verify_and_measure(site, CLOSEST_BETTER, SETTINGS, JobContext(),
+                                 tuning=UNSANITIZED, source_path=src, workspace=tmp_path)
     assert v.input_mode == "spec"
     assert v.validation_status == "passed", v.message
     assert v.verdict in ("faster", "slower", "no-change", "noisy")
     wrong = CLOSEST_BETTER.replace("if (d < best) best = d;", "if (d > best) best = d;")
-    bad = await verify_and_measure(site, wrong, SETTINGS, JobContext(), tuning=FAST,
+    bad = await verify_and_measure(site, wrong, SETTINGS, JobContext(), tuning=UNSANITIZED,
                                    source_path=src, workspace=tmp_path)
     assert bad.verdict == "incorrect"
     assert "closest" in bad.validation_detail
@@ -437,8 +442,10 @@ async def test_a_spec_without_reset_still_validates_both_on_the_same_inputs(
     spec = tmp_path / "drain.bench.cpp"
     spec.write_text(DRAIN_SPEC)
     site = _site(DRAIN, "drain")
-    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST,
-                                 spec=spec)
+    # Timing calls that find the queue empty may not end before the run's time limit: what
+    # is tested is validation, so that limit is short.
+    v = await verify_and_measure(site, site.text, replace(SETTINGS, run_timeout_s=5.0),
+                                 JobContext(), tuning=FAST, spec=spec)
     assert v.input_mode == "spec"
     assert v.validation_status == "passed", v.message
     assert v.verdict != "incorrect"
@@ -477,7 +484,7 @@ async def test_spec_entry_block_reaches_a_member_function(tmp_path: Path) -> Non
     spec.write_text(METHOD_SPEC)
     site = _site(unit, "add_all")
     better = "long Acc::add_all(int k) { return k * (n * (n - 1) / 2); }"
-    v = await verify_and_measure(site, better, SETTINGS, JobContext(), tuning=FAST,
+    v = await verify_and_measure(site, better, SETTINGS, JobContext(), tuning=UNSANITIZED,
                                  source_path=src, spec=spec)
     assert v.validation_status == "passed", v.message
     assert v.verdict == "faster", v.message
@@ -633,7 +640,7 @@ async def test_flags_come_from_compile_commands(tmp_path: Path) -> None:
         "directory": str(tmp_path), "file": "total.cpp",
         "command": "g++ -std=c++17 -O1 -DSCALE=3 -Iinc -c total.cpp -o total.o"}]))
     site = _site(unit, "total")
-    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=FAST,
+    v = await verify_and_measure(site, site.text, SETTINGS, JobContext(), tuning=UNSANITIZED,
                                  source_path=src, workspace=tmp_path)
     assert v.validation_status == "passed", v.message
     assert "-DSCALE=3" in v.flags and "-O1" in v.flags

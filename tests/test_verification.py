@@ -101,7 +101,12 @@ def test_the_originals_time_past_the_timed_size_is_predicted_from_calibration() 
     assert call_growth((), 100) == (1.0, 0.0)
 
 
-async def test_invalid_cases_are_dropped_not_blamed_on_a_correct_rewrite() -> None:
+# Each invalid case is a sanitized crash of the original, slow to report: ``make test`` draws
+# the natural profile (valid cases) and the signed one (invalid cases), ``make test-deep`` all.
+@pytest.mark.parametrize("tuning", [
+    pytest.param(replace(TUNING, profiles=(0, 1), seeds_per_profile=1), id="two-profiles"),
+    pytest.param(TUNING, id="every-profile", marks=pytest.mark.deep)])
+async def test_invalid_cases_are_dropped_not_blamed_on_a_correct_rewrite(tuning: Tuning) -> None:
     # Negative values index out of bounds in the original itself: those cases are invalid
     # inputs; the natural ones (values in [0, n)) still verify a correct rewrite.
     rewrite = """\
@@ -111,7 +116,7 @@ std::vector<long> histogram(const std::vector<int>& v, std::size_t bins) {
   for (std::size_t i = 0, n = v.size(); i < n; ++i) ++h[p[i]];
   return h;
 }"""
-    v = await _verdict(HISTOGRAM, "histogram", rewrite)
+    v = await _verdict(HISTOGRAM, "histogram", rewrite, tuning=tuning)
     assert v.verdict not in ("incorrect", "build-failed", "timeout"), v.message
     assert v.verification is not None
     assert v.verification.rejected_cases > 0 and v.verification.cases > 0
