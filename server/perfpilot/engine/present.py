@@ -87,11 +87,15 @@ def _lines(lines: tuple[int, ...]) -> str:
     return "lines " + ", ".join(str(n) for n in lines[:6]) + ("…" if len(lines) > 6 else "")
 
 
+def _plan_head(plan: Plan, function: str) -> str:
+    head = f"**PerfPilot plan for `{function}`** ({escape_md(plan.backend)}"
+    return head + (f", {escape_md(plan.model)})" if plan.model else ")")
+
+
 def plan_markdown(plan: Plan, function: str) -> str:
     """The plan as a numbered markdown list: category, escaped explanation, evidence lines,
     and for a strategy the built-in rewriter leaves to the user, why (``Strategy.advice``)."""
-    head = f"**PerfPilot plan for `{function}`** ({escape_md(plan.backend)}"
-    head += f", {escape_md(plan.model)})" if plan.model else ")"
+    head = _plan_head(plan, function)
     if not plan.strategies:
         return head + "\n\nNo optimization opportunity found."
     out = [head, ""]
@@ -169,8 +173,7 @@ def brief_reason(explanation: str, limit: int = _BRIEF_CHARS) -> str:
 def plan_brief(plan: Plan, function: str) -> str:
     """The plan for the hover: one line per strategy, its category, a short reason
     (``brief_reason``) and its evidence lines; the explanations in full are in the report."""
-    head = f"**PerfPilot plan for `{function}`** ({escape_md(plan.backend)}"
-    head += f", {escape_md(plan.model)})" if plan.model else ")"
+    head = _plan_head(plan, function)
     if not plan.strategies:
         return head + "\n\nNo optimization opportunity found."
     out = [head, ""]
