@@ -442,13 +442,13 @@ async def test_a_spec_without_reset_still_validates_both_on_the_same_inputs(
     spec = tmp_path / "drain.bench.cpp"
     spec.write_text(DRAIN_SPEC)
     site = _site(DRAIN, "drain")
-    # Timing calls that find the queue empty may not end before the run's time limit: what
-    # is tested is validation, so that limit is short.
-    v = await verify_and_measure(site, site.text, replace(SETTINGS, run_timeout_s=5.0),
+    # Calibration meets the queue already drained; each timed call gets it full again, and
+    # the repetitions per sample must count that (else a sample outlasts the run's limit).
+    v = await verify_and_measure(site, site.text, SETTINGS,
                                  JobContext(), tuning=FAST, spec=spec)
     assert v.input_mode == "spec"
     assert v.validation_status == "passed", v.message
-    assert v.verdict != "incorrect"
+    assert v.verdict not in ("incorrect", "timeout"), v.message
 
 
 METHOD_SPEC = """\
