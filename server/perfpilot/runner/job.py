@@ -45,6 +45,11 @@ class Job:
         """The runner settings the inputs were resolved with."""
         return self.inputs.settings
 
+    @property
+    def threads(self) -> int:
+        """The thread count of the job's runs: the inputs' for OpenMP code, else one."""
+        return self.inputs.threads if self.tc.openmp else 1
+
     def limits(self, threads: int) -> Limits:
         """Resource limits of one driver run at ``threads`` threads."""
         cpu = int(self.settings.run_timeout_s * max(threads, 1)) + 5

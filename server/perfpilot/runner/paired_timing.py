@@ -84,7 +84,7 @@ async def time_both(job: Job, base: Verdict, run: TimeRun, what: str = "paired t
     again before it is believed; a failure is the final verdict. ``what`` names the timing
     in the progress reports."""
     ctx, tc = job.ctx, job.tc
-    threads = job.inputs.threads if tc.openmp else 1
+    threads = job.threads
     psi = read_psi()
     job.budget.enter("timing")
     ctx.report("timing", f"{what} at {threads} thread(s)", 40)

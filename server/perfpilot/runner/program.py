@@ -94,10 +94,6 @@ def _limits(job: Job) -> Limits:
     return Limits(memory_mb=job.tuning.memory_mb, cpu_s=int(job.settings.run_timeout_s) * 4 + 5)
 
 
-def _threads(job: Job) -> int:
-    return job.inputs.threads if job.tc.openmp else 1
-
-
 async def _build(job: Job, base: Verdict) -> str | Verdict:
     """Both programs and the launcher built, the candidate judged by the object policy when
     policed: the candidate's build log, or the final verdict."""
@@ -142,7 +138,7 @@ async def _compare_outputs(job: Job, names: list[str]) -> Failure | None:
     inputs, settings = job.inputs.stdin, job.settings
     job.budget.enter("comparing the programs' outputs")
     job.ctx.report("validating", f"running both programs on {len(inputs)} input(s)", 20)
-    env, limits = job.env(_threads(job)), _limits(job)
+    env, limits = job.env(job.threads), _limits(job)
     for stdin_name, (path, expected_path) in zip(names, inputs, strict=True):
         label = path.name
         ra, rb = [await run_sandboxed(job.sandbox, [prog], job.workdir, ctx=job.ctx, env=env,
