@@ -3,12 +3,15 @@ ticked, and a confirmation that changes nothing and that a preview does not list
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.lsp.convert import REVIEW_ANNOTATION, function_edit
+from perfpilot.lsp.jobs import _on_disk
 
 UNIT = """// counts
 #include <vector>
@@ -141,3 +144,13 @@ def test_a_block_too_large_to_pair_stays_one_edit() -> None:
 
     assert _pairs([f"a{i}\n" for i in range(50)], [f"a{i};\n" for i in range(50)]) == []
     assert _pairs(["a;\n"], ["a;;\n"]) == [(0, 0)]
+
+
+def test_the_no_op_create_is_offered_only_for_a_file_that_exists(tmp_path: Path) -> None:
+    # An open buffer whose file was deleted: a "create this file" would create it.
+    f = tmp_path / "kept.cpp"
+    f.write_text("int f() { return 1; }\n")
+    assert _on_disk(f.as_uri())
+    f.unlink()
+    assert not _on_disk(f.as_uri())
+    assert not _on_disk("untitled:Untitled-1")

@@ -241,7 +241,8 @@ class JobRunner:
                                  f"PerfPilot: {name} — {strategy}" if confirm else label,
                                  version=doc.version, confirm=confirm,
                                  includes=chosen.candidate.includes,
-                                 confirm_by_file_op=self.ls.supports_create_file())
+                                 confirm_by_file_op=self.ls.supports_create_file()
+                                 and _on_disk(job.uri))
         except StaleSiteError as exc:
             self.session.declined(job.uri, job.function, str(exc))
             self.ls.tell(f"PerfPilot: rewrite of {name} not applied: {exc}",
@@ -337,3 +338,10 @@ def register(server: PerfPilotServer) -> None:
     @server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: PerfPilotServer, params: lsp.WorkDoneProgressCancelParams) -> None:
         ls.jobs.cancel_progress(str(params.token))
+
+
+def _on_disk(uri: str) -> bool:
+    """Whether ``uri`` names a file that exists: the preview's no-op "create this file" must
+    never create one (an open buffer whose file was deleted)."""
+    path = path_of_uri(uri)
+    return path is not None and path.is_file()
