@@ -359,6 +359,32 @@ def test_lens_candidates_rank_own_functions_with_their_library_callees() -> None
     assert [f.name.split("(")[0] for f in lens_candidates(short, 2, 0.01)] == ["smooth", "main"]
 
 
+def test_an_inlined_library_template_with_a_project_line_is_not_the_users() -> None:
+    """A libstdc++ helper inlined into the project's loop can carry the project file's line:
+    its reserved name, not its file, says it is the library's (the lens goes to the loop)."""
+    from perfpilot.engine.hotspots import implementation_name, lens_candidates
+    from perfpilot.profiling.values import FunctionCost, Profile, SourceStamp
+
+    src = "/p/src/stats.cpp"
+
+    def cost(name: str, self_share: float, incl: float) -> FunctionCost:
+        return FunctionCost(name, self_share * 100, incl * 100, self_share, incl, src, 1, 2)
+
+    promote = "__gnu_cxx::__promote_2<decltype ((__gnu_cxx::__promote_2<double>::__type)(0))>" \
+        "::__type std::pow<double, int>(double, int)"
+    profile = Profile("perf", "cpu-clock", 100.0, (
+        cost(promote, 0.19, 0.84),
+        cost("std::vector<double, std::allocator<double> >::size() const", 0.05, 0.05),
+        cost("third_moment(std::vector<double> const&, double)", 0.01, 0.82),
+        cost("geo::_Impl::step(int)", 0.04, 0.04),
+        cost("my__mean(std::vector<double> const&)", 0.03, 0.03),
+    ), sources=(SourceStamp(src, "x"),))
+    assert [f.name.split("(")[0] for f in lens_candidates(profile, 5, 0.01)] == [
+        "third_moment", "my__mean"]
+    assert implementation_name("std::sort<int*>(int*, int*)")
+    assert not implementation_name("run(__int128, std::string const&)")
+
+
 def test_the_profile_leads_with_the_projects_own_functions() -> None:
     """The toast, report and lenses name the project's functions first; a function hot
     through its callees is named by its share with them, its own code's share after."""

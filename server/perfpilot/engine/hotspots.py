@@ -106,9 +106,21 @@ def lens_candidates(profile: Profile, count: int, min_share: float) -> tuple[Fun
     calling ``pow`` spends its time in libm, whose code is not the user's). Library code and
     the program's entry (nearly the whole run under it) are left out."""
     own = {s.path for s in profile.sources}
-    picked = [f for f in profile.functions if f.file in own and lead_share(f) >= min_share]
+    picked = [f for f in profile.functions if f.file in own and lead_share(f) >= min_share
+              and not implementation_name(f.name)]
     picked.sort(key=lambda f: (-lead_share(f), -f.self_share, f.name))
     return tuple(picked[:count])
+
+
+def implementation_name(name: str) -> bool:
+    """Whether ``name`` belongs to the compiler's or the standard library's code: in ``std``,
+    or with a part of its qualified name reserved to the implementation (``__x``, ``_X``).
+    An inlined library template can carry a project file's line, so the file alone does not
+    make a function the user's."""
+    bare = re.sub(r"[<(].*", "", name.strip())  # template arguments, parameters, what follows
+    parts = [p for p in bare.split("::") if p]
+    return bool(parts) and (parts[0] == "std" or any(
+        re.match(r"_[_A-Z]", p.strip()) for p in parts))
 
 
 def hot_through_callees(f: FunctionCost) -> bool:
