@@ -35,7 +35,7 @@ def site_of(ex: Example) -> FunctionSite:
 
 
 # The shared rule infrastructure at the top of rules/; every rule lives in a family package.
-INFRASTRUCTURE = {"base", "registry", "finding", "edits", "emit", "rewrite_input",
+INFRASTRUCTURE = {"base", "by_finding", "registry", "finding", "edits", "emit", "rewrite_input",
                   "rewriting"}
 HELPER_PACKAGES = {"detect"}
 

@@ -138,10 +138,15 @@ class _Events:
 class FunctionFacts:
     """Indexed syntax facts about one function definition in a parsed unit."""
 
-    def __init__(self, site: FunctionSite, fn: Node, root: Node) -> None:
+    def __init__(self, site: FunctionSite, fn: Node, root: Node, unit: Node | None = None
+                 ) -> None:
+        """``root``: the root of the tree that holds ``fn`` (byte offsets index its text);
+        ``unit``: the translation unit's root, for its globals, types and helper functions
+        (``root`` when not given: ``fn`` was parsed within its unit)."""
         self.site = site
         self.fn = fn
         self.root = root
+        self.unit = unit if unit is not None else root
         self.language: Language = site.language
         self.body = fn.child_by_field_name("body")
         self._by_type: dict[str, list[Node]] = {}
@@ -468,7 +473,7 @@ class FunctionFacts:
     # --- collection ------------------------------------------------------------------------
     def _collect_vars(self) -> None:
         # Parameters and locals shadow globals.
-        for child in self.root.named_children:
+        for child in self.unit.named_children:
             if child.type == "declaration":
                 for v in declared_vars(child, "global"):
                     self.global_vars.setdefault(v.name, v)
@@ -499,7 +504,7 @@ class FunctionFacts:
 
     def _collect_user_types(self) -> frozenset[str]:
         names: set[str] = set()
-        stack = [self.root]
+        stack = [self.unit]
         while stack:
             n = stack.pop()
             for c in n.named_children:

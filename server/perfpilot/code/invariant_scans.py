@@ -162,7 +162,7 @@ def _site(facts: FunctionFacts, call: Node, kind: str, loop: Loop,
         names |= identifiers_of(args[k])
     for k in functors:
         f = unwrap(args[k])
-        if f.type != "lambda_expression" or not pure_lambda(f, facts.root):
+        if f.type != "lambda_expression" or not pure_lambda(f, facts.unit):
             return f"`{node_text(f)[:40]}` is not a lambda known to have no side effects"
         names |= _lambda_free_names(f)
     # the loops it is invariant in, innermost first
@@ -461,7 +461,7 @@ def _loop_blocker(facts: FunctionFacts, loop: Loop) -> str:
             continue
         return f"the loop calls `{qualified}`, which may change what the call reads"
     for lam in facts.nodes("lambda_expression", loop.node):
-        if not pure_lambda(lam, facts.root):
+        if not pure_lambda(lam, facts.unit):
             return "the loop holds a lambda that may have side effects"
     for n in walk(loop.node):
         if n.type in ("delete_expression", "gnu_asm_expression"):

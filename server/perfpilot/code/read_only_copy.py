@@ -236,7 +236,7 @@ def _struct(facts: FunctionFacts, name: str) -> Node | None:
     """The unit's only definition of struct/class ``name`` when it holds data members only: no
     base, constructor, destructor, operator or other member function (whose effects on a
     copy would need proving)."""
-    found = [n for n in walk(facts.root)
+    found = [n for n in walk(facts.unit)
              if n.type in ("struct_specifier", "class_specifier") and
              n.child_by_field_name("body") is not None and
              node_text(n.child_by_field_name("name")) == name]
@@ -270,7 +270,7 @@ def loop_copies(facts: FunctionFacts) -> list[tuple[Node, CopyProof | str]]:
     """Every declaration in a loop and every range-based for loop that copies a class value,
     with its proof or, for a candidate refused, why in words."""
     out: list[tuple[Node, CopyProof | str]] = []
-    unit = unit_names(facts.root)
+    unit = unit_names(facts.unit)
     for d in facts.in_loops("declaration"):
         if d.parent is not None and d.parent.type == "compound_statement":
             got = prove_declaration(facts, d, unit)

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.site import Language
-from perfpilot.rules.finding import Finding
-from perfpilot.rules.rewrite_input import RuleInput, RuleOutput
-
-Detector = Callable[[FunctionFacts], Iterable[Finding]]
-RewriteFn = Callable[[RuleInput], RuleOutput]
+from perfpilot.rules.by_finding import Detector, Fix, RewriteFn, by_finding
 
 
 @dataclass(frozen=True)
@@ -28,10 +22,14 @@ class RuleSpec:
     """One optimization idiom: its detection, its rewrite, and the examples that prove them.
 
     ``finds``: the rule ids of the findings ``detect`` reports (the spec's ``id`` when empty).
-    ``rewrite`` edits the function's current text (``RuleInput``) and returns changes tagged
-    with the ids in ``rewrites_as``; it runs in rewrite ``phase`` (0 first, each phase
-    re-parses the text the one before produced) at position ``order`` within it (when two
-    rewrites of one phase overlap, the lower order wins).
+    ``fix`` rewrites one finding that ``detect`` reported on the function's current text
+    (``RuleInput.facts``), from the finding's ``proof``: the rewrite acts on what detection
+    proved and says why when it leaves a finding (``rules/by_finding.py`` runs it).
+    ``rewrite`` is the function the rewriter's phases run: for a rule with ``fix``, built from
+    ``detect`` and ``fix``; else the rule's own, which edits the current text by itself.
+    Either runs in rewrite ``phase`` (0 first, each phase re-parses the text the one before
+    produced) at position ``order`` within it (when two rewrites of one phase overlap, the
+    lower order wins); its changes carry the ids in ``rewrites_as``.
     """
 
     id: str
@@ -39,10 +37,15 @@ class RuleSpec:
     examples: tuple[Example, ...]
     finds: frozenset[str] = frozenset()
     rewrite: RewriteFn | None = None
+    fix: Fix | None = None
     rewrites_as: frozenset[str] = frozenset()
     phase: int = 1
     order: int = 0
     summary: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.fix is not None and self.rewrite is None:
+            object.__setattr__(self, "rewrite", by_finding(self.detect, self.fix))
 
     @property
     def finding_ids(self) -> frozenset[str]:

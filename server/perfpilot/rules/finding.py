@@ -163,6 +163,14 @@ RULE_DATA: Mapping[str, str] = MappingProxyType({
 
 
 @dataclass(frozen=True)
+class Proof:
+    """What a detection proved about one site, for the rule's rewrite (``RuleSpec.fix``): each
+    rule subclasses it with the nodes and ranges its rewrite needs, so the rewrite acts on
+    what was proved instead of finding its target again. Nodes belong to the tree the
+    detection read; a fix reads them on that same tree."""
+
+
+@dataclass(frozen=True)
 class InCallee:
     """Where a finding lies when it is not in the analysed function but in a function of the
     unit that it calls directly: that function's name and the line of the first call."""
@@ -198,6 +206,8 @@ class Finding:
     data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     callee: InCallee | None = None
     claims: tuple[tuple[int, int], ...] = ()
+    # What the rewrite needs; left out of comparison, hash and repr like ``data``.
+    proof: Proof | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def gain(self) -> Gain:
@@ -223,9 +233,10 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
                  names: tuple[str, ...] | list[str] = (),
                  data: Mapping[str, str] | None = None,
                  bonus: float = 0.0,
-                 claims: Iterable[tuple[int, int]] = ()) -> Finding:
+                 claims: Iterable[tuple[int, int]] = (),
+                 proof: Proof | None = None) -> Finding:
     """A Finding for ``rule`` with its category and base impact plus ``bonus`` (e.g. nesting);
-    ``claims``: see ``Finding``."""
+    ``claims`` and ``proof``: see ``Finding``."""
     r = RULES[rule]
     return Finding(
         rule=rule,
@@ -238,6 +249,7 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
         names=tuple(names),
         data=MappingProxyType(dict(data or {})),
         claims=tuple(claims),
+        proof=proof,
     )
 
 

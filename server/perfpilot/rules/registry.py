@@ -4,7 +4,8 @@ planner and the optimizer take."""
 from __future__ import annotations
 
 from perfpilot.rules.arithmetic import div_by_invariant, mod_wrap, pow2_divmod, pow_strength
-from perfpilot.rules.base import Detector, RewriteFn, RuleSpec
+from perfpilot.rules.base import RuleSpec
+from perfpilot.rules.by_finding import Detector, RewriteFn
 from perfpilot.rules.codegen import (
     branchless_select,
     call_in_hot_loop,

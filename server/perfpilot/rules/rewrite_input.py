@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -57,7 +57,8 @@ class RuleInput:
 
         Lines it reports count from the function's first line; use ``line_of`` for unit lines.
         """
-        return FunctionFacts(self.site, self.function, self.tree.root_node)
+        return FunctionFacts(replace(self.site, text=self.text), self.function,
+                             self.tree.root_node, self.unit)
 
     @cached_property
     def global_names(self) -> frozenset[str]:
@@ -131,8 +132,8 @@ class Planned:
 
 @dataclass(frozen=True)
 class Left:
-    """A candidate a rule leaves as it is: what it is in words (``the sort``), the node whose
-    line names it, why, and how it stays (``stays``, ``stays linear``)."""
+    """A candidate a rule leaves as it is: what it is in words (``the sort``; empty: the node's
+    code), the node whose line names it, why, and how it stays (``stays``, ``stays linear``)."""
 
     what: str
     node: Node
@@ -144,11 +145,26 @@ def rule_output(inp: RuleInput, rule_id: str, planned: Iterable[Planned],
                 left: Iterable[Left]) -> RuleOutput:
     """A rule's changes and notes: one ``Change`` per planned rewrite (its lines those of the
     nodes it is about) and one note per candidate left alone."""
-    notes = [f"{rule_id}: {x.what} on line {inp.line_of(x.node)} {x.stays}: {x.why}"
-             for x in left]
-    changes = [Change(rule_id, p.edits, p.explanation, tuple(inp.line_of(n) for n in p.about),
-                      p.includes) for p in planned]
-    return changes, notes
+    return [planned_change(inp, rule_id, p) for p in planned], \
+        [left_note(inp, rule_id, x) for x in left]
+
+
+def planned_change(inp: RuleInput, rule_id: str, planned: Planned) -> Change:
+    """The change of a planned rewrite; its lines are those of the nodes it is about."""
+    return Change(rule_id, planned.edits, planned.explanation,
+                  tuple(dict.fromkeys(inp.line_of(n) for n in planned.about)), planned.includes)
+
+
+def left_note(inp: RuleInput, rule_id: str, left: Left) -> str:
+    """``rule: what on line N stays: why``; ``what`` is the node's code when left empty."""
+    what = left.what or f"`{shown(node_text(left.node))}`"
+    return f"{rule_id}: {what} on line {inp.line_of(left.node)} {left.stays}: {left.why}"
+
+
+def shown(code: str, limit: int = 60) -> str:
+    """Code on one line, cut to ``limit`` characters for a note."""
+    one = " ".join(code.split())
+    return one if len(one) <= limit else one[:limit - 1].rstrip() + "…"
 
 
 def identifiers(text: str) -> frozenset[str]:
@@ -235,7 +251,5 @@ def left_findings(inp: RuleInput, rule_id: str, findings: Iterable[Any],
         if re.search(rf"\bline {line}\b", said):
             continue
         node = inp.function.descendant_for_byte_range(start, end)
-        what = " ".join(node_text(node).split()) if node is not None else ""
-        shown = what if len(what) <= 60 else what[:59].rstrip() + "…"
-        out.append(f"{rule_id}: `{shown}` on line {line} stays: {why}")
+        out.append(f"{rule_id}: `{shown(node_text(node))}` on line {line} stays: {why}")
     return out

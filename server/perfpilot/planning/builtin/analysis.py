@@ -17,7 +17,7 @@ from perfpilot.code.syntax import (
     Node,
 )
 from perfpilot.rules import registry
-from perfpilot.rules.base import Detector
+from perfpilot.rules.by_finding import Detector
 from perfpilot.rules.finding import Finding, InCallee, plan_order
 
 log = logging.getLogger(__name__)

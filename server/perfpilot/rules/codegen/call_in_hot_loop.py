@@ -33,7 +33,7 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
         return
     defined: dict[str, Node] = {}
     wanted = {callee(c) for c in hot}
-    for other in iter_function_nodes(facts.root):
+    for other in iter_function_nodes(facts.unit):
         decl = other.child_by_field_name("declarator")
         name = declarator_name(decl.child_by_field_name("declarator")) if decl is not None \
             and decl.type == "function_declarator" else None

@@ -59,7 +59,7 @@ def rewrite(inp: RuleInput) -> RuleOutput:
         return changes, notes
     # The unit's globals and struct definitions are part of the proof: facts over the current
     # function text, with the unit as its surroundings.
-    facts = FunctionFacts(inp.site, inp.function, inp.unit)
+    facts = inp.facts
     for node, proof in loop_copies(facts):
         if not isinstance(proof, CopyProof):
             notes.append(f"{RULE_ID}: the copy on line {inp.line_of(node)} stays: {proof}")

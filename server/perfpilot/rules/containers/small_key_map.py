@@ -121,7 +121,7 @@ class SmallKeyMap:
 def function_types(facts: FunctionFacts) -> dict[str, VarType | None]:
     """The types a rewrite sees (``RuleInput.types``): the unit's globals, then the function's
     parameters and locals."""
-    return {**top_level_types(facts.root), **declared_types(facts.fn)}
+    return {**top_level_types(facts.unit), **declared_types(facts.fn)}
 
 
 def small_key_maps(facts: FunctionFacts, types: Mapping[str, VarType | None] | None = None,

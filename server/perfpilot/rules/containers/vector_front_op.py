@@ -292,7 +292,7 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
     """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop, or
     ``r = c + r`` on a string, or a proved front-consuming loop (``s.erase(0, 1)``,
     ``s = s.substr(1)``)."""
-    consumed, _refused = front_consumed(facts, facts.root)
+    consumed, _refused = front_consumed(facts, facts.unit)
     for fc in consumed:
         lp = facts.loop_of(fc.consume)
         if fc.form == "erase-begin" or lp is None:

@@ -196,7 +196,7 @@ def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
     units: UnitNames | None = None
     for c in _chains(facts):
         if c.source:
-            units = units or unit_names(facts.root)
+            units = units or unit_names(facts.unit)
             if _table_loop(facts, units, c)[0] is None:
                 continue
             yield make_finding(
@@ -238,7 +238,7 @@ def _table(name: str, values: frozenset[int], nl: str, indent: str) -> str:
 
 def char_set_table_rule(inp: RuleInput) -> RuleOutput:
     """Replace each chain with a lookup in a table declared at the top of the function."""
-    facts = FunctionFacts(inp.site, inp.function, inp.tree.root_node)
+    facts = inp.facts
     body = inp.function.child_by_field_name("body")
     first = statements(body)[0] if statements(body) else None
     changes: list[Change] = []

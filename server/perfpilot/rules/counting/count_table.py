@@ -45,7 +45,7 @@ RULE_ID = "count-table"
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """``std::count`` over a container of integers or strings that the loop around it does not
     change."""
-    for found in count_tables.count_calls(facts, unit_names(facts.root))[0]:
+    for found in count_tables.count_calls(facts, unit_names(facts.unit))[0]:
         lp = found.loops[0]
         table = ("Its elements are one byte wide, so count every byte value once before the "
                  "loop into a 256-entry table" if found.element.one_byte else

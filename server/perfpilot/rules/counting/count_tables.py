@@ -99,7 +99,7 @@ def count_calls(facts: FunctionFacts, units: UnitNames
                 ) -> tuple[list[CountCall], list[CountRefusal]]:
     """The whole-container ``std::count`` calls in loops that a table answers, and those over
     a whole container that stay (with why)."""
-    own = unit_functions(facts.root)
+    own = unit_functions(facts.unit)
     found: list[CountCall] = []
     refused: list[CountRefusal] = []
     sorted_data: set[int] | None = None
@@ -110,7 +110,7 @@ def count_calls(facts: FunctionFacts, units: UnitNames
         if sorted_data is None:
             # a count over data proved sorted is the width of a run found by binary search,
             # with no table to build (the sorted-linear-scan rule's)
-            sorted_data = {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]}
+            sorted_data = {c.call.start_byte for c in sorted_calls(facts, facts.unit)[0]}
         if call.start_byte in sorted_data:
             continue
         name = whole_range(args[0], args[1])

@@ -375,8 +375,8 @@ def ordered_counts(facts: FunctionFacts) -> tuple[list[OrderedCount], list[tuple
                 continue
             if claimed is None:
                 # a count over data already sorted is the sorted-linear-scan rule's
-                claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.root)[0]} \
-                    | {c.call.start_byte for c in sorted_calls(facts, facts.root)[0]}
+                claimed = {s.loop.node.start_byte for s in sorted_scans(facts, facts.unit)[0]} \
+                    | {c.call.start_byte for c in sorted_calls(facts, facts.unit)[0]}
             if node.start_byte in claimed:
                 continue
             if isinstance(res, str):

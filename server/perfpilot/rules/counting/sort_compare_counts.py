@@ -158,7 +158,7 @@ def compares(facts: FunctionFacts, unit: Node) -> tuple[list[SortedCompare],
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Two byte sequences sorted and then compared for equality."""
-    found, _refused = compares(facts, facts.root)
+    found, _refused = compares(facts, facts.unit)
     for c in found:
         stmt = c.first.statement
         yield make_finding(
@@ -188,7 +188,7 @@ def _replacement(c: SortedCompare, counts: str, byte: str, sep: str) -> str:
 
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace the sorts and the comparison with a comparison of byte counts."""
-    facts = FunctionFacts(inp.site, inp.function, inp.unit)
+    facts = inp.facts
     found, refused = compares(facts, inp.unit)
     left = [Left("the sort", s.statement, why) for s, why in refused]
     planned: list[Planned] = []

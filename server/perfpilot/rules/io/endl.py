@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -10,25 +11,25 @@ from perfpilot.code.syntax import (
     line,
     node_text,
     operator,
-    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    RuleInput,
-    RuleOutput,
-    inside_loop,
-)
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 # detection
 
 
+@dataclass(frozen=True)
+class Flushes(Proof):
+    """The ``endl`` operands, each the right side of a ``<<`` inside a loop."""
+
+    operands: tuple[Node, ...]
+
+
 def _stream_name(node: Node) -> str:
-    t = node_text(node)
-    return t.split("::")[-1]
+    return node_text(node).split("::")[-1].strip()
 
 
 def endl(facts: FunctionFacts) -> Iterator[Finding]:
@@ -43,7 +44,8 @@ def endl(facts: FunctionFacts) -> Iterator[Finding]:
         if _stream_name(n) != "endl":
             continue
         parent = n.parent
-        if parent is None or parent.type != "binary_expression" or operator(parent) != "<<":
+        if parent is None or parent.type != "binary_expression" or operator(parent) != "<<" \
+                or parent.child_by_field_name("right") != n:
             continue
         loop = facts.loop_of(n)
         if loop is not None:
@@ -64,6 +66,7 @@ def endl(facts: FunctionFacts) -> Iterator[Finding]:
         loop_range=loop.byte_range, node_range=rng(first), names=[node_text(first), stream],
         data={"stream": stream, "count": str(len(hits))},
         bonus=depth_bonus(loop.depth),
+        proof=Flushes(tuple(n for n, _ in hits)),
     )
 
 
@@ -77,40 +80,22 @@ def _leftmost(node: Node) -> str:
 # rewrite
 
 
-def endl_rule(inp: RuleInput) -> RuleOutput:
-    """``'\\n'`` instead of ``std::endl`` inside loops (no flush per line)."""
-    changes: list[Change] = []
-    if inp.language != "cpp":
-        return changes, []
-    edits: list[Edit] = []
-    lines: list[int] = []
-    for n in walk(inp.function):
-        if n.type != "binary_expression":
-            continue
-        op = n.child_by_field_name("operator")
-        right = n.child_by_field_name("right")
-        if op is None or right is None or node_text(op) != "<<":
-            continue
-        if node_text(right).replace(" ", "") not in ("endl", "std::endl"):
-            continue
-        if not inside_loop(n, inp.function):
-            continue
-        edits.append(Edit(right.start_byte, right.end_byte, "'\\n'", "endl"))
-        lines.append(inp.line_of(right))
-    if edits:
-        where = ", ".join(str(x) for x in sorted(set(lines)))
-        changes.append(Change(
-            "endl", tuple(edits),
-            f"std::endl at line(s) {where} flushes the stream on every iteration; writing "
-            "'\\n' produces the same output and lets the stream buffer it.",
-            tuple(sorted(set(lines)))))
-    return changes, []
+def endl_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """``'\\n'`` for each ``std::endl`` the finding proved (no flush per line)."""
+    proof = finding.proof
+    assert isinstance(proof, Flushes)
+    where = ", ".join(str(x) for x in sorted({inp.line_of(n) for n in proof.operands}))
+    return Planned(
+        tuple(Edit(n.start_byte, n.end_byte, "'\\n'", "endl") for n in proof.operands),
+        f"std::endl at line(s) {where} flushes the stream on every iteration; writing "
+        "'\\n' produces the same output and lets the stream buffer it.",
+        proof.operands, includes=())
 
 
 RULE = RuleSpec(
     id="endl",
     detect=endl,
-    rewrite=endl_rule,
+    fix=endl_fix,
     rewrites_as=frozenset({"endl"}),
     phase=1,
     order=1,

@@ -41,7 +41,7 @@ RULE_ID = "assoc-list-map"
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Key searches, inside a loop, of a local vector proved to be an association list."""
-    found, _refused = assoc_lists(facts, facts.root)
+    found, _refused = assoc_lists(facts, facts.unit)
     for a in found:
         for s in a.scans:
             outer = facts.loop_of(s.loop.parent) if s.loop.parent is not None else None

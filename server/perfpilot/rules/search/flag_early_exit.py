@@ -30,7 +30,7 @@ def _flag_loops(facts: FunctionFacts) -> Iterator[tuple[int, FlagLoop]]:
         node = lp.node
 
         def pure(name: str, at: Node = node) -> bool:
-            return pure_helper(name, at, facts.root)
+            return pure_helper(name, at, facts.unit)
 
         found = flag_loop(node, facts.loop_types, pure)
         if isinstance(found, FlagLoop):

@@ -49,7 +49,7 @@ def _search_phrase(s: SeenList) -> str:
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Search-then-append sites of a local vector proved to be a list of distinct values."""
-    found, _refused = seen_lists(facts, facts.root)
+    found, _refused = seen_lists(facts, facts.unit)
     for s in found:
         lp = facts.loop_of(s.search)
         if lp is None:

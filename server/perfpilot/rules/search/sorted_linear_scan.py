@@ -89,7 +89,7 @@ def _test_text(s: SortedScan) -> str:
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Counting and first-match loops over a container proved sorted."""
-    found, _refused = sorted_scans(facts, facts.root)
+    found, _refused = sorted_scans(facts, facts.unit)
     for s in found:
         lp = s.loop
         sort_line = line(s.sort.statement)
@@ -115,7 +115,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _call_findings(facts: FunctionFacts) -> Iterator[Finding]:
-    found, _refused = sorted_calls(facts, facts.root)
+    found, _refused = sorted_calls(facts, facts.unit)
     for c in found:
         lp = facts.loop_of(c.call)
         sort_line = line(c.sort.statement)
@@ -258,7 +258,7 @@ def _call_edit(inp: RuleInput, c: SortedCall) -> Edit:
 
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace each proved scan of a sorted container with a binary search."""
-    facts = FunctionFacts(inp.site, inp.function, inp.unit)
+    facts = inp.facts
     found, refused = sorted_scans(facts, inp.unit)
     calls, refused_calls = sorted_calls(facts, inp.unit)
     left = [Left(f"the scan of '{r.var}'", r.loop.node, r.why, "stays linear")

@@ -146,7 +146,7 @@ def _sites(facts: FunctionFacts, unit: Node) -> Iterator[_Site]:
 
 def qsort_to_sort(facts: FunctionFacts) -> Iterator[Finding]:
     """``qsort`` with a comparator that orders integers by value."""
-    for s in _sites(facts, facts.root):
+    for s in _sites(facts, facts.unit):
         yield make_finding(
             RULE_ID,
             f"`{code(s.call)}` on line {line(s.call)} calls {s.name} through a function "
@@ -161,7 +161,7 @@ def qsort_to_sort(facts: FunctionFacts) -> Iterator[Finding]:
 
 def qsort_to_sort_rule(inp: RuleInput) -> RuleOutput:
     """Replace each proved ``qsort`` call with ``std::sort``."""
-    facts = FunctionFacts(inp.site, inp.function, inp.tree.root_node)
+    facts = inp.facts
     changes: list[Change] = []
     for s in _sites(facts, inp.unit):
         includes = ("<algorithm>", "<functional>") if s.order.descending else ("<algorithm>",)

@@ -50,7 +50,7 @@ def _sort_text(x: Extraction) -> str:
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Loops that take the extreme element out of a container on every pass."""
-    found, _refused = extraction_loops(facts, facts.root)
+    found, _refused = extraction_loops(facts, facts.unit)
     for x in found:
         which = "largest" if x.descending else "smallest"
         yield make_finding(

@@ -274,7 +274,7 @@ def _partial_sort(t: Truncation) -> str:
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Whole-container sorts followed by a cut to a prefix."""
-    found, _refused = truncations(facts, facts.root)
+    found, _refused = truncations(facts, facts.unit)
     for t in found:
         stmt = t.sort.statement
         caveat = ("; the elements are floating-point, so check it by hand: `-0.0` and `0.0` "
@@ -293,7 +293,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
 
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace each sort cut to a prefix with a partial sort of that prefix."""
-    facts = FunctionFacts(inp.site, inp.function, inp.unit)
+    facts = inp.facts
     found, refused = truncations(facts, inp.unit)
     left = [Left("the sort", s.statement, why) for s, why in refused]
     planned: list[Planned] = []

@@ -269,7 +269,7 @@ def _selection_call(sel: Selection) -> str:
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Whole-container sorts read afterwards only at one or two fixed positions."""
-    found, _refused = selections(facts, facts.root)
+    found, _refused = selections(facts, facts.unit)
     for sel in found:
         stmt = sel.sort.statement
         if sel.form == "extremes":
@@ -314,7 +314,7 @@ def _remove_statement(inp: RuleInput, stmt: Node) -> Edit:
 
 def rewrite(inp: RuleInput) -> RuleOutput:
     """Replace each sort used only for an order statistic with a selection."""
-    facts = FunctionFacts(inp.site, inp.function, inp.unit)
+    facts = inp.facts
     found, refused = selections(facts, inp.unit)
     left = [Left("the sort", s.statement, why) for s, why in refused]
     planned: list[Planned] = []

@@ -32,7 +32,7 @@ RULE_ID = "sorted-insert"
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """A push followed by a sort of all of a container that stays sorted between."""
-    found, _refused = sorted_pushes(facts, facts.root)
+    found, _refused = sorted_pushes(facts, facts.unit)
     for p in found:
         loop = facts.loop_of(p.push)
         if loop is None:
