@@ -96,3 +96,14 @@ def test_cli_confirm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert data["pairs"] == 3 and data["speedup"] is not None
+
+
+def test_a_slowdown_is_reported_only_after_a_second_run_shows_it(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    slower = PROGRAM.replace("j < 2000", "j < 8000")  # four times the inner loop's work
+    v = asyncio.run(confirm_in_program(root, root / "prog.c", PROGRAM, slower, COMMANDS,
+                                       pairs=4))
+    assert v.verdict in ("slower", "noisy"), v  # a loaded machine may hide it, never invert it
+    if v.verdict == "slower":
+        assert "slowdown confirmed by a second run" in v.message
+        assert v.speedup is not None and v.speedup < 1

@@ -4,7 +4,9 @@ command, run its test command on the rewrite, and time the whole program A/B.
 Each side is a copy of the workspace (without ``.git``, ``.perfpilot`` and CMake build folders,
 which the build command makes again), so the user's tree is never touched. Runs alternate
 A B B A, each a whole process; the estimate is the median of the per-pair time ratios with a
-bootstrap interval (``perfpilot.runner.stats``), judged with the runner's verdict rule.
+bootstrap interval (``perfpilot.runner.stats``), judged with the runner's verdict rule and
+its rules for a figure a user sees (``runner/paired_timing.py``): a noisy run is timed again,
+and a slowdown is reported only when a second run shows it too.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from typing import Any
 
 from perfpilot.profiling.proc import Finished, ProfileError, run
 from perfpilot.progress import JobContext
+from perfpilot.runner.driver_run import Calibration
+from perfpilot.runner.paired_timing import Timing, confirm_slowdown, settled
 from perfpilot.runner.stats import PairSample, classify, summarize
-from perfpilot.runner.values import Tuning
+from perfpilot.runner.values import Measurement, Tuning
+from perfpilot.runner.verdicts import Failure
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,28 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+class _RunFailed(Exception):
+    """The run command failed in a timed pair (its message says which)."""
+
+
+async def _paired_runs(argv: Sequence[str], cwd: Mapping[str, Path], pairs: int,
+                       timeout_s: float, ctx: JobContext, tuning: Tuning) -> Measurement:
+    """``pairs`` whole runs of each side, alternating A B B A, summarised."""
+    samples: list[PairSample] = []
+    for i in range(pairs):
+        order = ("a", "b") if i % 2 == 0 else ("b", "a")
+        got: dict[str, tuple[int, int]] = {}
+        for side in order:
+            code, wall, cpu = await _timed(argv, cwd[side], timeout_s, ctx)
+            if code != 0:
+                raise _RunFailed(f"the run command exited with status {code} (pair {i + 1})")
+            got[side] = (wall, cpu)
+        samples.append(PairSample(a_ns=got["a"][0], b_ns=got["b"][0],
+                                  a_cpu_ns=got["a"][1], b_cpu_ns=got["b"][1]))
+        ctx.report("timing", f"pair {i + 1} of {pairs}", int(100 * (i + 1) / pairs))
+    return summarize(samples, threads=1, tuning=tuning)
+
+
 async def confirm_in_program(root: Path, source: Path, original: str, rewritten: str,
                              commands: ProgramCommands, *, pairs: int = 10,
                              timeout_s: float = 600.0,
@@ -160,29 +187,34 @@ async def confirm_in_program(root: Path, source: Path, original: str, rewritten:
                 return ProgramVerdict(
                     "test-failed", f"the test command failed with the rewrite (exit "
                     f"{done.returncode}){also}:\n{failed}", failed_test=failed)
-        ctx.report("timing", f"{pairs} pairs of whole runs: {commands.run}")
-        samples: list[PairSample] = []
         for side in ("a", "b"):  # warm-up: caches, and a first check that both run
             code, _, _ = await _timed(argv, cwd[side], timeout_s, ctx)
             if code != 0:
                 which = "original" if side == "a" else "rewrite"
                 return ProgramVerdict("run-failed", f"the run command exited with status "
                                       f"{code} with the {which}")
-        for i in range(pairs):
-            order = ("a", "b") if i % 2 == 0 else ("b", "a")
-            got: dict[str, tuple[int, int]] = {}
-            for side in order:
-                code, wall, cpu = await _timed(argv, cwd[side], timeout_s, ctx)
-                if code != 0:
-                    return ProgramVerdict("run-failed", f"the run command exited with "
-                                          f"status {code} (pair {i + 1})")
-                got[side] = (wall, cpu)
-            samples.append(PairSample(a_ns=got["a"][0], b_ns=got["b"][0],
-                                      a_cpu_ns=got["a"][1], b_cpu_ns=got["b"][1]))
-            ctx.report("timing", f"pair {i + 1} of {pairs}", int(100 * (i + 1) / pairs))
-    m = summarize(samples, threads=1, tuning=tuning)
+
+        async def once() -> Timing:
+            ctx.report("timing", f"{pairs} pairs of whole runs: {commands.run}")
+            return await _paired_runs(argv, cwd, pairs, timeout_s, ctx, tuning), Calibration()
+
+        try:
+            # The runner's rules for a figure shown to the user: a noisy one is timed again,
+            # and a slowdown must show twice before it is reported.
+            got = await settled(once, tuning)
+            assert not isinstance(got, Failure)  # ``once`` raises instead
+            m = got[0]
+            if classify(m, tuning.no_change_band) == "slower":
+                ctx.report("timing", "timing again to confirm a slowdown")
+                m = confirm_slowdown(m, (await once())[0], tuning)
+        except _RunFailed as failed:
+            return ProgramVerdict("run-failed", str(failed))
     verdict = classify(m, tuning.no_change_band)
     message = (f"whole program: {m.speedup:.2f}× (95% CI {m.ci95_low:.2f}–{m.ci95_high:.2f}, "
                f"{m.pairs} paired runs, {m.median_a_s:.3f} s → {m.median_b_s:.3f} s)")
+    if m.withheld:
+        message += f"; not reliable: {m.withheld}"
+    elif verdict == "slower":
+        message += "; " + m.notes[-1]  # the second run that confirmed it
     return ProgramVerdict(verdict, message, m.speedup, (m.ci95_low, m.ci95_high), m.pairs,
                           m.median_a_s, m.median_b_s, m.basis)
