@@ -32,13 +32,16 @@ demo: setup-core
 	$(PY) examples/demo.py
 
 # The Python tests run on two workers (whole files to one worker: module fixtures stay shared;
-# the longest files first, in the order tests/conftest.py gives) while the VS Code suites' tools
-# download and their unit tests run; exhaustive sweeps are left to test-deep.
+# the longest files first, in the order tests/conftest.py gives) beside the lint and the VS Code
+# unit tests; exhaustive sweeps are left to test-deep.
 PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile \
 	--no-loadscope-reorder
 
-test: setup lint
-	$(MAKE) -j2 --no-print-directory test-python vscode-unit
+# The Python environment and the VS Code suites' tools install side by side (neither needs the
+# other), then the lint runs beside the tests.
+test:
+	$(MAKE) -j2 --no-print-directory setup vscode-deps
+	$(MAKE) -j3 --no-print-directory lint test-python vscode-unit
 	$(MAKE) -C client-vscode --no-print-directory test-e2e PERFPILOT_PYTHON=$(abspath $(PY))
 
 # Every generated variant of the differential sweeps, the whole verification corpus, and the
@@ -49,7 +52,7 @@ test-deep: setup
 test-python: setup
 	$(PYTEST) -m "not deep"
 
-vscode-deps: setup
+vscode-deps:
 	$(MAKE) -C client-vscode build install-test-deps
 
 # The extension's unit tests need no server: they run beside the Python tests.
