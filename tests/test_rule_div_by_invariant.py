@@ -12,9 +12,11 @@ import pytest
 
 from differential_support import HAVE_GXX, Variant, compare, rewrite_all
 from perfpilot.code.locate import function_by_name
+from perfpilot.code.syntax import node_text
 from perfpilot.optimizing.builtin import rewrite
+from perfpilot.rules.arithmetic.div_by_invariant import Divisions, div_by_invariant
 from perfpilot.rules.registry import last_bit_phases
-from perfpilot.rules.rewriting import RewriteResult
+from perfpilot.rules.rewriting import RewriteResult, rule_input
 
 RULES = frozenset({"div-by-invariant"})
 
@@ -135,3 +137,36 @@ async def test_the_optimizer_applies_it_only_when_the_plan_names_it() -> None:
                                              if s.rule != "div-by-invariant"))
     rest = await BuiltinOptimizer(variants=False).optimize(site, without, JobContext())
     assert not any("inv_d" in c.code for c in rest.candidates), rest
+
+
+def _found(code: str) -> list[Divisions]:
+    site = function_by_name(code, "cpp", "f", uri="file:///t.cc", check_errors=False)
+    inp = rule_input(site, site.text)
+    assert inp is not None
+    return [f.proof for f in div_by_invariant(inp.facts) if isinstance(f.proof, Divisions)]
+
+
+def test_one_finding_holds_every_division_by_the_divisor_in_the_loop_that_keeps_it() -> None:
+    code = ("void f(double *a, double *b, int n, double d) {\n"
+            "    for (int r = 0; r < n; ++r) {\n"
+            "        for (int i = 0; i < n; ++i) a[i] /= d;\n"
+            "        for (int i = 0; i < n; ++i) b[i] = b[i] / d;\n    }\n}\n")
+    (proof,) = _found(code)
+    assert proof.divisor == "d" and [node_text(n) for n in proof.divisions] == \
+        ["a[i] /= d", "b[i] / d"]
+    res = _rewrite(code, "f")
+    assert res.code.count("1.0 / d") == 1 and len(res.applied) == 1, res.code
+    assert res.applied[0].lines == (4, 5)  # the #include line comes first
+
+
+def test_a_division_it_leaves_is_named_with_its_reason() -> None:
+    integer = _rewrite("void f(double *a, int n, int m) {\n"
+                       "    for (int i = 0; i < n; ++i) a[i] = a[i] / m;\n}\n", "f")
+    assert integer.notes == ("div-by-invariant: `a[i] / m` on line 3 stays: the divisor 'm' is "
+                             "not floating-point: a division by an integer is exact, a product "
+                             "by its reciprocal is not",)
+    taken = _rewrite(LEFT["address-taken"][0], "f")
+    assert any("on line 5 stays: 'd' has its address taken" in n for n in taken.notes), \
+        taken.notes
+    wide = _rewrite(LEFT["long-double"][0], "f")
+    assert any("'long double' operand" in n for n in wide.notes), wide.notes

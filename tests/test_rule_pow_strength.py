@@ -155,3 +155,39 @@ def test_own_pow_is_left() -> None:
         "double pow(double a, int b) { return a; }\ndouble u(double x) { return pow(x, 3); }",
         "u")
     assert "pow-strength" not in rules
+
+
+def test_the_calls_of_one_statement_are_rewritten_by_one_fix_and_the_others_say_so() -> None:
+    text, rules, notes = _rewritten(
+        "double m(const std::vector<double>& v, double c) {\n    double acc = 0.0;\n"
+        "    for (std::size_t i = 0; i < v.size(); ++i)\n"
+        "        acc += std::pow(v[i] - c, 3) + std::pow(v[i] + c, 2) + pow(c, 2);\n"
+        "    return acc;\n}", "m")
+    assert "pow-strength" in rules and "pow(" not in text, text
+    assert "const double diff = v[i] - c;" in text and "const double sum = v[i] + c;" in text
+    assert "acc += diff * diff * diff + sum * sum + c * c;" in text
+    assert notes == (
+        "pow-strength: `std::pow(v[i] + c, 2)` on line 6 is rewritten with the pow call on "
+        "line 6: one rewrite declares the locals of a statement and rewrites all its pow calls",
+        "pow-strength: `pow(c, 2)` on line 6 is rewritten with the pow call on line 6: one "
+        "rewrite declares the locals of a statement and rewrites all its pow calls")
+
+
+def test_each_call_detection_reports_ends_in_a_change_or_a_note_naming_it() -> None:
+    _text, rules, notes = _rewritten(
+        "double n(double x) { return pow(x, 0.5) + pow(x, -1) + powl(x, 2) + pow(x, 2); }", "n")
+    assert "pow-strength" in rules
+    assert [n.split(" stays: ")[0] for n in notes] == [
+        "pow-strength: `pow(x, 0.5)` on line 3", "pow-strength: `pow(x, -1)` on line 3",
+        "pow-strength: `powl(x, 2)` on line 3"]
+    assert "not `powl`" in notes[2]
+
+
+
+def test_a_call_in_the_base_of_another_leaves_both() -> None:
+    text, rules, notes = _rewritten("double q(double x) { return pow(pow(x, 2) + 1.0, 3); }",
+                                    "q")
+    # the inner call is rewritten; the outer one's base (a call) has no known type
+    assert "pow-strength" in rules and "return pow(x * x + 1.0, 3);" in text, text
+    assert notes == ("pow-strength: `pow(pow(x, 2) + 1.0, 3)` on line 3 stays: the base's type "
+                     "is unknown",)

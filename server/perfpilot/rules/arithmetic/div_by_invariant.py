@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.syntax import (
     LOOP_TYPES,
     identifiers,
@@ -16,21 +17,27 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import hoist_above, hoist_slot_ok
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    Node,
-    RuleInput,
-    RuleOutput,
-)
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Node, Planned, RuleInput
+
+
+@dataclass(frozen=True)
+class Divisions(Proof):
+    """The divisions (``/`` and ``/=``, in text order) by one divisor (``divisor``: its text)
+    inside the outermost loop that never changes it."""
+
+    divisions: tuple[Node, ...]
+    divisor: str
 
 
 def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
-    """Floating-point division by a value the loop never changes."""
-    seen: set[tuple[int, str]] = set()
+    """Floating-point division by a value the loop never changes: one finding per divisor and
+    outermost loop that keeps it, holding every such division there."""
+    groups: dict[tuple[int, str], list[tuple[Node, Loop]]] = {}
     for b in facts.in_loops("binary_expression") + facts.in_loops("assignment_expression"):
         op = operator(b)
         if op not in ("/", "/="):
@@ -49,10 +56,16 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
                 not any(v is not None and v.is_float and v.pointer and
                         root_name(left) == v.name for v in floats):
             continue
-        key = (loop.index, node_text(divisor))
-        if key in seen:
-            continue
-        seen.add(key)
+        top = loop
+        while top.parent is not None and facts.invariant_in(divisor, facts.loops[top.parent]):
+            top = facts.loops[top.parent]
+        groups.setdefault((top.index, node_text(divisor)), []).append((b, loop))
+    for (_top, divisor_text), hits in sorted(groups.items(),
+                                                  key=lambda g: g[1][0][0].start_byte):
+        hits.sort(key=lambda h: h[0].start_byte)
+        b, loop = hits[0]
+        divisor = b.child_by_field_name("right")
+        assert divisor is not None
         d = code(divisor)
         yield make_finding(
             "div-by-invariant",
@@ -65,8 +78,8 @@ def div_by_invariant(facts: FunctionFacts) -> Iterator[Finding]:
             [line(b), loop.line],
             loop_range=loop.byte_range, node_range=rng(b),
             names=sorted(identifiers(divisor)),
-            data={"divisor": node_text(divisor)},
             bonus=depth_bonus(loop.depth),
+            proof=Divisions(tuple(h for h, _ in hits), divisor_text),
         )
 
 
@@ -113,67 +126,71 @@ def _hoist_loop(inp: RuleInput, div: Node, name: str, writes: list[Node]) -> Nod
     return best
 
 
-def reciprocal_rewrite(inp: RuleInput) -> RuleOutput:
+def reciprocal_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     """``x / d`` and ``x /= d`` by a ``double`` the loop never changes become multiplications by
     ``1.0 / d`` computed once above the loop. The product may differ from the quotient in the
     last bit, so this runs only where the plan accepts that (never for integers)."""
-    notes: list[str] = []
-    groups: dict[tuple[int, str], list[Node]] = {}
-    loops: dict[tuple[int, str], Node] = {}
-    for n in walk(inp.function):
-        if n.type not in ("binary_expression", "assignment_expression") or \
-                operator(n) not in ("/", "/="):
-            continue
-        right = n.child_by_field_name("right")
-        left = n.child_by_field_name("left")
-        if right is None or left is None or right.type != "identifier":
-            continue
-        name = node_text(right)
-        vt = inp.types.get(name)
-        if vt is None or not vt.is_float:
-            continue  # integer (exact) or unknown division: never a reciprocal
-        if vt.pointer or vt.array or vt.reference or name in inp.unit_globals or \
-                vt.base.replace("const", "").strip() != "double":
-            notes.append(f"div-by-invariant: the division by '{name}' at line "
-                         f"{inp.line_of(n)} is left: only a local or parameter 'double' "
-                         "divisor is turned into a reciprocal")
-            continue
+    proof = finding.proof
+    assert isinstance(proof, Divisions)
+    first = proof.divisions[0]
+    right = first.child_by_field_name("right")
+    if right is None or right.type != "identifier":
+        return Left("", first, "only a divisor that is one variable is turned into a "
+                    "reciprocal")
+    name = node_text(right)
+    vt = inp.types.get(name)
+    if vt is None or not vt.is_float:
+        return Left("", first, f"the divisor '{name}' is not floating-point: a division by an "
+                    "integer is exact, a product by its reciprocal is not")
+    if vt.pointer or vt.array or vt.reference or name in inp.unit_globals or \
+            vt.base.replace("const", "").strip() != "double":
+        return Left("", first, "only a local or parameter 'double' divisor is turned into a "
+                    "reciprocal")
+    writes = _written(inp.function, name)
+    if any(w.type == "pointer_expression" for w in writes):
+        return Left("", first, f"'{name}' has its address taken")
+    by_loop: dict[int, tuple[Node, list[Node]]] = {}
+    refused = ""
+    for div in proof.divisions:
+        left = div.child_by_field_name("left")
         if any("long double" in (t.base if (t := inp.types.get(x)) is not None else "")
                for x in identifiers(left)):
+            refused = refused or "a 'long double' operand would lose precision to a 'double' " \
+                "reciprocal"
             continue
-        writes = _written(inp.function, name)
-        if any(w.type == "pointer_expression" for w in writes):
-            notes.append(f"div-by-invariant: '{name}' has its address taken; left")
-            continue
-        loop = _hoist_loop(inp, n, name, writes)
+        loop = _hoist_loop(inp, div, name, writes)
         if loop is None:
+            refused = refused or f"no loop around it keeps '{name}' unchanged and has a place " \
+                "above it for the reciprocal"
             continue
-        key = (loop.start_byte, name)
-        groups.setdefault(key, []).append(n)
-        loops[key] = loop
-    changes: list[Change] = []
-    for key, divs in groups.items():
-        loop, name = loops[key], key[1]
+        by_loop.setdefault(loop.start_byte, (loop, []))[1].append(div)
+    if not by_loop:
+        return Left("", first, refused)
+    edits: list[Edit] = []
+    for loop, divs in by_loop.values():
         inv = inp.fresh_name(f"inv_{name}")
-        edits = [hoist_above(inp, loop, f"const double {inv} = 1.0 / {name};",
-                             "div-by-invariant", 0)]
+        edits.append(hoist_above(inp, loop, f"const double {inv} = 1.0 / {name};",
+                                 RULE_ID, 0))
         for d in divs:
             op = d.child_by_field_name("operator")
-            right = d.child_by_field_name("right")
-            assert op is not None and right is not None
-            edits.append(Edit(op.start_byte, right.end_byte,
-                              f"{'*=' if operator(d) == '/=' else '*'} {inv}",
-                              "div-by-invariant"))
-        lines = tuple(dict.fromkeys(inp.line_of(d) for d in divs))
-        changes.append(Change(
-            "div-by-invariant", tuple(edits),
-            f"The division by '{name}' on line(s) {', '.join(map(str, lines))} repeats in a "
-            f"loop where '{name}' never changes: it is now a multiplication by 1.0 / {name}, "
-            "computed once before the loop. This changes results: a product by the reciprocal "
-            "can differ from the quotient in the last bit (and by more when the reciprocal of "
-            "a tiny divisor overflows); it was made because the plan accepts last-bit changes.",
-            lines))
-    return changes, notes
+            r = d.child_by_field_name("right")
+            assert op is not None and r is not None
+            edits.append(Edit(op.start_byte, r.end_byte,
+                              f"{'*=' if operator(d) == '/=' else '*'} {inv}", RULE_ID))
+    done = [d for _, divs in by_loop.values() for d in divs]
+    lines = tuple(dict.fromkeys(inp.line_of(d) for d in done))
+    return Planned(
+        tuple(edits),
+        f"The division by '{name}' on line(s) {', '.join(map(str, lines))} repeats in a "
+        f"loop where '{name}' never changes: it is now a multiplication by 1.0 / {name}, "
+        "computed once before the loop. This changes results: a product by the reciprocal "
+        "can differ from the quotient in the last bit (and by more when the reciprocal of "
+        "a tiny divisor overflows); it was made because the plan accepts last-bit changes.",
+        tuple(done), includes=())
+
+
+# The last-bit phase's rewrite (``registry.last_bit_phases``): each finding fixed once.
+reciprocal_rewrite = by_finding(div_by_invariant, reciprocal_fix)
 
 
 RULE = RuleSpec(

@@ -5,9 +5,11 @@ iteration.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
+    Node,
     identifiers,
     line,
     node_text,
@@ -17,7 +19,18 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class CyclicCounter(Proof):
+    """The wrapping assignment ``k = (k + 1) % n``, its counter ``k`` and its bound ``n``
+    (which the loop never changes), and the compare-and-reset that replaces it."""
+
+    assignment: Node
+    counter: str
+    bound: Node
+    replacement: str
 
 
 def mod_wrap(facts: FunctionFacts) -> Iterator[Finding]:
@@ -47,9 +60,8 @@ def mod_wrap(facts: FunctionFacts) -> Iterator[Finding]:
             f"steps by one, compare and reset instead: `if (++{k} == {bound}) {k} = 0;`.",
             [line(a), loop.line],
             loop_range=loop.byte_range, node_range=rng(a), names=[k, *sorted(identifiers(n))],
-            data={"var": k, "bound": node_text(n),
-                  "replacement": f"if (++{k} == {bound}) {k} = 0;"},
             bonus=depth_bonus(loop.depth),
+            proof=CyclicCounter(a, k, n, f"if (++{k} == {bound}) {k} = 0;"),
         )
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
+    Node,
     line,
     number,
     operator,
@@ -13,7 +15,17 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class SignedPow2(Proof):
+    """``x % 2^k`` or ``x / 2^k`` on the signed variable ``name``, and the mask or shift that
+    equals it while ``name`` is never negative."""
+
+    operation: Node
+    name: str
+    replacement: str
 
 _SIGNED = frozenset({"int", "long", "long long", "short", "int32_t", "int64_t", "std::int32_t",
                      "std::int64_t", "signed", "long int", "signed char"})
@@ -43,8 +55,8 @@ def pow2_divmod(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{name}` is never negative, write `{fast}` (or make it unsigned).",
             [line(b), loop.line],
             loop_range=loop.byte_range, node_range=rng(b), names=[name],
-            data={"replacement": fast},
             bonus=depth_bonus(loop.depth),
+            proof=SignedPow2(b, name, fast),
         )
 
 

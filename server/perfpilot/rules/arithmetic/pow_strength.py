@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts
@@ -23,12 +24,8 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, operand_text, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import MULTIPLICATIVE, declare_before, fit, holding_statement, operand
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    RuleInput,
-    RuleOutput,
-)
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 # detection
 
@@ -39,10 +36,21 @@ _POW = frozenset({"pow", "powf", "powl"})
 _MAX_EXPONENT = 8
 
 
+@dataclass(frozen=True)
+class PowCall(Proof):
+    """One ``pow``/``powf``/``powl`` call by a fixed exponent, and every such call the
+    detection found in the function (``peers``, in text order, the call among them): calls in
+    one statement are rewritten together, and a call inside another's base goes with it."""
+
+    call: Node
+    peers: tuple[Node, ...]
+
+
 def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
     """``pow(x, 2)``, ``pow(x, 3)``, ``pow(x, 0.5)``, ``pow(x, -1)`` and friends."""
     if "pow" not in facts.site.text:
         return
+    hits: list[tuple[Node, list[Node], float | None, str]] = []
     for call in facts.nodes("call_expression"):
         if callee(call) not in _POW or receiver(call) is not None:
             continue
@@ -56,8 +64,10 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
         else:
             replacement = {0.5: f"sqrt({code(args[0], 60)})", 1.0: code(args[0], 60),
                            -1.0: f"1.0 / {x}"}.get(e if e is not None else 99.0)
-        if replacement is None:
-            continue
+        if replacement is not None:
+            hits.append((call, args, e, replacement))
+    peers = tuple(sorted((c for c, _a, _e, _r in hits), key=lambda c: c.start_byte))
+    for call, args, e, replacement in hits:
         loop = facts.loop_of(call)
         where = f" inside {loop_phrase(loop)}" if loop else ""
         yield make_finding(
@@ -69,13 +79,14 @@ def pow_strength(facts: FunctionFacts) -> Iterator[Finding]:
             [line(call), *([loop.line] if loop else [])],
             loop_range=loop.byte_range if loop else None, node_range=rng(call),
             names=[callee(call), *sorted(identifiers(args[0]))],
-            data={"replacement": replacement, "exponent": node_text(args[1])},
             bonus=(0.05 + depth_bonus(loop.depth)) if loop else -0.1,
+            proof=PowCall(call, peers),
         )
 
 
 # rewrite
 
+RULE_ID = "pow-strength"
 
 _POW_NAMES = {"pow", "std::pow", "::pow"}
 _POWF_NAMES = {"powf", "std::powf", "::powf"}
@@ -230,112 +241,143 @@ def _effects_elsewhere(stmt: Node, base: Node) -> bool:
     return False
 
 
-def pow_rule(inp: RuleInput) -> RuleOutput:
-    """``pow(x, k)`` for a small integer ``k`` becomes multiplications (``x * x`` for 2,
-    exact; for larger ``k`` each multiplication rounds, so the last bit may differ). A base
-    that is more than a name or an element read is computed once into a local declared right
-    above the statement (as the call evaluated its argument once)."""
-    notes: list[str] = []
-    if defines_pow(inp.unit):
-        return [], ["pow-strength: the unit defines its own pow; left as it is"]
-    types = dict(inp.types)
-    in_place: list[Edit] = []
-    # statement -> (declarations, edits inside it)
-    held: dict[tuple[int, int], tuple[Node, list[str], list[Edit]]] = {}
-    lines: list[int] = []
-    top = 2
-    for n in walk(inp.function):
-        if n.type != "call_expression":
-            continue
-        fn = n.child_by_field_name("function")
-        args = n.child_by_field_name("arguments")
-        if fn is None or args is None or args.named_child_count != 2:
-            continue
-        name = node_text(fn)
-        single = name in _POWF_NAMES
-        if name not in _POW_NAMES and not single:
-            continue
-        done = in_place + [e for _s, _d, es in held.values() for e in es]
-        if any(e.start <= n.start_byte and n.end_byte <= e.end for e in done):
-            continue  # inside a base already rewritten
-        base, exp = args.named_children
-        exp_text = node_text(exp).strip()
-        if exp_text in ("0.5", ".5", "0.5f"):
-            notes.append(f"pow-strength: pow(..., 0.5) at line {inp.line_of(n)} is not turned "
-                         "into sqrt: they differ for -0 and -infinity")
-            continue
-        k = _exponent(exp, single)
-        if k is None:
-            continue
-        kind = _expr_type(base, types)
-        if kind is None:
-            notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is "
-                         "left: the base's type is unknown")
-            continue
-        want = "float" if single else "double"
-        text = " ".join(node_text(base).split())
-        if _leaf(base) and (kind == want or k <= 3):
-            term = operand(base)
-            if kind == want:
-                product = _product(term, k)
-            else:
-                # one converted factor converts the product: (double)x * x * x
-                cast = f"static_cast<{want}>({text})" if inp.language == "cpp" else \
-                    f"({want}){term}"
-                product = " * ".join([cast] + [term] * (k - 1))
-            in_place.append(Edit(n.start_byte, n.end_byte, fit(n, product, MULTIPLICATIVE),
-                                 "pow-strength"))
+@dataclass(frozen=True)
+class _InPlace:
+    """A call rewritten where it stands: its product text."""
+
+    text: str
+    k: int
+
+
+@dataclass(frozen=True)
+class _Held:
+    """A call whose base goes into a local declared above ``statement``."""
+
+    statement: Node
+    base: Node
+    want: str  # the local's type
+    k: int
+
+
+def _plan(inp: RuleInput, call: Node) -> _InPlace | _Held | str:
+    """How one pow call is rewritten, or why it is not (no name is handed out here)."""
+    fn = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if fn is None or args is None or args.named_child_count != 2:
+        return "only a call with two arguments and no comment among them is rewritten"
+    name = node_text(fn)
+    single = name in _POWF_NAMES
+    if name not in _POW_NAMES and not single:
+        return f"only the standard `pow` and `powf` are expanded, not `{name}`"
+    base, exp = args.named_children
+    exp_text = node_text(exp).strip()
+    if exp_text in ("0.5", ".5", "0.5f"):
+        return "it is not turned into sqrt: they differ for -0 and -infinity"
+    k = _exponent(exp, single)
+    if k is None:
+        return (f"only a whole exponent from 2 to {_MAX_EXPONENT} (written `k` or `k.0`, or "
+                "`k.0f` for powf) becomes multiplications")
+    kind = _expr_type(base, dict(inp.types))
+    if kind is None:
+        return "the base's type is unknown"
+    want = "float" if single else "double"
+    text = " ".join(node_text(base).split())
+    if _leaf(base) and (kind == want or k <= 3):
+        term = operand(base)
+        if kind == want:
+            product = _product(term, k)
         else:
-            stmt = holding_statement(n, inp.function)
-            declared = _declared_in(stmt) if stmt is not None else set()
-            movable = stmt is not None and not (identifiers(base) & declared) and (
-                _side_effect_free(base) or not _effects_elsewhere(stmt, base))
-            if stmt is not None and movable:
-                local = _local_name(inp, base)
-                key = (stmt.start_byte, stmt.end_byte)
-                entry = held.setdefault(key, (stmt, [], []))
-                entry[1].append(f"const {want} {local} = {text};")
-                entry[2].append(Edit(n.start_byte, n.end_byte,
-                                     fit(n, _product(local, k), MULTIPLICATIVE),
-                                     "pow-strength"))
-            elif k == 2 and _side_effect_free(base) and kind == want:
-                term = operand(base)
-                in_place.append(Edit(n.start_byte, n.end_byte,
-                                     fit(n, f"{term} * {term}", MULTIPLICATIVE),
-                                     "pow-strength"))
-            else:
-                notes.append(f"pow-strength: pow(..., {exp_text}) at line {inp.line_of(n)} is "
-                             "left: its base is costly or has side effects and no local can "
-                             "hold it here (it is evaluated conditionally or repeatedly)")
-                continue
-        lines.append(inp.line_of(n))
-        top = max(top, k)
-    edits: list[Edit] = []
-    for stmt, declarations, inner in held.values():
-        # calls rewritten in place in the same statement go with it
-        mine = [e for e in in_place if stmt.start_byte <= e.start and e.end <= stmt.end_byte]
-        in_place = [e for e in in_place if e not in mine]
-        made = declare_before(inp, stmt, declarations, [*inner, *mine], "pow-strength")
-        if made is None:
-            notes.append(f"pow-strength: the pow call(s) at line {inp.line_of(stmt)} are left: "
-                         "no local may be declared before that statement")
-            continue
-        edits.extend(made)
-    edits.extend(in_place)
-    if not edits:
-        return [], notes
-    where = ", ".join(str(x) for x in sorted(set(lines)))
+            # one converted factor converts the product: (double)x * x * x
+            cast = f"static_cast<{want}>({text})" if inp.language == "cpp" else \
+                f"({want}){term}"
+            product = " * ".join([cast] + [term] * (k - 1))
+        return _InPlace(fit(call, product, MULTIPLICATIVE), k)
+    stmt = holding_statement(call, inp.function)
+    declared = _declared_in(stmt) if stmt is not None else set()
+    if stmt is not None and not (identifiers(base) & declared) and (
+            _side_effect_free(base) or not _effects_elsewhere(stmt, base)):
+        return _Held(stmt, base, want, k)
+    if k == 2 and _side_effect_free(base) and kind == want:
+        term = operand(base)
+        return _InPlace(fit(call, f"{term} * {term}", MULTIPLICATIVE), k)
+    return ("its base is costly or has side effects and no local can hold it here (it is "
+            "evaluated conditionally or repeatedly)")
+
+
+def _within(inner: Node, outer: Node) -> bool:
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def _explained(inp: RuleInput, calls: list[Node], top: int) -> str:
+    where = ", ".join(str(x) for x in sorted({inp.line_of(c) for c in calls}))
     exact = ("x * x gives the identical, correctly rounded result with one multiplication"
              if top == 2 else
              "a few multiplications (squaring: x * x, then products of those) replace "
              "it; a square is exact, but for higher powers each multiplication rounds, "
              "so a floating result may differ from pow in the last bit (it is identical "
              "while the partial products are exactly representable, e.g. small integers)")
-    return [Change(
-        "pow-strength", tuple(edits),
-        f"pow(x, k) with a small integer k at line(s) {where} is a general library call; "
-        f"{exact}.",
-        tuple(sorted(set(lines))))], notes
+    return (f"pow(x, k) with a small integer k at line(s) {where} is a general library call; "
+            f"{exact}.")
+
+
+def pow_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """``pow(x, k)`` for a small integer ``k`` becomes multiplications (``x * x`` for 2,
+    exact; for larger ``k`` each multiplication rounds, so the last bit may differ). A base
+    that is more than a name or an element read is computed once into a local declared right
+    above the statement (as the call evaluated its argument once); the calls of one such
+    statement are rewritten together, by the fix of the first whose base needs a local."""
+    proof = finding.proof
+    assert isinstance(proof, PowCall)
+    call = proof.call
+    if defines_pow(inp.unit):
+        return Left("", call, "the unit defines its own pow")
+    plans = {p: _plan(inp, p) for p in proof.peers}
+    mine = plans[call]
+    if isinstance(mine, str):
+        return Left("", call, mine)
+    # the calls rewritten, in text order (none lies in another's base: a base holding a
+    # call has no known type)
+    made = [p for p in proof.peers if not isinstance(plans[p], str)]
+    held = [p for p in made if isinstance(plans[p], _Held)]
+    statements = list(dict.fromkeys(plan.statement for p in held
+                                    if isinstance(plan := plans[p], _Held)))
+
+    def group_of(p: Node) -> Node | None:
+        plan = plans[p]
+        if isinstance(plan, _Held):
+            return plan.statement
+        return next((s for s in statements if _within(p, s)), None)
+
+    stmt = group_of(call)
+    if stmt is None:
+        assert isinstance(mine, _InPlace)
+        return Planned((Edit(call.start_byte, call.end_byte, mine.text, RULE_ID),),
+                       _explained(inp, [call], mine.k), (call,), includes=())
+    members = [p for p in made if group_of(p) == stmt]
+    leader = next(p for p in members if isinstance(plans[p], _Held))
+    inner_in_place = [Edit(p.start_byte, p.end_byte, plan.text, RULE_ID)
+                      for p in members if isinstance(plan := plans[p], _InPlace)]
+    if call != leader:
+        if declare_before(inp, stmt, ["0;"], inner_in_place, RULE_ID) is None:
+            return Left("", call, "no local may be declared before its statement")
+        return Left("", call, "one rewrite declares the locals of a statement and rewrites "
+                    "all its pow calls",
+                    stays=f"is rewritten with the pow call on line {inp.line_of(leader)}")
+    declarations: list[str] = []
+    inner: list[Edit] = []
+    for p in members:
+        plan = plans[p]
+        if isinstance(plan, _Held):
+            local = _local_name(inp, plan.base)
+            declarations.append(f"const {plan.want} {local} = "
+                                f"{' '.join(node_text(plan.base).split())};")
+            inner.append(Edit(p.start_byte, p.end_byte,
+                              fit(p, _product(local, plan.k), MULTIPLICATIVE), RULE_ID))
+    edits = declare_before(inp, stmt, declarations, [*inner, *inner_in_place], RULE_ID)
+    if edits is None:
+        return Left("", call, "no local may be declared before its statement")
+    top = max(plan.k for p in members if not isinstance(plan := plans[p], str))
+    return Planned(edits, _explained(inp, members, top), tuple(members), includes=())
 
 
 def _declared_in(stmt: Node) -> set[str]:
@@ -353,7 +395,7 @@ def _declared_in(stmt: Node) -> set[str]:
 RULE = RuleSpec(
     id="pow-strength",
     detect=pow_strength,
-    rewrite=pow_rule,
+    fix=pow_fix,
     rewrites_as=frozenset({"pow-strength"}),
     phase=1,
     order=0,

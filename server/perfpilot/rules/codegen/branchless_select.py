@@ -5,9 +5,11 @@ innermost counted loop.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
+    Node,
     identifiers,
     line,
     node_text,
@@ -18,7 +20,18 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class GuardedUpdate(Proof):
+    """The ``if`` (no ``else``) whose data-dependent comparison guards one arithmetic update
+    of ``target``, and the branch-free statement that does the same."""
+
+    branch: Node
+    update: Node
+    target: str
+    replacement: str
 
 
 def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:
@@ -59,8 +72,8 @@ def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:
                 [line(stmt), loop.line],
                 loop_range=loop.byte_range, node_range=rng(stmt),
                 names=[*sorted(identifiers(cond)), t],
-                data={"replacement": select, "var": t},
                 bonus=depth_bonus(loop.depth),
+                proof=GuardedUpdate(stmt, upd, t, select),
             )
             break
 

@@ -5,6 +5,7 @@ or indirect.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.locate import iter_function_nodes
@@ -18,7 +19,19 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class HotCall(Proof):
+    """A call in an innermost loop that the compiler may not inline: through a function
+    pointer or ``std::function`` (``indirect``, no definition), or to a small function of the
+    unit with external linkage (``interposable``, its ``definition``)."""
+
+    call: Node
+    callee: str
+    kind: str
+    definition: Node | None
 
 
 def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
@@ -62,8 +75,8 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
                    f"inlines."),
                 [line(call), loop.line],
                 loop_range=loop.byte_range, node_range=rng(call), names=[name],
-                data={"callee": name, "kind": "indirect"},
                 bonus=depth_bonus(loop.depth),
+                proof=HotCall(call, name, "indirect", None),
             )
             continue
         if fn is None:
@@ -93,9 +106,8 @@ def call_in_hot_loop(facts: FunctionFacts) -> Iterator[Finding]:
             f"`-fno-semantic-interposition`).",
             [line(call), loop.line, fn.start_point[0] + 1],
             loop_range=loop.byte_range, node_range=rng(call), names=[name],
-            data={"callee": name, "kind": "interposable",
-                  "definition": f"{fn.start_byte}:{fn.end_byte}"},
             bonus=depth_bonus(loop.depth),
+            proof=HotCall(call, name, "interposable", fn),
         )
 
 

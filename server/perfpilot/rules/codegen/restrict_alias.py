@@ -5,16 +5,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
+    Node,
     identifiers,
     line,
     root_name,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import ARITH, code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class MayAlias(Proof):
+    """The arithmetic pointer parameters none of which is ``restrict``, the store through one
+    of them in an innermost loop, and the keyword the language spells ``restrict`` with."""
+
+    params: tuple[str, ...]
+    store: Node
+    keyword: str
 
 
 def restrict_alias(facts: FunctionFacts) -> Iterator[Finding]:
@@ -54,8 +66,8 @@ def restrict_alias(facts: FunctionFacts) -> Iterator[Finding]:
             [line(wnode), loop.line],
             loop_range=loop.byte_range, node_range=rng(wnode),
             names=[wname, *others],
-            data={"params": ",".join(p.name for p in ptrs), "keyword": kw},
             bonus=depth_bonus(loop.depth),
+            proof=MayAlias(tuple(p.name for p in ptrs), wnode, kw),
         )
         return
 

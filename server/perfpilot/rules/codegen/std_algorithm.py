@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.syntax import (
@@ -18,7 +19,22 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, loop_phrase, trip_count
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
+
+
+@dataclass(frozen=True)
+class HandWrittenLoop(Proof):
+    """A counted innermost loop whose one statement is a hand-written ``kind`` (copy, fill,
+    sum, maximum or minimum search) over ``arrays``, its trip count, and the library call
+    that says the same."""
+
+    loop: Node
+    statement: Node
+    kind: str
+    arrays: tuple[str, ...]
+    count: str
+    call: str
+
 
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array|deque|basic_string|string|valarray)\b")
 
@@ -48,15 +64,17 @@ def std_algorithm(facts: FunctionFacts) -> Iterator[Finding]:
             continue
         kind, arrays, suggestion = hit
         n = trip_count(loop) or "n"
+        call = _fill(facts, suggestion, n, arrays)
         yield make_finding(
             "std-algorithm",
             f"{loop_phrase(loop)} is a hand-written {kind} of "
             f"{', '.join(f'`{a}`' for a in arrays)} (`{code(stmts[0])}`): "
-            f"{_fill(facts, suggestion, n, arrays)} states the intent and uses "
+            f"{call} states the intent and uses "
             f"the library's optimized implementation.",
             [loop.line, int(stmts[0].start_point[0]) + 1],
             loop_range=loop.byte_range, names=arrays,
-            data={"kind": kind, "count": n},
+            proof=HandWrittenLoop(loop.node, stmts[0], kind, tuple(arrays), n,
+                                  call.strip("`")),
         )
 
 

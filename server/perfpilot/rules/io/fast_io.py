@@ -5,6 +5,7 @@ stdio.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import parse
@@ -17,16 +18,19 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    RuleInput,
-    RuleOutput,
-    inside_loop,
-    newline_of,
-)
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, newline_of
 
 # detection
+
+
+@dataclass(frozen=True)
+class StreamsInLoops(Proof):
+    """The first stream use in a loop (its outermost ``<<``/``>>`` chain) and the streams
+    (``cin``, ``cout``, ``cerr``) used in loops of a unit that never unsynchronizes them."""
+
+    statement: Node
+    streams: tuple[str, ...]
 
 
 def fast_io(facts: FunctionFacts) -> Iterator[Finding]:
@@ -62,8 +66,8 @@ def fast_io(facts: FunctionFacts) -> Iterator[Finding]:
         + "` once before the first I/O.",
         [line(first), loop.line],
         loop_range=loop.byte_range, node_range=rng(stmt), names=streams,
-        data={"streams": ",".join(streams), "untie": "yes" if untied else "no"},
         bonus=depth_bonus(loop.depth),
+        proof=StreamsInLoops(stmt, tuple(streams)),
     )
 
 
@@ -77,29 +81,27 @@ _C_STDIO = frozenset({
 })
 
 
-def fast_io_rule(inp: RuleInput) -> RuleOutput:
-    """Unsynchronize C++ streams from C stdio and untie cin at the start of ``main``."""
-    changes: list[Change] = []
-    if inp.language != "cpp" or "sync_with_stdio" in inp.site.unit_text:
-        return changes, []
-    uses_streams = any(
-        n.type == "identifier" and node_text(n) in ("cin", "cout") and
-        inside_loop(n, inp.function) for n in walk(inp.function))
-    if not uses_streams:
-        return changes, []
+def fast_io_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Unsynchronize C++ streams from C stdio and untie cin at the start of ``main``, where
+    the finding proved ``cin``/``cout`` used in loops."""
+    proof = finding.proof
+    assert isinstance(proof, StreamsInLoops)
+    if not {"cin", "cout"} & set(proof.streams):
+        return Left("", proof.statement, "only `std::cerr` is used in the loop; it flushes "
+                    "after every write either way, so unsynchronizing it batches nothing")
     if inp.site.name != "main":
         # the one place the streams may be unsynchronized before any I/O is the program's start
-        return changes, ["fast-io: the rewrite adds `std::ios::sync_with_stdio(false)` only at "
-                         "the start of `main`, before any I/O; this function is not `main`"]
+        return Left("", proof.statement, "the rewrite adds `std::ios::sync_with_stdio(false)` "
+                    "only at the start of `main`, before any I/O; this function is not `main`")
     unit_names = {node_text(n) for n in walk(parse(inp.site.unit_text, "cpp").root_node)
                   if n.type == "identifier"}
     mixed = sorted(unit_names & _C_STDIO)
     if mixed:
-        return changes, [f"fast-io: the program also uses C stdio ({', '.join(mixed[:3])}); "
-                         "unsynchronizing the streams would reorder output"]
+        return Left("", proof.statement, f"the program also uses C stdio "
+                    f"({', '.join(mixed[:3])}); unsynchronizing the streams would reorder output")
     body = inp.function.child_by_field_name("body")
     if body is None or body.type != "compound_statement":
-        return changes, []
+        return Left("", proof.statement, "`main` has no body to start with the call")
     first = next((c for c in body.named_children), None)
     indent = "    "
     if first is not None:
@@ -111,18 +113,18 @@ def fast_io_rule(inp: RuleInput) -> RuleOutput:
     nl = newline_of(inp.text)
     text = f"{nl}{indent}std::ios::sync_with_stdio(false);{nl}{indent}std::cin.tie(nullptr);"
     edit = Edit(body.start_byte + 1, body.start_byte + 1, text, "fast-io")
-    return [Change(
-        "fast-io", (edit,),
+    return Planned(
+        (edit,),
         "main reads or writes with cin/cout inside loops; turning off the synchronization "
         "with C stdio and untying cin from cout lets both streams buffer (output is the same; "
         "a prompt is no longer flushed before each read).",
-        (inp.line_of(body),))], []
+        (body,), includes=())
 
 
 RULE = RuleSpec(
     id="fast-io",
     detect=fast_io,
-    rewrite=fast_io_rule,
+    fix=fast_io_fix,
     rewrites_as=frozenset({"fast-io"}),
     phase=1,
     order=2,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -13,7 +14,16 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class StdioCalls(Proof):
+    """The C stdio calls of one direction (``read`` or ``write``) made inside loops."""
+
+    calls: tuple[Node, ...]
+    direction: str
+
 
 _READS = frozenset({"scanf", "fscanf", "getchar", "fgetc", "getc", "fgets", "sscanf"})
 
@@ -55,8 +65,8 @@ def stdio_loop(facts: FunctionFacts) -> Iterator[Finding]:
             f"stream: {fix}.",
             [*lines, loop.line],
             loop_range=loop.byte_range, node_range=rng(first), names=names,
-            data={"direction": "read" if calls is reads else "write"},
             bonus=depth_bonus(loop.depth) + (0.05 if calls is reads else 0.0),
+            proof=StdioCalls(tuple(calls), "read" if calls is reads else "write"),
         )
 
 
