@@ -330,6 +330,26 @@ def test_the_named_table_is_built_before_the_outermost_loop_that_keeps_the_strin
     assert "set_has[(unsigned char)c] != 0" in res.code
 
 
+def test_two_searches_of_one_string_are_one_finding_and_one_table() -> None:
+    code = ("int f(const std::string& s, const std::string& set) { int n = 0;\n"
+            "    for (char c : s) {\n        if (set.find(c) != std::string::npos) ++n;\n"
+            "        if (set.find(c) == std::string::npos) --n;\n    }\n    return n; }")
+    found = [f for f in analyze(_site(code)) if f.rule == "char-set-table"]
+    assert len(found) == 1 and "1 more search" in found[0].explanation
+    res = rewrite(_site(code), RULES)
+    assert res.code.count("set_has[256]") == 1 and ".find(" not in res.code, res.code
+
+
+def test_a_named_search_no_table_answers_ends_in_a_note() -> None:
+    code = ("void g(); int f(const std::string& s, const std::string& t) { int n = 0;\n"
+            "    for (char c : s) { if (t.find(c) != std::string::npos) ++n; g(); }\n"
+            "    return n; }")
+    res = rewrite(_site(code), RULES)
+    assert not res.changed
+    assert any(n.startswith("char-set-table: the search of 't' on line 3 stays:")
+               for n in res.notes), res.notes
+
+
 @pytest.mark.parametrize("code", [
     # the string changes in the loop, directly or through a name that may be it
     "int f(const std::string& s, std::string t) { int n = 0; for (char c : s) { if "

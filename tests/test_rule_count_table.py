@@ -141,3 +141,26 @@ def test_left_alone(code: str) -> None:
     res = rewrite(_site(code), RULES)
     assert not res.changed, res.code
     assert "count-table" not in {f.rule for f in analyze(_site(code))}
+
+
+def test_two_counts_over_one_container_are_one_finding_and_one_table() -> None:
+    code = ("int f(const std::string& s) { int n = 0;\n"
+            "    for (char c = 'a'; c <= 'z'; ++c) {\n"
+            "        n += std::count(s.begin(), s.end(), c);\n"
+            "        n -= std::count(s.begin(), s.end(), 'q');\n"
+            "    }\n    return n; }")
+    found = [f for f in analyze(_site(code)) if f.rule == "count-table"]
+    assert len(found) == 1 and "1 more count" in found[0].explanation
+    res = rewrite(_site(code), RULES)
+    assert res.code.count("s_counts[256]") == 1 and "std::count" not in res.code, res.code
+    assert [a.rule for a in res.applied] == ["count-table"]
+
+
+def test_a_count_the_proof_refuses_ends_in_a_note() -> None:
+    code = ("int f(const std::vector<double>& s) { int n = 0; for (int c = 0; c < 300; ++c) "
+            "n += std::count(s.begin(), s.end(), c); return n; }")
+    assert "count-table" not in {f.rule for f in analyze(_site(code))}
+    res = rewrite(_site(code), RULES)
+    assert not res.changed
+    assert any(n.startswith("count-table: the count on line") and "integers" in n
+               for n in res.notes), res.notes

@@ -123,6 +123,23 @@ def test_left_alone(code: str, why: str) -> None:
     assert not ({"cross-pair-count", "range-count-query"} & set(_findings(code))), why
 
 
+def test_two_counts_over_one_sequence_share_one_finding_and_one_copy() -> None:
+    code = """
+long f(const std::vector<int>& a, const std::vector<int>& b) {
+    long lt = 0, gt = 0;
+    for (int x : a) {
+        lt += std::count_if(b.begin(), b.end(), [&](int y) { return y < x; });
+        gt += std::count_if(b.begin(), b.end(), [&](int y) { return y > x; });
+    }
+    return lt - gt;
+}
+"""
+    assert _findings(code).count("cross-pair-count") == 1
+    out, rules = _rewritten(code)
+    assert rules == {"cross-pair-count"}
+    assert out.count("std::sort(") == 1 and "count_if" not in out, out
+
+
 _ELEMENTS = ("int", "long", "short", "unsigned", "long long", "signed char", "unsigned short")
 _OPS = ("<", "<=", ">", ">=")
 

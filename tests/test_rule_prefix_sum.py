@@ -25,6 +25,7 @@ from differential_support import (
 )
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
+from perfpilot.planning.builtin import analyze
 from perfpilot.rules.finding import RULES as RULE_TABLE
 from perfpilot.rules.finding import Gain
 
@@ -412,3 +413,33 @@ def test_it_composes_with_the_openmp_pragma(tmp_path: Path) -> None:
         assert run.returncode == 0, run.stderr
         outputs.append(run.stdout)
     assert outputs[0] == outputs[1] and outputs[0].count("\n") == 9
+
+
+def test_every_sum_it_rewrites_is_named_by_the_plan() -> None:
+    """``s = s + a[k]`` is a proved range sum: the plan names it, as it names ``s += a[k]``."""
+    code = BEST.replace("s += a[k]", "s = s + a[k]")
+    assert "prefix-sum" in _findings(code)
+    assert _rewritten(code)[1] == RULES
+
+
+def test_two_sums_of_one_array_share_one_finding_and_one_build() -> None:
+    code = BEST.replace("            if (s > best) best = s;\n",
+                        "            long t = 0;\n"
+                        "            for (std::size_t k = i; k < j; ++k) t += a[k];\n"
+                        "            if (s - t > best) best = s - t;\n")
+    found = [f for f in analyze(function_by_name(HEAD + code, "cpp", "f"))
+             if f.rule == "prefix-sum"]
+    assert len(found) == 1 and "1 more loop" in found[0].explanation
+    out, rules = _rewritten(code)
+    assert rules == RULES and out.count("prefix_a(a.size() + 1)") == 1, out
+    assert "+= a[k]" not in out
+
+
+def test_an_advised_sum_it_cannot_rewrite_ends_in_a_note() -> None:
+    """A raw pointer: the plan advises prefix sums, the rewrite says why it stays."""
+    code = _nest(param="const int* a, int n").replace("(int)a.size()", "n")
+    assert "prefix-sum" in _findings(code)
+    res = rewrite_function(HEAD + code, RULES, "f")
+    assert not res.changed
+    assert any(n.startswith("prefix-sum: the loop on line") and "raw pointer" in n
+               for n in res.notes), res.notes

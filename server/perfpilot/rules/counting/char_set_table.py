@@ -40,17 +40,21 @@ from perfpilot.code.syntax import (
     unparenthesized,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting.byte_tables import table_loops
 from perfpilot.rules.counting.char_membership import STRCHR_ALSO_FINDS, memberships
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import cast
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
     insertion_before,
+    left_note,
+    newline_of,
     statement_slot_ok,
 )
 
@@ -64,7 +68,10 @@ _PURE_PARTS = frozenset({"identifier", "number_literal", "char_literal", "subscr
 
 
 @dataclass(frozen=True)
-class _Chain:
+class CharSet(Proof):
+    """A test of one character against a set: the proof of a finding when the set is fixed
+    (``source`` empty), one of a ``NamedSearches`` proof's tests otherwise."""
+
     node: Node  # the whole || (or &&) expression, or the membership test
     subject: Node  # E
     values: frozenset[int]
@@ -77,6 +84,18 @@ class _Chain:
         wrapped = self.node.parent is not None and \
             self.node.parent.type in ("parenthesized_expression", "condition_clause")
         return test if wrapped else f"({test})"
+
+
+@dataclass(frozen=True)
+class NamedSearches(Proof):
+    """The searches of the named string ``source`` (by ``form``: find or strchr) in the loop
+    ``loop``, the outermost loop that cannot change the string and has a slot above it: one
+    table of its bytes, filled before that loop, answers them all."""
+
+    source: str
+    form: str
+    loop: Node
+    tests: tuple[CharSet, ...]
 
 
 def _operands(n: Node, op: str) -> list[Node]:
@@ -129,7 +148,7 @@ def _walk(n: Node) -> Iterator[Node]:
         stack.extend(cur.named_children)
 
 
-def _chain(facts: FunctionFacts, n: Node) -> _Chain | None:
+def _chain(facts: FunctionFacts, n: Node) -> CharSet | None:
     """The chain rooted at the binary expression ``n``, when it is one."""
     for joint, test, negated in (("||", "==", False), ("&&", "!=", True)):
         if operator(n) != joint:
@@ -156,12 +175,12 @@ def _chain(facts: FunctionFacts, n: Node) -> _Chain | None:
             values.add(k)
         if subject is None or not _char_subject(facts, subject):
             return None
-        return _Chain(n, subject, frozenset(values), negated)
+        return CharSet(n, subject, frozenset(values), negated)
     return None
 
 
-def _chains(facts: FunctionFacts) -> Iterator[_Chain]:
-    found: list[_Chain] = []
+def _chains(facts: FunctionFacts) -> Iterator[CharSet]:
+    found: list[CharSet] = []
     for n in facts.in_loops("binary_expression"):
         parent = unparenthesized(n).parent
         if parent is not None and parent.type == "binary_expression" and \
@@ -170,7 +189,7 @@ def _chains(facts: FunctionFacts) -> Iterator[_Chain]:
         chain = _chain(facts, n)
         if chain is not None:
             found.append(chain)
-    found += [_Chain(m.node, m.subject, m.values, m.negated, m.form, m.source)
+    found += [CharSet(m.node, m.subject, m.values, m.negated, m.form, m.source)
               for m in memberships(facts.in_loops("call_expression"),
                                    lambda name: _named_string(facts, name))
               if _char_subject(facts, m.subject)]
@@ -183,32 +202,36 @@ def _named_string(facts: FunctionFacts, name: str) -> bool:
         " ".join(v.base.replace("const", "").split()) in ("std::string", "string")
 
 
-def _table_loop(facts: FunctionFacts, units: UnitNames, c: _Chain) -> tuple[Loop | None, str]:
+def _table_loop(facts: FunctionFacts, units: UnitNames, c: CharSet) -> tuple[Loop | None, str]:
     """The outermost loop before which the table of a named string's bytes may be built."""
     loops, why = table_loops(facts, units, c.node, c.source)
     return next((lp for lp in loops if statement_slot_ok(lp.node)), None), \
         why or "no statement can go before its loop"
 
 
+def _named_searches(facts: FunctionFacts, chains: list[CharSet]
+                    ) -> tuple[list[NamedSearches], list[tuple[CharSet, str]]]:
+    """The searches of named strings grouped by the loop their table goes before, and those
+    no table can answer (with why)."""
+    units = unit_names(facts.unit)
+    groups: dict[tuple[str, str, int], tuple[Loop, list[CharSet]]] = {}
+    refused: list[tuple[CharSet, str]] = []
+    for c in chains:
+        lp, why = _table_loop(facts, units, c)
+        if lp is None:
+            refused.append((c, why))
+        else:
+            groups.setdefault((c.source, c.form, lp.node.start_byte), (lp, []))[1].append(c)
+    return [NamedSearches(source, form, lp.node, tuple(found))
+            for (source, form, _), (lp, found) in groups.items()], refused
+
+
 def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
     """A character compared with four or more constants, or looked up in a string, in a
     loop."""
-    units: UnitNames | None = None
-    for c in _chains(facts):
+    chains = list(_chains(facts))
+    for c in chains:
         if c.source:
-            units = units or unit_names(facts.unit)
-            if _table_loop(facts, units, c)[0] is None:
-                continue
-            yield make_finding(
-                RULE_ID,
-                f"`{code(c.node)}` on line {line(c.node)} searches the string `{c.source}` "
-                f"for `{node_text(c.subject)}` on every iteration of the loop, and the loop does "
-                f"not change `{c.source}`: a 256-entry table of its bytes, filled once before "
-                f"the loop and indexed by `(unsigned char){node_text(c.subject)}`, answers with "
-                "one load.",
-                [line(c.node)], node_range=rng(c.node), names=[node_text(c.subject), c.source],
-                data={"subject": node_text(c.subject), "set": c.source},
-            )
             continue
         how = ("against" if c.form == "chain" else
                "by building a string and searching it for" if c.form == "find" else
@@ -220,7 +243,24 @@ def char_set_table(facts: FunctionFacts) -> Iterator[Finding]:
             f"256-entry table of the set, indexed by `(unsigned char){node_text(c.subject)}`, "
             "answers with one load and no branch per character.",
             [line(c.node)], node_range=rng(c.node), names=[node_text(c.subject)],
-            data={"subject": node_text(c.subject)},
+            proof=c,
+        )
+    named = [c for c in chains if c.source]
+    if not named:
+        return
+    for group in _named_searches(facts, named)[0]:
+        c, more = group.tests[0], len(group.tests) - 1
+        also = f" (and {more} more search{'es' if more > 1 else ''} of it in that loop)" \
+            if more else ""
+        yield make_finding(
+            RULE_ID,
+            f"`{code(c.node)}` on line {line(c.node)}{also} searches the string `{c.source}` "
+            f"for `{node_text(c.subject)}` on every iteration of the loop, and the loop does "
+            f"not change `{c.source}`: a 256-entry table of its bytes, filled once before "
+            f"the loop and indexed by `(unsigned char){node_text(c.subject)}`, answers with "
+            "one load.",
+            [line(t.node) for t in group.tests], node_range=rng(c.node),
+            names=[node_text(c.subject), c.source], proof=group,
         )
 
 
@@ -236,78 +276,72 @@ def _table(name: str, values: frozenset[int], nl: str, indent: str) -> str:
             f"{indent}}};")
 
 
-def char_set_table_rule(inp: RuleInput) -> RuleOutput:
-    """Replace each chain with a lookup in a table declared at the top of the function."""
-    facts = inp.facts
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """A fixed set: a table declared at the top of the function and one lookup in it. A
+    named string's searches: a table of its bytes filled before the loop the finding
+    proved, and a lookup for each search."""
+    proof = finding.proof
+    if isinstance(proof, NamedSearches):
+        return _named_fix(inp, proof)
+    assert isinstance(proof, CharSet)
     body = inp.function.child_by_field_name("body")
     first = statements(body)[0] if statements(body) else None
-    changes: list[Change] = []
     if first is None:
-        return changes, []
-    taken = set(inp.taken)
-    nl = "\r\n" if "\r\n" in inp.text else "\n"
+        return Left("", proof.node, "the function has no statement to put the table above")
+    nl = newline_of(inp.text)
     line_start = inp.data.rfind(b"\n", 0, first.start_byte) + 1
     indent = inp.data[line_start:first.start_byte].decode("utf-8")
     indent = indent if indent.strip() == "" else ""
-    notes: list[str] = []
-    named: dict[tuple[str, str, int], tuple[Loop, list[_Chain]]] = {}
-    units = unit_names(inp.unit)
-    for c in _chains(facts):
-        if c.source:
-            lp, why = _table_loop(facts, units, c)
-            if lp is None:
-                notes.append(f"{RULE_ID}: the search of '{c.source}' on line "
-                             f"{inp.line_of(c.node)} stays: {why}")
-            else:
-                named.setdefault((c.source, c.form, lp.node.start_byte), (lp, []))[1].append(c)
-            continue
-        name = _fresh(taken, "char_set")
-        taken.add(name)
-        changes.append(Change(
-            RULE_ID,
-            (insertion_before(inp, first, _table(name, c.values, nl, indent), RULE_ID, -30),
-             Edit(c.node.start_byte, c.node.end_byte, c.lookup(name), RULE_ID)),
-            f"The test of '{node_text(c.subject)}' against {len(c.values)} characters at line "
-            f"{inp.line_of(c.node)} is now one lookup in the table '{name}'.",
-            (inp.line_of(c.node),)))
-    for (source, form, _), (lp, found) in named.items():
-        changes.append(_named_change(inp, taken, source, form, lp, found))
-    return changes, notes
+    name = inp.fresh_name("char_set")
+    return Planned(
+        (insertion_before(inp, first, _table(name, proof.values, nl, indent), RULE_ID, -30),
+         Edit(proof.node.start_byte, proof.node.end_byte, proof.lookup(name), RULE_ID)),
+        f"The test of '{node_text(proof.subject)}' against {len(proof.values)} characters at "
+        f"line {inp.line_of(proof.node)} is now one lookup in the table '{name}'.",
+        (proof.node,), includes=())
 
 
-def _named_change(inp: RuleInput, taken: set[str], source: str, form: str, lp: Loop,
-                  found: list[_Chain]) -> Change:
-    """One table of the bytes of ``source`` before ``lp``, and a lookup for each test."""
-    name = _fresh(taken, f"{source}_has")
-    byte = _fresh(taken | {name}, "byte")
-    taken |= {name, byte}
+def _named_fix(inp: RuleInput, proof: NamedSearches) -> Planned:
+    """One table of the bytes of the named string before the loop, and a lookup for each
+    search."""
+    source, loop = proof.source, proof.loop
+    name = inp.fresh_name(f"{source}_has")
+    byte = inp.fresh_name("byte")
     fill = f"for (unsigned char {byte} : {source}) {name}[{byte}] = 1;"
-    if form == "strchr":  # the bytes before the first NUL, and the NUL
+    if proof.form == "strchr":  # the bytes before the first NUL, and the NUL
         fill = f"for (unsigned char {byte} : {source}) {{ if ({byte} == 0) break; " \
             f"{name}[{byte}] = 1; }}" + "".join(f" {name}[{k}] = 1;"
                                                for k in sorted(STRCHR_ALSO_FINDS))
-    edits = [insertion_before(inp, lp.node, f"unsigned char {name}[256] = {{}};", RULE_ID, -14),
-             insertion_before(inp, lp.node, fill, RULE_ID, -13)]
-    edits += [Edit(c.node.start_byte, c.node.end_byte, c.lookup(name), RULE_ID) for c in found]
-    return Change(
-        RULE_ID, tuple(edits),
-        f"The loop at line {inp.line_of(lp.node)} searched '{source}' for a character on every "
+    edits = [insertion_before(inp, loop, f"unsigned char {name}[256] = {{}};", RULE_ID, -14),
+             insertion_before(inp, loop, fill, RULE_ID, -13)]
+    edits += [Edit(c.node.start_byte, c.node.end_byte, c.lookup(name), RULE_ID)
+              for c in proof.tests]
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(loop)} searched '{source}' for a character on every "
         f"iteration; the bytes of '{source}' now fill the table '{name}' once before the loop "
         "and each search is one lookup in it.",
-        (inp.line_of(lp.node), *(inp.line_of(c.node) for c in found)))
+        (loop, *(c.node for c in proof.tests)), includes=())
 
 
-def _fresh(taken: set[str], base: str) -> str:
-    candidate, k = base, 2
-    while candidate in taken:
-        candidate, k = f"{base}{k}", k + 1
-    return candidate
+_fixed = by_finding(char_set_table, fix)
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each search of a named string no table
+    can answer: why it stays is worth saying though the plan does not name it."""
+    changes, notes = _fixed(inp)
+    named = [c for c in _chains(inp.facts) if c.source]
+    refused = _named_searches(inp.facts, named)[1] if named else []
+    return changes, notes + [left_note(inp, RULE_ID, Left(f"the search of '{c.source}'", c.node,
+                                                          why)) for c, why in refused]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=char_set_table,
-    rewrite=char_set_table_rule,
+    fix=fix,
+    rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=10,

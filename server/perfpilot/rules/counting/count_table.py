@@ -17,58 +17,94 @@ never inserting).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.read_only_copy import unit_names
 from perfpilot.code.syntax import (
+    Node,
     line,
     node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting import count_tables
 from perfpilot.rules.counting.count_tables import CountCall
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import cast
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
     insertion_before,
+    left_note,
     statement_slot_ok,
 )
 
 RULE_ID = "count-table"
 
 
+@dataclass(frozen=True)
+class CountTable(Proof):
+    """The counts over one container that one table answers: ``loop`` is the outermost loop
+    around them that leaves the container unchanged and has a statement slot above it, where
+    the table is filled (None when no such loop has a slot: the counts stay)."""
+
+    container: str
+    loop: Node | None
+    counts: tuple[CountCall, ...]
+
+
+def _tables(facts: FunctionFacts) -> list[CountTable]:
+    """The counts a table answers, grouped by container and by the loop the table goes
+    before (each count with no slot before its loops alone)."""
+    groups: dict[tuple[str, int], CountTable] = {}
+    out: list[CountTable] = []
+    for c in count_tables.count_calls(facts, unit_names(facts.unit))[0]:
+        slot = next((lp for lp in c.loops if statement_slot_ok(lp.node)), None)
+        if slot is None:
+            out.append(CountTable(c.container, None, (c,)))
+            continue
+        key = (c.container, slot.node.start_byte)
+        old = groups.get(key)
+        groups[key] = CountTable(c.container, slot.node, (*old.counts, c) if old else (c,))
+    return [*groups.values(), *out]
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """``std::count`` over a container of integers or strings that the loop around it does not
-    change."""
-    for found in count_tables.count_calls(facts, unit_names(facts.unit))[0]:
+    change (one finding per table: the counts over one container before one loop)."""
+    for table in _tables(facts):
+        found = table.counts[0]
         lp = found.loops[0]
-        table = ("Its elements are one byte wide, so count every byte value once before the "
-                 "loop into a 256-entry table" if found.element.one_byte else
-                 "Count every element once before the loop into a hash map "
-                 "(`std::unordered_map`)")
+        more = len(table.counts) - 1
+        also = f" (and {more} more count{'s' if more > 1 else ''} of it in that loop)" \
+            if more else ""
+        kind = ("Its elements are one byte wide, so count every byte value once before the "
+                "loop into a 256-entry table" if found.element.one_byte else
+                "Count every element once before the loop into a hash map "
+                "(`std::unordered_map`)")
         yield make_finding(
             RULE_ID,
-            f"`{code(found.call)}` on line {line(found.call)} scans all of `{found.container}` "
-            f"on every iteration of {loop_phrase(lp)}: O(n·m). {table} and read each count "
-            "from it: O(n + m).",
-            [line(found.call), lp.line], loop_range=lp.byte_range, node_range=rng(found.call),
-            claims=[rng(found.call)],
-            names=[found.container], data={"container": found.container},
-            bonus=depth_bonus(lp.depth + 1),
+            f"`{code(found.call)}` on line {line(found.call)}{also} scans all of "
+            f"`{found.container}` on every iteration of {loop_phrase(lp)}: O(n·m). {kind} "
+            "and read each count from it: O(n + m).",
+            [*(line(c.call) for c in table.counts), lp.line], loop_range=lp.byte_range,
+            node_range=rng(found.call), claims=[rng(c.call) for c in table.counts],
+            names=[found.container], bonus=depth_bonus(lp.depth + 1), proof=table,
         )
 
 
-def _byte_table(inp: RuleInput, lp: Loop, name: str, counts: list[CountCall]) -> list[Edit]:
+def _byte_table(inp: RuleInput, loop: Node, name: str, counts: tuple[CountCall, ...]
+                ) -> list[Edit]:
     table = inp.fresh_name(f"{name}_counts")
     byte = inp.fresh_name("byte")
     edits = [
-        insertion_before(inp, lp.node, f"std::ptrdiff_t {table}[256] = {{}};", RULE_ID, -12),
-        insertion_before(inp, lp.node, f"for (unsigned char {byte} : {name}) "
+        insertion_before(inp, loop, f"std::ptrdiff_t {table}[256] = {{}};", RULE_ID, -12),
+        insertion_before(inp, loop, f"for (unsigned char {byte} : {name}) "
                          f"++{table}[{byte}];", RULE_ID, -11),
     ]
     for c in counts:
@@ -78,19 +114,20 @@ def _byte_table(inp: RuleInput, lp: Loop, name: str, counts: list[CountCall]) ->
     return edits
 
 
-def _map_table(inp: RuleInput, lp: Loop, name: str, counts: list[CountCall]) -> list[Edit]:
+def _map_table(inp: RuleInput, loop: Node, name: str, counts: tuple[CountCall, ...]
+               ) -> list[Edit]:
     elem = counts[0].element.spelled
     table = inp.fresh_name(f"{name}_counts")
     lookup = inp.fresh_name(f"{name}_count")
     e, key, at = inp.fresh_name("e"), inp.fresh_name("key"), inp.fresh_name("at")
     edits = [
-        insertion_before(inp, lp.node, f"std::unordered_map<{elem}, std::ptrdiff_t> {table};",
+        insertion_before(inp, loop, f"std::unordered_map<{elem}, std::ptrdiff_t> {table};",
                          RULE_ID, -12),
-        insertion_before(inp, lp.node, f"{table}.reserve({name}.size());", RULE_ID, -11),
-        insertion_before(inp, lp.node, f"for (const auto& {e} : {name}) ++{table}[{e}];",
+        insertion_before(inp, loop, f"{table}.reserve({name}.size());", RULE_ID, -11),
+        insertion_before(inp, loop, f"for (const auto& {e} : {name}) ++{table}[{e}];",
                          RULE_ID, -10),
         # a lookup that never inserts: 0 for a value not among the elements
-        insertion_before(inp, lp.node, f"auto {lookup} = [&{table}](const {elem}& {key}) -> "
+        insertion_before(inp, loop, f"auto {lookup} = [&{table}](const {elem}& {key}) -> "
                          f"std::ptrdiff_t {{ auto {at} = {table}.find({key}); return {at} == "
                          f"{table}.end() ? 0 : {at}->second; }};", RULE_ID, -9),
     ]
@@ -102,42 +139,45 @@ def _map_table(inp: RuleInput, lp: Loop, name: str, counts: list[CountCall]) -> 
     return edits
 
 
-def count_table_rule(inp: RuleInput) -> RuleOutput:
-    """Build one table per container before the outermost loop that leaves it unchanged and
-    replace each count with a lookup."""
-    notes: list[str] = []
-    found, refused = count_tables.count_calls(inp.facts, unit_names(inp.unit))
-    for r in refused:
-        notes.append(f"{RULE_ID}: the count on line {inp.line_of(r.call)} stays: {r.why}")
-    groups: dict[tuple[str, int], tuple[Loop, list[CountCall]]] = {}
-    for c in found:
-        slot = next((lp for lp in c.loops if statement_slot_ok(lp.node)), None)
-        if slot is None:
-            notes.append(f"{RULE_ID}: the count on line {inp.line_of(c.call)} stays: "
-                         "no statement can go before its loop")
-            continue
-        groups.setdefault((c.container, slot.node.start_byte), (slot, []))[1].append(c)
-    changes = []
-    for (name, _), (lp, counts) in groups.items():
-        one_byte = counts[0].element.one_byte
-        edits = (_byte_table if one_byte else _map_table)(inp, lp, name, counts)
-        guarded = ("<limits>",) if any(c.guard for c in counts) else ()
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"The loop at line {inp.line_of(lp.node)} counted values in all of '{name}' on "
-            f"every iteration; '{name}' is now counted once before the loop "
-            + ("(one entry per byte value)" if one_byte else "into a hash map")
-            + " and each count is read from it.",
-            (inp.line_of(lp.node), *(inp.line_of(c.call) for c in counts)),
-            includes=("<cstddef>", *guarded) if one_byte
-            else ("<cstddef>", "<unordered_map>", *guarded)))
-    return changes, notes
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Build the table the finding proved before its loop and replace each count with a
+    lookup."""
+    table = finding.proof
+    assert isinstance(table, CountTable)
+    counts, name, loop = table.counts, table.container, table.loop
+    if loop is None:
+        return Left("the count", counts[0].call, "no statement can go before its loop")
+    one_byte = counts[0].element.one_byte
+    edits = (_byte_table if one_byte else _map_table)(inp, loop, name, counts)
+    guarded = ("<limits>",) if any(c.guard for c in counts) else ()
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(loop)} counted values in all of '{name}' on "
+        f"every iteration; '{name}' is now counted once before the loop "
+        + ("(one entry per byte value)" if one_byte else "into a hash map")
+        + " and each count is read from it.",
+        (loop, *(c.call for c in counts)),
+        includes=("<cstddef>", *guarded) if one_byte
+        else ("<cstddef>", "<unordered_map>", *guarded))
+
+
+_fixed = by_finding(detect, fix)
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each count over a whole container that
+    detection refused: why it stays is worth saying though the plan does not name it."""
+    changes, notes = _fixed(inp)
+    refused = count_tables.count_calls(inp.facts, unit_names(inp.facts.unit))[1]
+    return changes, notes + [left_note(inp, RULE_ID, Left("the count", r.call, r.why))
+                             for r in refused]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
-    rewrite=count_table_rule,
+    fix=fix,
+    rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=9,

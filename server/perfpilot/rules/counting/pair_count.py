@@ -40,6 +40,7 @@ from perfpilot.code.syntax import (
     unwrap,
     walk,
 )
+from perfpilot.rules.finding import Proof
 
 _CONTAINER = re.compile(r"^(?:std::)?(?:vector|array)\s*<\s*([^,<>]+?)\s*(?:,[^<>]*)?>$")
 _SIGNED = frozenset({"short", "int", "long", "long long", "signed char", "int8_t", "int16_t",
@@ -52,11 +53,11 @@ _DECIMAL = re.compile(r"^\d+[lL]{0,2}$")
 
 
 @dataclass(frozen=True)
-class PairCount:
-    """A proved pair count: the outer loop, the sequence and its element type, whether it is
-    a container object (``begin()``) or a pointer/array, the bound ``N``, the comparison as
-    ``sum op limit`` (``==`` for equal elements, with no limit), the limit's text, the
-    counter, and the ``if`` that counts."""
+class PairCount(Proof):
+    """A proved pair count (the proof of a pair-count-sort finding): the outer loop, the
+    sequence and its element type, whether it is a container object (``begin()``) or a
+    pointer/array, the bound ``N``, the comparison as ``sum op limit`` (``==`` for equal
+    elements, with no limit), the limit's text, the counter, and the ``if`` that counts."""
 
     loop: Node
     seq: str

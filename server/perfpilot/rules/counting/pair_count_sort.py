@@ -20,10 +20,9 @@ from perfpilot.rules.detect.common import loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
-    RuleOutput,
-    fresh_name,
     line_indent,
     newline_of,
 )
@@ -61,8 +60,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             # the inner loop that tries every partner is what the sort replaces
             claims=[rng(facts.children_of(lp)[0].node)],
             names=[found.counter, found.seq],
-            data={"container": found.seq, "counter": found.counter, "op": found.op,
-                  "limit": found.limit},
+            proof=found,
             bonus=depth_bonus(lp.depth + 1),
         )
 
@@ -121,36 +119,27 @@ def _replacement(found: PairCount, names: tuple[str, str, str], indent: str, nl:
     return (nl + indent).join(lines)
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Replace each proved pair-count nest with a sort and a two-pointer count."""
-    if inp.language != "cpp":
-        return [], []
-    changes: list[Change] = []
-    notes: list[str] = []
-    taken = set(inp.taken)
-    nl = newline_of(inp.text)
-    for index, found in pair_counts(inp.facts):
-        node = inp.facts.loops[index].node
-        if isinstance(found, str):
-            continue
-        names = tuple(fresh_name(taken, b) for b in ("sorted_" + found.seq, "lo", "hi"))
-        for n in names:
-            taken.add(n)
-        _, indent = line_indent(inp.data, node)
-        text = _replacement(found, (names[0], names[1], names[2]), indent, nl)
-        changes.append(Change(
-            RULE_ID, (Edit(node.start_byte, node.end_byte, text, RULE_ID),),
-            f"The double loop at line {inp.line_of(node)} counted the pairs of '{found.seq}' "
-            f"with {_test(found)} in O(n²); it now sorts a copy and counts them in "
-            f"O(n log n) ({_how(found)}), adding the same number to '{found.counter}'.",
-            (inp.line_of(node),), ("<algorithm>", "<vector>")))
-    return changes, notes
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Replace the pair-count nest the finding proved with a sort and a two-pointer (or
+    run-length) count."""
+    found = finding.proof
+    assert isinstance(found, PairCount)
+    node = found.loop
+    names = (inp.fresh_name("sorted_" + found.seq), inp.fresh_name("lo"), inp.fresh_name("hi"))
+    _, indent = line_indent(inp.data, node)
+    text = _replacement(found, names, indent, newline_of(inp.text))
+    return Planned(
+        (Edit(node.start_byte, node.end_byte, text, RULE_ID),),
+        f"The double loop at line {inp.line_of(node)} counted the pairs of '{found.seq}' "
+        f"with {_test(found)} in O(n²); it now sorts a copy and counts them in "
+        f"O(n log n) ({_how(found)}), adding the same number to '{found.counter}'.",
+        (node,), ("<algorithm>", "<vector>"))
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
-    rewrite=rewrite,
+    fix=fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=0,  # it replaces the whole nest: later phases see the new loop
     order=6,

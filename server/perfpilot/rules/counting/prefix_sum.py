@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.syntax import (
+    Node,
     identifiers,
     line,
     node_text,
@@ -23,69 +25,147 @@ from perfpilot.code.syntax import (
     unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.counting.range_sum import RangeSum, element_read, multiplies, range_sums
+from perfpilot.rules.counting.range_sum import RangeSum, element_read, multiplies, range_sum_at
 from perfpilot.rules.detect.common import loop_phrase, rng
-from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import hoist_above, indent_unit, replace_statement
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    RuleInput,
-    RuleOutput,
-    fresh_name,
-)
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 RULE_ID = "prefix-sum"
 
 
+@dataclass(frozen=True)
+class PrefixSums(Proof):
+    """The proved range sums over ``array`` nested in the loop ``top`` (the outermost one that
+    leaves ``array`` alone): one array of prefix sums, built just before ``top``, answers
+    them all."""
+
+    top: Node
+    array: str
+    sums: tuple[RangeSum, ...]
+
+
+@dataclass(frozen=True)
+class NotARangeSum(Proof):
+    """A loop that sums a range again on every outer iteration (the advice stands) but whose
+    replacement is not proved exact, and why."""
+
+    loop: Node
+    why: str
+
+
+@dataclass(frozen=True)
+class _Advice:
+    """What the plan says of a summing loop: the element added and the accumulator."""
+
+    value: Node
+    array: str
+    acc: str
+
+
+def _advice(facts: FunctionFacts, inner: Loop) -> _Advice | None:
+    """The summing loop's element and accumulator when it adds up a range of an array the
+    loop around it does not change, a range that moves with that loop."""
+    if inner.parent is None or not inner.counted or inner.var is None or not inner.innermost:
+        return None
+    stmts = statements(inner.body)
+    if len(stmts) != 1 or stmts[0].type != "expression_statement" or \
+            not stmts[0].named_children:
+        return None
+    e = stmts[0].named_children[0]
+    if e.type != "assignment_expression" or operator(e) != "+=":
+        return None
+    value = unwrap(e.child_by_field_name("right"))
+    read = element_read(value, inner.var)
+    if read is None and value is not None and value.type == "subscript_expression":
+        # a member array (`p.v[k]`) is advised too, by its root name
+        idx = value.child_by_field_name("indices") or value.child_by_field_name("index")
+        root = root_name(value)
+        read = (root, None, "+") if root and node_text(idx).strip("[] ") == inner.var else None
+    if read is None or value is None:
+        return None
+    array, shift, _sign = read
+    if shift is not None and multiplies(shift):
+        return None
+    outer = facts.loops[inner.parent]
+    if array in facts.modified_in(outer.node):
+        return None
+    header = identifiers(inner.init) | identifiers(inner.condition) | identifiers(shift)
+    if not _moves(facts, inner, header):
+        return None
+    return _Advice(value, array, node_text(e.child_by_field_name("left")))
+
+
+def _moves(facts: FunctionFacts, inner: Loop, header: set[str]) -> bool:
+    """Whether the range the loop sums (the names its header and index shift read) changes
+    with the loop around it: bounds the outer loop never changes sum the same range every
+    time, a loop-invariant computation (invariant-inner-loop), not a range query."""
+    if inner.parent is None:
+        return False
+    outer = facts.loops[inner.parent]
+    changed = facts.modified_in(outer.node) | facts.declared_in(outer.node)
+    return bool((header - {inner.var}) & (changed | {outer.var} if outer.var else changed))
+
+
+def _summed(inner: Loop) -> Node | None:
+    """The value a proved range sum adds (``a[k]`` of ``s += a[k]`` or ``s = s + a[k]``)."""
+    stmts = statements(inner.body)
+    e = unwrap(stmts[0].named_children[0]) if stmts and stmts[0].named_children else None
+    right = unwrap(e.child_by_field_name("right")) if e is not None else None
+    if right is not None and e is not None and operator(e) == "=":
+        right = right.child_by_field_name("right")
+    return right
+
+
 def prefix_sum(facts: FunctionFacts) -> Iterator[Finding]:
-    """A loop summing a range of an unchanged array, re-run for every outer iteration."""
+    """A loop summing a range of an unchanged array, re-run for every outer iteration: one
+    finding per array of prefix sums (the proved sums over one array under one loop), and
+    one for each loop advised whose replacement is not proved."""
+    groups: dict[tuple[int, str], list[tuple[Loop, RangeSum]]] = {}
     for inner in facts.loops:
-        if inner.parent is None or not inner.counted or inner.var is None or \
-                not inner.innermost:
+        if inner.parent is None or not inner.innermost:
             continue
-        stmts = statements(inner.body)
-        if len(stmts) != 1 or stmts[0].type != "expression_statement" or \
-                not stmts[0].named_children:
-            continue
-        e = stmts[0].named_children[0]
-        if e.type != "assignment_expression" or operator(e) != "+=":
-            continue
-        value = unwrap(e.child_by_field_name("right"))
-        read = element_read(value, inner.var)
-        if read is None and value is not None and value.type == "subscript_expression":
-            # a member array (`p.v[k]`) is advised too, by its root name
-            idx = value.child_by_field_name("indices") or value.child_by_field_name("index")
-            root = root_name(value)
-            read = (root, None, "+") if root and node_text(idx).strip("[] ") == inner.var else None
-        if read is None:
-            continue
-        array, shift, _sign = read
-        if shift is not None and multiplies(shift):
-            continue
-        outer = facts.loops[inner.parent]
-        if array in facts.modified_in(outer.node):
-            continue
-        # bounds the outer loop never changes sum the same range every time: that is a
-        # loop-invariant computation (invariant-inner-loop), not a range query
-        changed = facts.modified_in(outer.node) | facts.declared_in(outer.node)
-        header = identifiers(inner.init) | identifiers(inner.condition)
-        if shift is not None:
-            header |= identifiers(shift)
-        if not (header - {inner.var}) & (changed | {outer.var} if outer.var else changed):
-            continue
-        acc = node_text(e.child_by_field_name("left"))
-        yield make_finding(
-            "prefix-sum",
-            f"{loop_phrase(inner)} adds up `{node_text(value)}` over a range again on every "
-            f"iteration of {loop_phrase(outer)}, O(n) per query; `{array}` does not change, so "
-            f"build prefix sums once (`p[k + 1] = p[k] + {array}[k]`) and get each range sum "
-            f"as `p[hi + 1] - p[lo]` in O(1).",
-            [line(e), inner.line, outer.line],
-            loop_range=outer.byte_range, node_range=rng(inner.node), names=[array, acc],
-            data={"array": array, "acc": acc},
-            bonus=-0.02,
-        )
+        advice = _advice(facts, inner)
+        proved = range_sum_at(facts, inner) if inner.kind == "for" else "not a counted for loop"
+        if isinstance(proved, RangeSum):
+            reads = identifiers(inner.init) | identifiers(inner.condition)
+            if advice is not None or _moves(facts, inner, reads | _shift_names(proved)):
+                groups.setdefault((proved.top.start_byte, proved.array), []).append(
+                    (inner, proved))
+        elif advice is not None:
+            yield _finding(facts, inner, advice.value, advice.array, advice.acc,
+                           NotARangeSum(inner.node, proved))
+    for found in groups.values():
+        inner, first = found[0]
+        value = _summed(inner)
+        yield _finding(facts, inner, value, first.array, first.acc,
+                       PrefixSums(first.top, first.array, tuple(s for _, s in found)),
+                       [lp for lp, _ in found[1:]])
+
+
+def _shift_names(found: RangeSum) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", found.shift))
+
+
+def _finding(facts: FunctionFacts, inner: Loop, value: Node | None, array: str, acc: str,
+             proof: Proof, more: list[Loop] | None = None) -> Finding:
+    assert inner.parent is not None
+    outer = facts.loops[inner.parent]
+    summed = f"`{node_text(value)}`" if value is not None else f"elements of `{array}`"
+    others = more or []
+    also = f" (and {len(others)} more loop{'s' if len(others) > 1 else ''} summing it)" \
+        if others else ""
+    return make_finding(
+        RULE_ID,
+        f"{loop_phrase(inner)}{also} adds up {summed} over a range again on every "
+        f"iteration of {loop_phrase(outer)}, O(n) per query; `{array}` does not change, so "
+        f"build prefix sums once (`p[k + 1] = p[k] + {array}[k]`) and get each range sum "
+        f"as `p[hi + 1] - p[lo]` in O(1).",
+        [line(value) if value is not None else inner.line, inner.line, outer.line,
+         *(lp.line for lp in others)],
+        loop_range=outer.byte_range, node_range=rng(inner.node), names=[array, acc],
+        bonus=-0.02, proof=proof,
+    )
 
 
 def _paren(expr: str) -> str:
@@ -164,55 +244,39 @@ def _replacement(inp: RuleInput, found: RangeSum, p: str, unit: str) -> list[str
             + "\n".join(unit + line for line in guard.split("\n")) + "\n}"]
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Replace each proved range-summing loop with a difference of prefix sums built once."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    taken = set(inp.taken)
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Prefix sums of the array built once before the loop the finding proved, and each of
+    its summing loops replaced by one difference."""
+    proof = finding.proof
+    if isinstance(proof, NotARangeSum):
+        return Left("the loop", proof.loop, proof.why)
+    assert isinstance(proof, PrefixSums)
+    first = proof.sums[0]
+    if inp.language != "cpp":
+        return Left("the loop", first.inner, "the prefix sums would need a buffer C cannot "
+                    "size here without malloc")
     unit = indent_unit(inp.text)
-    built: dict[tuple[int, str], str] = {}  # (loop start, array) -> prefix sums name
-    # the loops detection reports: each ends in a rewrite or in a note
-    reported = {f.node_range for f in prefix_sum(inp.facts)}
-    for lp, found in range_sums(inp.facts):
-        if isinstance(found, str):
-            if (lp.node.start_byte, lp.node.end_byte) in reported:
-                notes.append(f"{RULE_ID}: the loop at line {inp.line_of(lp.node)} stays: "
-                             f"{found}")
-            continue
-        if inp.language != "cpp":
-            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(found.inner)} stays: the "
-                         "prefix sums would need a buffer C cannot size here without malloc")
-            continue
-        edits: list[Edit] = []
-        key = (found.top.start_byte, found.array)
-        p = built.get(key)
-        if p is None:
-            p = fresh_name(taken, f"prefix_{found.array}")
-            j = fresh_name(taken | {p}, "i")
-            taken.update((p, j))
-            built[key] = p
-            edits.append(hoist_above(inp, found.top, _build(found, p, j, unit), RULE_ID,
-                                     order=-25))
+    p = inp.fresh_name(f"prefix_{proof.array}")
+    j = inp.fresh_name("i")
+    edits = [hoist_above(inp, proof.top, _build(first, p, j, unit), RULE_ID, order=-25)]
+    for found in proof.sums:
         made = replace_statement(inp, found.inner, _replacement(inp, found, p, unit), RULE_ID)
         if made is None:
-            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(found.inner)} stays: it "
-                         "cannot be replaced by statements here")
-            continue
+            return Left("the loop", found.inner, "it cannot be replaced by statements here")
         edits.append(made)
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"The loop at line {inp.line_of(found.inner)} summed '{found.array}' from "
-            f"{found.lo} to {found.hi} on every iteration; prefix sums of '{found.array}' "
-            f"built once before line {inp.line_of(found.top)} give each sum as one "
-            "difference, O(1) instead of O(n).",
-            (inp.line_of(found.inner), inp.line_of(found.top)), ("<type_traits>", "<vector>")))
-    return changes, notes
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(first.inner)} summed '{first.array}' from "
+        f"{first.lo} to {first.hi} on every iteration; prefix sums of '{first.array}' "
+        f"built once before line {inp.line_of(proof.top)} give each sum as one "
+        "difference, O(1) instead of O(n).",
+        (*(s.inner for s in proof.sums), proof.top), ("<type_traits>", "<vector>"))
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=prefix_sum,
-    rewrite=rewrite,
+    fix=fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=0,  # the loop it replaces must not be parallelised or unrolled first
     order=7,

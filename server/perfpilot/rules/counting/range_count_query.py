@@ -13,9 +13,15 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.counting.cross_pair_count import RANGES, detect_counts, rewrite_counts
+from perfpilot.rules.by_finding import by_finding
+from perfpilot.rules.counting.cross_pair_count import (
+    RANGES,
+    detect_counts,
+    fix_counts,
+    refusal_notes,
+)
 from perfpilot.rules.finding import Finding
-from perfpilot.rules.rewrite_input import RuleInput, RuleOutput
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput
 
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
@@ -23,14 +29,24 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
     yield from detect_counts(RANGES, facts)
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     """Replace per-query range counts over a sequence with binary searches on a sorted copy."""
-    return rewrite_counts(RANGES, inp)
+    return fix_counts(RANGES, inp, finding)
+
+
+_fixed = by_finding(detect, fix)
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each candidate refused."""
+    changes, notes = _fixed(inp)
+    return changes, notes + refusal_notes(RANGES, inp)
 
 
 RULE = RuleSpec(
     id=RANGES,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RANGES}),
     phase=0,

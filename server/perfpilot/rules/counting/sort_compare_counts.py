@@ -40,26 +40,27 @@ from perfpilot.code.syntax import (
     unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting.byte_tables import byte_container
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
 from perfpilot.rules.rewrite_input import (
     Left,
     Planned,
     RuleInput,
     RuleOutput,
-    fresh_name,
-    rule_output,
+    left_note,
 )
 
 RULE_ID = "sort-compare-counts"
 
 
 @dataclass(frozen=True)
-class SortedCompare:
+class SortedCompare(Proof):
     """``std::sort(a); std::sort(b); return a OP b;``: the first sort, the return, the two
-    containers (as the return names them) and whether ``OP`` is ``==``."""
+    containers (as the return names them) and whether ``OP`` is ``==`` (the proof of a
+    finding: the rewrite replaces the statements from the first sort to the return)."""
 
     first: SortCall
     ret: Node
@@ -168,7 +169,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             "alike are equal exactly when each byte value occurs as often in both, which a "
             "table of 256 counts answers in O(n) instead of O(n log n).",
             [line(stmt), line(c.ret)], node_range=rng(stmt), names=[c.left, c.right],
-            data={"containers": f"{c.left},{c.right}"},
+            proof=c,
         )
 
 
@@ -186,35 +187,42 @@ def _replacement(c: SortedCompare, counts: str, byte: str, sep: str) -> str:
     ])
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Replace the sorts and the comparison with a comparison of byte counts."""
-    facts = inp.facts
-    found, refused = compares(facts, inp.unit)
-    left = [Left("the sort", s.statement, why) for s, why in refused]
-    planned: list[Planned] = []
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Replace the sorts and the comparison the finding proved with a comparison of byte
+    counts."""
+    c = finding.proof
+    assert isinstance(c, SortedCompare)
     data = inp.data
-    taken = set(inp.taken)
-    for c in found:
-        stmt = c.first.statement
-        start = data.rfind(b"\n", 0, stmt.start_byte) + 1
-        pad = data[start:stmt.start_byte].decode()
-        indent = pad if pad.strip() == "" else ""
-        sep = f"\n{indent}" if indent or start == stmt.start_byte else " "
-        counts, byte = fresh_name(taken, "counts"), fresh_name(taken, "byte")
-        taken |= {counts, byte}  # two rewrites in one block may not share names
-        body = _replacement(c, counts, byte, sep)
-        a, b = c.left, c.right
-        planned.append(Planned(
-            (Edit(stmt.start_byte, c.ret.end_byte, body, RULE_ID),),
-            f"'{a}' and '{b}' are sorted at line {inp.line_of(stmt)} only to be compared: "
-            "their sizes and the counts of each byte value decide it in linear time.",
-            (stmt, c.ret), includes=("<cstddef>",)))
-    return rule_output(inp, RULE_ID, planned, left)
+    stmt = c.first.statement
+    start = data.rfind(b"\n", 0, stmt.start_byte) + 1
+    pad = data[start:stmt.start_byte].decode()
+    indent = pad if pad.strip() == "" else ""
+    sep = f"\n{indent}" if indent or start == stmt.start_byte else " "
+    # two rewrites in one block may not share names
+    counts, byte = inp.fresh_name("counts"), inp.fresh_name("byte")
+    return Planned(
+        (Edit(stmt.start_byte, c.ret.end_byte, _replacement(c, counts, byte, sep), RULE_ID),),
+        f"'{c.left}' and '{c.right}' are sorted at line {inp.line_of(stmt)} only to be "
+        "compared: their sizes and the counts of each byte value decide it in linear time.",
+        (stmt, c.ret), includes=("<cstddef>",))
+
+
+_fixed = by_finding(detect, fix)
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each pair of sorts detection refused:
+    why the sorts stay is worth saying though the plan does not name them."""
+    changes, notes = _fixed(inp)
+    refused = compares(inp.facts, inp.facts.unit)[1]
+    return changes, notes + [left_note(inp, RULE_ID, Left("the sort", s.statement, why))
+                             for s, why in refused]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
