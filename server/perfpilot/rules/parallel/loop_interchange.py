@@ -5,7 +5,7 @@ iterations independent): an imperfect nest with carried dependences is never off
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
@@ -95,7 +95,12 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
     """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
     the dependence test the rewriter applies allows the swap (a perfect nest, iterations
     independent): an imperfect nest with carried dependences is never offered one."""
-    for nest in _against_storage_order(facts):
+    return _findings(facts, _against_storage_order(facts))
+
+
+def _findings(facts: FunctionFacts, nests: Iterable[_Nest]) -> Iterator[Finding]:
+    """The findings of the ``nests`` no blocker keeps in their order."""
+    for nest in nests:
         if nest.blocker:
             continue
         outer, inner, examples = nest.outer, nest.inner, nest.examples
@@ -254,10 +259,11 @@ def interchange_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
 def interchange_rewrite(inp: RuleInput) -> RuleOutput:
     """Each finding fixed by ``interchange_fix``, and a note for each nest that walks memory
     against its storage order where a swap could change a result (detection offers none)."""
-    changes, notes = by_finding(loop_interchange, interchange_fix)(inp)
+    nests = list(_against_storage_order(inp.facts))
+    changes, notes = by_finding(lambda facts: _findings(facts, nests), interchange_fix)(inp)
     notes += [f"loop-interchange: the nest at line {inp.line_of(n.outer.node)} walks memory "
               f"against its storage order but cannot be swapped safely: {n.blocker}"
-              for n in _against_storage_order(inp.facts) if n.blocker]
+              for n in nests if n.blocker]
     return changes, notes
 
 
