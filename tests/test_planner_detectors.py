@@ -9,6 +9,7 @@ import pytest
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import Language
 from perfpilot.planning.builtin import Finding, analyze
+from perfpilot.rules.parallel.openmp import ParallelLoop
 
 
 def findings(src: str, name: str, language: Language = "cpp") -> list[Finding]:
@@ -940,9 +941,9 @@ void mm(const double *restrict a, const double *restrict b, double *restrict c, 
     # The loop analysis cannot bound `j` to one row, so the outermost provable loop is `j`'s;
     # the `k` loop inside it is covered by that pragma and not reported again.
     assert f.lines == (line_of(src, "for (int j"),)
-    assert f.data["pragma"].startswith("#pragma omp parallel for")
-    assert "private(" in f.data["pragma"]
-    assert f.data["private"] == "s"
+    assert isinstance(f.proof, ParallelLoop)
+    assert f.proof.pragma.startswith("#pragma omp parallel for")
+    assert "private(s)" in f.proof.pragma and f.proof.analysis.private_vars == ("s",)
     assert "`s` must be private" in f.explanation
 
 

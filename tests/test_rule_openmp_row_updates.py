@@ -19,6 +19,7 @@ from perfpilot.code.loops import LoopFacts, all_loops, function_loops
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
 from perfpilot.progress import JobContext
+from perfpilot.rules.parallel.openmp import ParallelLoop
 from perfpilot.runner.measure import verify_and_measure
 from perfpilot.runner.values import Tuning
 from perfpilot.settings import RunnerSettings
@@ -376,7 +377,8 @@ def test_row_loop_is_gated_on_rows_times_columns() -> None:
     site = function_by_name(HEADERS + code, "cpp", "lu_rows")
     finding = next(f for f in analyze_site(site).findings if f.rule == "openmp-for")
     assert "trip counts of the loops inside" in finding.explanation
-    assert "if((long long)n" in finding.data["pragma"]
+    assert isinstance(finding.proof, ParallelLoop)
+    assert "if((long long)n" in finding.proof.pragma
 
 
 def test_rows_of_growing_length_get_a_dynamic_share() -> None:

@@ -16,7 +16,7 @@ from perfpilot.code.loop_body import (
     collect_body,
     direct_loops,
 )
-from perfpilot.code.loop_header import counted_header
+from perfpilot.code.loop_header import counted_header, read_header
 from perfpilot.code.minmax import guarded_op, ternary_op
 from perfpilot.code.row_ownership import rows_apart
 from perfpilot.code.syntax import (
@@ -481,10 +481,9 @@ def counter_type(loop: Node, var: str, declared: bool,
                  types: Mapping[str, VarType | None]) -> tuple[str, str]:
     """The type of a counted loop's counter ``var`` and why the loop cannot hand it to
     threads ('' when it can): declared in the header, or a plain integer not used after."""
-    init = loop.child_by_field_name("initializer")
-    if declared and init is not None and init.type == "declaration":
-        type_node = init.child_by_field_name("type")
-        var_type = node_text(type_node) if type_node is not None else ""
+    header = read_header(loop)
+    if declared and header.declared:
+        var_type = node_text(header.type_node) if header.type_node is not None else ""
     else:
         vt = types.get(var)
         var_type = vt.base if vt is not None else ""

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from perfpilot.code.facts import FunctionFacts
-from perfpilot.code.loops import LoopFacts, all_loops
+from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.syntax import (
     callee,
     declarator_name,
@@ -18,21 +19,27 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.detect.floating import MATH_CALLS, fp_accumulator
 from perfpilot.rules.emit import in_statement_list, indent_unit, replace_statement
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    Node,
-    RuleInput,
-    RuleOutput,
-)
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Node, Planned, RuleInput
 
 RULE_ID = "accumulator-chain"
 LANES = 4  # partial sums: enough to cover an add's latency on current cores
 # A bound may call size() or length(); any other call could change between iterations.
 _OTHER_CALL = re.compile(r"\b(?!size\b|length\b)\w+\s*\(")
+
+
+@dataclass(frozen=True)
+class SerialSum(Proof):
+    """The innermost counted loop that adds into one floating-point accumulator ``var`` with
+    ``op`` (``+``; ``*`` for a product, which the split leaves)."""
+
+    loop: Loop
+    var: str
+    op: str
 
 
 def accumulator_chain(facts: FunctionFacts) -> Iterator[Finding]:
@@ -52,7 +59,7 @@ def accumulator_chain(facts: FunctionFacts) -> Iterator[Finding]:
             f"bits: it is rewritten only when the plan accepts that.",
             [loop.line],
             loop_range=loop.byte_range, node_range=loop.byte_range, names=[var],
-            data={"var": var, "op": op},
+            proof=SerialSum(loop, var, op),
             bonus=depth_bonus(loop.depth),
         )
 
@@ -107,19 +114,29 @@ def _shifted(term: Node, var: str, k: int) -> str:
     return " ".join(out.decode("utf-8").split())
 
 
-def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
-    node = inp.node_at(lp.start_byte, lp.end_byte, {"for_statement"})
-    if node is None or lp.children or not lp.counted or lp.step != 1 or \
-            lp.cond_op != "<" or not lp.induction_declared or lp.upper is None:
-        return None
+def split_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Four partial sums for the loop the finding proved, when its whole body is ``acc +=
+    term`` (a local floating accumulator, a pure term) and its header ``for (T i = lo; i <
+    hi; ++i)``; else why it stays."""
+    proof = finding.proof
+    assert isinstance(proof, SerialSum)
+    node = proof.loop.node
+    what = f"the sum into `{proof.var}`"
+    lp = inp.facts.loop_facts(proof.loop)
+    header = read_header(node)
+    if lp.children or not lp.counted or lp.step != 1 or lp.cond_op != "<" or \
+            lp.upper is None or lp.induction is None or lp.lower is None:
+        return Left(what, node, "its header is not `for (T i = start; i < bound; ++i)`")
+    if not lp.induction_declared or not header.declared or header.type_node is None:
+        return Left(what, node, f"its counter `{lp.induction}` is declared outside the loop")
     prev = node.prev_sibling
     if prev is not None and prev.type.startswith("preproc"):
-        return None  # a pragma binds to this loop (an OpenMP rewrite made it parallel)
+        # an OpenMP rewrite made it parallel
+        return Left(what, node, "a pragma binds to the loop")
     body = node.child_by_field_name("body")
-    init = node.child_by_field_name("initializer")
     update = _single_update(body) if body is not None else None
-    if update is None or init is None or init.type != "declaration":
-        return None
+    if update is None:
+        return Left(what, node, "its body is more than one `+=` or `-=` into a variable")
     acc_node = update.child_by_field_name("left")
     term = update.child_by_field_name("right")
     assert acc_node is not None
@@ -127,22 +144,20 @@ def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
     vt = inp.facts.var(acc)
     if term is None or vt is None or vt.scope == "global" or not vt.is_floating or \
             vt.reference or "volatile" in vt.type_text:
-        return None
-    if not _pure_term(term, acc) or lp.writes - {acc} or \
-            _OTHER_CALL.search(lp.upper) or \
+        return Left(what, node, f"`{acc}` is not a local float or double (a global, a "
+                    "reference or volatile)")
+    if not _pure_term(term, acc) or lp.writes - {acc}:
+        return Left(what, node, "the added term reads the sum, calls a function or writes")
+    if _OTHER_CALL.search(lp.upper) or \
             any(re.search(rf"\b{re.escape(w)}\b", lp.upper) for w in lp.writes):
-        return None
-    type_node = init.child_by_field_name("type")
-    if type_node is None:
-        return None
-    index_type = node_text(type_node)
+        return Left(what, node, "its bound may change between iterations")
+    index_type = node_text(header.type_node)
     i, hi, lo = lp.induction, lp.upper, lp.lower
     rest = hi if re.fullmatch(r"[\w.]+(?:\(\))?", hi) else f"({hi})"
-    assert i is not None and lo is not None
     elem = vt.base.replace("const", "").strip()
     parts = [inp.fresh_name(f"{acc}{k}") for k in range(LANES)]
     if len(set(parts)) < LANES:
-        return None
+        return Left(what, node, "no fresh names for the partial sums")
     op = node_text(update.child_by_field_name("operator") or acc_node)
     unit = indent_unit(inp.text)
     terms = [_shifted(term, i, k) if k else " ".join(node_text(term).split())
@@ -163,16 +178,16 @@ def _split(inp: RuleInput, lp: LoopFacts) -> Change | None:
             + "\n}"], RULE_ID) if in_statement_list(node) else \
             replace_statement(inp, node, lines, RULE_ID)
     if edit is None:
-        return None
-    return Change(
-        RULE_ID, (edit,),
-        f"The loop over '{i}' at line {lp.line} added every term into '{acc}', each addition "
-        f"waiting for the one before: it now keeps {LANES} partial sums "
+        return Left(what, node, "the loop cannot be replaced by several statements here")
+    return Planned(
+        (edit,),
+        f"The loop over '{i}' at line {inp.line_of(node)} added every term into '{acc}', each "
+        f"addition waiting for the one before: it now keeps {LANES} partial sums "
         f"({', '.join(parts)}) that advance together, four terms per iteration, and adds them "
         f"into '{acc}' after the loop. This changes results: floating-point addition is not "
         "associative, so the sum may differ in its last bits; it was made because the plan "
         "accepts last-bit changes.",
-        (lp.line,))
+        (node,), includes=())
 
 
 def _declared_after(inp: RuleInput, node: Node, names: set[str]) -> bool:
@@ -190,12 +205,10 @@ def _declared_after(inp: RuleInput, node: Node, names: set[str]) -> bool:
     return False
 
 
-def split_rewrite(inp: RuleInput) -> RuleOutput:
-    """Innermost counted loops whose whole body is ``acc += term`` (a floating accumulator,
-    a pure term) become four partial sums. Runs only where the plan accepts last-bit changes,
-    after the OpenMP phase (a loop an OpenMP pragma took is left as it is)."""
-    changes = [c for lp in all_loops(inp.loops) if (c := _split(inp, lp)) is not None]
-    return changes, []
+# Innermost counted loops whose whole body is ``acc += term`` become four partial sums. Runs
+# only where the plan accepts last-bit changes, after the OpenMP phase (a loop an OpenMP pragma
+# took is left as it is): a last-bit phase of the rewriter, not the rule's default rewrite.
+split_rewrite = by_finding(accumulator_chain, split_fix)
 
 
 RULE = RuleSpec(

@@ -5,12 +5,12 @@ iterations independent): an imperfect nest with carried dependences is never off
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.dependence import interchange_blocker
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.loops import all_loops
 from perfpilot.code.nest_order import Nest, header_moves, order_blocker, perfect_nest
 from perfpilot.code.syntax import (
     Node,
@@ -23,9 +23,10 @@ from perfpilot.code.syntax import (
     unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.parallel.openmp import overlaps
 from perfpilot.rules.parallel.openmp_patterns.reorder_guard import (
     ReorderGuard,
@@ -33,15 +34,22 @@ from perfpilot.rules.parallel.openmp_patterns.reorder_guard import (
     reordered,
 )
 from perfpilot.rules.parallel.openmp_patterns.work import gated_slot_ok
-from perfpilot.rules.rewrite_input import (
-    Change,
-    RuleInput,
-    RuleOutput,
-    loop_node,
-)
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput
 
 # detection
 
+
+
+@dataclass(frozen=True)
+class Interchange(Proof):
+    """The nest to swap: the ``outer`` loop and the ``inner`` one nested in it, whose variable
+    indexes the slow dimension of ``arrays``; ``perfect`` when the inner loop is all the outer
+    one's body. Detection proved the swap independent of accumulations' order allowed."""
+
+    outer: Loop
+    inner: Loop
+    arrays: tuple[str, ...]
+    perfect: bool
 
 
 def _element_order_blocker(outer: Node, types: dict[str, VarType | None]) -> str:
@@ -55,10 +63,20 @@ def _element_order_blocker(outer: Node, types: dict[str, VarType | None]) -> str
         return ""
     return order_blocker(nest, nest.vars[::-1], types, allow_reductions=True)
 
-def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
-    """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
-    the dependence test the rewriter applies allows the swap (a perfect nest, iterations
-    independent): an imperfect nest with carried dependences is never offered one."""
+@dataclass(frozen=True)
+class _Nest:
+    """Two nested loops that walk 2-D data against its storage order (``examples`` are the
+    accesses that do), and why swapping them could change a result ("" when it cannot)."""
+
+    outer: Loop
+    inner: Loop
+    examples: tuple[Node, ...]
+    blocker: str
+
+
+def _against_storage_order(facts: FunctionFacts) -> Iterator[_Nest]:
+    """Every pair of nested loops whose inner variable indexes the outer (slow) dimension of
+    2-D data more often than the fast one, with why a swap could change a result."""
     for inner in facts.loops:
         if inner.parent is None or not inner.counted or inner.var is None:
             continue
@@ -68,9 +86,24 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
         column, row, examples = _access_order(facts, inner, outer.var, inner.var)
         if column == 0 or column < row:
             continue
-        if interchange_blocker(outer.node, facts.loop_types, allow_reductions=True) or \
-                _element_order_blocker(outer.node, facts.loop_types):
+        blocker = interchange_blocker(outer.node, facts.loop_types, allow_reductions=True) or \
+            _element_order_blocker(outer.node, facts.loop_types)
+        yield _Nest(outer, inner, tuple(examples), blocker)
+
+
+def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
+    """Nested loops whose inner variable indexes the outer (slow) dimension of 2-D data, where
+    the dependence test the rewriter applies allows the swap (a perfect nest, iterations
+    independent): an imperfect nest with carried dependences is never offered one."""
+    return _findings(facts, _against_storage_order(facts))
+
+
+def _findings(facts: FunctionFacts, nests: Iterable[_Nest]) -> Iterator[Finding]:
+    """The findings of the ``nests`` no blocker keeps in their order."""
+    for nest in nests:
+        if nest.blocker:
             continue
+        outer, inner, examples = nest.outer, nest.inner, nest.examples
         arrays = sorted({root_name(e) or "" for e in examples} - {""})
         perfect = len(statements(outer.body)) == 1
         ex = examples[0]
@@ -89,10 +122,8 @@ def loop_interchange(facts: FunctionFacts) -> Iterator[Finding]:
             f"order.{caveat}",
             [line(ex), outer.line, inner.line],
             loop_range=outer.byte_range, node_range=rng(inner.node),
-            names=[outer.var, inner.var, *arrays],
-            data={"outer_var": outer.var, "inner_var": inner.var, "arrays": ",".join(arrays),
-                  "perfect": "yes" if perfect else "no",
-                  "inner_loop": f"{inner.node.start_byte}:{inner.node.end_byte}"},
+            names=[outer.var or "", inner.var or "", *arrays],
+            proof=Interchange(outer, inner, tuple(arrays), perfect),
             bonus=depth_bonus(inner.depth),
         )
 
@@ -150,82 +181,97 @@ def _flat_order(idx: Node | None, outer_var: str, inner_var: str) -> str | None:
 # rewrite
 
 
-def interchange_rule(inp: RuleInput) -> RuleOutput:
-    """Swap a perfect 2-loop nest whose body walks ``a[j][i]`` with ``j`` the inner variable."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    for lp in all_loops(inp.loops):
-        if len(lp.children) != 1 or not lp.counted or not lp.induction_declared:
-            continue
-        inner = lp.children[0]
-        if not inner.counted or not inner.induction_declared or inner.children:
-            continue
-        outer_node, inner_node = loop_node(inp, lp), loop_node(inp, inner)
-        if outer_node is None or inner_node is None:
-            continue
-        body = outer_node.child_by_field_name("body")
-        if body is None:
-            continue
-        stmts = [c for c in body.named_children if c.type != "comment"] \
-            if body.type == "compound_statement" else [body]
-        if stmts != [inner_node]:
-            continue
-        i, j = lp.induction or "", inner.induction or ""
-        bad = good = 0
-        for acc in inner.element_accesses:
-            pos_i = acc.indices.index(i) if i in acc.indices else -1
-            pos_j = acc.indices.index(j) if j in acc.indices else -1
-            if pos_i >= 0 and pos_j >= 0:
-                if pos_j < pos_i:
-                    bad += 1
-                else:
-                    good += 1
-        if bad == 0 or good > 0:
-            continue
-        types = dict(inp.types)
-        blocker = interchange_blocker(outer_node, types) or \
-            _element_order_blocker(outer_node, types)
-        if blocker:
-            notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
-                         f"its storage order but cannot be swapped safely: {blocker}")
-            continue
-        guard = reorder_guard(inp, lp)
-        if not guard.refused and guard.condition and not gated_slot_ok(outer_node):
-            guard = ReorderGuard(refused="its arrays need a run-time test, and a pragma or "
-                                 "other preprocessor line binds to the nest")
-        if guard.refused:
-            notes.append(f"loop-interchange: the nest at line {lp.line} walks memory against "
-                         f"its storage order but keeps it: {guard.refused}")
-            continue
-        if guard.condition:
-            start = outer_node.start_byte
-            edits: tuple[Edit, ...] = (Edit(
-                start, outer_node.end_byte,
-                reordered(inp, [outer_node, inner_node], [1, 0], start, guard.condition),
-                "loop-interchange"),)
-        else:
-            edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved in
-                          header_moves(inp.data, [outer_node, inner_node], [1, 0]))
-        example = next(a for a in inner.element_accesses
-                       if i in a.indices and j in a.indices)
-        gated = (f" A caller may pass arrays the nest writes and reads as overlapping storage, "
-                 f"where the order would matter: the swapped nest runs only when "
-                 f"{guard.condition} (a run-time test), the original otherwise."
-                 if guard.condition else "")
-        changes.append(Change(
-            "loop-interchange", edits,
-            f"The nest at line {lp.line} indexes '{example.base}[{']['.join(example.indices)}]' "
-            f"with the inner loop variable '{j}' on the outer dimension, so consecutive "
-            f"iterations stride across rows; swapping the loops ('{j}' outer, '{i}' inner) "
-            "walks memory in storage order. Iterations are independent, so the order does "
-            f"not change the result.{gated}", (lp.line,)))
+def interchange_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Swap the two loops the finding proved when they form a perfect nest of two counted
+    loops whose body walks ``a[j][i]`` (``j`` the inner variable) and never ``a[i][j]``, and
+    swapping keeps every result (a run-time test guards arrays a caller may pass overlapping);
+    else why the nest stays."""
+    proof = finding.proof
+    assert isinstance(proof, Interchange)
+    outer_node, inner_node = proof.outer.node, proof.inner.node
+    what = f"the nest over `{proof.outer.var}` and `{proof.inner.var}`"
+    lp = inp.facts.loop_facts(proof.outer)
+    line = inp.line_of(outer_node)
+    if len(lp.children) != 1 or lp.children[0].children:
+        return Left(what, outer_node, "it is not a nest of exactly two loops")
+    inner = lp.children[0]
+    if not (lp.counted and lp.induction_declared and inner.counted and
+            inner.induction_declared):
+        return Left(what, outer_node, "a loop of it is not counted over a counter its header "
+                    "declares")
+    body = outer_node.child_by_field_name("body")
+    stmts = ([c for c in body.named_children if c.type != "comment"]
+             if body.type == "compound_statement" else [body]) if body is not None else []
+    if stmts != [inner_node]:
+        return Left(what, outer_node, "the outer loop holds more than the inner one")
+    i, j = lp.induction or "", inner.induction or ""
+    bad = good = 0
+    for acc in inner.element_accesses:
+        pos_i = acc.indices.index(i) if i in acc.indices else -1
+        pos_j = acc.indices.index(j) if j in acc.indices else -1
+        if pos_i >= 0 and pos_j >= 0:
+            if pos_j < pos_i:
+                bad += 1
+            else:
+                good += 1
+    if bad == 0:
+        return Left(what, outer_node, f"it indexes no array `[{j}][{i}]` by its two counters")
+    if good > 0:
+        return Left(what, outer_node, f"it indexes arrays `[{i}][{j}]` too, which the swap "
+                    "would walk against their storage order")
+    types = dict(inp.types)
+    blocker = interchange_blocker(outer_node, types) or \
+        _element_order_blocker(outer_node, types)
+    if blocker:
+        return Left(what, outer_node, f"it walks memory against its storage order but "
+                    f"cannot be swapped safely: {blocker}")
+    guard = reorder_guard(inp, lp)
+    if not guard.refused and guard.condition and not gated_slot_ok(outer_node):
+        guard = ReorderGuard(refused="its arrays need a run-time test, and a pragma or "
+                             "other preprocessor line binds to the nest")
+    if guard.refused:
+        return Left(what, outer_node, f"it walks memory against its storage order but keeps "
+                    f"it: {guard.refused}")
+    if guard.condition:
+        start = outer_node.start_byte
+        edits: tuple[Edit, ...] = (Edit(
+            start, outer_node.end_byte,
+            reordered(inp, [outer_node, inner_node], [1, 0], start, guard.condition),
+            "loop-interchange"),)
+    else:
+        edits = tuple(Edit(s, e, moved, "loop-interchange") for s, e, moved in
+                      header_moves(inp.data, [outer_node, inner_node], [1, 0]))
+    example = next(a for a in inner.element_accesses
+                   if i in a.indices and j in a.indices)
+    gated = (f" A caller may pass arrays the nest writes and reads as overlapping storage, "
+             f"where the order would matter: the swapped nest runs only when "
+             f"{guard.condition} (a run-time test), the original otherwise."
+             if guard.condition else "")
+    return Planned(
+        edits,
+        f"The nest at line {line} indexes '{example.base}[{']['.join(example.indices)}]' "
+        f"with the inner loop variable '{j}' on the outer dimension, so consecutive "
+        f"iterations stride across rows; swapping the loops ('{j}' outer, '{i}' inner) "
+        "walks memory in storage order. Iterations are independent, so the order does "
+        f"not change the result.{gated}", (outer_node,), includes=())
+
+
+def interchange_rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed by ``interchange_fix``, and a note for each nest that walks memory
+    against its storage order where a swap could change a result (detection offers none)."""
+    nests = list(_against_storage_order(inp.facts))
+    changes, notes = by_finding(lambda facts: _findings(facts, nests), interchange_fix)(inp)
+    notes += [f"loop-interchange: the nest at line {inp.line_of(n.outer.node)} walks memory "
+              f"against its storage order but cannot be swapped safely: {n.blocker}"
+              for n in nests if n.blocker]
     return changes, notes
 
 
 RULE = RuleSpec(
     id="loop-interchange",
     detect=loop_interchange,
-    rewrite=interchange_rule,
+    fix=interchange_fix,
+    rewrite=interchange_rewrite,
     rewrites_as=frozenset({"loop-interchange"}),
     phase=0,
     order=0,

@@ -12,6 +12,7 @@ from typing import Literal
 
 import tree_sitter
 
+from perfpilot.code.loop_header import ForHeader, read_header
 from perfpilot.code.syntax import (
     LOOP_TYPES,
     declarator_name,
@@ -30,32 +31,16 @@ _DATA = frozenset({"subscript_expression", "call_expression", "field_expression"
                    "pointer_expression"})
 
 
-def _counters(loop: Node) -> set[str]:
-    """The names a ``for`` header declares or assigns in its initializer."""
-    init = loop.child_by_field_name("initializer")
-    if init is None:
-        return set()
-    if init.type == "declaration":
-        return {n for d in init.children_by_field_name("declarator")
-                if (n := declarator_name(d))}
-    if init.type == "assignment_expression":
-        return {node_text(init.child_by_field_name("left"))}
-    return set()
+def _counters(h: ForHeader) -> set[str]:
+    """The name a ``for`` header's initializer declares or assigns (its counter)."""
+    return {h.var} if h.initializer is not None and h.var is not None else set()
 
 
-def _bounds(loop: Node) -> list[Node]:
-    """The parts of a ``for`` header that decide its trip count: initial values and condition."""
-    out: list[Node] = []
-    init = loop.child_by_field_name("initializer")
-    if init is not None:
-        if init.type == "declaration":
-            out += [v for d in init.children_by_field_name("declarator")
-                    if (v := d.child_by_field_name("value")) is not None]
-        elif init.type == "assignment_expression":
-            right = init.child_by_field_name("right")
-            out += [right] if right is not None else []
-    cond = loop.child_by_field_name("condition")
-    return out + ([cond] if cond is not None else [])
+def _bounds(h: ForHeader) -> list[Node]:
+    """The parts of a ``for`` header that decide its trip count: its start and condition (the
+    whole initializer where it is more than one plain start value)."""
+    start = h.init if h.plain_init else h.initializer
+    return [n for n in (start, h.condition) if n is not None]
 
 
 def _per_iteration_values(body: Node, var: str) -> set[str]:
@@ -104,10 +89,11 @@ def loop_balance(loop: Node, var: str) -> Balance:
             if identifiers(right) & varying:
                 return "irregular"
             continue
-        own = _counters(n)
-        parts = _bounds(n)
+        header = read_header(n)
+        own = _counters(header)
+        parts = _bounds(header)
         used = set().union(*(identifiers(p) for p in parts)) - own if parts else set()
-        if not parts or n.child_by_field_name("condition") is None:
+        if not parts or header.condition is None:
             return "irregular"  # no condition: the body decides when it stops
         if not used & varying:
             continue
@@ -116,8 +102,7 @@ def loop_balance(loop: Node, var: str) -> Balance:
                    if identifiers(m) & varying)
         if data or (used & varying) - {var} - _counter_names(body):
             return "irregular"
-        cond = n.child_by_field_name("condition")
-        in_init = any(var in identifiers(p) for p in parts if p != cond)
+        in_init = any(var in identifiers(p) for p in parts if p != header.condition)
         growing = not in_init and found in ("rectangular", "triangular-growing")
         found = "triangular-growing" if growing else "triangular"
     return found
@@ -126,4 +111,5 @@ def loop_balance(loop: Node, var: str) -> Balance:
 def _counter_names(body: Node) -> set[str]:
     """Every ``for`` counter below ``body``: a bound following an outer counter is triangular
     too (``k < j`` with ``j < i``)."""
-    return set().union(*(_counters(n) for n in walk(body) if n.type == "for_statement"))
+    return set().union(*(_counters(read_header(n)) for n in walk(body)
+                         if n.type == "for_statement"))

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 from perfpilot.code.aliases import UNKNOWN
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.first_match import FirstMatch, first_match
-from perfpilot.code.loops import LoopFacts, all_loops
+from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import Param
-from perfpilot.code.std_calls import algorithm_calls
+from perfpilot.code.std_calls import AlgorithmCall, algorithm_calls
 from perfpilot.code.storage_type import (
     Extent,
     element_test,
@@ -32,7 +32,7 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import hoist_above
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
 from perfpilot.rules.parallel.enclosing_tests import compact, enclosing_tests
 from perfpilot.rules.parallel.histogram import HistogramLoop, histograms
 from perfpilot.rules.parallel.loop_shape import Balance, loop_balance
@@ -53,10 +53,12 @@ from perfpilot.rules.parallel.openmp_patterns.work import (
 from perfpilot.rules.parallel.scan import Scan, scan
 from perfpilot.rules.rewrite_input import (
     Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
-    identifiers,
     insertion_before,
+    left_note,
     line_indent,
     loop_node,
     newline_of,
@@ -78,6 +80,32 @@ MAX_LOOP_BYTES = 48_000
 WALK_BUDGET_BYTES = 160_000
 
 
+@dataclass(frozen=True)
+class ParallelLoop(Proof):
+    """A counted loop whose iterations the analysis proves independent, with the pragma the
+    finding proposes (its clauses: reductions, private copies, schedule, gate)."""
+
+    loop: Loop
+    analysis: LoopFacts
+    pragma: str
+
+
+@dataclass(frozen=True)
+class PatternLoop(Proof):
+    """A counted outermost loop whose iterations depend on each other through a parallel
+    pattern: a histogram, a first-match search or a prefix sum."""
+
+    loop: Loop
+    pattern: Pattern
+
+
+@dataclass(frozen=True)
+class ParallelCall(Proof):
+    """A whole-container algorithm call that runs as a parallel loop."""
+
+    call: AlgorithmCall
+
+
 def _pragma_before(facts: FunctionFacts, start: int) -> bool:
     """Whether an ``omp`` pragma sits right before the loop starting at byte ``start``."""
     data = facts.site.unit_text.encode("utf-8")
@@ -90,12 +118,10 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
     """The outermost loops whose iterations provably do not interfere."""
     types = facts.loop_types
     if facts.site.language == "cpp" and not facts.site.has_openmp:
-        for call in algorithm_calls(facts.fn, types, None):
+        for call in algorithm_calls(facts.fn, types, facts.unit):
             yield make_finding(algorithms.rule_of(call), algorithms.describe(call), [call.line],
                                node_range=call.call, names=[call.source],
-                               data={"pragma": "#pragma omp parallel for", "var": "",
-                                     "reductions": "", "private": "", "schedule": "",
-                                     "pattern": f"std::{call.kind}"})
+                               proof=ParallelCall(call))
     if not facts.loops:
         return
     forest: list[LoopFacts] = []
@@ -116,18 +142,26 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             break
         analysed += size
         analysed_bytes += nbytes
-        forest.append(facts.loop_facts(loop))
+        forest.append(_nest(facts, loop))
+    yield from _loop_findings(facts, all_loops(tuple(forest)))
+
+
+def _loop_findings(facts: FunctionFacts, loops: Iterable[LoopFacts]) -> Iterator[Finding]:
+    """The findings of ``loops`` (analysed loops, outer ones before the loops inside them): a
+    loop that follows a parallel pattern, or the outermost independent loop of each nest."""
+    types = facts.loop_types
     covered: list[LoopFacts] = []
-    for lp in all_loops(tuple(forest)):
+    for lp in loops:
         if not lp.independent and lp.counted and lp.depth == 0 and \
                 not facts.site.has_openmp and not _pragma_before(facts, lp.start_byte):
             own_loop = facts.loop_at(lp.start_byte)
-            pattern = pattern_of(own_loop.node, lp, types, None) if own_loop else None
+            pattern = pattern_of(own_loop.node, lp, types, facts.unit) if own_loop else None
             shared = overlaps(facts.site.params, types, lp)
             if pattern is not None and not shared.pointers and \
                     not (isinstance(pattern, Scan) and shared.references) and \
                     not refused(lp, own_loop.node if own_loop else None, facts.site.unit_text):
-                yield _pattern_finding(facts, lp, pattern)
+                assert own_loop is not None
+                yield _pattern_finding(facts, lp, own_loop, pattern)
             continue
         own = facts.loop_at(lp.start_byte)
         if not (lp.independent and lp.counted) or \
@@ -146,7 +180,24 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             # finding says what would allow it). The loops inside stay serial too: a parallel
             # region per outer iteration costs more.
             continue
-        yield _finding(facts, lp, ov.pointers if alias else [])
+        if own is not None:
+            yield _finding(facts, lp, own, ov.pointers if alias else [])
+
+
+def inner_findings(facts: FunctionFacts, finding: Finding) -> Iterator[Finding]:
+    """The findings of the loops inside the loop of ``finding`` (an independent loop), as if
+    it were not parallel: what detection proposes once the rewrite leaves that loop serial."""
+    proof = finding.proof
+    if isinstance(proof, ParallelLoop):
+        yield from _loop_findings(facts, all_loops(proof.analysis.children))
+
+
+def _nest(facts: FunctionFacts, loop: Loop) -> LoopFacts:
+    """The analysis of the outermost loop ``loop`` and the loops in it. A function parsed
+    alone (the rewrite's current text) finds the helpers it calls in the unit."""
+    if facts.unit == facts.root:
+        return facts.loop_facts(loop)
+    return analyze_loop(loop.node, 0, 0, facts.loop_types, facts.own_names, facts.unit)
 
 
 def _ancestors(loop: Loop) -> list[Node]:
@@ -186,10 +237,8 @@ def pattern_of(node: Node, lp: LoopFacts, types: Mapping[str, VarType | None],
     return sc if isinstance(sc, Scan) else None
 
 
-def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> Finding:
-    own = facts.loop_at(lp.start_byte)
-    schedule, _uneven = schedule_clause(loop_balance(own.node, lp.induction or "")
-                                        if own is not None else "rectangular")
+def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, own: Loop, pattern: Pattern
+                     ) -> Finding:
     what = (histogram.describe(pattern) if isinstance(pattern, HistogramLoop)
             else search.describe(pattern) if isinstance(pattern, FirstMatch)
             else scan_rewrite.describe(pattern))
@@ -198,20 +247,16 @@ def _pattern_finding(facts: FunctionFacts, lp: LoopFacts, pattern: Pattern) -> F
             f"`#pragma omp for` (build with `-fopenmp`).")
     names = ([h.array for h in pattern.histograms] if isinstance(pattern, HistogramLoop)
              else [])
-    kind = ("histogram" if isinstance(pattern, HistogramLoop) else
-            "first-match search" if isinstance(pattern, FirstMatch) else "scan")
-    private = ",".join(pattern.private_vars) if isinstance(pattern, HistogramLoop) else ""
     return make_finding(
         "openmp-reduction", text, [lp.line],
         loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
         names=[lp.induction or "?", *names],
-        data={"pragma": "#pragma omp parallel", "var": lp.induction or "",
-              "reductions": ",".join(f"+:{n}[]" for n in names),
-              "private": private, "schedule": schedule, "pattern": kind},
+        proof=PatternLoop(own, pattern),
         bonus=_weight(facts, lp))
 
 
-def _finding(facts: FunctionFacts, lp: LoopFacts, checked: Sequence[str] = ()) -> Finding:
+def _finding(facts: FunctionFacts, lp: LoopFacts, own: Loop, checked: Sequence[str] = ()
+             ) -> Finding:
     var = lp.induction or "?"
     clauses: list[str] = []
     red = ", ".join(f"`{v}` ({op})" for op, v in lp.reductions)
@@ -222,11 +267,9 @@ def _finding(facts: FunctionFacts, lp: LoopFacts, checked: Sequence[str] = ()) -
         clauses += [f"reduction({op}:{','.join(vs)})" for op, vs in by_op.items()]
     if lp.private_vars:
         clauses.append(f"private({','.join(lp.private_vars)})")
-    own = facts.loop_at(lp.start_byte)
-    balance = loop_balance(own.node, var) if own is not None else "rectangular"
-    schedule, uneven = schedule_clause(balance)
+    schedule, uneven = schedule_clause(loop_balance(own.node, var))
     clauses += [schedule] if schedule else []
-    gate = gate_of(lp, own.node, facts.loop_types) if own is not None else ""
+    gate = gate_of(lp, own.node, facts.loop_types)
     clauses += [f"if({gate})"] if gate else []
     pragma = " ".join(["#pragma omp parallel for", *clauses])
     writes = sorted(lp.writes - set(lp.locals) - {v for _, v in lp.reductions}
@@ -265,9 +308,7 @@ def _finding(facts: FunctionFacts, lp: LoopFacts, checked: Sequence[str] = ()) -
         rule, text[0].upper() + text[1:], [lp.line],
         loop_range=(lp.start_byte, lp.end_byte), node_range=(lp.start_byte, lp.end_byte),
         names=[var, *(v for _, v in lp.reductions), *lp.private_vars, *writes],
-        data={"pragma": pragma, "var": var,
-              "reductions": ",".join(f"{op}:{v}" for op, v in lp.reductions),
-              "private": ",".join(lp.private_vars), "schedule": schedule},
+        proof=ParallelLoop(own, lp, pragma),
         bonus=_weight(facts, lp),
     )
 
@@ -379,97 +420,176 @@ def refused(lp: LoopFacts, node: Node | None = None, unit: str = "") -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class _Parallel:
+    """How an independent loop runs in parallel: its gate, the pairs of references that must
+    be distinct objects, the run-time test that its arrays do not overlap, and the names that
+    test keeps apart."""
+
+    gate: str
+    refs: list[tuple[str, str]]
+    apart: str
+    pointers: tuple[str, ...]
+
+
+def _independent_plan(inp: RuleInput, lp: LoopFacts, node: Node) -> _Parallel | str:
+    """How a loop the analysis proves independent runs in parallel, or why it stays serial."""
+    why_not = ""
+    gate = gate_of(lp, node, inp.types)
+    ov = _overlaps(inp, lp)
+    # Under `if (&a != &b)` (a guarded loop interchange, say) that test is proved; in its
+    # `else` the two are one object and the iterations depend on each other.
+    tests = enclosing_tests(node)
+    refs = [p for p in ov.references if not _address_test(tests.held, *p)]
+    same = [p for p in ov.references if _address_test(tests.refuted, *p)]
+    # The same for a test of address ranges, if the loop runs right after it.
+    apart = ov.condition(lp)
+    if apart and compact(apart) in tests.held_now:
+        apart = ""
+    if same:
+        why_not = (f"it runs only where `{same[0][0]}` and `{same[0][1]}` are one "
+                   "object, and then its iterations depend on each other")
+    elif apart and compact(apart) in tests.refuted:
+        why_not = ("it runs only where its arrays overlap, and then its iterations "
+                   "depend on each other")
+    elif refused(lp, node, inp.site.unit_text):
+        why_not = refused(lp, node, inp.site.unit_text)
+    elif needs_gate(lp) and (not gate or lp.arg_reductions):
+        why_not = ("it is an inner loop: a parallel region per outer iteration costs "
+                   "more than it saves")
+    elif not (statement_slot_ok(node) or (
+            gated_slot_ok(node) and not lp.arg_reductions and not ov.pointers)):
+        why_not = "it is not directly inside a block, or a pragma already precedes it"
+    elif ov.pointers and (lp.arg_reductions or apart is None):
+        why_not = overlap_note(ov)
+    if not why_not and lp.arg_reductions and refs:
+        why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
+    return why_not or _Parallel(gate, refs, apart or "", ov.pointers)
+
+
+def _independent_change(inp: RuleInput, lp: LoopFacts, node: Node) -> Change | Left:
+    """The pragma (or the arg-min/arg-max region) for a loop the analysis proves independent,
+    or why it stays serial."""
+    plan = _independent_plan(inp, lp, node)
+    if isinstance(plan, str):
+        return Left("the loop", node, plan, "is independent but not parallelized")
+    if lp.arg_reductions:
+        return _arg_change(inp, lp, node)
+    return _pragma_change(inp, lp, node, plan.refs, plan.gate, plan.apart, plan.pointers)
+
+
+def _pattern_change(inp: RuleInput, lp: LoopFacts, node: Node, pattern: Pattern
+                    ) -> Change | Left:
+    """The parallel form of a loop that follows a parallel pattern, or why it stays serial."""
+    why = refused(lp, node, inp.site.unit_text)
+    if why:
+        return Left("the loop", node, why, "stays serial")
+    if not statement_slot_ok(node):
+        return Left("the loop", node, "it is not directly inside a block, or a pragma already "
+                    "precedes it", "stays serial")
+    ov = _overlaps(inp, lp)
+    if ov.pointers:
+        return Left("the loop", node, overlap_note(ov), "stays serial")
+    if isinstance(pattern, HistogramLoop) and histogram.by_section(pattern):
+        schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
+        return histogram.section_change(inp, lp, node, pattern, schedule)
+    if inp.language != "cpp":
+        return Left("the loop", node, "its rewrite is written for C++ only",
+                    "is a parallel pattern, but stays serial")
+    if isinstance(pattern, FirstMatch):
+        return search.search_change(inp, lp, node, pattern)
+    if isinstance(pattern, Scan):
+        if ov.references:
+            return Left("the scan", node, "its arrays may be one object read at other indices",
+                        "stays serial")
+        return scan_rewrite.scan_change(inp, lp, node, pattern)
+    schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
+    return histogram.histogram_change(inp, lp, node, pattern, schedule)
+
+
+def _analysis(inp: RuleInput, node: Node) -> LoopFacts | None:
+    """The rewrite input's analysis of the loop ``node`` (its lines are the unit's)."""
+    return next((lp for lp in all_loops(inp.loops) if lp.start_byte == node.start_byte and
+                 lp.end_byte == node.end_byte), None)
+
+
+def _fixed(inp: RuleInput, finding: Finding) -> tuple[Change | Left, Node]:
+    """The change for what the finding proved (see ``openmp_fix``), or why it stays, and the
+    node it is about."""
+    proof = finding.proof
+    if isinstance(proof, ParallelCall):
+        node = inp.node_at(*proof.call.call) or inp.function
+        return algorithms.algorithm_change(inp, proof.call), node
+    assert isinstance(proof, ParallelLoop | PatternLoop)
+    node = proof.loop.node
+    lp = _analysis(inp, node)
+    if lp is None:
+        return Left("the loop", node, "the rewrite's analysis does not see it",
+                    "stays serial"), node
+    if isinstance(proof, PatternLoop):
+        return _pattern_change(inp, lp, node, proof.pattern), node
+    if not lp.independent:
+        return Left("the loop", node, lp.reason or "its iterations may depend on each other",
+                    "stays serial"), node
+    return _independent_change(inp, lp, node), node
+
+
+def openmp_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The parallel form of what the finding proved: a whole-container algorithm call, a loop
+    following a parallel pattern, or a loop whose iterations are independent; else why it
+    stays serial."""
+    out, node = _fixed(inp, finding)
+    if isinstance(out, Left):
+        return out
+    return Planned(out.edits, out.explanation, (node,), out.includes)
+
+
 def openmp_rule(inp: RuleInput) -> RuleOutput:
-    """``#pragma omp parallel for`` (with reduction/private clauses) on the outermost loop of
-    each nest that the analysis proves independent."""
+    """Each finding of ``openmp`` fixed by ``openmp_fix``, outermost loops first (a loop left
+    serial lets the loops inside it be tried), with a note for each outermost loop detection
+    leaves serial and why."""
     changes: list[Change] = []
     notes: list[str] = []
     if re.search(r"#\s*pragma\s+omp\b", inp.text):
         return changes, ["openmp: the function already uses OpenMP; left as it is"]
+    found: dict[int, Finding] = {}
+    for finding in openmp(inp.facts):
+        proof = finding.proof
+        if isinstance(proof, ParallelCall):
+            out, _node = _fixed(inp, finding)
+            if isinstance(out, Left):
+                notes.append(left_note(inp, finding.rule, out))
+            else:
+                changes.append(out)
+        elif isinstance(proof, ParallelLoop | PatternLoop):
+            found[proof.loop.node.start_byte] = finding
 
     def visit(lp: LoopFacts) -> None:
-        node = loop_node(inp, lp)
-        if lp.independent and node is not None:
-            why_not = ""
-            gate = gate_of(lp, node, inp.types)
-            ov = _overlaps(inp, lp)
-            # Under `if (&a != &b)` (a guarded loop interchange, say) that test is proved; in
-            # its `else` the two are one object and the iterations depend on each other.
-            tests = enclosing_tests(node)
-            refs = [p for p in ov.references if not _address_test(tests.held, *p)]
-            same = [p for p in ov.references if _address_test(tests.refuted, *p)]
-            # The same for a test of address ranges, if the loop runs right after it.
-            apart = ov.condition(lp)
-            if apart and compact(apart) in tests.held_now:
-                apart = ""
-            if same:
-                why_not = (f"it runs only where `{same[0][0]}` and `{same[0][1]}` are one "
-                           "object, and then its iterations depend on each other")
-            elif apart and compact(apart) in tests.refuted:
-                why_not = ("it runs only where its arrays overlap, and then its iterations "
-                           "depend on each other")
-            elif refused(lp, node, inp.site.unit_text):
-                why_not = refused(lp, node, inp.site.unit_text)
-            elif needs_gate(lp) and (not gate or lp.arg_reductions):
-                why_not = ("it is an inner loop: a parallel region per outer iteration costs "
-                           "more than it saves")
-            elif not (statement_slot_ok(node) or (
-                    gated_slot_ok(node) and not lp.arg_reductions and not ov.pointers)):
-                why_not = "it is not directly inside a block, or a pragma already precedes it"
-            elif ov.pointers and (lp.arg_reductions or apart is None):
-                why_not = overlap_note(ov)
-            if not why_not and lp.arg_reductions and refs:
-                why_not = "an arg-min/arg-max update cannot be made conditional on distinct objects"
-            if not why_not and lp.arg_reductions:
-                changes.append(_arg_change(inp, lp, node))
+        finding = found.get(lp.start_byte)
+        if finding is not None:
+            out, _node = _fixed(inp, finding)
+            if not isinstance(out, Left):
+                changes.append(out)  # its own rule id: an arg-min/max loop is a reduction
                 return
-            if not why_not:
-                changes.append(_pragma_change(inp, lp, node, refs, gate, apart or "",
-                                              ov.pointers))
+            notes.append(left_note(inp, finding.rule, out))
+            if isinstance(finding.proof, PatternLoop):
                 return
+            for inner in inner_findings(inp.facts, finding):
+                assert isinstance(inner.proof, ParallelLoop | PatternLoop)
+                found.setdefault(inner.proof.loop.node.start_byte, inner)
+        elif lp.independent and (node := loop_node(inp, lp)) is not None:
+            plan = _independent_plan(inp, lp, node)
+            # detection proposes no loop inside one whose arrays no run-time test can keep
+            # apart (a region per outer iteration costs more), nor past its budget
+            why = plan if isinstance(plan, str) else \
+                "detection proposes no parallel loop here (a loop around it stays serial)"
             notes.append(f"openmp: the loop at line {lp.line} is independent but not "
-                         f"parallelized: {why_not}")
-        elif lp.kind == "for" and lp.depth == 0 and lp.counted and node is not None and \
-                statement_slot_ok(node) and not _overlaps(inp, lp).pointers and \
-                (pattern := pattern_of(node, lp, inp.types, inp.unit)) is not None:
-            if refused(lp, node, inp.site.unit_text):
-                notes.append(f"openmp: the loop at line {lp.line} stays serial: "
-                             f"{refused(lp, node, inp.site.unit_text)}")
-                return
-            if isinstance(pattern, HistogramLoop) and histogram.by_section(pattern):
-                schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
-                changes.append(histogram.section_change(inp, lp, node, pattern, schedule))
-                return
-            if inp.language != "cpp":
-                notes.append(f"openmp: the loop at line {lp.line} is a parallel pattern, but "
-                             "its rewrite is written for C++ only")
-                return
-            if isinstance(pattern, FirstMatch):
-                changes.append(search.search_change(inp, lp, node, pattern))
-                return
-            if isinstance(pattern, Scan):
-                if _overlaps(inp, lp).references:
-                    notes.append(f"openmp: the scan at line {lp.line} stays serial: its arrays "
-                                 "may be one object read at other indices")
-                else:
-                    changes.append(scan_rewrite.scan_change(inp, lp, node, pattern))
-                return
-            schedule, _why = schedule_clause(loop_balance(node, lp.induction or ""))
-            changes.append(histogram.histogram_change(inp, lp, node, pattern, schedule))
-            return
+                         f"parallelized: {why}")
         elif lp.kind == "for" and lp.depth == 0 and lp.reason:
             notes.append(f"openmp: the loop at line {lp.line} stays serial: {lp.reason}")
         for child in lp.children:
             visit(child)
 
-    if inp.language == "cpp":
-        named = inp
-        for call in algorithm_calls(inp.function, inp.types, inp.unit):
-            change = algorithms.algorithm_change(named, call)
-            changes.append(change)
-            # the next call's names must differ from those this one introduced
-            named = replace(named, taken=named.taken | identifiers(
-                " ".join(e.text for e in change.edits)))
     for top in inp.loops:
         visit(top)
     return changes, notes
@@ -770,6 +890,7 @@ RULE = RuleSpec(
     id="openmp",
     detect=openmp,
     finds=frozenset({"openmp-for", "openmp-reduction"}),
+    fix=openmp_fix,
     rewrite=openmp_rule,
     rewrites_as=frozenset({"openmp-for", "openmp-reduction"}),
     phase=3,

@@ -19,6 +19,7 @@ from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.detect.floating import MATH_CALLS, fp_accumulator
 from perfpilot.rules.finding import Finding, depth_bonus, make_finding
 from perfpilot.rules.parallel.openmp import overlaps
+from perfpilot.rules.parallel.simd_loop import SimdPragma
 from perfpilot.rules.parallel.simd_safety import simd_blocker
 
 
@@ -67,7 +68,7 @@ def simd_elementwise(facts: FunctionFacts) -> Iterator[Finding]:
             f"compiler cannot prove the arrays independent{caveat}.",
             [loop.line],
             loop_range=loop.byte_range, node_range=loop.byte_range, names=sorted(set(targets)),
-            data={"pragma": "#pragma omp simd", "var": targets[0], "op": ""},
+            proof=SimdPragma(loop.node, "#pragma omp simd", targets[0], ""),
             bonus=depth_bonus(loop.depth) - 0.05,
         )
 

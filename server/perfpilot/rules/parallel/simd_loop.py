@@ -5,12 +5,26 @@ reassociation.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.syntax import Node
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.detect.floating import fp_accumulator
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class SimdPragma(Proof):
+    """The innermost loop a ``#pragma omp simd`` line may precede, the line itself, and the
+    variable it names with its operator (a reduction; ``op`` is empty for an elementwise
+    loop, whose ``var`` is the first array it writes)."""
+
+    loop: Node
+    pragma: str
+    var: str
+    op: str
 
 
 def simd_loop(facts: FunctionFacts) -> Iterator[Finding]:
@@ -29,7 +43,7 @@ def simd_loop(facts: FunctionFacts) -> Iterator[Finding]:
             f"`-fopenmp-simd`) to allow the vector units to split the sum.",
             [loop.line],
             loop_range=loop.byte_range, node_range=loop.byte_range, names=[var],
-            data={"pragma": f"#pragma omp simd reduction({op}:{var})", "var": var, "op": op},
+            proof=SimdPragma(loop.node, f"#pragma omp simd reduction({op}:{var})", var, op),
             bonus=depth_bonus(loop.depth),
         )
 
