@@ -54,8 +54,9 @@ class Appends(Proof):
     count: str
 
 
-# Vectors, and strings grown one character at a time.
+# Vectors, and strings grown one character at a time (the rewrite's; see ``_reported``).
 _VECTOR_TYPE = re.compile(r"^(?:std::)?(?:vector\s*<|string$|basic_string\s*<)")
+_VECTOR_ONLY = re.compile(r"^(?:std::)?vector\s*<")
 
 
 def reserve(facts: FunctionFacts) -> Iterator[Finding]:
@@ -72,8 +73,7 @@ def reserve(facts: FunctionFacts) -> Iterator[Finding]:
         rcv = receiver(call)
         vname = root_name(rcv) if rcv is not None else None
         v = facts.var(vname)
-        if vname is None or v is None or vname in reserved or v.scope == "global" \
-                or not _VECTOR_TYPE.match(v.base.replace("const", "").strip()) or v.pointer:
+        if vname is None or v is None or vname in reserved or not _reported(v):
             continue
         loop = facts.loop_of(call)
         declared = _declared_at(facts, vname)
@@ -99,6 +99,18 @@ def reserve(facts: FunctionFacts) -> Iterator[Finding]:
             bonus=depth_bonus(loop.depth),
             proof=Appends(loop.node, call, vname, count),
         )
+
+
+def _reported(v: VarType) -> bool:
+    """A vector that is not a global (a parameter's is reported, its rewrite says why it
+    stays), or a local string, which the rewrite reserves like a vector."""
+    if v.scope == "global" or v.pointer:
+        return False
+    base = v.base.replace("const", "").strip()
+    if _VECTOR_ONLY.match(base):
+        return True
+    return v.scope == "local" and not v.reference and not v.array and \
+        bool(_VECTOR_TYPE.match(base))
 
 
 def _down_count(loop: Loop) -> str | None:
