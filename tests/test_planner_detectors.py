@@ -9,6 +9,7 @@ import pytest
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import Language
 from perfpilot.planning.builtin import Finding, analyze
+from perfpilot.rules.containers.reserve import Appends
 from perfpilot.rules.parallel.openmp import ParallelLoop
 
 
@@ -904,7 +905,8 @@ def test_detector_stays_quiet(case: Negative) -> None:
 def test_reserve_data_for_rewriter() -> None:
     src = POSITIVE[[c.id for c in POSITIVE].index("reserve")].src
     (f,) = [f for f in findings(src, "squares") if f.rule == "reserve"]
-    assert f.data["var"] == "out" and f.data["count"] == "n"
+    assert isinstance(f.proof, Appends)
+    assert f.proof.var == "out" and f.proof.count == "n"
     assert f.loop_range is not None
     data = src.encode()
     assert data[f.loop_range[0]:f.loop_range[1]].decode().startswith("for (int i = 0")

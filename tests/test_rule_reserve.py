@@ -117,7 +117,8 @@ def test_not_sized(code: str, words: str | None) -> None:
     assert ".resize(" not in res.code, res.code
     assert "push_back" in res.code
     if words:
-        assert any(words in n for n in res.notes), res.notes
+        said = [*res.notes, *(a.explanation for a in res.applied)]
+        assert any(words in n for n in said), said
 
 
 def test_strings_fall_back_to_reserve() -> None:
@@ -125,7 +126,7 @@ def test_strings_fall_back_to_reserve() -> None:
                      "for (int i = 0; i < n; ++i) v.push_back(std::to_string(i)); return v; }",
                      "f")
     assert "v.reserve(" in res.code and "push_back" in res.code
-    assert any("not plain numbers" in n for n in res.notes)
+    assert "not plain numbers" in res.applied[0].explanation, res.applied
 
 
 def test_sized_form_assigns_by_index() -> None:

@@ -15,6 +15,7 @@ from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.containers.small_key_table import KeyTable
 
 RULES = frozenset({"small-key-table"})
 _BYTE_KEYS = ("char", "signed char", "unsigned char", "int8_t", "uint8_t", "std::int8_t",
@@ -301,7 +302,8 @@ def test_detection_explains_and_names_the_uses() -> None:
              if f.rule == "small-key-table"]
     assert len(found) == 1
     f = found[0]
-    assert f.lines[0] == 4 and f.category_id == 2 and f.data["entries"] == "256"
+    assert f.lines[0] == 4 and f.category_id == 2
+    assert isinstance(f.proof, KeyTable) and f.proof.table.entries == 256
     assert "`freq`" in f.explanation and "256" in f.explanation
     assert "tree walk" in f.explanation and "`count`" in f.explanation
 

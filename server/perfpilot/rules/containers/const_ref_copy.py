@@ -13,6 +13,7 @@ neither reports nor rewrites a declaration it has made a reference.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.read_only_copy import CopyProof, loop_copies
@@ -20,12 +21,21 @@ from perfpilot.code.syntax import (
     line,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.detect.common import cpp, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 RULE_ID = "const-ref-copy"
+
+
+@dataclass(frozen=True)
+class ReadOnlyCopy(Proof):
+    """A loop-local copy proved to be only read while its source stays: where ``const`` and
+    ``&`` go (``code/read_only_copy.py`` has the proof)."""
+
+    copy: CopyProof
 
 
 def _what(node_type: str) -> str:
@@ -46,39 +56,39 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"read and its source does not change while it lives: declare it `const "
             f"{proof.type_text} &{proof.name}`.",
             [line(node)], node_range=rng(node), names=[proof.name],
-            data={"var": proof.name, "type": proof.type_text},
             # better not copied at all than hoisted: hoist-container steps aside
-            claims=[rng(node)])
+            claims=[rng(node)],
+            proof=ReadOnlyCopy(proof))
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Make each proved loop-local copy a const reference."""
-    changes: list[Change] = []
-    notes: list[str] = []
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved copy becomes a const reference."""
+    proof = finding.proof
+    assert isinstance(proof, ReadOnlyCopy)
+    copy = proof.copy
+    edits = [Edit(copy.amp_at, copy.amp_at, "&", RULE_ID)]
+    if copy.const_at is not None:
+        edits.append(Edit(copy.const_at, copy.const_at, "const ", RULE_ID))
+    return Planned(
+        tuple(edits),
+        f"'{copy.name}' ({copy.type_text}) was copied on every iteration but only read "
+        f"while its source stays unchanged; as 'const {copy.type_text} &' it refers to the "
+        "source instead.", (copy.node,), includes=())
+
+
+def refused(inp: RuleInput) -> list[str]:
+    """Why each loop-local copy that was not proved stays a copy."""
     if inp.language != "cpp":
-        return changes, notes
-    # The unit's globals and struct definitions are part of the proof: facts over the current
-    # function text, with the unit as its surroundings.
-    facts = inp.facts
-    for node, proof in loop_copies(facts):
-        if not isinstance(proof, CopyProof):
-            notes.append(f"{RULE_ID}: the copy on line {inp.line_of(node)} stays: {proof}")
-            continue
-        edits = [Edit(proof.amp_at, proof.amp_at, "&", RULE_ID)]
-        if proof.const_at is not None:
-            edits.append(Edit(proof.const_at, proof.const_at, "const ", RULE_ID))
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"'{proof.name}' ({proof.type_text}) was copied on every iteration but only read "
-            f"while its source stays unchanged; as 'const {proof.type_text} &' it refers to the "
-            "source instead.", (inp.line_of(node),)))
-    return changes, notes
+        return []
+    return [f"{RULE_ID}: the copy on line {inp.line_of(node)} stays: {why}"
+            for node, why in loop_copies(inp.facts) if not isinstance(why, CopyProof)]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
-    rewrite=rewrite,
+    rewrite=with_refusals(detect, fix, refused),
+    fix=fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=4,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.declarations import declared_types
 from perfpilot.code.effects import (
@@ -13,6 +14,7 @@ from perfpilot.code.effects import (
 )
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.parse import parse
+from perfpilot.code.site import Param
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -25,16 +27,30 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.detect.common import HEAVY_TYPE, cpp, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
-    RuleOutput,
 )
 
 # detection
+
+
+@dataclass(frozen=True)
+class ByValue(Proof):
+    """A parameter taken by value that the function never modifies: its declaration, the
+    name's identifier inside it (``&`` goes before it), and its type as written."""
+
+    param: Node
+    ident: Node | None
+    name: str
+    base: str
+    type_text: str
+    const: bool
 
 
 def _param_nodes(facts: FunctionFacts) -> dict[str, Node]:
@@ -85,8 +101,9 @@ def const_ref_param(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{p.name}`: take it as `{new_type}{p.name}`.",
             [line(node)],
             node_range=rng(node), names=[p.name],
-            data={"param": p.name, "type": p.type_text, "new_type": new_type},
             bonus=0.05 if not user else -0.05,
+            proof=ByValue(node, _declared_identifier(node), p.name, p.base, p.type_text,
+                          p.const),
         )
 
 
@@ -101,66 +118,95 @@ _BIG_TYPES = re.compile(
 _ELEMENT_ACCESS = frozenset({"data", "begin", "end", "rbegin", "rend"})
 
 
-def const_ref_rule(inp: RuleInput) -> RuleOutput:
-    """Pass large standard containers and strings by ``const &`` instead of by value."""
-    changes: list[Change] = []
-    notes: list[str] = []
+def _by_value_container(p: Param) -> bool:
+    """A standard container or string parameter taken by value."""
+    return not p.reference and not p.pointer and not p.array and bool(_BIG_TYPES.match(p.base))
+
+
+def _function_why(inp: RuleInput) -> str:
+    """Why no parameter of the function may change how it is passed ('' when one may): the
+    signature must be this definition's alone, and nothing the function writes may be the
+    caller's argument under another name."""
     site = inp.site
-    if inp.language != "cpp" or site.name == "main" or site.is_method:
-        return changes, notes
-    candidates = [p for p in site.params
-                  if not p.reference and not p.pointer and not p.array and
-                  _BIG_TYPES.match(p.base)]
-    if not candidates:
-        return changes, notes
+    if site.name == "main":
+        return "'main' is called by the runtime, with its own signature"
+    if site.is_method:
+        return "a method's signature is also declared in its class"
     unit_tree = parse(site.unit_text, "cpp")
     declarations = sum(
         1 for n in walk(unit_tree.root_node)
         if n.type == "function_declarator" and
         re.sub(r"^.*::", "", node_text(n.child_by_field_name("declarator") or n)) == site.name)
     if declarations > 1:
-        return changes, [f"const-ref-param: '{site.name}' has another declaration or overload "
-                         "in the unit; its signature is left as it is"]
+        return f"'{site.name}' has another declaration or overload in the unit"
     if not site.is_static and re.search(r'#\s*include\s*"', site.unit_text):
-        return changes, [f"const-ref-param: a local header may declare '{site.name}'; its "
-                         "signature is left as it is"]
-    others = [p for p in site.params if p not in candidates]
-    if any((p.reference or p.pointer) and not p.const for p in others):
-        return changes, [f"const-ref-param: '{site.name}' also takes a modifiable reference or "
-                         "pointer, which could alias the parameter"]
+        return f"a local header may declare '{site.name}'"
+    if any((p.reference or p.pointer) and not p.const for p in site.params
+           if not _by_value_container(p)):
+        return f"'{site.name}' also takes a modifiable reference or pointer, which could " \
+               "alias the parameter"
     body = inp.function.child_by_field_name("body")
-    declarator = inp.function.child_by_field_name("declarator")
-    if body is None or declarator is None:
-        return changes, notes
-    plist = next((n for n in walk(declarator) if n.type == "parameter_list"), None)
-    if plist is None:
-        return changes, notes
-    pnodes = {}
-    for pn in plist.named_children:
-        ident = _declared_identifier(pn)
-        if ident is not None:
-            pnodes[node_text(ident)] = (pn, ident)
+    if body is None:
+        return "the function has no body"
     own = set(declared_types(inp.function))
-    unit_globals = set(inp.unit_globals) - own
-    if _writes_globals(body, unit_globals):
-        return changes, [f"const-ref-param: '{site.name}' writes variables it does not own, "
-                         "which a caller could also pass as the parameter"]
-    for p in candidates:
-        if p.name not in pnodes:
-            continue
-        why = _modified(body, p.name)
-        if why:
-            notes.append(f"const-ref-param: '{p.name}' stays by value: the function {why}")
-            continue
-        pn, ident = pnodes[p.name]
-        edits = [Edit(ident.start_byte, ident.start_byte, "&", "const-ref-param")]
-        if not p.const:
-            edits.append(Edit(pn.start_byte, pn.start_byte, "const ", "const-ref-param"))
-        changes.append(Change(
-            "const-ref-param", tuple(edits),
-            f"Parameter '{p.name}' ({p.type_text}) is copied on every call but only read; "
-            f"taking it as 'const {p.base}&' avoids the copy.", (site.first_line,)))
-    return changes, notes
+    if _writes_globals(body, set(inp.unit_globals) - own):
+        return f"'{site.name}' writes variables it does not own, which a caller could also " \
+               "pass as the parameter"
+    return ""
+
+
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved standard container or string parameter is taken by ``const &``."""
+    proof = finding.proof
+    assert isinstance(proof, ByValue)
+    what = f"parameter '{proof.name}'"
+    why = _function_why(inp)
+    if why:
+        return Left(what, proof.param, why, stays="stays by value")
+    if not _BIG_TYPES.match(proof.base):
+        return Left(what, proof.param, "only standard containers and strings are taken by "
+                    "reference (a user type's copy may have effects)", stays="stays by value")
+    body = inp.function.child_by_field_name("body")
+    assert body is not None  # _function_why refuses a function without one
+    modified = _modified(body, proof.name)
+    if modified:
+        return Left(what, proof.param, f"the function {modified}", stays="stays by value")
+    if proof.ident is None:
+        return Left(what, proof.param, "its declarator is not a plain name",
+                    stays="stays by value")
+    edits = [Edit(proof.ident.start_byte, proof.ident.start_byte, "&", "const-ref-param")]
+    if not proof.const:
+        edits.append(Edit(proof.param.start_byte, proof.param.start_byte, "const ",
+                          "const-ref-param"))
+    return Planned(
+        tuple(edits),
+        f"Parameter '{proof.name}' ({proof.type_text}) is copied on every call but only read; "
+        f"taking it as 'const {proof.base}&' avoids the copy.", (inp.function,), includes=())
+
+
+def refused(inp: RuleInput) -> list[str]:
+    """Why each standard container or string parameter taken by value that the detection
+    did not report (the function changes it) stays by value."""
+    site = inp.site
+    if inp.language != "cpp" or site.name == "main" or site.is_method:
+        return []
+    reported = {f.proof.name for f in const_ref_param(inp.facts) if isinstance(f.proof, ByValue)}
+    unreported = [p for p in site.params
+                  if p.name not in reported and _by_value_container(p)]
+    body = inp.function.child_by_field_name("body")
+    if not unreported or body is None:
+        return []
+    why = _function_why(inp)
+    if why:
+        return [f"const-ref-param: {why}; its signature is left as it is"]
+    out: list[str] = []
+    for p in unreported:
+        # the detection's own reason: a write, a modifying call, or the whole value handed
+        # to code that may change it
+        modified = _modified(body, p.name) or "may change it (it writes it, calls a " \
+            "modifying method on it, or hands it whole to code that may)"
+        out.append(f"const-ref-param: '{p.name}' stays by value: the function {modified}")
+    return out
 
 
 def _declared_identifier(param: Node) -> Node | None:
@@ -255,7 +301,8 @@ def _writes_globals(body: Node, unit_globals: set[str]) -> bool:
 RULE = RuleSpec(
     id="const-ref-param",
     detect=const_ref_param,
-    rewrite=const_ref_rule,
+    rewrite=with_refusals(const_ref_param, fix, refused),
+    fix=fix,
     rewrites_as=frozenset({"const-ref-param"}),
     phase=1,
     order=3,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import APPEND_METHODS, NO_SIDE_EFFECTS, READ_ONLY_METHODS
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.loops import LoopFacts
 from perfpilot.code.syntax import (
     LOOP_TYPES,
@@ -23,6 +24,7 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import (
+    code,
     cpp,
     loop_phrase,
     rng,
@@ -30,20 +32,31 @@ from perfpilot.rules.detect.common import (
 )
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import guarded, hoist_above, indent_unit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
-    RuleOutput,
-    left_findings,
-    loop_node,
     statement_slot_ok,
 )
 
 # detection
 
 
-_VECTOR_TYPE = re.compile(r"^(?:std::)?vector\s*<")
+@dataclass(frozen=True)
+class Appends(Proof):
+    """A vector appended to by ``call`` once per iteration of ``loop`` (its trip count
+    ``count`` known before it starts), never reserved."""
+
+    loop: Node
+    call: Node
+    var: str
+    count: str
+
+
+# Vectors, and strings grown one character at a time (the rewrite's; see ``_reported``).
+_VECTOR_TYPE = re.compile(r"^(?:std::)?(?:vector\s*<|string$|basic_string\s*<)")
+_VECTOR_ONLY = re.compile(r"^(?:std::)?vector\s*<")
 
 
 def reserve(facts: FunctionFacts) -> Iterator[Finding]:
@@ -60,19 +73,19 @@ def reserve(facts: FunctionFacts) -> Iterator[Finding]:
         rcv = receiver(call)
         vname = root_name(rcv) if rcv is not None else None
         v = facts.var(vname)
-        if vname is None or v is None or vname in reserved or v.scope == "global" \
-                or not _VECTOR_TYPE.match(v.base) or v.pointer:
+        if vname is None or v is None or vname in reserved or not _reported(v):
             continue
         loop = facts.loop_of(call)
-        if loop is None or v.line >= loop.line or (vname, loop.index) in seen:
+        declared = _declared_at(facts, vname)
+        if loop is None or declared >= loop.node.start_byte or (vname, loop.index) in seen:
             continue
-        count = trip_count(loop)
+        count = trip_count(loop) or _down_count(loop)
         if count is None or _conditional(call, loop.node):
             continue
         # Only the loop right around the call may lie after the declaration, else the count is
         # a product we do not know.
         outer = facts.loops[loop.parent] if loop.parent is not None else None
-        if outer is not None and outer.line > v.line:
+        if outer is not None and outer.node.start_byte > declared:
             continue
         seen.add((vname, loop.index))
         yield make_finding(
@@ -83,9 +96,39 @@ def reserve(facts: FunctionFacts) -> Iterator[Finding]:
             f"call `{vname}.reserve({count});` before the loop.",
             [line(call), loop.line, v.line],
             loop_range=loop.byte_range, node_range=rng(call), names=[vname],
-            data={"var": vname, "count": count, "method": method},
             bonus=depth_bonus(loop.depth),
+            proof=Appends(loop.node, call, vname, count),
         )
+
+
+def _reported(v: VarType) -> bool:
+    """A vector that is not a global (a parameter's is reported, its rewrite says why it
+    stays), or a local string, which the rewrite reserves like a vector."""
+    if v.scope == "global" or v.pointer:
+        return False
+    base = v.base.replace("const", "").strip()
+    if _VECTOR_ONLY.match(base):
+        return True
+    return v.scope == "local" and not v.reference and not v.array and \
+        bool(_VECTOR_TYPE.match(base))
+
+
+def _down_count(loop: Loop) -> str | None:
+    """The number of iterations of ``for (i = a; i > b; --i)`` (``>=``: one more)."""
+    if not loop.counted or loop.bound is None or loop.init is None or loop.step != "--" or \
+            loop.compare not in (">", ">=", "!="):
+        return None
+    start, bound = code(loop.init, 80), code(loop.bound, 80)
+    extra = " + 1" if loop.compare == ">=" else ""
+    return f"{start}{extra}" if bound == "0" else f"({start}) - ({bound}){extra}"
+
+
+def _declared_at(facts: FunctionFacts, name: str) -> int:
+    """Where the function's first declaration of ``name`` starts (-1 for a parameter, which
+    comes before every statement)."""
+    starts = [d.start_byte for d in facts.nodes("declaration")
+              if any(v.name == name for v in facts.local_vars(d))]
+    return min(starts, default=-1)
 
 
 def _conditional(node: Node, stop: Node) -> bool:
@@ -97,7 +140,6 @@ def _conditional(node: Node, stop: Node) -> bool:
 # rewrite
 
 
-_VECTOR = re.compile(r"^(std::)?(vector\s*<|string$|basic_string\s*<)")
 
 
 def _leaves_early(loop: Node) -> bool:
@@ -151,83 +193,88 @@ def _paren(text: str) -> str:
     return text if re.fullmatch(r"[\w.]+(\(\))?", text) else f"({text})"
 
 
-def reserve_rule(inp: RuleInput) -> RuleOutput:
-    """``v.reserve(...)`` before a counted loop that appends to local ``v`` once per iteration."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    if inp.language != "cpp":
-        return changes, notes
-    params = {p.name for p in inp.site.params}
-    for lp in inp.loops:  # outermost loops only: inside another loop, exact reserves go quadratic
-        if not lp.appends or not lp.counted or lp.step not in (1, -1):
-            continue
-        node = loop_node(inp, lp)
-        if node is None or not statement_slot_ok(node) or _leaves_early(node):
-            continue
-        lo, hi, op = lp.lower or "", lp.upper or "", lp.cond_op or ""
-        if not (_pure_bound(lo) and _pure_bound(hi)):
-            continue
-        for v in lp.appends:
-            vt = inp.types.get(v)
-            if v in params or vt is None or vt.pointer or vt.reference or vt.array or \
-                    not _VECTOR.match(vt.base.replace("const", "").strip()):
-                continue
-            if re.search(rf"\b{re.escape(v)}\b", lo + " " + hi):
-                continue
-            if lp.step == 1:
-                first, last = hi, lo
-                strict = op in ("<", "!=")
-            else:
-                first, last = lo, hi
-                strict = op in (">", "!=")
-            minus_one = re.fullmatch(r"\(?\s*(.+?)\s*-\s*1\s*\)?", first)
-            if not strict and minus_one and _balanced(minus_one.group(1)):
-                # `i = x.size() - 1; i >= 0`: the trip count is the plain bound `x.size()`.
-                # Testing `(x.size() - 1) >= 0` is always true for an unsigned size.
-                first, strict = minus_one.group(1), True
-            cmp = ">" if strict else ">="
-            extra = "" if strict else " + 1"
-            f_txt, l_txt = _paren(first), _paren(last)
-            count = f_txt if last == "0" else f"{f_txt} - {l_txt}"
-            sized = _sized(inp, lp, node, v)
-            if isinstance(sized, Change):
-                if last == "0" and strict and _unsigned(inp, first):
-                    # a count that cannot be negative needs neither a test nor a cast
-                    stmt = f"{v}.resize({first});"
-                else:
-                    stmt = guarded(f"{f_txt} {cmp} {l_txt}",
-                                   [f"{v}.resize(static_cast<std::size_t>({count}){extra});"],
-                                   indent_unit(inp.text))
-                edit = hoist_above(inp, node, stmt, "reserve", order=5)
-                changes.append(Change("reserve", (edit, *sized.edits), sized.explanation,
-                                      sized.lines))
-                continue
-            notes.append(f"reserve: '{v}' at line {lp.line} is reserved, not sized once: "
-                         f"{sized}")
-            if last == "0" and strict and _unsigned(inp, first):
-                stmt = f"{v}.reserve({v}.size() + {first});"
-            else:
-                stmt = guarded(f"{f_txt} {cmp} {l_txt}",
-                               [f"{v}.reserve({v}.size() + "
-                                f"static_cast<std::size_t>({count}){extra});"],
-                               indent_unit(inp.text))
-            edit = hoist_above(inp, node, stmt, "reserve", order=5)
-            changes.append(Change(
-                "reserve", (edit,),
-                f"The loop at line {lp.line} appends to '{v}' once per iteration and its trip "
-                f"count is known before it starts; reserving that capacity up front avoids "
-                "repeated reallocation and copying as the vector grows.", (lp.line,)))
-    notes += left_findings(
-        inp, "reserve", reserve(inp.facts), changes, notes,
-        "the rewrite reserves only before an outermost counted loop (step 1 or -1, bounds "
-        "that are plain values) that appends to a local vector declared outside it and "
-        "leaves no early way out; inside another loop an exact reserve per pass would make "
-        "the growth quadratic" if inp.language == "cpp" else
-        "C has no std::vector to reserve")
-    return changes, notes
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The vector the finding proved appended to once per iteration is sized once before the
+    loop and filled by index when that is provably the same (``_sized``), else reserved; the
+    loop must be an outermost counted one (step 1 or -1, bounds that are plain values) with
+    no early way out, since the reserve states its trip count."""
+    proof = finding.proof
+    assert isinstance(proof, Appends)
+    node, v = proof.loop, proof.var
+    # Only an outermost loop: inside another loop an exact reserve per pass would make the
+    # growth quadratic.
+    lp = next((x for x in inp.loops
+               if (x.start_byte, x.end_byte) == (node.start_byte, node.end_byte)), None)
+    if lp is None:
+        return Left("", proof.call, "the loop is inside another loop, where an exact "
+                    "reserve on every pass would make the growth quadratic")
+    if v not in lp.appends:
+        return Left("", proof.call, f"the loop does not append to '{v}' exactly once per "
+                    "iteration at the top of its body")
+    if not lp.counted or lp.step not in (1, -1):
+        return Left("", proof.call, "the loop is not a counted for loop stepping by one")
+    if not statement_slot_ok(node):
+        return Left("", proof.call, "the loop is not directly in a block, so nothing can be "
+                    "placed before it")
+    if _leaves_early(node):
+        return Left("", proof.call, "the loop may leave early, so its trip count is only "
+                    "an upper bound")
+    lo, hi, op = lp.lower or "", lp.upper or "", lp.cond_op or ""
+    if not (_pure_bound(lo) and _pure_bound(hi)):
+        return Left("", proof.call, "its bounds are not plain values that can be evaluated "
+                    "once more before the loop")
+    vt = inp.types.get(v)
+    if v in {p.name for p in inp.site.params}:
+        return Left("", proof.call, f"'{v}' is the caller's, whose capacity the caller "
+                    "would see changed")
+    if vt is None or vt.pointer or vt.reference or vt.array or \
+            not _VECTOR_TYPE.match(vt.base.replace("const", "").strip()):
+        return Left("", proof.call, f"'{v}' is not a local vector or string")
+    if re.search(rf"\b{re.escape(v)}\b", lo + " " + hi):
+        return Left("", proof.call, f"the loop's bounds read '{v}'")
+    if lp.step == 1:
+        first, last = hi, lo
+        strict = op in ("<", "!=")
+    else:
+        first, last = lo, hi
+        strict = op in (">", "!=")
+    minus_one = re.fullmatch(r"\(?\s*(.+?)\s*-\s*1\s*\)?", first)
+    if not strict and minus_one and _balanced(minus_one.group(1)):
+        # `i = x.size() - 1; i >= 0`: the trip count is the plain bound `x.size()`.
+        # Testing `(x.size() - 1) >= 0` is always true for an unsigned size.
+        first, strict = minus_one.group(1), True
+    cmp = ">" if strict else ">="
+    extra = "" if strict else " + 1"
+    f_txt, l_txt = _paren(first), _paren(last)
+    count = f_txt if last == "0" else f"{f_txt} - {l_txt}"
+    sized = _sized(inp, lp, node, v)
+    if isinstance(sized, Planned):
+        if last == "0" and strict and _unsigned(inp, first):
+            # a count that cannot be negative needs neither a test nor a cast
+            stmt = f"{v}.resize({first});"
+        else:
+            stmt = guarded(f"{f_txt} {cmp} {l_txt}",
+                           [f"{v}.resize(static_cast<std::size_t>({count}){extra});"],
+                           indent_unit(inp.text))
+        edit = hoist_above(inp, node, stmt, "reserve", order=5)
+        return Planned((edit, *sized.edits), sized.explanation, sized.about, includes=())
+    if last == "0" and strict and _unsigned(inp, first):
+        stmt = f"{v}.reserve({v}.size() + {first});"
+    else:
+        stmt = guarded(f"{f_txt} {cmp} {l_txt}",
+                       [f"{v}.reserve({v}.size() + "
+                        f"static_cast<std::size_t>({count}){extra});"],
+                       indent_unit(inp.text))
+    edit = hoist_above(inp, node, stmt, "reserve", order=5)
+    return Planned(
+        (edit,),
+        f"The loop at line {lp.line} appends to '{v}' once per iteration and its trip "
+        f"count is known before it starts; reserving that capacity up front avoids "
+        f"repeated reallocation and copying as the vector grows. It is reserved, not sized "
+        f"once: {sized}.", (node,), includes=())
 
 
-def _sized(inp: RuleInput, lp: LoopFacts, loop: Node, v: str) -> Change | str:
+def _sized(inp: RuleInput, lp: LoopFacts, loop: Node, v: str) -> Planned | str:
     """The appends to ``v`` as stores by index, when ``v`` is provably empty before the loop,
     holds plain numbers, is not otherwise touched in it, and the trip count cannot change
     while it runs (the caller inserts the ``resize``); else why not, in words."""
@@ -259,12 +306,12 @@ def _sized(inp: RuleInput, lp: LoopFacts, loop: Node, v: str) -> Change | str:
         return "the append is not a statement of its own"
     value = node_text(args.named_children[0])
     edit = Edit(call.start_byte, call.end_byte, f"{v}[{index}] = {value}", "reserve")
-    return Change(
-        "reserve", (edit,),
+    return Planned(
+        (edit,),
         f"The loop at line {lp.line} appends exactly one value to the empty '{v}' on each "
         "of its iterations, whose number is known before it starts: sizing the vector once "
         "and storing by index replaces a capacity check and size update per append (and "
-        "the reallocations as it grows) with plain stores.", (lp.line,))
+        "the reallocations as it grows) with plain stores.", (loop,), includes=())
 
 
 def _element_type(base: str) -> str | None:
@@ -335,7 +382,7 @@ def _bound_changes(inp: RuleInput, lp: LoopFacts, fresh: str) -> str:
 RULE = RuleSpec(
     id="reserve",
     detect=reserve,
-    rewrite=reserve_rule,
+    fix=fix,
     rewrites_as=frozenset({"reserve"}),
     phase=2,
     order=1,

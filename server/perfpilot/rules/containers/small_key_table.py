@@ -14,6 +14,7 @@ from ``std::numeric_limits<K>::min()`` to ``max()`` in an ``int`` (ascending key
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -23,6 +24,7 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.containers.small_key_map import (
     Iteration,
     SmallKeyMap,
@@ -31,16 +33,23 @@ from perfpilot.rules.containers.small_key_map import (
 )
 from perfpilot.rules.detect.common import cpp, lines_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
-    RuleOutput,
-    fresh_name,
     newline_of,
 )
 
 RULE_ID = "small-key-table"
+
+
+@dataclass(frozen=True)
+class KeyTable(Proof):
+    """A map proved to be answered exactly by arrays: its declaration and every use
+    (``small_key_map.py`` has the proof)."""
+
+    table: SmallKeyMap
 
 
 def _uses_phrase(m: SmallKeyMap) -> str:
@@ -73,43 +82,30 @@ def small_key_table(facts: FunctionFacts) -> Iterator[Finding]:
             + ("(with a second array marking which keys are present) " if m.presence else "")
             + f"answers each access with one indexed load instead of {slow}.{order}",
             list(m.lines[:7]), node_range=rng(m.decl), names=[m.name],
-            data={"var": m.name, "key": m.key, "entries": str(m.entries),
-                  "from": m.kind},
+            proof=KeyTable(m),
         )
 
 
-def small_key_table_rule(inp: RuleInput) -> RuleOutput:
-    """Each proved map becomes arrays; refused small-key maps get a note saying why."""
-    changes: list[Change] = []
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved map becomes arrays."""
+    proof = finding.proof
+    assert isinstance(proof, KeyTable)
+    return _change(inp, proof.table)
+
+
+def refused(inp: RuleInput) -> list[str]:
+    """Why each small-key map that was not proved stays a map."""
     if inp.language != "cpp":
-        return changes, []
-    maps, refused = small_key_maps(inp.facts, inp.types)
-    notes = [f"{RULE_ID}: {r}" for r in refused]
-    taken = set(inp.taken)
-    for m in maps:
-        changes.append(_change(inp, m, taken))
-    return changes, notes
+        return []
+    return [f"{RULE_ID}: {r}" for r in small_key_maps(inp.facts, inp.types)[1]]
 
 
-class _Names:
-    """Fresh names for one map's arrays, counter, marking lambda and loop indices."""
-
-    def __init__(self, taken: set[str]) -> None:
-        self.taken = taken
-
-    def fresh(self, base: str) -> str:
-        name = fresh_name(self.taken, base)
-        self.taken.add(name)
-        return name
-
-
-def _change(inp: RuleInput, m: SmallKeyMap, taken: set[str]) -> Change:
-    names = _Names(taken)
-    val = names.fresh(f"{m.name}_val")
-    has = names.fresh(f"{m.name}_has") if m.presence else ""
-    size = names.fresh(f"{m.name}_size") if m.counted else ""
+def _change(inp: RuleInput, m: SmallKeyMap) -> Planned:
+    val = inp.fresh_name(f"{m.name}_val")
+    has = inp.fresh_name(f"{m.name}_has") if m.presence else ""
+    size = inp.fresh_name(f"{m.name}_size") if m.counted else ""
     marks = m.presence and any(u.form == "subscript" for u in m.lookups)
-    at = names.fresh(f"{m.name}_at") if marks else ""
+    at = inp.fresh_name(f"{m.name}_at") if marks else ""
     nl = newline_of(inp.text)
     indent = _leading_space(inp.data, m.decl)
     decls = [f"{m.value} {val}[{m.entries}] = {{}};"]
@@ -137,13 +133,13 @@ def _change(inp: RuleInput, m: SmallKeyMap, taken: set[str]) -> Change:
     edits += [Edit(s.start_byte, s.end_byte, size, RULE_ID) for s in m.sizes]
     edits += [Edit(e.start_byte, e.end_byte, f"({size} == 0)", RULE_ID) for e in m.empties]
     for it in m.iterations:
-        edits += _loop_edits(inp, m, it, names, val, has, nl)
+        edits += _loop_edits(inp, m, it, val, has, nl)
     includes = (("<limits>",) if m.iterations else ()) + \
         (("<cstddef>",) if size or any(u.form == "count" for u in m.lookups) else ())
     what = "ascending key order kept for its loops" if m.kind == "map" and m.iterations else \
         "its loops only fold integers, in any order" if m.iterations else ""
-    return Change(
-        RULE_ID, tuple(edits),
+    return Planned(
+        tuple(edits),
         f"'{m.name}' (line {inp.line_of(m.decl)}), a {m.kind} keyed by {m.key}, is now the "
         f"array '{val}' of {m.entries} entries indexed by the key as unsigned char"
         + (f", with '{has}' marking the keys present" if has else "")
@@ -152,7 +148,7 @@ def _change(inp: RuleInput, m: SmallKeyMap, taken: set[str]) -> Change:
         + ": one indexed load per access instead of "
         + ("a tree walk" if m.kind == "map" else "a hash lookup")
         + " and no node allocation.",
-        (inp.line_of(m.decl),), includes)
+        (m.decl,), includes)
 
 
 def _leading_space(data: bytes, node: Node) -> str:
@@ -191,14 +187,14 @@ def _boolean(e: Node, inp: RuleInput) -> bool:
     return False
 
 
-def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, names: _Names, val: str,
-                has: str, nl: str) -> list[Edit]:
+def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, val: str, has: str,
+                nl: str) -> list[Edit]:
     """The range-for becomes a loop over the key type's values in an ``int``, skipping absent
     keys, with the bound names declared at the top of its body."""
     loop = it.loop
     body = loop.child_by_field_name("body")
     assert body is not None
-    k = names.fresh(f"{m.name}_key")
+    k = inp.fresh_name(f"{m.name}_key")
     limits = f"std::numeric_limits<{m.key}>"
     idx = f"static_cast<unsigned char>({k})"
     header = f"for (int {k} = {limits}::min(); {k} <= {limits}::max(); ++{k}) "
@@ -206,8 +202,8 @@ def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, names: _Names, va
     stmts = [f"if (!{has}[{idx}]) continue;"]
     edits: list[Edit] = []
     if it.pair is not None:
-        first = names.fresh(f"{it.pair}_first") if it.firsts else ""
-        second = names.fresh(f"{it.pair}_second") if it.seconds else ""
+        first = inp.fresh_name(f"{it.pair}_first") if it.firsts else ""
+        second = inp.fresh_name(f"{it.pair}_second") if it.seconds else ""
         if first:
             stmts.append(f"const {m.key} {first} = static_cast<{m.key}>({k});")
         if second:
@@ -237,7 +233,8 @@ def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, names: _Names, va
 RULE = RuleSpec(
     id=RULE_ID,
     detect=small_key_table,
-    rewrite=small_key_table_rule,
+    rewrite=with_refusals(small_key_table, fix, refused),
+    fix=fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=7,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import PARALLEL_SAFE_METHODS
@@ -37,14 +38,8 @@ from perfpilot.rules.detect.common import (
 )
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import replace_statement
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import (
-    Change,
-    RuleInput,
-    RuleOutput,
-    inside_loop,
-    left_findings,
-)
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 RULE_ID = "string-concat-loop"
 _STRING = re.compile(r"^(const\s+)?(std::)?(string|basic_string\s*<\s*char\s*>)$")
@@ -94,55 +89,59 @@ def _reads_only(node: Node, name: str) -> bool:
     return True
 
 
-def string_append_rule(inp: RuleInput) -> RuleOutput:
-    """Rewrite ``s = s + a [+ b ...]`` inside loops, for ``std::string s``, to appends."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    for node in walk(inp.function):
-        if node.type != "assignment_expression":
-            continue
-        op = node.child_by_field_name("operator")
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
-        if op is None or left is None or right is None or node_text(op) != "=" or \
-                left.type != "identifier" or not inside_loop(node, inp.function):
-            continue
-        s = node_text(left)
-        parts = _operands(right)
-        if len(parts) < 2 or parts[0].type != "identifier" or node_text(parts[0]) != s:
-            continue
-        if not _is_string(inp.types.get(s)):
-            continue
-        line = inp.line_of(node)
-        if any(_mentions(p, s) for p in parts[2:]) or not _reads_only(parts[1], s):
-            notes.append(f"{RULE_ID}: line {line} reads '{s}' after the first '+', so appending "
-                         "in place would change what it reads")
-            continue
-        appended = [node_text(p) for p in parts[1:]]
-        stmt = node.parent
-        edit: Edit | None = None
-        if len(appended) == 1:
-            edit = Edit(node.start_byte, node.end_byte, f"{s} += {appended[0]}", RULE_ID)
-        elif stmt is not None and stmt.type == "expression_statement":
-            # One statement per piece, each on its own line (in a new block when the
-            # assignment was an unbraced loop or branch body).
-            edit = replace_statement(inp, stmt, [f"{s} += {a};" for a in appended], RULE_ID)
-        if edit is None:
-            notes.append(f"{RULE_ID}: line {line} stays: the assignment's value is used, so it "
-                         "cannot become one append per piece")
-            continue
-        changes.append(Change(
-            RULE_ID, (edit,),
-            f"'{s} = {s} + ...' on line {line} copies all of '{s}' into a new string on every "
-            f"iteration, so the loop's cost grows with the square of the text's length; "
-            f"appending in place ('{s} += ...') copies only what is added.",
-            (line,)))
-    notes += left_findings(
-        inp, RULE_ID, string_concat_loop(inp.facts), changes, notes,
-        "the rewrite turns `s = s + x` into appends; an append (`+=`, `strcat`) already in "
-        "place would need `reserve` with a final length the loop does not know before it "
-        "runs")
-    return changes, notes
+@dataclass(frozen=True)
+class Concat(Proof):
+    """A string grown in a loop: ``form`` ``copy-concat`` (``s = s + a + ...``, with the
+    chain's ``parts``, ``s`` first), ``append`` (``s += x``) or ``strcat``; ``node`` is the
+    assignment or the call, ``var`` the string grown."""
+
+    node: Node
+    var: str
+    form: str
+    parts: tuple[Node, ...] = ()
+
+
+_IN_PLACE_WHY = {
+    "append": "it already appends in place; a `reserve` would need the final length, which "
+              "the loop does not know before it runs",
+    "strcat": "keeping a pointer to the end of the C string needs its buffer's length, which "
+              "is not proved",
+}
+
+
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """``s = s + a [+ b ...]`` on a ``std::string`` becomes appends in place."""
+    proof = finding.proof
+    assert isinstance(proof, Concat)
+    node, s = proof.node, proof.var
+    if proof.form != "copy-concat":
+        return Left("", node, _IN_PLACE_WHY[proof.form])
+    if not _is_string(inp.types.get(s)):
+        return Left("", node, f"'{s}' is not proved a modifiable std::string")
+    parts = proof.parts
+    if len(parts) < 2 or parts[0].type != "identifier" or node_text(parts[0]) != s:
+        return Left("", node, f"'{s}' is not the first operand of a plain sum")
+    if any(_mentions(p, s) for p in parts[2:]) or not _reads_only(parts[1], s):
+        return Left("", node, f"it reads '{s}' after the first '+', so appending in place "
+                    "would change what it reads")
+    appended = [node_text(p) for p in parts[1:]]
+    stmt = node.parent
+    edit: Edit | None = None
+    if len(appended) == 1:
+        edit = Edit(node.start_byte, node.end_byte, f"{s} += {appended[0]}", RULE_ID)
+    elif stmt is not None and stmt.type == "expression_statement":
+        # One statement per piece, each on its own line (in a new block when the
+        # assignment was an unbraced loop or branch body).
+        edit = replace_statement(inp, stmt, [f"{s} += {a};" for a in appended], RULE_ID)
+    if edit is None:
+        return Left("", node, "the assignment's value is used, so it cannot become one "
+                    "append per piece")
+    return Planned(
+        (edit,),
+        f"'{s} = {s} + ...' on line {inp.line_of(node)} copies all of '{s}' into a new string "
+        f"on every iteration, so the loop's cost grows with the square of the text's length; "
+        f"appending in place ('{s} += ...') copies only what is added.",
+        (node,), includes=())
 
 
 # detection
@@ -183,8 +182,8 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
                 f"final size is known).",
                 [line(a), loop.line],
                 loop_range=loop.byte_range, node_range=rng(a), names=[s],
-                data={"var": s, "form": "copy-concat"},
                 bonus=depth_bonus(loop.depth),
+                proof=Concat(a, s, "copy-concat", tuple(_operands(right))),
             )
         elif operator(a) == "+=" and is_string and s not in reserved and s not in appended \
                 and v is not None and v.line < loop.line:
@@ -197,8 +196,8 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
                 f"loop.",
                 [line(a), loop.line],
                 loop_range=loop.byte_range, node_range=rng(a), names=[s],
-                data={"var": s, "form": "append"},
                 bonus=depth_bonus(loop.depth) - 0.35,
+                proof=Concat(a, s, "append"),
             )
     for call in facts.in_loops("call_expression"):
         if callee(call) not in ("strcat", "strncat") or receiver(call) is not None:
@@ -215,15 +214,15 @@ def string_concat_loop(facts: FunctionFacts) -> Iterator[Finding]:
             f"pointer (or length) to the end of `{dst}` and copy there with `memcpy`.",
             [line(call), loop.line],
             loop_range=loop.byte_range, node_range=rng(call), names=[dst, callee(call)],
-            data={"var": dst, "form": "strcat"},
             bonus=depth_bonus(loop.depth),
+            proof=Concat(call, dst, "strcat"),
         )
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=string_concat_loop,
-    rewrite=string_append_rule,
+    fix=fix,
     rewrites_as=frozenset({"string-concat-loop"}),
     phase=1,
     order=4,

@@ -9,19 +9,28 @@ compares the same characters in place, with the same exceptions and the same ans
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
     line,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.containers.substr_temporaries import substr_comparisons
+from perfpilot.rules.containers.substr_temporaries import SubstrComparison, substr_comparisons
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 RULE_ID = "substr-compare"
+
+
+@dataclass(frozen=True)
+class SubstrCompares(Proof):
+    """Every comparison of a ``substr`` temporary proved in the function's loops, each with
+    its ``compare`` form."""
+
+    comparisons: tuple[SubstrComparison, ...]
 
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
@@ -43,32 +52,30 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
         [*lines, loop.line],
         loop_range=loop.byte_range, node_range=rng(first.node),
         names=[code(first.node)],
-        data={"count": str(len(found)), "replacement": first.replacement},
         bonus=depth_bonus(loop.depth),
+        proof=SubstrCompares(tuple(found)),
     )
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Each such comparison becomes its ``compare`` form."""
-    if inp.language != "cpp":
-        return [], []
-    found = list(substr_comparisons(inp.facts))
-    if not found:
-        return [], []
-    lines = tuple(sorted({inp.line_of(c.node) for c in found}))
-    edits = tuple(Edit(c.node.start_byte, c.node.end_byte, c.replacement, RULE_ID)
-                  for c in found)
-    return [Change(RULE_ID, edits,
-                   f"`{found[0].original}` at line(s) {', '.join(map(str, lines))} built a "
-                   "temporary string per iteration only to compare it; `compare` on the "
-                   "original string answers the same (and throws the same out_of_range) "
-                   "without copying.", lines)], []
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Each comparison the finding proved becomes its ``compare`` form."""
+    proof = finding.proof
+    assert isinstance(proof, SubstrCompares)
+    found = proof.comparisons
+    lines = sorted({inp.line_of(c.node) for c in found})
+    return Planned(
+        tuple(Edit(c.node.start_byte, c.node.end_byte, c.replacement, RULE_ID) for c in found),
+        f"`{found[0].original}` at line(s) {', '.join(map(str, lines))} built a "
+        "temporary string per iteration only to compare it; `compare` on the "
+        "original string answers the same (and throws the same out_of_range) "
+        "without copying.",
+        tuple(sorted((c.node for c in found), key=lambda n: n.start_byte)), includes=())
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
-    rewrite=rewrite,
+    fix=fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=15,

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.effects import BACK_METHODS
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -48,6 +49,7 @@ from perfpilot.code.syntax import (
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.containers.front_consume import (
     FrontConsumed,
+    Refused,
     consume_text,
     find_helper_text,
     front_consumed,
@@ -55,14 +57,15 @@ from perfpilot.rules.containers.front_consume import (
     restore_text,
 )
 from perfpilot.rules.containers.front_inserts import FrontBuilt, front_built
+from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.edits import Edit, overlaps
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import ADDITIVE, EQUALITY, POSTFIX, fitted_edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
-    RuleOutput,
     insertion_before,
     newline_of,
     statement_slot_ok,
@@ -114,80 +117,111 @@ def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
     return edits
 
 
-def queue_rule(inp: RuleInput) -> RuleOutput:
-    """Rewrite ``while (!q.empty())`` loops that erase ``q``'s front into head-index loops."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    for loop in walk(inp.function):
-        if loop.type != "while_statement":
-            continue
-        cond = _squash(loop.child_by_field_name("condition"))
-        m = re.fullmatch(r"\(!([A-Za-z_]\w*)\.empty\(\)\)", cond)
-        body = loop.child_by_field_name("body")
-        if m is None or body is None or body.type != "compound_statement":
-            continue
-        q = m.group(1)
-        vt = inp.types.get(q)
-        if vt is None or vt.pointer or vt.array or not _VECTOR.match(
-                " ".join(vt.base.replace("const", "").split())):
-            continue
-        erase = next((s for s in statements(body)[:2]
-                      if _squash(s) == f"{q}.erase({q}.begin());"), None)
-        if erase is None:
-            continue
-        line = inp.line_of(loop)
-        if not statement_slot_ok(loop):
-            continue
-        head = inp.fresh_name(f"{q}_head")
-        edits = _rewrites(body, q, head, erase)
-        if edits is None:
-            notes.append(f"{RULE_ID}: the loop at line {line} stays: it uses '{q}' in a way "
-                         "that a head index cannot follow (iterators, other erasures, ...)")
-            continue
-        nl = newline_of(inp.text)
-        data = inp.data
-        line_start = data.rfind(b"\n", 0, loop.start_byte) + 1
-        indent = data[line_start:loop.start_byte].decode("utf-8")
-        indent = indent if not indent.strip() else ""
-        cond_node = loop.child_by_field_name("condition")
-        assert cond_node is not None
-        edits += [
-            insertion_before(inp, loop, f"std::size_t {head} = 0;", RULE_ID, order=-10),
-            Edit(cond_node.start_byte, cond_node.end_byte, f"({head} < {q}.size())", RULE_ID),
-            Edit(erase.start_byte, erase.end_byte, f"++{head};", RULE_ID),
-            # The consumed prefix goes once, so q ends as the original loop left it.
-            Edit(loop.end_byte, loop.end_byte,
-                 f"{nl}{indent}{q}.erase({q}.begin(), {q}.begin() + "
-                 f"static_cast<std::ptrdiff_t>({head}));", RULE_ID),
-        ]
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"The loop at line {line} removes the first element of '{q}' with erase(begin()) "
-            f"on every iteration, which moves all the remaining elements, so draining it is "
-            f"quadratic; counting the consumed elements in '{head}' and erasing them once "
-            "after the loop makes each step constant time.", (line,)))
-    return changes, notes
+@dataclass(frozen=True)
+class Drain:
+    """``while (!q.empty()) { ... q.erase(q.begin()); ... }`` on a vector ``queue``, the erase
+    among the first two statements of the loop's block."""
+
+    loop: Node
+    queue: str
+    erase: Node  # the erase statement
 
 
-def front_insert_rule(inp: RuleInput) -> RuleOutput:
-    """Loops that only add to the front of a local vector or string build a reversed scratch
-    container and put it in front once after the loop."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    for fb in front_built(inp.facts):
-        line = inp.line_of(fb.loop.node)
-        if not statement_slot_ok(fb.loop.node):
-            notes.append(f"{RULE_ID}: the loop at line {line} stays: it is not directly inside "
-                         "a block, so nothing can follow it")
-            continue
-        changes.append(_front_change(inp, fb, line))
-    return changes, notes
+@dataclass(frozen=True)
+class FrontOp(Proof):
+    """What detection proved of one front operation: a loop draining a vector (``drain``), a
+    loop consuming a container through an offset (``consumed``), a loop only building at the
+    front (``built``), or none of them (``why`` it stays); ``node`` names the operation."""
+
+    node: Node
+    drain: Drain | None = None
+    consumed: FrontConsumed | None = None
+    built: FrontBuilt | None = None
+    why: str = ""
 
 
-def _front_change(inp: RuleInput, fb: FrontBuilt, line: int) -> Change:
+def _drain(facts: FunctionFacts, call: Node) -> Drain | None:
+    """The draining loop whose erase statement is ``call``'s (see ``Drain``)."""
+    stmt = call.parent
+    body = stmt.parent if stmt is not None else None
+    loop = body.parent if body is not None else None
+    if stmt is None or body is None or loop is None or loop.type != "while_statement" or \
+            body.type != "compound_statement" or loop.child_by_field_name("body") != body:
+        return None
+    m = re.fullmatch(r"\(!([A-Za-z_]\w*)\.empty\(\)\)",
+                     _squash(loop.child_by_field_name("condition")))
+    if m is None:
+        return None
+    q = m.group(1)
+    vt = facts.var(q)
+    if vt is None or vt.pointer or vt.array or not _VECTOR.match(
+            " ".join(vt.base.replace("const", "").split())):
+        return None
+    if stmt not in statements(body)[:2] or _squash(stmt) != f"{q}.erase({q}.begin());":
+        return None
+    return Drain(loop, q, stmt)
+
+
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The loop the finding proved: drained through a head index, consumed through an
+    offset, or built at the back of a scratch container; else why it stays."""
+    proof = finding.proof
+    assert isinstance(proof, FrontOp)
+    if proof.drain is not None:
+        drained = _drain_change(inp, proof.drain)
+        if isinstance(drained, Planned) or proof.consumed is None:
+            return drained
+    if proof.consumed is not None:
+        return _consume_change(inp, proof.consumed)
+    if proof.built is not None:
+        return _front_change(inp, proof.built)
+    return Left("", proof.node, proof.why)
+
+
+def _drain_change(inp: RuleInput, d: Drain) -> Planned | Left:
+    loop, q, erase = d.loop, d.queue, d.erase
+    if not statement_slot_ok(loop):
+        return Left("the loop", loop, "it is not directly inside a block, so nothing can be "
+                    "declared before it")
+    body = loop.child_by_field_name("body")
+    assert body is not None
+    head = inp.fresh_name(f"{q}_head")
+    edits = _rewrites(body, q, head, erase)
+    if edits is None:
+        return Left("the loop", loop, f"it uses '{q}' in a way that a head index cannot "
+                    "follow (iterators, other erasures, ...)")
+    nl = newline_of(inp.text)
+    data = inp.data
+    line_start = data.rfind(b"\n", 0, loop.start_byte) + 1
+    indent = data[line_start:loop.start_byte].decode("utf-8")
+    indent = indent if not indent.strip() else ""
+    cond_node = loop.child_by_field_name("condition")
+    assert cond_node is not None
+    edits += [
+        insertion_before(inp, loop, f"std::size_t {head} = 0;", RULE_ID, order=-10),
+        Edit(cond_node.start_byte, cond_node.end_byte, f"({head} < {q}.size())", RULE_ID),
+        Edit(erase.start_byte, erase.end_byte, f"++{head};", RULE_ID),
+        # The consumed prefix goes once, so q ends as the original loop left it.
+        Edit(loop.end_byte, loop.end_byte,
+             f"{nl}{indent}{q}.erase({q}.begin(), {q}.begin() + "
+             f"static_cast<std::ptrdiff_t>({head}));", RULE_ID),
+    ]
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(loop)} removes the first element of '{q}' with "
+        f"erase(begin()) on every iteration, which moves all the remaining elements, so "
+        f"draining it is quadratic; counting the consumed elements in '{head}' and erasing "
+        "them once after the loop makes each step constant time.", (loop,), includes=())
+
+
+def _front_change(inp: RuleInput, fb: FrontBuilt) -> Planned | Left:
+    loop = fb.loop.node
+    if not statement_slot_ok(loop):
+        return Left("the loop", loop, "it is not directly inside a block, so nothing can "
+                    "follow it")
     r = fb.name
     tmp = inp.fresh_name(f"{r}_front")
-    edits = [insertion_before(inp, fb.loop.node, f"{fb.type_text} {tmp};", RULE_ID, order=-10)]
+    edits = [insertion_before(inp, loop, f"{fb.type_text} {tmp};", RULE_ID, order=-10)]
     for ins in fb.inserts:
         if ins.whole:
             piece = inp.fresh_name(f"{r}_piece")
@@ -198,38 +232,27 @@ def _front_change(inp: RuleInput, fb: FrontBuilt, line: int) -> Change:
         edits.append(Edit(ins.statement.start_byte, ins.statement.end_byte, new, RULE_ID))
     nl = newline_of(inp.text)
     data = inp.data
-    line_start = data.rfind(b"\n", 0, fb.loop.node.start_byte) + 1
-    indent = data[line_start:fb.loop.node.start_byte].decode("utf-8")
+    line_start = data.rfind(b"\n", 0, loop.start_byte) + 1
+    indent = data[line_start:loop.start_byte].decode("utf-8")
     indent = indent if not indent.strip() else ""
     # The pieces go in front once, last added first, as the front inserts left them.
-    edits.append(Edit(fb.loop.node.end_byte, fb.loop.node.end_byte,
+    edits.append(Edit(loop.end_byte, loop.end_byte,
                       f"{nl}{indent}{r}.insert({r}.begin(), {tmp}.rbegin(), {tmp}.rend());",
                       RULE_ID))
     what = "string" if fb.string else "vector"
-    return Change(
-        RULE_ID, tuple(edits),
-        f"The loop at line {line} adds to the front of the {what} '{r}', moving everything "
-        f"already in it each time, which is quadratic; it now appends to '{tmp}' and puts its "
-        f"contents, reversed, in front of '{r}' once after the loop.", (line,))
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(loop)} adds to the front of the {what} '{r}', moving "
+        f"everything already in it each time, which is quadratic; it now appends to '{tmp}' "
+        f"and puts its contents, reversed, in front of '{r}' once after the loop.", (loop,),
+        includes=())
 
 
-def consume_rule(inp: RuleInput) -> RuleOutput:
-    """Loops consuming a local container from the front read it through an offset."""
-    found, refused = front_consumed(inp.facts, inp.unit)
-    notes = [f"{RULE_ID}: the loop at line {inp.line_of(r.loop)} keeps consuming '{r.name}' "
-             f"from the front: {r.why}" for r in refused]
-    changes: list[Change] = []
-    for fc in found:
-        line = inp.line_of(fc.loop)
-        if not statement_slot_ok(fc.loop):
-            notes.append(f"{RULE_ID}: the loop at line {line} stays: it is not directly inside "
-                         "a block, so nothing can be declared before it")
-            continue
-        changes.append(_consume_change(inp, fc, line))
-    return changes, notes
-
-
-def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
+def _consume_change(inp: RuleInput, fc: FrontConsumed) -> Planned | Left:
+    if not statement_slot_ok(fc.loop):
+        return Left("the loop", fc.loop, "it is not directly inside a block, so nothing can "
+                    "be declared before it")
+    line = inp.line_of(fc.loop)
     off = inp.fresh_name(f"{fc.name}_head")
     count = inp.fresh_name(f"{fc.name}_cut")
     finder = inp.fresh_name(f"{fc.name}_find") if any(r.kind == "find" for r in fc.reads) \
@@ -262,24 +285,24 @@ def _consume_change(inp: RuleInput, fc: FrontConsumed, line: int) -> Change:
     what = "a prefix" if fc.form in ("erase-n", "substr-n") else "the first element"
     after = " and erases the consumed prefix once after the loop" if fc.restore else ""
     includes = ("<cstddef>", "<algorithm>") if fc.form == "erase-n" else ("<cstddef>",)
-    return Change(
-        RULE_ID, tuple(edits),
+    return Planned(
+        tuple(edits),
         f"The loop at line {line} removes {what} of '{fc.name}' with '{how}' on "
         f"every iteration, moving all the remaining elements, so consuming it is quadratic; "
         f"it now reads '{fc.name}' unchanged through the offset '{off}'{after}, constant "
-        "time per step.", (line,), includes)
+        "time per step.", (fc.loop,), includes)
 
 
-def front_op_rule(inp: RuleInput) -> RuleOutput:
-    """The rewrites: draining from the front, building at the front, consuming from the
-    front (where the drain rewrite already took a loop, it keeps it)."""
-    drained, notes = queue_rule(inp)
-    built, more = front_insert_rule(inp)
-    consumed, rest = consume_rule(inp)
-    taken = [e for c in drained for e in c.edits]
-    consumed = [c for c in consumed
-                if not any(overlaps(e, t) for e in c.edits for t in taken)]
-    return drained + built + consumed, notes + more + rest
+_ERASE_BEGIN = re.compile(r"\.erase\(\w+\.c?begin\(\)\)")
+
+
+def refused(inp: RuleInput) -> list[str]:
+    """Why each loop consuming a container from the front by a form the detection does not
+    report (``erase(0, 1)``, ``substr(1)``, a prefix) stays as it is."""
+    _found, refusals = front_consumed(inp.facts, inp.unit)
+    return [f"{RULE_ID}: the loop at line {inp.line_of(r.loop)} keeps consuming '{r.name}' "
+            f"from the front: {r.why}" for r in refusals
+            if not _ERASE_BEGIN.search(_squash(r.consume))]
 
 
 # detection
@@ -292,12 +315,15 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
     """``v.erase(v.begin())`` or ``v.insert(v.begin(), x)`` on a vector inside a loop, or
     ``r = c + r`` on a string, or a proved front-consuming loop (``s.erase(0, 1)``,
     ``s = s.substr(1)``)."""
-    consumed, _refused = front_consumed(facts, facts.unit)
+    consumed, refusals = front_consumed(facts, facts.unit)
+    drains = {d.loop.start_byte: d for d in (
+        _drain(facts, c) for c in facts.in_loops("call_expression")) if d is not None}
     for fc in consumed:
         lp = facts.loop_of(fc.consume)
         if fc.form == "erase-begin" or lp is None:
             continue  # erase(begin()) is reported below
         what = "a prefix" if fc.form in ("erase-n", "substr-n") else "the first element"
+        drain = drains.get(fc.loop.start_byte)
         yield make_finding(
             "vector-front-op",
             f"`{code(fc.consume)}` on line {line(fc.consume)} removes {what} of "
@@ -306,26 +332,28 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
             "start offset instead and erase the consumed prefix once after the loop.",
             [line(fc.consume), lp.line],
             loop_range=lp.byte_range, node_range=rng(fc.consume), names=[fc.name],
-            data={"var": fc.name, "op": "erase"},
             bonus=depth_bonus(lp.depth),
+            proof=FrontOp(fc.consume, consumed=fc) if drain is None else FrontOp(
+                fc.consume, why=f"the loop drains '{drain.queue}' through a head index, "
+                "one rewrite of the loop at a time"),
         )
+    built_at: set[int] = set()
     for fb in front_built(facts):
-        for ins in fb.inserts:
-            e = ins.statement.named_children[0]
-            if e.type != "assignment_expression":
-                continue  # an insert call: reported below
-            yield make_finding(
-                "vector-front-op",
-                f"`{code(e)}` on line {line(e)} builds a new string with `{fb.name}` copied "
-                f"after the new characters on every iteration of {loop_phrase(fb.loop)} (O(n²) "
-                f"copies): append them to a scratch string and put it, reversed, in front of "
-                f"`{fb.name}` once after the loop.",
-                [line(e), fb.loop.line],
-                loop_range=fb.loop.byte_range, node_range=rng(e), names=[fb.name],
-                data={"var": fb.name, "op": "prepend"},
-                bonus=depth_bonus(fb.loop.depth),
-            )
-            break
+        built_at |= {i.statement.start_byte for i in fb.inserts}
+        e = min((i.statement for i in fb.inserts), key=lambda n: n.start_byte).named_children[0]
+        if e.type == "assignment_expression":
+            text = (f"`{code(e)}` on line {line(e)} builds a new string with `{fb.name}` "
+                    f"copied after the new characters on every iteration of "
+                    f"{loop_phrase(fb.loop)} (O(n²) copies): append them to a scratch string "
+                    f"and put it, reversed, in front of `{fb.name}` once after the loop.")
+        else:
+            text = _front_phrase(e, "inserts at the front", fb.name, fb.loop)
+        yield make_finding(
+            "vector-front-op", text, [line(e), fb.loop.line],
+            loop_range=fb.loop.byte_range, node_range=rng(e), names=[fb.name],
+            bonus=depth_bonus(fb.loop.depth),
+            proof=FrontOp(e, built=fb),
+        )
     for call in facts.in_loops("call_expression"):
         name = callee(call)
         if name not in ("erase", "insert", "emplace"):
@@ -339,29 +367,58 @@ def vector_front_op(facts: FunctionFacts) -> Iterator[Finding]:
         if vname is None or (v is not None and not _VECTORISH.match(v.base)):
             continue
         first: Node = args[0]
-        if not (first.type == "call_expression" and callee(first) == "begin"
+        if not (first.type == "call_expression" and callee(first) in ("begin", "cbegin")
                 and receiver(first) is not None and root_name(receiver(first)) == vname):
             continue
         loop = facts.loop_of(call)
         if loop is None:
             continue
+        if call.parent is not None and call.parent.start_byte in built_at:
+            continue  # its loop only builds at the front: reported above
         op = "removes the first element" if name == "erase" else "inserts at the front"
         yield make_finding(
-            "vector-front-op",
-            f"`{code(call)}` on line {line(call)} {op} of `{vname}` on every iteration of "
-            f"{loop_phrase(loop)}, shifting all remaining elements each time (O(n²) moves): use "
-            f"`std::deque` (`pop_front`/`push_front` are O(1)), or keep a moving start index.",
+            "vector-front-op", _front_phrase(call, op, vname, loop),
             [line(call), loop.line],
             loop_range=loop.byte_range, node_range=rng(call), names=[vname],
-            data={"var": vname, "op": name},
             bonus=depth_bonus(loop.depth),
+            proof=_call_proof(call, name, drains, consumed, refusals),
         )
+
+
+def _front_phrase(call: Node, op: str, vname: str, loop: Loop) -> str:
+    return (f"`{code(call)}` on line {line(call)} {op} of `{vname}` on every iteration of "
+            f"{loop_phrase(loop)}, shifting all remaining elements each time (O(n²) moves): "
+            f"use `std::deque` (`pop_front`/`push_front` are O(1)), or keep a moving start "
+            f"index.")
+
+
+def _call_proof(call: Node, name: str, drains: dict[int, Drain],
+                consumed: tuple[FrontConsumed, ...], refusals: tuple[Refused, ...]) -> FrontOp:
+    """What a front erase or insert call is part of: a drain, a proved consuming loop (both
+    for an erase, the drain first), or why it stays."""
+    stmt = call.parent
+    drain = next((d for d in drains.values() if d.erase == stmt), None)
+    fc = next((c for c in consumed if c.consume == stmt), None)
+    if drain is not None or fc is not None:
+        return FrontOp(call, drain=drain, consumed=fc)
+    refusal = next((r for r in refusals if r.consume == stmt), None)
+    if refusal is not None:
+        return FrontOp(call, why=refusal.why)
+    if name == "erase":
+        why = "no drain or consuming loop is proved around it: a `while (!v.empty())` loop " \
+              "(or one testing the size) whose block erases the front once and otherwise " \
+              "only reads it"
+    else:
+        why = "the loop does more with the container than add to its front one element " \
+              "at a time, or may leave it half built"
+    return FrontOp(call, why=why)
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=vector_front_op,
-    rewrite=front_op_rule,
+    rewrite=with_refusals(vector_front_op, fix, refused),
+    fix=fix,
     rewrites_as=frozenset({"vector-front-op"}),
     phase=1,
     order=6,
