@@ -303,7 +303,7 @@ class FunctionFacts:
         nest = self._nests.get(top.index)
         if nest is None:
             nest = self._nests[top.index] = analyze_loop(top.node, 0, 0, self.loop_types,
-                                                         self.own_names)
+                                                         self.own_names, self.unit)
         return next(lf for lf in all_loops((nest,)) if lf.start_byte == loop.node.start_byte)
 
     # --- data flow (syntactic, conservative) -------------------------------------------------

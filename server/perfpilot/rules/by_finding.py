@@ -22,11 +22,14 @@ Detector = Callable[[FunctionFacts], Iterable[Finding]]
 RewriteFn = Callable[[RuleInput], RuleOutput]
 # A rewrite of one finding (detected on ``RuleInput.facts``): the change, or why it stays.
 Fix = Callable[[RuleInput, Finding], Planned | Left]
+# The notes (``rule: ...``) on the candidates a detection examined and refused: they are not
+# findings, but a user who asked for the rule is owed the reason it did nothing there.
+Refusals = Callable[[RuleInput], Iterable[str]]
 
 
-def by_finding(detect: Detector, fix: Fix) -> RewriteFn:
+def by_finding(detect: Detector, fix: Fix, refused: Refusals | None = None) -> RewriteFn:
     """The rewrite that runs ``fix`` on each finding of ``detect`` (the ``RewriteFn`` the
-    rewriter's phases call)."""
+    rewriter's phases call), then adds the notes of ``refused``."""
 
     def run(inp: RuleInput) -> RuleOutput:
         changes: list[Change] = []
@@ -37,6 +40,8 @@ def by_finding(detect: Detector, fix: Fix) -> RewriteFn:
                 notes.append(left_note(inp, finding.rule, out))
             else:
                 changes.append(planned_change(inp, finding.rule, out))
+        if refused is not None:
+            notes.extend(refused(inp))
         return changes, notes
 
     return run

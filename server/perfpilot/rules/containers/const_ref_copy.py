@@ -21,7 +21,6 @@ from perfpilot.code.syntax import (
     line,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.detect.common import cpp, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, Proof, make_finding
@@ -87,8 +86,8 @@ def refused(inp: RuleInput) -> list[str]:
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
-    rewrite=with_refusals(detect, fix, refused),
     fix=fix,
+    refused=refused,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=4,

@@ -27,7 +27,6 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.detect.common import HEAVY_TYPE, cpp, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, Proof, make_finding
@@ -301,8 +300,8 @@ def _writes_globals(body: Node, unit_globals: set[str]) -> bool:
 RULE = RuleSpec(
     id="const-ref-param",
     detect=const_ref_param,
-    rewrite=with_refusals(const_ref_param, fix, refused),
     fix=fix,
+    refused=refused,
     rewrites_as=frozenset({"const-ref-param"}),
     phase=1,
     order=3,

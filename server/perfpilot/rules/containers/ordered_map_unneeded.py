@@ -17,7 +17,6 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.containers.order_free import order_free_fold
-from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.containers.small_key_map import function_types, small_key_maps
 from perfpilot.rules.detect.common import cpp, lines_phrase
 from perfpilot.rules.detect.containers import container_uses, local_containers
@@ -204,8 +203,8 @@ def refused(inp: RuleInput) -> list[str]:
 RULE = RuleSpec(
     id="ordered-map-unneeded",
     detect=ordered_map_unneeded,
-    rewrite=with_refusals(ordered_map_unneeded, fix, refused),
     fix=fix,
+    refused=refused,
     rewrites_as=frozenset({"ordered-map-unneeded"}),
     phase=1,
     order=8,

@@ -24,7 +24,6 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.containers.small_key_map import (
     Iteration,
     SmallKeyMap,
@@ -233,8 +232,8 @@ def _loop_edits(inp: RuleInput, m: SmallKeyMap, it: Iteration, val: str, has: st
 RULE = RuleSpec(
     id=RULE_ID,
     detect=small_key_table,
-    rewrite=with_refusals(small_key_table, fix, refused),
     fix=fix,
+    refused=refused,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=7,

@@ -57,7 +57,6 @@ from perfpilot.rules.containers.front_consume import (
     restore_text,
 )
 from perfpilot.rules.containers.front_inserts import FrontBuilt, front_built
-from perfpilot.rules.containers.refused_notes import with_refusals
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import ADDITIVE, EQUALITY, POSTFIX, fitted_edit
@@ -417,8 +416,8 @@ def _call_proof(call: Node, name: str, drains: dict[int, Drain],
 RULE = RuleSpec(
     id=RULE_ID,
     detect=vector_front_op,
-    rewrite=with_refusals(vector_front_op, fix, refused),
     fix=fix,
+    refused=refused,
     rewrites_as=frozenset({"vector-front-op"}),
     phase=1,
     order=6,

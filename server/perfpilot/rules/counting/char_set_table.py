@@ -40,7 +40,6 @@ from perfpilot.code.syntax import (
     unparenthesized,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting.byte_tables import table_loops
 from perfpilot.rules.counting.char_membership import STRCHR_ALSO_FINDS, memberships
 from perfpilot.rules.detect.common import code, rng
@@ -51,7 +50,6 @@ from perfpilot.rules.rewrite_input import (
     Left,
     Planned,
     RuleInput,
-    RuleOutput,
     insertion_before,
     left_note,
     newline_of,
@@ -324,24 +322,20 @@ def _named_fix(inp: RuleInput, proof: NamedSearches) -> Planned:
         (loop, *(c.node for c in proof.tests)), includes=())
 
 
-_fixed = by_finding(char_set_table, fix)
-
-
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Each finding fixed (``fix``), and a note for each search of a named string no table
-    can answer: why it stays is worth saying though the plan does not name it."""
-    changes, notes = _fixed(inp)
+def refused(inp: RuleInput) -> list[str]:
+    """A note for each search of a named string no table can answer: why it stays is worth
+    saying though the plan does not name it."""
     named = [c for c in _chains(inp.facts) if c.source]
-    refused = _named_searches(inp.facts, named)[1] if named else []
-    return changes, notes + [left_note(inp, RULE_ID, Left(f"the search of '{c.source}'", c.node,
-                                                          why)) for c, why in refused]
+    left = _named_searches(inp.facts, named)[1] if named else []
+    return [left_note(inp, RULE_ID, Left(f"the search of '{c.source}'", c.node, why))
+            for c, why in left]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=char_set_table,
     fix=fix,
-    rewrite=rewrite,
+    refused=refused,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=10,

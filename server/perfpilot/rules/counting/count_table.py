@@ -27,7 +27,6 @@ from perfpilot.code.syntax import (
     node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting import count_tables
 from perfpilot.rules.counting.count_tables import CountCall
 from perfpilot.rules.detect.common import code, loop_phrase, rng
@@ -38,7 +37,6 @@ from perfpilot.rules.rewrite_input import (
     Left,
     Planned,
     RuleInput,
-    RuleOutput,
     insertion_before,
     left_note,
     statement_slot_ok,
@@ -161,23 +159,18 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
         else ("<cstddef>", "<unordered_map>", *guarded))
 
 
-_fixed = by_finding(detect, fix)
-
-
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Each finding fixed (``fix``), and a note for each count over a whole container that
-    detection refused: why it stays is worth saying though the plan does not name it."""
-    changes, notes = _fixed(inp)
-    refused = count_tables.count_calls(inp.facts, unit_names(inp.facts.unit))[1]
-    return changes, notes + [left_note(inp, RULE_ID, Left("the count", r.call, r.why))
-                             for r in refused]
+def refused(inp: RuleInput) -> list[str]:
+    """A note for each count over a whole container that detection refused: why it stays is
+    worth saying though the plan does not name it."""
+    left = count_tables.count_calls(inp.facts, unit_names(inp.facts.unit))[1]
+    return [left_note(inp, RULE_ID, Left("the count", r.call, r.why)) for r in left]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
     fix=fix,
-    rewrite=rewrite,
+    refused=refused,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=9,

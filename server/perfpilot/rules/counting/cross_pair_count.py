@@ -18,7 +18,6 @@ from perfpilot.code.syntax import (
     node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting.ordered_count import (
     OrderedCount,
     copy_text,
@@ -33,7 +32,6 @@ from perfpilot.rules.rewrite_input import (
     Left,
     Planned,
     RuleInput,
-    RuleOutput,
     insertion_before,
     left_note,
     statement_slot_ok,
@@ -148,20 +146,16 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     return fix_counts(PAIRS, inp, finding)
 
 
-_fixed = by_finding(detect, fix)
-
-
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Each finding fixed (``fix``), and a note for each candidate refused."""
-    changes, notes = _fixed(inp)
-    return changes, notes + refusal_notes(PAIRS, inp)
+def refused(inp: RuleInput) -> list[str]:
+    """A note for each candidate refused."""
+    return refusal_notes(PAIRS, inp)
 
 
 RULE = RuleSpec(
     id=PAIRS,
     detect=detect,
     fix=fix,
-    rewrite=rewrite,
+    refused=refused,
     rewrites_as=frozenset({PAIRS}),
     phase=0,  # it replaces whole loops, before the size hoist turns b.size() into a name
     order=8,

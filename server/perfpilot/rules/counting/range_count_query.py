@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting.cross_pair_count import (
     RANGES,
     detect_counts,
@@ -21,7 +20,7 @@ from perfpilot.rules.counting.cross_pair_count import (
     refusal_notes,
 )
 from perfpilot.rules.finding import Finding
-from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
@@ -34,20 +33,16 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     return fix_counts(RANGES, inp, finding)
 
 
-_fixed = by_finding(detect, fix)
-
-
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Each finding fixed (``fix``), and a note for each candidate refused."""
-    changes, notes = _fixed(inp)
-    return changes, notes + refusal_notes(RANGES, inp)
+def refused(inp: RuleInput) -> list[str]:
+    """A note for each candidate refused."""
+    return refusal_notes(RANGES, inp)
 
 
 RULE = RuleSpec(
     id=RANGES,
     detect=detect,
     fix=fix,
-    rewrite=rewrite,
+    refused=refused,
     rewrites_as=frozenset({RANGES}),
     phase=0,
     order=8,

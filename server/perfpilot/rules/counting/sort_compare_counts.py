@@ -40,7 +40,6 @@ from perfpilot.code.syntax import (
     unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.counting.byte_tables import byte_container
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
@@ -49,7 +48,6 @@ from perfpilot.rules.rewrite_input import (
     Left,
     Planned,
     RuleInput,
-    RuleOutput,
     left_note,
 )
 
@@ -207,23 +205,18 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
         (stmt, c.ret), includes=("<cstddef>",))
 
 
-_fixed = by_finding(detect, fix)
-
-
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Each finding fixed (``fix``), and a note for each pair of sorts detection refused:
-    why the sorts stay is worth saying though the plan does not name them."""
-    changes, notes = _fixed(inp)
-    refused = compares(inp.facts, inp.facts.unit)[1]
-    return changes, notes + [left_note(inp, RULE_ID, Left("the sort", s.statement, why))
-                             for s, why in refused]
+def refused(inp: RuleInput) -> list[str]:
+    """A note for each pair of sorts detection refused: why the sorts stay is worth saying
+    though the plan does not name them."""
+    left = compares(inp.facts, inp.facts.unit)[1]
+    return [left_note(inp, RULE_ID, Left("the sort", s.statement, why)) for s, why in left]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
     fix=fix,
-    rewrite=rewrite,
+    refused=refused,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=14,

@@ -10,7 +10,7 @@ from perfpilot.code.aliases import UNKNOWN
 from perfpilot.code.declarations import VarType
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.first_match import FirstMatch, first_match
-from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
+from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.site import Param
 from perfpilot.code.std_calls import AlgorithmCall, algorithm_calls
@@ -142,7 +142,7 @@ def openmp(facts: FunctionFacts) -> Iterator[Finding]:
             break
         analysed += size
         analysed_bytes += nbytes
-        forest.append(_nest(facts, loop))
+        forest.append(facts.loop_facts(loop))
     yield from _loop_findings(facts, all_loops(tuple(forest)))
 
 
@@ -190,14 +190,6 @@ def inner_findings(facts: FunctionFacts, finding: Finding) -> Iterator[Finding]:
     proof = finding.proof
     if isinstance(proof, ParallelLoop):
         yield from _loop_findings(facts, all_loops(proof.analysis.children))
-
-
-def _nest(facts: FunctionFacts, loop: Loop) -> LoopFacts:
-    """The analysis of the outermost loop ``loop`` and the loops in it. A function parsed
-    alone (the rewrite's current text) finds the helpers it calls in the unit."""
-    if facts.unit == facts.root:
-        return facts.loop_facts(loop)
-    return analyze_loop(loop.node, 0, 0, facts.loop_types, facts.own_names, facts.unit)
 
 
 def _ancestors(loop: Loop) -> list[Node]:
