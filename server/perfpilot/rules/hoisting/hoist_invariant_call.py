@@ -6,6 +6,9 @@ scans a whole container (``std::accumulate``, ``std::count_if``, ``std::max_elem
 with arguments the loop never changes, proved by ``code/invariant_scans.py``. The call moves
 before the outermost loop it is invariant in, into a ``const auto`` local the loop reads (under
 the loop's entry condition when the call could misbehave where the original never made it).
+
+Each finding is one local the rewrite computes (its proof says which calls it stands for and
+before which loop it goes) or a call left in its loop with the reason (``hoist_fix``).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ class InvariantCall:
 
 def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
     """Calls in a loop's condition (``strlen``, math, ``size()``/``length()``) or body (math,
-    ``strlen``) whose arguments the loop never changes: detection and rewrite share them."""
+    ``strlen``) whose arguments the loop never changes (``FunctionFacts.invariant_in``)."""
     seen: set[tuple[int, int]] = set()
     for loop in facts.loops:
         regions: list[tuple[str, Node]] = []
