@@ -8,8 +8,10 @@ import pytest
 
 from perfpilot.code.locate import function_by_name
 from perfpilot.code.site import Language
+from perfpilot.code.syntax import node_text
 from perfpilot.planning.builtin import Finding, analyze
 from perfpilot.rules.containers.reserve import Appends
+from perfpilot.rules.hoisting.hoist_invariant_call import ConditionHoist
 from perfpilot.rules.parallel.openmp import ParallelLoop
 
 
@@ -920,7 +922,9 @@ def test_hoist_points_at_the_call() -> None:
     (f,) = [f for f in findings(src, "f", "c") if f.rule == "hoist-invariant-call"]
     assert f.node_range is not None
     assert src.encode()[f.node_range[0]:f.node_range[1]] == b"strlen(s)"
-    assert f.data["where"] == "condition" and f.data["name"] == "strlen"
+    # the proof is the condition hoist of that call, under the name `strlen(s)` computes
+    assert isinstance(f.proof, ConditionHoist)
+    assert [node_text(c) for c in f.proof.calls] == ["strlen(s)"] and f.proof.stem == "s_len"
 
 
 def test_openmp_private_and_pragma() -> None:

@@ -362,3 +362,33 @@ def test_range_for_over_an_unknown_range_keeps_its_loop() -> None:
     res = rewrite(_site(code, "g2"), {"invariant-inner-loop"})
     assert "invariant-inner-loop" not in res.rules, res.code
     assert any("no entry condition" in n for n in res.notes), res.notes
+
+
+NESTED = """
+#include <vector>
+double grid(const std::vector<double>& a, const std::vector<double>& b, int n) {
+    double total = 0;
+    for (int i = 0; i < n; ++i) {
+        double s = 0;
+        for (std::size_t k = 0; k < a.size(); ++k) s += a[k];
+        for (int j = 0; j < n; ++j) {
+            double t = 0;
+            for (std::size_t m = 0; m < b.size(); ++m) t += b[m];
+            total += s * t + i * j;
+        }
+    }
+    return total;
+}
+"""
+
+
+def test_a_block_inside_an_outer_loop_moved_in_the_same_pass_waits_with_a_note() -> None:
+    site = function_by_name(NESTED, "cpp", "grid")
+    assert len([f for f in analyze(site) if f.rule == "invariant-inner-loop"]) == 2
+    res = rewrite(site, RULES)
+    assert res.rules == RULES and len(res.applied) == 1, res.notes
+    # the outer block moved; the inner one (in the `j` loop, inside the moved `i` loop) waits
+    assert res.code.index("double s = 0;") < res.code.index("for (int i = 0")
+    assert res.code.index("double t = 0;") > res.code.index("for (int j = 0")
+    assert any(n.startswith("invariant-inner-loop: the loop on line 8") and
+               "the block of the loop at line 5 moves first" in n for n in res.notes), res.notes

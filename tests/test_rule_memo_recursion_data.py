@@ -395,10 +395,27 @@ def test_left_alone(key: str) -> None:
 
 
 def test_left_with_a_note_on_why() -> None:
-    _rules, notes = _result(LEFT["global-read"])
+    # reported (a global read is no memo table), but the global may change between calls
+    _rules, notes = _result(LEFT["global-scalar"])
     assert any("not proved pure" in n for n in notes), notes
-    _rules, notes = _result(LEFT["halving"])
+    # reported (its calls shrink), proved pure, but one call steps by another key: no overlap
+    _rules, notes = _result(STEPS_BY_A_KEY)
     assert any("do not step" in n for n in notes), notes
+
+
+STEPS_BY_A_KEY = """
+int f(const std::vector<int> &v, int i, int t) {
+    if (i == 0 || t <= 0) return v[0];
+    return f(v, i - 1, t - i) + f(v, i - 1, t);
+}"""
+
+
+def test_halving_is_not_reported_nor_rewritten() -> None:
+    # halving never reaches one argument by two paths: no finding, so no note either
+    rules, _notes = _result(LEFT["halving"])
+    assert "memo-recursion" not in rules
+    site = function_by_name("#include <vector>\n" + LEFT["halving"], "cpp", "f")
+    assert not [f for f in analyze(site) if f.rule == "memo-recursion"]
 
 
 def test_c_unsigned_window_is_the_loop_an_engineer_writes() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
+    Node,
     callee,
     line,
     receiver,
@@ -16,7 +18,18 @@ from perfpilot.rules.detect.common import (
     loop_phrase,
     rng,
 )
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class Allocation(Proof):
+    """An allocation (``new`` or an allocator call) run on every iteration of ``loop``, and the
+    frees and deletes in that loop."""
+
+    alloc: Node
+    loop: Node
+    frees: tuple[Node, ...]
+
 
 _ALLOC_FUNCS = frozenset({"malloc", "calloc", "realloc", "strdup", "aligned_alloc"})
 
@@ -45,7 +58,7 @@ def alloc_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
             [line(node), loop.line, *([line(frees[0])] if frees else [])],
             loop_range=loop.byte_range, node_range=rng(node),
             names=[callee(node) if node.type == "call_expression" else "new"],
-            data={"alloc": what.strip("`")},
+            proof=Allocation(node, loop.node, tuple(frees)),
             bonus=depth_bonus(loop.depth),
         )
 

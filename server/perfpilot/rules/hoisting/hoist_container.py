@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
-    LOOP_TYPES,
     Node,
     line,
     node_text,
@@ -37,11 +37,11 @@ from perfpilot.rules.detect.common import (
     rng,
 )
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
-    RuleOutput,
     insertion_before,
     statement_slot_ok,
 )
@@ -150,61 +150,16 @@ def _only_inserts_values(body: Node, name: str) -> bool:
     return True
 
 
-def hoist_container_rule(inp: RuleInput) -> RuleOutput:
-    """Declare per-iteration vectors, strings and string streams once, before their loop."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    for decl in walk(inp.function):
-        if decl.type != "declaration":
-            continue
-        body = decl.parent
-        loop = body.parent if body is not None else None
-        if body is None or loop is None or body.type != "compound_statement" or \
-                loop.type not in LOOP_TYPES or loop.child_by_field_name("body") != body:
-            continue
-        type_node = decl.child_by_field_name("type")
-        name = _declared_name(decl)
-        if type_node is None or name is None:
-            continue
-        type_text = " ".join(node_text(type_node).split())
-        is_stream = bool(_STREAM.match(type_text))
-        if not (is_stream or _CONTAINER.match(type_text)):
-            continue
-        line = inp.line_of(decl)
-        if any(c.type in ("type_qualifier", "storage_class_specifier") for c in decl.children):
-            continue  # const, static: not reassignable, or not per iteration at all
-        if _global_uses(inp.unit, name) or \
-                _uses(inp.function, name, (body.start_byte, body.end_byte)):
-            notes.append(f"{RULE_ID}: '{name}' (line {line}) stays in the loop: the name is "
-                         "used elsewhere too")
-            continue
-        if any(n.type == "lambda_expression" and _uses(n, name) for n in walk(body)):
-            continue
-        if is_stream:
-            d = decl.child_by_field_name("declarator")
-            if d is None or d.type != "identifier" or not _only_inserts_values(body, name):
-                notes.append(f"{RULE_ID}: the stream '{name}' (line {line}) stays in the loop: "
-                             "it is constructed with arguments or its formatting changes")
-                continue
-            refill = f'{name}.str(""); {name}.clear();'
-        else:
-            refill = _refill(name, decl) or ""
-            if not refill:
-                continue
-        if not statement_slot_ok(loop):
-            continue
-        changes.append(Change(
-            RULE_ID,
-            (insertion_before(inp, loop, f"{type_text} {name};", RULE_ID, order=-30),
-             Edit(decl.start_byte, decl.end_byte, refill, RULE_ID)),
-            f"'{name}' ({type_text}) is built and destroyed on every iteration of the loop at "
-            f"line {inp.line_of(loop)}, allocating its buffer each time; declared once before "
-            "the loop and refilled in place, it keeps its capacity.",
-            (line, inp.line_of(loop))))
-    return changes, notes
-
-
 # detection
+
+
+@dataclass(frozen=True)
+class PerIteration(Proof):
+    """A local container ``name`` declared by ``decl`` inside ``loop`` (its innermost loop)."""
+
+    decl: Node
+    loop: Node
+    name: str
 
 
 def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
@@ -231,15 +186,69 @@ def hoist_container(facts: FunctionFacts) -> Iterator[Finding]:
                 f"inside, so its capacity is reused.",
                 [line(decl), loop.line],
                 loop_range=loop.byte_range, node_range=rng(decl), names=[v.name],
-                data={"var": v.name, "type": v.base},
                 bonus=depth_bonus(loop.depth),
+                proof=PerIteration(decl, loop.node, v.name),
             )
+
+
+# rewrite
+
+_STAYS = "stays in the loop"
+
+
+def hoist_container_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Declare a per-iteration vector, string or string stream once, before its loop, and
+    refill it in place where it was declared."""
+    proof = finding.proof
+    assert isinstance(proof, PerIteration)
+    decl, loop, name = proof.decl, proof.loop, proof.name
+    what = f"'{name}'"
+    body = decl.parent
+    if body is None or body.type != "compound_statement" or \
+            loop.child_by_field_name("body") != body:
+        return Left(what, decl, "it is not declared directly in the loop's body", _STAYS)
+    type_node = decl.child_by_field_name("type")
+    if type_node is None or _declared_name(decl) != name or \
+            len(decl.children_by_field_name("declarator")) != 1:
+        return Left(what, decl, "its declaration declares more than one variable", _STAYS)
+    type_text = " ".join(node_text(type_node).split())
+    is_stream = bool(_STREAM.match(type_text))
+    if not (is_stream or _CONTAINER.match(type_text)):
+        return Left(what, decl, f"a `{type_text}` has no refill written here (only vectors, "
+                    "strings and string streams are refilled in place)", _STAYS)
+    if any(c.type in ("type_qualifier", "storage_class_specifier") for c in decl.children):
+        return Left(what, decl, "it is const, so a hoisted one could not be refilled", _STAYS)
+    if _global_uses(inp.unit, name) or \
+            _uses(inp.function, name, (body.start_byte, body.end_byte)):
+        return Left(what, decl, "the name is used elsewhere too", _STAYS)
+    if any(n.type == "lambda_expression" and _uses(n, name) for n in walk(body)):
+        return Left(what, decl, "a lambda in the loop names it", _STAYS)
+    if is_stream:
+        d = decl.child_by_field_name("declarator")
+        if d is None or d.type != "identifier" or not _only_inserts_values(body, name):
+            return Left(f"the stream {what}", decl, "it is constructed with arguments or its "
+                        "formatting changes", _STAYS)
+        refill = f'{name}.str(""); {name}.clear();'
+    else:
+        refill = _refill(name, decl) or ""
+        if not refill:
+            return Left(what, decl, "its one constructor argument may be a count or a copy, "
+                        "which only the types tell apart", _STAYS)
+    if not statement_slot_ok(loop):
+        return Left(what, decl, "its loop is not a plain statement of a block", _STAYS)
+    return Planned(
+        (insertion_before(inp, loop, f"{type_text} {name};", RULE_ID, order=-30),
+         Edit(decl.start_byte, decl.end_byte, refill, RULE_ID)),
+        f"'{name}' ({type_text}) is built and destroyed on every iteration of the loop at "
+        f"line {inp.line_of(loop)}, allocating its buffer each time; declared once before "
+        "the loop and refilled in place, it keeps its capacity.",
+        (decl, loop), includes=())
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=hoist_container,
-    rewrite=hoist_container_rule,
+    fix=hoist_container_fix,
     rewrites_as=frozenset({"hoist-container"}),
     phase=2,
     order=3,

@@ -6,6 +6,9 @@ scans a whole container (``std::accumulate``, ``std::count_if``, ``std::max_elem
 with arguments the loop never changes, proved by ``code/invariant_scans.py``. The call moves
 before the outermost loop it is invariant in, into a ``const auto`` local the loop reads (under
 the loop's entry condition when the call could misbehave where the original never made it).
+
+Each finding is one local the rewrite computes (its proof says which calls it stands for and
+before which loop it goes) or a call left in its loop with the reason (``hoist_fix``).
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ from perfpilot.code.effects import (
     PURE_RANGE_SCANS,
 )
 from perfpilot.code.facts import FunctionFacts, Loop
-from perfpilot.code.invariant_scans import invariant_scans, iter_targets
-from perfpilot.code.loops import all_loops
+from perfpilot.code.invariant_scans import InvariantScan, invariant_scans, iter_targets
 from perfpilot.code.sorted_ranges import unit_functions
 from perfpilot.code.syntax import (
     Node,
@@ -34,16 +36,16 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
-    fresh_name,
     insertion_before,
-    loop_node,
     statement_slot_ok,
 )
 
@@ -74,7 +76,7 @@ class InvariantCall:
 
 def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
     """Calls in a loop's condition (``strlen``, math, ``size()``/``length()``) or body (math,
-    ``strlen``) whose arguments the loop never changes: detection and rewrite share them."""
+    ``strlen``) whose arguments the loop never changes (``FunctionFacts.invariant_in``)."""
     seen: set[tuple[int, int]] = set()
     for loop in facts.loops:
         regions: list[tuple[str, Node]] = []
@@ -108,35 +110,226 @@ def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
                 yield InvariantCall(call, loop, target, region_name)
 
 
-def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
-    """A call whose arguments the loop never changes, evaluated on every iteration."""
-    for found in invariant_loop_calls(facts):
-        call, loop, target, region_name = found.call, found.loop, found.target, found.region
-        name = callee(call)
-        method = receiver(call) is not None
-        vars_ = sorted(identifiers(call) - {name})
-        if name in _LINEAR_CALLS:
-            cost, bonus = (f"`{name}` walks the whole string each time, which makes the "
-                           f"loop quadratic"), 0.30
-        elif method:
-            cost, bonus = ("the compiler often cannot prove the size unchanged when the "
-                           "body writes through pointers or calls functions"), -0.30
-        else:
-            cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
-        where = "in its condition" if region_name == "condition" else "in its body"
-        yield make_finding(
-            "hoist-invariant-call",
-            f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
+def _explained(found: InvariantCall) -> tuple[str, float]:
+    """The finding's words for an invariant call detection proved, and its impact bonus."""
+    call, loop, target, region_name = found.call, found.loop, found.target, found.region
+    name = callee(call)
+    method = receiver(call) is not None
+    vars_ = sorted(identifiers(call) - {name})
+    if name in _LINEAR_CALLS:
+        cost, bonus = (f"`{name}` walks the whole string each time, which makes the "
+                       f"loop quadratic"), 0.30
+    elif method:
+        cost, bonus = ("the compiler often cannot prove the size unchanged when the "
+                       "body writes through pointers or calls functions"), -0.30
+    else:
+        cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
+    where = "in its condition" if region_name == "condition" else "in its body"
+    return (f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
             f"{', '.join(f'`{v}`' for v in vars_)} "
             f"{'is' if len(vars_) == 1 else 'are'} not modified in the loop, so the "
             f"call is loop-invariant ({cost}): compute it once before "
             f"{'the loop' if target is loop else loop_phrase(target)}.",
-            [line(call), loop.line] + ([target.line] if target is not loop else []),
-            loop_range=target.byte_range, node_range=rng(call),
-            names=[name, *vars_],
-            data={"call": code(call, 200), "name": name, "where": region_name},
-            bonus=bonus + depth_bonus(loop.depth),
-        )
+            bonus + depth_bonus(loop.depth))
+
+
+# What a finding proves, per kind of hoist: each is one local computed once before a loop
+# (``before``), replacing ``calls``; its declaration goes in at ``order`` among the locals
+# put before that loop.
+
+
+@dataclass(frozen=True)
+class ConditionHoist(Proof):
+    """Condition calls spelled ``text`` whose object or argument the loop body never changes
+    (the loop analysis's ``invariant_calls``), and the same calls in later loops of the block
+    that read the local because nothing between the loops can change it (``reuse``, in the
+    loops ``later``)."""
+
+    calls: tuple[Node, ...]
+    before: Node
+    text: str
+    stem: str
+    order: int
+    reuse: tuple[Node, ...] = ()
+    later: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class BodyHoist(Proof):
+    """Math calls spelled ``text`` in a loop body, invariant in the loop ``before``: a pure
+    function of values that loop never changes, safe to evaluate before it."""
+
+    calls: tuple[Node, ...]
+    before: Node
+    text: str
+    order: int
+
+
+@dataclass(frozen=True)
+class AlgorithmHoist(Proof):
+    """Standard algorithm calls spelled ``text`` that scan ``container`` (with ``kind``), proved
+    invariant in the loop ``before`` (``code/invariant_scans.py``); computed under ``guard``
+    (else ``fallback``) when not empty."""
+
+    calls: tuple[Node, ...]
+    before: Node
+    text: str
+    container: str
+    kind: str
+    guard: str
+    fallback: str
+    order: int
+
+
+@dataclass(frozen=True)
+class StaysInLoop(Proof):
+    """An invariant call detection reports that no hoist may move: ``what`` it is in words and
+    ``why``."""
+
+    call: Node
+    what: str
+    why: str
+
+
+def _call_at(root: Node, start: int, end: int) -> Node | None:
+    """The call expression spanning exactly ``[start, end)`` under ``root``."""
+    node: Node | None = root.descendant_for_byte_range(start, end)
+    while node is not None and node.start_byte == start and node.end_byte == end:
+        if node.type == "call_expression":
+            return node
+        node = node.parent
+    return None
+
+
+@dataclass
+class _Condition:
+    """A condition hoist while later loops may still join it."""
+
+    loop: Loop
+    calls: list[Node]
+    text: str
+    stem: str
+    order: int
+    reuse: list[Node] = field(default_factory=list)
+    later: list[Node] = field(default_factory=list)
+
+
+def _condition_hoists(facts: FunctionFacts) -> tuple[list[_Condition],
+                                                     list[tuple[Loop, Node]]]:
+    """The condition calls the loop analysis proves invariant, one hoist per call text and
+    loop (a later loop of the same block joins an earlier hoist when nothing between them can
+    change what it measures), and the calls of loops not directly inside a block."""
+    hoists: list[_Condition] = []
+    stuck: list[tuple[Loop, Node]] = []
+    hoisted: dict[str, _Condition] = {}
+    for lp in facts.loops:
+        if lp.kind != "for":
+            continue
+        sites = facts.loop_facts(lp).invariant_calls
+        if not sites:
+            continue
+        by_text: dict[str, list[Node]] = {}
+        for site in sites:
+            node = _call_at(lp.node, site.start_byte, site.end_byte)
+            if node is not None:
+                by_text.setdefault(site.text, []).append(node)
+        if not statement_slot_ok(lp.node):
+            stuck.extend((lp, n) for nodes in by_text.values() for n in nodes)
+            continue
+        for k, (text, nodes) in enumerate(by_text.items()):
+            site = next(c for c in sites if c.text == text)
+            earlier = hoisted.get(text)
+            if earlier is not None and site.obj and \
+                    _unchanged_between(facts, earlier.loop.node, lp.node, site.obj):
+                earlier.reuse.extend(nodes)
+                earlier.later.append(lp.node)
+                continue
+            stem = f"{site.obj}_size" if site.obj else f"{site.args[0]}_len"
+            hoists.append(_Condition(lp, nodes, text, stem, k))
+            hoisted[text] = hoists[-1]
+    return hoists, stuck
+
+
+def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
+    """A call whose arguments the loop never changes, evaluated on every iteration: each
+    finding one local the hoist computes once, or a call it leaves, with why."""
+    proved = {(f.call.start_byte, f.call.end_byte): f for f in invariant_loop_calls(facts)}
+    hoists, stuck = _condition_hoists(facts)
+    handled = {(c.start_byte, c.end_byte) for h in hoists for c in (*h.calls, *h.reuse)} | \
+        {(c.start_byte, c.end_byte) for _, c in stuck}
+    for h in hoists:
+        first = h.calls[0]
+        found = proved.get((first.start_byte, first.end_byte))
+        text, bonus = _explained(found) if found is not None else (
+            f"{loop_phrase(h.loop)} calls `{code(first)}` in its condition on every "
+            "iteration, though the body never changes what it measures: compute it once "
+            "before the loop.", depth_bonus(h.loop.depth))
+        name = callee(first)
+        calls = (*h.calls, *h.reuse)
+        later = [line(n) for n in h.later]
+        if later:
+            text += (f" The loop{'s' if len(later) > 1 else ''} on line"
+                     f"{'s' if len(later) > 1 else ''} {', '.join(map(str, later))} can read "
+                     "the same local: nothing between the loops changes it.")
+        yield make_finding(
+            "hoist-invariant-call", text,
+            [line(first), h.loop.line, *(line(c) for c in calls[1:]), *later],
+            loop_range=h.loop.byte_range, node_range=rng(first),
+            names=[name, *sorted(identifiers(first) - {name})], bonus=bonus,
+            proof=ConditionHoist(tuple(h.calls), h.loop.node, h.text, h.stem, h.order,
+                                 tuple(h.reuse), tuple(h.later)))
+    for lp, call in stuck:
+        found = proved.get((call.start_byte, call.end_byte))
+        yield _staying(found.call if found else call, lp, found, "in the condition",
+                       "its loop is not directly inside a block")
+    body: dict[int, dict[str, list[InvariantCall]]] = {}
+    for key, found in proved.items():
+        if key in handled:
+            continue
+        call = found.call
+        if found.region == "condition":
+            yield _staying(call, found.loop, found, "in the condition",
+                           "a call or store in the loop might change what it reads (an "
+                           "object of the same type reached through a reference or pointer)")
+        elif callee(call) not in _MATH_CALLS:
+            yield _staying(call, found.loop, found, "in the loop body",
+                           "computed before the loop it would run where the original may "
+                           "never call it (a loop that runs no iteration, a branch not taken)")
+        elif not statement_slot_ok(found.target.node):
+            yield _staying(call, found.loop, found, "", "the loop it is invariant in is not "
+                           "directly inside a block")
+        else:
+            text = " ".join(code(call, 10_000).split())
+            body.setdefault(found.target.index, {}).setdefault(text, []).append(found)
+    for index in sorted(body):
+        for k, (text, group) in enumerate(body[index].items()):
+            first = group[0].call
+            words, bonus = _explained(group[0])
+            name = callee(first)
+            yield make_finding(
+                "hoist-invariant-call", words,
+                [line(first), group[0].loop.line, *(line(f.call) for f in group[1:]),
+                 *([group[0].target.line] if group[0].target is not group[0].loop else [])],
+                loop_range=group[0].target.byte_range, node_range=rng(first),
+                names=[name, *sorted(identifiers(first) - {name})], bonus=bonus,
+                proof=BodyHoist(tuple(f.call for f in group), group[0].target.node, text, k))
+
+
+def _staying(call: Node, loop: Loop, found: InvariantCall | None, where: str,
+             why: str) -> Finding:
+    """The finding of an invariant call no hoist moves, with the reason it stays."""
+    words, bonus = _explained(found) if found is not None else (
+        f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration, though the "
+        "loop never changes what it reads: compute it once before the loop.",
+        depth_bonus(loop.depth))
+    target = found.target if found is not None else loop
+    name = callee(call)
+    return make_finding(
+        "hoist-invariant-call", words,
+        [line(call), loop.line] + ([target.line] if target is not loop else []),
+        loop_range=target.byte_range, node_range=rng(call),
+        names=[name, *sorted(identifiers(call) - {name})], bonus=bonus,
+        proof=StaysInLoop(call, f"`{code(call, 60)}`" + (f" {where}" if where else ""), why))
 
 
 ALGORITHM_RULE = "invariant-algorithm-call"
@@ -144,151 +337,126 @@ ALGORITHM_RULE = "invariant-algorithm-call"
 
 def invariant_algorithm_calls(facts: FunctionFacts) -> Iterator[Finding]:
     """A standard algorithm scanning a container the loop never changes, with arguments it
-    never changes: the same result on every iteration."""
-    for s in invariant_scans(facts)[0]:
-        loop = facts.loop_of(s.call)
-        if loop is None:
-            continue
-        where = "the loop" if s.target is loop else loop_phrase(s.target)
-        guard = (f" (under `{s.guard}`, the loop's entry condition, since the call could "
-                 "misbehave where the original never makes it)") if s.guard else ""
-        yield make_finding(
-            ALGORITHM_RULE,
-            f"`{code(s.call)}` on line {line(s.call)} scans `{s.container}` on every iteration "
-            f"of {loop_phrase(loop)}, though neither `{s.container}` nor its other arguments "
-            f"change there, so the loop does O(n·m) work for one value: compute it once "
-            f"before {where} into a `const auto` local{guard} and read that (O(n + m)); the "
-            f"call is the same, so even a floating sum is bit-identical.",
-            [line(s.call), loop.line] + ([s.target.line] if s.target is not loop else []),
-            loop_range=s.target.byte_range, node_range=rng(s.call), claims=[rng(s.call)],
-            names=[s.kind, s.container],
-            data={"call": code(s.call, 200), "container": s.container, "guard": s.guard},
-            bonus=depth_bonus(loop.depth),
-        )
+    never changes: the same result on every iteration (one finding per call text and loop
+    it moves before: the same call twice is computed once)."""
+    for target, group in iter_targets(invariant_scans(facts)[0]):
+        by_text: dict[tuple[str, str], list[InvariantScan]] = {}
+        for s in group:
+            by_text.setdefault((node_text(s.call), s.guard), []).append(s)
+        for k, ((text, guard), same) in enumerate(by_text.items()):
+            s = same[0]
+            loop = facts.loop_of(s.call)
+            if loop is None:
+                continue
+            where = "the loop" if target is loop else loop_phrase(target)
+            why = (f" (under `{guard}`, the loop's entry condition, since the call could "
+                   "misbehave where the original never makes it)") if guard else ""
+            yield make_finding(
+                ALGORITHM_RULE,
+                f"`{code(s.call)}` on line {line(s.call)} scans `{s.container}` on every "
+                f"iteration of {loop_phrase(loop)}, though neither `{s.container}` nor its "
+                f"other arguments change there, so the loop does O(n·m) work for one value: "
+                f"compute it once before {where} into a `const auto` local{why} and read that "
+                f"(O(n + m)); the call is the same, so even a floating sum is bit-identical.",
+                [line(s.call), loop.line, *(line(o.call) for o in same[1:])]
+                + ([target.line] if target is not loop else []),
+                loop_range=target.byte_range, node_range=rng(s.call),
+                claims=[rng(o.call) for o in same], names=[s.kind, s.container],
+                bonus=depth_bonus(loop.depth),
+                proof=AlgorithmHoist(tuple(o.call for o in same), target.node, text,
+                                     s.container, s.kind, guard, s.fallback, k))
 
 
 def _detect(facts: FunctionFacts) -> Iterator[Finding]:
-    yield from hoist_invariant_call(facts)
+    # the algorithm calls first: their locals are named first, as they are computed first
     yield from invariant_algorithm_calls(facts)
+    yield from hoist_invariant_call(facts)
 
 
 # rewrite
 
 
-def _algorithm_hoists(inp: RuleInput, taken: set[str]) -> RuleOutput:
-    """Each proved invariant algorithm call computed once before its loop."""
-    changes: list[Change] = []
-    scans, refused = invariant_scans(inp.facts)
-    notes = [f"{ALGORITHM_RULE}: `{code(c, 60)}` on line {inp.line_of(c)} stays: {why}"
-             for c, why in refused]
-    for loop, group in iter_targets(scans):
-        by_text: dict[tuple[str, str], list[Node]] = {}
-        for s in group:
-            by_text.setdefault((s.call.text.decode("utf-8") if s.call.text else "", s.guard),
-                               []).append(s.call)
-        edits: list[Edit] = []
-        names: list[str] = []
-        for k, ((call_text, guard), calls) in enumerate(by_text.items()):
-            first = next(s for s in group if s.call == calls[0])
-            name = fresh_name(taken, f"{first.container}_{first.kind}")
-            taken.add(name)
-            names.append(name)
-            value = call_text if not guard else f"({guard}) ? {call_text} : {first.fallback}"
-            edits.append(insertion_before(inp, loop.node, f"const auto {name} = {value};",
-                                          ALGORITHM_RULE, order=-10 + k))
-            edits.extend(Edit(c.start_byte, c.end_byte, name, ALGORITHM_RULE) for c in calls)
-        guarded = any(g for _, g in by_text)
-        changes.append(Change(
-            ALGORITHM_RULE, tuple(edits),
-            f"The loop at line {inp.line_of(loop.node)} recomputed "
-            f"{', '.join(sorted({f'std::{s.kind}' for s in group}))} over data it never "
-            f"changes on every iteration; it is now computed once before the loop (as "
-            f"{', '.join(names)}), which turns O(n·m) work into O(n + m); the call itself is "
-            "unchanged, so the value is bit-identical" +
-            (", and it is computed only when the loop runs its first iteration, as the "
-             "original did." if guarded else "."),
-            (inp.line_of(loop.node),),
-            includes=("<type_traits>",) if any("decay_t" in s.fallback for s in group) else ()))
-    return changes, notes
+def hoist_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Compute the proved invariant call once, before its loop, into a ``const`` local that
+    every call it stands for reads instead; or say why it stays."""
+    proof = finding.proof
+    if isinstance(proof, StaysInLoop):
+        return Left(proof.what, proof.call, proof.why)
+    if isinstance(proof, AlgorithmHoist):
+        return _algorithm_hoist(inp, proof)
+    if isinstance(proof, BodyHoist):
+        return _body_hoist(inp, proof)
+    assert isinstance(proof, ConditionHoist)
+    name = inp.fresh_name(proof.stem)
+    kind = "size_t" if inp.language == "c" else "auto"
+    edits = [insertion_before(inp, proof.before, f"const {kind} {name} = {proof.text};",
+                              "hoist-invariant-call", order=proof.order)]
+    edits.extend(Edit(c.start_byte, c.end_byte, name, "hoist-invariant-call")
+                 for c in (*proof.calls, *proof.reuse))
+    later = ", ".join(str(inp.line_of(n)) for n in proof.later)
+    return Planned(
+        tuple(edits),
+        f"The condition of the loop at line {inp.line_of(proof.before)} calls '{proof.text}' "
+        "on every iteration although the loop body never changes what it measures; "
+        f"computing it once before the loop (as {name}) removes the repeated work" +
+        (" (strlen is linear in the string's length, so the loop was quadratic)"
+         if "strlen" in proof.text else "") +
+        (f"; the loop at line {later} reads the same local, since nothing between the loops "
+         "can change it" if later else "") + ".",
+        (proof.before, *proof.later), includes=())
 
 
+def _algorithm_hoist(inp: RuleInput, proof: AlgorithmHoist) -> Planned:
+    """The invariant algorithm call computed once before its loop (under its guard)."""
+    name = inp.fresh_name(f"{proof.container}_{proof.kind}")
+    value = proof.text if not proof.guard else \
+        f"({proof.guard}) ? {proof.text} : {proof.fallback}"
+    edits = [insertion_before(inp, proof.before, f"const auto {name} = {value};",
+                              ALGORITHM_RULE, order=-10 + proof.order)]
+    edits.extend(Edit(c.start_byte, c.end_byte, name, ALGORITHM_RULE) for c in proof.calls)
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(proof.before)} recomputed std::{proof.kind} over "
+        "data it never changes on every iteration; it is now computed once before the loop "
+        f"(as {name}), which turns O(n·m) work into O(n + m); the call itself is unchanged, "
+        "so the value is bit-identical" +
+        (", and it is computed only when the loop runs its first iteration, as the original "
+         "did." if proof.guard else "."),
+        (proof.before,),
+        includes=("<type_traits>",) if "decay_t" in proof.fallback else ())
+
+
+def _body_hoist(inp: RuleInput, proof: BodyHoist) -> Planned:
+    """The invariant math call computed once before the outermost loop it is invariant in."""
+    name = inp.fresh_name("_".join(identifiers_in_order(proof.calls[0])))
+    fn = callee(proof.calls[0])
+    kind = "auto" if inp.language == "cpp" else \
+        ("float" if fn.endswith("f") and fn[:-1] in _MATH_CALLS else "double")
+    edits = [insertion_before(inp, proof.before, f"const {kind} {name} = {proof.text};",
+                              "hoist-invariant-call", order=-5 + proof.order)]
+    edits.extend(Edit(c.start_byte, c.end_byte, name, "hoist-invariant-call")
+                 for c in proof.calls)
+    calls = tuple(sorted(proof.calls, key=lambda c: c.start_byte))
+    lines = ", ".join(str(n) for n in sorted({inp.line_of(c) for c in calls}))
+    return Planned(
+        tuple(edits),
+        f"`{proof.text}` on line(s) {lines} gave the same value on every iteration of the "
+        f"loop at line {inp.line_of(proof.before)}; it is now computed once before the loop "
+        f"(as {name}): the same call on the same values, so the same result.",
+        calls, includes=())
 
 
 def hoist_rule(inp: RuleInput) -> RuleOutput:
-    """Evaluate ``strlen(s)`` / ``v.size()`` in a loop condition once, before the loop; a later
-    loop of the same block reads the same local when nothing between them can change it."""
-    taken = set(inp.taken)
-    changes, notes = _algorithm_hoists(inp, taken) if inp.language == "cpp" else ([], [])
-    # Per hoisted call text, the latest loop it was computed before, its local, and the group
-    # of edits (one change) that declares it: a reuse joins that change, so the two are
-    # applied or dropped together.
-    hoisted: dict[str, tuple[Node, str, _Hoists]] = {}
-    groups: list[_Hoists] = []
-    for lp in all_loops(inp.loops):
-        if not lp.invariant_calls:
-            continue
-        node = loop_node(inp, lp)
-        if node is None or not statement_slot_ok(node):
-            notes.append(f"hoist: the call in the condition at line {lp.line} is invariant "
-                         "but the loop is not directly inside a block")
-            continue
-        by_text: dict[str, list[tuple[int, int]]] = {}
-        for call in lp.invariant_calls:
-            by_text.setdefault(call.text, []).append((call.start_byte, call.end_byte))
-        group = _Hoists(lp.line)
-        for k, (text, spans) in enumerate(by_text.items()):
-            call = next(c for c in lp.invariant_calls if c.text == text)
-            earlier = hoisted.get(text)
-            if earlier is not None and call.obj and \
-                    _unchanged_between(inp, earlier[0], node, call.obj):
-                _, name, owner = earlier
-                owner.edits.extend(Edit(s, e, name, "hoist-invariant-call") for s, e in spans)
-                owner.reused.append(lp.line)
-                continue
-            stem = f"{call.obj}_size" if call.obj else f"{call.args[0]}_len"
-            name = fresh_name(taken, stem)
-            taken.add(name)
-            group.names.append(name)
-            group.calls.append(text)
-            if inp.language == "c":
-                decl = f"const size_t {name} = {text};"
-            else:
-                decl = f"const auto {name} = {text};"
-            group.edits.append(insertion_before(inp, node, decl, "hoist-invariant-call",
-                                                order=k))
-            group.edits.extend(Edit(s, e, name, "hoist-invariant-call") for s, e in spans)
-            hoisted[text] = (node, name, group)
-        groups.append(group)
-    changes.extend(g.change() for g in groups if g.edits)
-    handled = {(c.start_byte, c.end_byte) for lp in all_loops(inp.loops)
-               for c in lp.invariant_calls}
-    body, more = _body_hoists(inp, taken, handled)
-    return changes + body, notes + more
+    """The fix of every finding (``hoist_fix``), and a note for each algorithm call the proof
+    of invariance refused (no finding names those: they vary, or may)."""
+    changes, notes = _by_finding(inp)
+    if inp.language == "cpp":
+        notes = [f"{ALGORITHM_RULE}: `{code(c, 60)}` on line {inp.line_of(c)} stays: {why}"
+                 for c, why in invariant_scans(inp.facts)[1]] + notes
+    return changes, notes
 
 
-@dataclass
-class _Hoists:
-    """The condition calls of one loop computed once before it, while they are collected."""
-
-    line: int
-    calls: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    edits: list[Edit] = field(default_factory=list)
-    reused: list[int] = field(default_factory=list)  # later loops' lines that read the locals
-
-    def change(self) -> Change:
-        calls = ", ".join(f"'{t}'" for t in self.calls)
-        later = ", ".join(str(n) for n in self.reused)
-        explanation = (f"The condition of the loop at line {self.line} calls {calls} on every "
-                       "iteration although the loop body never changes what it measures; "
-                       f"computing it once before the loop (as {', '.join(self.names)}) "
-                       "removes the repeated work" +
-                       (" (strlen is linear in the string's length, so the loop was "
-                        "quadratic)" if any("strlen" in t for t in self.calls) else "") +
-                       (f"; the loop at line {later} reads the same local, since nothing "
-                        "between the loops can change it" if later else "") + ".")
-        return Change("hoist-invariant-call", tuple(self.edits), explanation,
-                      (self.line, *self.reused))
+_by_finding = by_finding(_detect, hoist_fix)
 
 
 # Containers whose ``[]`` never changes their size (a map's inserts).
@@ -296,7 +464,8 @@ _SEQUENCE = re.compile(r"\b(?:vector|array|deque|span|(?:w|u8|u16|u32)?string(?:
                        r"basic_string(?:_view)?)\b")
 
 
-def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> bool:
+def _unchanged_between(facts: FunctionFacts, first: Node, second: Node, obj: str
+                       ) -> bool:
     """Whether ``obj``'s size at ``second`` is surely what it was before ``first``: the two
     loops are statements of one block, ``second`` later (each loop was proved to leave the
     size alone), and the statements between them call only functions and methods known to
@@ -308,12 +477,12 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
             (second.parent.start_byte, second.parent.end_byte) != \
             (block.start_byte, block.end_byte) or first.end_byte > second.start_byte:
         return False
-    vt = inp.types.get(obj)
+    vt = facts.loop_types.get(obj)
     if vt is None or vt.pointer or not _SEQUENCE.search(vt.base):
         return False
     # A function the file defines or declares under a standard name (its own `max`) is not
     # the standard one: it may do anything.
-    own = unit_functions(inp.unit)
+    own = unit_functions(facts.unit)
     for stmt in block.named_children:
         if stmt.start_byte < first.end_byte or stmt.end_byte > second.start_byte:
             continue
@@ -329,7 +498,7 @@ def _unchanged_between(inp: RuleInput, first: Node, second: Node, obj: str) -> b
             elif n.type in ("assignment_expression", "compound_assignment_expression",
                             "update_expression"):
                 target = n.child_by_field_name("left") or n.child_by_field_name("argument")
-                tv = inp.types.get(node_text(target)) if target is not None and \
+                tv = facts.loop_types.get(node_text(target)) if target is not None and \
                     target.type == "identifier" else None
                 if tv is None or not tv.is_arithmetic or tv.reference or tv.scope != "local":
                     return False
@@ -358,62 +527,6 @@ def _reads_only(name: Node) -> bool:
     return False
 
 
-def _body_hoists(inp: RuleInput, taken: set[str], handled: set[tuple[int, int]]
-                 ) -> RuleOutput:
-    """The invariant calls detection reports that the condition hoist above did not take:
-    math calls in a loop body, computed once before the outermost loop they are invariant
-    in (a pure function of values the loop never changes: safe to evaluate even where the
-    original would not have); the others each left with a note saying why."""
-    notes: list[str] = []
-    by_target: dict[int, tuple[Node, list[InvariantCall]]] = {}
-    for found in invariant_loop_calls(inp.facts):
-        call = found.call
-        if (call.start_byte, call.end_byte) in handled:
-            continue
-        shown = code(call, 60)
-        where = inp.line_of(call)
-        if found.region == "condition":
-            notes.append(f"hoist-invariant-call: `{shown}` in the condition on line {where} "
-                         "stays: a call or store in the loop might change what it reads (an "
-                         "object of the same type reached through a reference or pointer)")
-        elif callee(call) not in _MATH_CALLS:
-            notes.append(f"hoist-invariant-call: `{shown}` in the loop body on line {where} "
-                         "stays: computed before the loop it would run where the original may "
-                         "never call it (a loop that runs no iteration, a branch not taken)")
-        elif not statement_slot_ok(found.target.node):
-            notes.append(f"hoist-invariant-call: `{shown}` on line {where} stays: the loop "
-                         "it is invariant in is not directly inside a block")
-        else:
-            by_target.setdefault(found.target.index, (found.target.node, []))[1].append(found)
-    changes: list[Change] = []
-    for _index, (loop, calls) in sorted(by_target.items()):
-        by_text: dict[str, list[Node]] = {}
-        for found in calls:
-            by_text.setdefault(" ".join(code(found.call, 10_000).split()), []).append(found.call)
-        edits: list[Edit] = []
-        names: list[str] = []
-        for k, (text, nodes) in enumerate(by_text.items()):
-            name = fresh_name(taken, "_".join(identifiers_in_order(nodes[0])))
-            taken.add(name)
-            names.append(name)
-            fn = callee(nodes[0])
-            kind = "auto" if inp.language == "cpp" else \
-                ("float" if fn.endswith("f") and fn[:-1] in _MATH_CALLS else "double")
-            edits.append(insertion_before(inp, loop, f"const {kind} {name} = {text};",
-                                          "hoist-invariant-call", order=-5 + k))
-            edits.extend(Edit(c.start_byte, c.end_byte, name, "hoist-invariant-call")
-                         for c in nodes)
-        lines = sorted({inp.line_of(c) for found in calls for c in [found.call]})
-        changes.append(Change(
-            "hoist-invariant-call", tuple(edits),
-            f"{', '.join(f'`{t}`' for t in by_text)} on line(s) "
-            f"{', '.join(str(n) for n in lines)} gave the same value on every iteration of "
-            f"the loop at line {inp.line_of(loop)}; it is now computed once before the loop "
-            f"(as {', '.join(names)}): the same call on the same values, so the same result.",
-            tuple(lines)))
-    return changes, notes
-
-
 def identifiers_in_order(call: Node) -> list[str]:
     """The callee and the variables a call names, in the order written (a local's name)."""
     out: list[str] = []
@@ -430,6 +543,7 @@ RULE = RuleSpec(
     id="hoist-invariant-call",
     detect=_detect,
     finds=frozenset({"hoist-invariant-call", ALGORITHM_RULE}),
+    fix=hoist_fix,
     rewrite=hoist_rule,
     rewrites_as=frozenset({"hoist-invariant-call", ALGORITHM_RULE}),
     phase=2,

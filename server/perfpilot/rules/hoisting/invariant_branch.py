@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -17,7 +18,17 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class InvariantTest(Proof):
+    """An ``if`` whose ``condition`` no iteration of ``loop`` (the outermost loop it stays
+    invariant in) changes."""
+
+    branch: Node
+    condition: Node
+    loop: Node
 
 
 def invariant_branch(facts: FunctionFacts) -> Iterator[Finding]:
@@ -50,7 +61,7 @@ def invariant_branch(facts: FunctionFacts) -> Iterator[Finding]:
             f"branch from the hot path and lets each loop vectorize.",
             [line(node), target.line],
             loop_range=target.byte_range, node_range=rng(node), names=vars_,
-            data={"condition": code(cond, 200)},
+            proof=InvariantTest(node, cond, target.node),
             bonus=depth_bonus(loop.depth),
         )
 

@@ -5,6 +5,7 @@ are not grouped.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -17,7 +18,16 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+
+
+@dataclass(frozen=True)
+class InvariantFactors(Proof):
+    """A product in ``loop`` and its ``invariant`` factors (two or more, not all of them)."""
+
+    product: Node
+    invariant: tuple[Node, ...]
+    loop: Node
 
 
 def _factors(node: Node) -> list[Node]:
@@ -69,7 +79,7 @@ def invariant_factors(facts: FunctionFacts) -> Iterator[Finding]:
                 [line(b), loop.line],
                 loop_range=loop.byte_range, node_range=rng(b),
                 names=sorted({n for f in inv for n in identifiers(f)}),
-                data={"factor": group},
+                proof=InvariantFactors(b, tuple(inv), loop.node),
                 bonus=depth_bonus(loop.depth),
             )
 

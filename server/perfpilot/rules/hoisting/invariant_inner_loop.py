@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import NEVER_WRITES_MEMORY, READ_ONLY_METHODS, SIZE_METHODS
 from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.syntax import (
     Node,
     callee,
@@ -32,8 +33,8 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import indent_unit
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, newline_of
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, newline_of
 
 RULE_ID = "invariant-inner-loop"
 _REDUCE_OPS = frozenset({"+=", "-=", "*=", "|=", "&=", "^="})
@@ -317,7 +318,7 @@ def _visible_before(facts: FunctionFacts, node: Node) -> set[str]:
                 if c.type == "declaration":
                     names.update(_decl_names(facts, c))
         elif p.type == "for_statement":
-            init = p.child_by_field_name("initializer")
+            init = read_header(p).initializer
             if init is not None and init.type == "declaration" and init != child:
                 names.update(_decl_names(facts, init))
         elif p.type == "for_range_loop":
@@ -388,9 +389,22 @@ def _what(site: _Site) -> str:
     return f"{lead}{then} ({_span_text(site)}) compute {names}"
 
 
+@dataclass(frozen=True)
+class InnerBlock(Proof):
+    """The invariant block of statements and its outer loop (``site``), and the blocks found
+    before it in the function (moving one whose outer loop overlaps this one's leaves this one
+    to a later pass)."""
+
+    site: _Site
+    earlier: tuple[_Site, ...]
+
+
 def invariant_inner_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """A reduction loop nested in another loop whose result never depends on it."""
+    found: list[_Site] = []
     for s in _sites(facts):
+        earlier = tuple(found)
+        found.append(s)
         yield make_finding(
             RULE_ID,
             f"{_what(s)} from values that {loop_phrase(s.outer)} never changes (they read "
@@ -400,7 +414,7 @@ def invariant_inner_loop(facts: FunctionFacts) -> Iterator[Finding]:
             [line(s.loops[0]), s.outer.line, line(s.stmts[0])],
             loop_range=s.outer.byte_range,
             node_range=(s.stmts[0].start_byte, s.stmts[-1].end_byte),
-            names=list(s.names), data={"var": ", ".join(s.names)},
+            names=list(s.names), proof=InnerBlock(s, earlier),
         )
 
 
@@ -496,71 +510,85 @@ def _guarded(data: bytes, base: int, end: int, stmts: list[Node], work: list[Nod
     return out.decode("utf-8")
 
 
-def invariant_inner_loop_rule(inp: RuleInput) -> RuleOutput:
-    """Move the block above the outer loop."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    facts = inp.facts
+def _refusal(site: _Site, types: Mapping[str, VarType | None]) -> str | None:
+    """Why the block of ``site`` cannot move before its outer loop, or None."""
+    outer = site.outer.node
+    parent = outer.parent
+    if parent is None or parent.type != "compound_statement" or \
+            (outer.prev_sibling is not None and outer.prev_sibling.type.startswith("preproc")):
+        return "it is not a plain statement of a block"
+    if entry_guard(site.outer, types) is None:
+        return "it has no entry condition that can be checked once"
+    return None
+
+
+def _overlap(a: _Site, b: _Site) -> bool:
+    """Whether the outer loops of two blocks overlap (one holds the other)."""
+    x, y = a.outer.byte_range, b.outer.byte_range
+    return x[0] < y[1] and y[0] < x[1]
+
+
+def invariant_inner_loop_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """Move the proved block above the outer loop."""
+    proof = finding.proof
+    assert isinstance(proof, InnerBlock)
+    s = proof.site
+    outer = s.outer.node
+    types = inp.facts.loop_types
+    moved: list[_Site] = []  # the earlier blocks their own fixes move (in this pass)
+    for e in proof.earlier:
+        if not any(_overlap(e, m) for m in moved) and _refusal(e, types) is None:
+            moved.append(e)
+    moved_first = next((m for m in moved if _overlap(s, m)), None)
+    if moved_first is not None:
+        return Left("the loop", outer, "the block of the loop at line "
+                    f"{inp.line_of(moved_first.outer.node)} moves first; a later pass moves "
+                    "this one", stays="keeps its inner loop for now")
+    why = _refusal(s, types)
+    guard = entry_guard(s.outer, types)
+    if why is not None or guard is None:
+        return Left("the loop", outer, why or "", stays="keeps its inner loop")
     data = inp.data
     nl = newline_of(inp.text)
-    done: list[tuple[int, int]] = []
-    for s in _sites(facts):
-        outer = s.outer.node
-        if any(a < outer.end_byte and outer.start_byte < b for a, b in done):
-            continue  # nested in (or around) a loop already rewritten: next pass
-        parent = outer.parent
-        if parent is None or parent.type != "compound_statement" or \
-                (outer.prev_sibling is not None and outer.prev_sibling.type.startswith("preproc")):
-            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(outer)} is not a plain "
-                         "statement of a block; the inner loop is left in place")
-            continue
-        first, last = s.stmts[0], s.stmts[-1]
-        start = data.rfind(b"\n", 0, first.start_byte) + 1
-        end = last.end_byte
-        after = data.find(b"\n", end)
-        if after != -1 and data[end:after].strip() == b"":
-            end = after + 1
-        guard = entry_guard(s.outer, facts.loop_types)
-        if guard is None:
-            notes.append(f"{RULE_ID}: the loop at line {inp.line_of(outer)} has no entry "
-                         "condition that can be checked once; the inner loop is left in place")
-            continue
-        # Every statement but the declarations runs only when the outer loop would: a
-        # finishing `s /= n` after an empty range is a division the original never made.
-        work = [st for st in s.stmts if st.type != "declaration"]
-        moved = _guarded(data, first.start_byte, last.end_byte, list(s.stmts), work, guard,
-                         indent_unit(inp.text), nl) if guard \
-            else data[first.start_byte:last.end_byte].decode("utf-8")
-        block_indent = data[start:first.start_byte].decode("utf-8")
-        line_start = data.rfind(b"\n", 0, outer.start_byte) + 1
-        indent = data[line_start:outer.start_byte].decode("utf-8")
-        if indent.strip():
-            indent = ""
-        if block_indent.strip() == "" and indent:
-            moved = _dedent(moved, block_indent, indent, nl)
-        block = f"{moved}{nl}{indent}" if not indent else f"{indent}{moved}{nl}"
-        at = line_start if indent else outer.start_byte
-        removal_start = start if data[start:first.start_byte].strip() == b"" and \
-            end != last.end_byte else first.start_byte
-        names = ", ".join(f"'{n}'" for n in s.names)
-        changes.append(Change(
-            RULE_ID,
-            (Edit(at, at, block, RULE_ID, -40), Edit(removal_start, end, "", RULE_ID)),
-            f"The loop at line {inp.line_of(s.loops[0])} (with the statements up to line "
-            f"{inp.line_of(last.end_byte)}) computes {names} from values the loop at line "
-            f"{inp.line_of(outer)} never changes; it now runs once before that loop, so the "
-            "work goes from O(outer x inner) to O(outer + inner) (O(n^2) to O(n) when both "
-            "run over n)" + (f"; 'if ({guard})' keeps it from running when the outer loop "
-                             "would not" if guard else "") + ".",
-            (inp.line_of(s.loops[0]), inp.line_of(outer))))
-        done.append(s.outer.byte_range)
-    return changes, notes
+    first, last = s.stmts[0], s.stmts[-1]
+    start = data.rfind(b"\n", 0, first.start_byte) + 1
+    end = last.end_byte
+    after = data.find(b"\n", end)
+    if after != -1 and data[end:after].strip() == b"":
+        end = after + 1
+    # Every statement but the declarations runs only when the outer loop would: a
+    # finishing `s /= n` after an empty range is a division the original never made.
+    work = [st for st in s.stmts if st.type != "declaration"]
+    text = _guarded(data, first.start_byte, last.end_byte, list(s.stmts), work, guard,
+                    indent_unit(inp.text), nl) if guard \
+        else data[first.start_byte:last.end_byte].decode("utf-8")
+    block_indent = data[start:first.start_byte].decode("utf-8")
+    line_start = data.rfind(b"\n", 0, outer.start_byte) + 1
+    indent = data[line_start:outer.start_byte].decode("utf-8")
+    if indent.strip():
+        indent = ""
+    if block_indent.strip() == "" and indent:
+        text = _dedent(text, block_indent, indent, nl)
+    block = f"{text}{nl}{indent}" if not indent else f"{indent}{text}{nl}"
+    at = line_start if indent else outer.start_byte
+    removal_start = start if data[start:first.start_byte].strip() == b"" and \
+        end != last.end_byte else first.start_byte
+    names = ", ".join(f"'{n}'" for n in s.names)
+    return Planned(
+        (Edit(at, at, block, RULE_ID, -40), Edit(removal_start, end, "", RULE_ID)),
+        f"The loop at line {inp.line_of(s.loops[0])} (with the statements up to line "
+        f"{inp.line_of(last.end_byte)}) computes {names} from values the loop at line "
+        f"{inp.line_of(outer)} never changes; it now runs once before that loop, so the "
+        "work goes from O(outer x inner) to O(outer + inner) (O(n^2) to O(n) when both "
+        "run over n)" + (f"; 'if ({guard})' keeps it from running when the outer loop "
+                         "would not" if guard else "") + ".",
+        (s.loops[0], outer), includes=())
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=invariant_inner_loop,
-    rewrite=invariant_inner_loop_rule,
+    fix=invariant_inner_loop_fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=0,
     order=5,

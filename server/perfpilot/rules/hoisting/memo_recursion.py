@@ -4,9 +4,10 @@ arguments (smaller or larger by small steps).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
+from perfpilot.code.declarations import top_level_types
 from perfpilot.code.effects import DOES_IO
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -27,7 +28,7 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import indent_at, indent_unit, replace_statement
-from perfpilot.rules.finding import Finding, make_finding
+from perfpilot.rules.finding import Finding, Proof, make_finding
 from perfpilot.rules.hoisting.self_recursion import (
     SelfRecursion,
     integral,
@@ -35,11 +36,21 @@ from perfpilot.rules.hoisting.self_recursion import (
     signed_integral,
     value_type,
 )
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput, newline_of
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, newline_of
+
+
+@dataclass(frozen=True)
+class Recursion(Proof):
+    """The function's self-calls, and its proof of purity (``self_recursion``; None when that
+    proof fails: the memo would not compute what the original does)."""
+
+    calls: tuple[Node, ...]
+    pure: SelfRecursion | None
 
 
 def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
-    """A value-returning function calling itself 2+ times on overlapping smaller arguments."""
+    """A value-returning function calling itself 2+ times on overlapping arguments: smaller
+    ones, or ones its proved-pure recursion steps by offsets (what the memo rewrite takes)."""
     site = facts.site
     if site.return_type.strip() in ("void", "") or facts.body is None or \
             site.text.count(site.name) < 3:
@@ -50,9 +61,10 @@ def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
              and len(arguments(c)) == len(site.params) and site.params]
     if len(calls) < 2:
         return
-    if not all(_shrinks(c, params) or _shrinks(c, params, "+") for c in calls):
-        return
-    if _has_memo(facts) or _has_effects(facts):
+    pure = self_recursion(facts.fn, site.name, top_level_types(facts.unit), site.unit_text)
+    shrinking = all(_shrinks(c, params) or _shrinks(c, params, "+") for c in calls) and \
+        not _has_memo(facts) and not _has_effects(facts)
+    if not shrinking and (pure is None or not _memo_shape(pure)):
         return
     shown = ", ".join(f"`{code(c, 30)}`" for c in calls[:3])
     lines = sorted({line(c) for c in calls})
@@ -61,15 +73,27 @@ def memo_recursion(facts: FunctionFacts) -> Iterator[Finding]:
         "memo-recursion",
         f"`{site.name}` calls itself "
         f"{'twice' if len(calls) == 2 else f'{len(calls)} times'} ({shown}, "
-        f"line{'s' if len(lines) > 1 else ''} {where}) on overlapping, smaller arguments, "
+        f"line{'s' if len(lines) > 1 else ''} {where}) on overlapping"
+        f"{', smaller' if shrinking else ''} arguments, "
         f"so the same subproblems are solved an "
         f"exponential number of times: memoize results in a table indexed by "
         f"{', '.join(f'`{p.name}`' for p in site.params)}, or compute them bottom-up in a loop.",
         lines,
         node_range=(site.start_byte, site.end_byte),
         names=[site.name, *(p.name for p in site.params)],
-        data={"function": site.name},
+        proof=Recursion(tuple(calls), pure),
     )
+
+
+def _memo_shape(rec: SelfRecursion) -> bool:
+    """Whether the proved-pure recursion has a shape the rewrite turns into a rolling window
+    or a memo table: one or two signed integers (or one integer) shrinking, or calls that
+    step their key arguments by offsets."""
+    params = {p for p, _ in rec.params}
+    small = rec.small and any(_shrinks(c, params) for c in rec.calls)
+    one = len(rec.params) == 1 and integral(rec.params[0][1]) and \
+        any(_shrinks(c, params) for c in rec.calls)
+    return small or one or all(_steps(c, rec) for c in rec.calls)
 
 
 def _shrinks(call: Node, params: set[str], op: str = "-") -> bool:
@@ -132,7 +156,7 @@ def _has_memo(facts: FunctionFacts) -> bool:
 _MAX_WINDOW = 8
 
 
-def memo_rewrite(inp: RuleInput) -> RuleOutput:
+def memo_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     """A pure recursion over one or two signed integers, calling itself 2+ times on smaller
     arguments, becomes a bottom-up loop over a rolling window (one argument, calls at
     ``n - 1 .. n - K``, base cases as leading ``if (...) return ...;``), else, in C++, a
@@ -140,17 +164,20 @@ def memo_rewrite(inp: RuleInput) -> RuleOutput:
     read-only data passed on unchanged) whose calls step their keys by offsets become, in
     C++, a recursion through a memo that each top-level call creates, keyed on the key
     arguments. All compute exactly the values the original does."""
+    proof = finding.proof
+    assert isinstance(proof, Recursion)
     site = inp.site
+    what = f"'{site.name}'"
     body = inp.function.child_by_field_name("body")
-    if body is None or site.is_method or site.is_template or \
-            len(re.findall(rf"\b{re.escape(site.name)}\s*\(", inp.text)) < 3:
-        return [], []
-    rec = self_recursion(inp.function, site.name, dict(inp.unit_globals), site.unit_text)
+    if body is None or site.is_method or site.is_template:
+        return Left(what, inp.function, "a member function or template has no local memo "
+                    "written for it", stays="is left")
+    rec = proof.pure
     if rec is None:
-        return [], [f"memo-recursion: '{site.name}' is left: it is not proved pure (one to three "
-                    "integer parameters by value, other parameters read-only data passed on "
-                    "unchanged, an arithmetic result, no globals, pointers, I/O or calls other "
-                    "than itself and pure math)"]
+        return Left(what, inp.function, "it is not proved pure (one to three integer "
+                    "parameters by value, other parameters read-only data passed on unchanged, "
+                    "an arithmetic result, no globals, pointers, I/O or calls other than itself "
+                    "and pure math)", stays="is left")
     # one or two signed integers shrinking: the rolling window or a memo table
     small = rec.small and any(_shrinks(c, {p for p, _ in rec.params}) for c in rec.calls)
     one = len(rec.params) == 1 and integral(rec.params[0][1]) and \
@@ -160,8 +187,9 @@ def memo_rewrite(inp: RuleInput) -> RuleOutput:
     if window is not None:
         new_body, how = window, "a bottom-up loop over a rolling window of the last values"
     elif not small and not all(_steps(c, rec) for c in rec.calls):
-        return [], [f"memo-recursion: '{site.name}' is left: its calls do not step their integer "
-                    "arguments by offsets (as `i - 1` or `w - wt[i]`), so they may not overlap"]
+        return Left(what, inp.function, "its calls do not step their integer arguments by "
+                    "offsets (as `i - 1` or `w - wt[i]`), so they may not overlap",
+                    stays="is left")
     elif inp.language == "cpp":
         new_body = _keyed(inp, rec, body)
         keys = ", ".join(p for p, _ in rec.key_params)
@@ -171,15 +199,14 @@ def memo_rewrite(inp: RuleInput) -> RuleOutput:
                   else ""))
         includes = ("<map>", "<tuple>") if len(rec.keys) > 1 else ("<map>",)
     else:
-        return [], [f"memo-recursion: '{site.name}' is left: its recursion is not a fixed "
-                    "window over one argument, and C has no local helper for a memo table"]
-    lines = tuple(sorted({inp.line_of(c) for c in rec.calls}))
-    return [Change(
-        "memo-recursion", (Edit(body.start_byte, body.end_byte, new_body, "memo-recursion"),),
+        return Left(what, inp.function, "its recursion is not a fixed window over one "
+                    "argument, and C has no local helper for a memo table", stays="is left")
+    return Planned(
+        (Edit(body.start_byte, body.end_byte, new_body, "memo-recursion"),),
         f"'{site.name}' recomputed the same subproblems an exponential number of times; it is "
         f"now {how}, so each value is computed once. The function is pure (it reads only its "
         "arguments and constants), so every result, base cases included, is unchanged.",
-        lines, includes)], []
+        tuple(sorted(rec.calls, key=lambda c: c.start_byte)), includes)
 
 
 def _guard(stmt: Node, name: str) -> tuple[Node, Node] | None:
@@ -605,7 +632,7 @@ def _render(data: bytes, start: int, end: int, calls: list[Node], rec: SelfRecur
 RULE = RuleSpec(
     id="memo-recursion",
     detect=memo_recursion,
-    rewrite=memo_rewrite,
+    fix=memo_fix,
     rewrites_as=frozenset({"memo-recursion"}),
     phase=0,
     order=5,

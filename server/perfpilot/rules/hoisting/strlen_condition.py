@@ -5,10 +5,12 @@ characters into ``s``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.syntax import (
+    Node,
     arguments,
     callee,
     line,
@@ -20,8 +22,19 @@ from perfpilot.code.syntax import (
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.hoisting.hoist_invariant_call import hoist_rule
+
+
+@dataclass(frozen=True)
+class RescannedString(Proof):
+    """``strlen`` of ``string`` in the condition of ``loop``, whose body stores only characters
+    into it (``proved``: none of them can be a NUL)."""
+
+    call: Node
+    loop: Node
+    string: str
+    proved: bool
 
 
 def strlen_condition(facts: FunctionFacts) -> Iterator[Finding]:
@@ -49,7 +62,8 @@ def strlen_condition(facts: FunctionFacts) -> Iterator[Finding]:
                 f"`strlen({s})` once before the loop (or test `{s}[{loop.var}] != '\\0'`).",
                 [line(call), loop.line],
                 loop_range=loop.byte_range, node_range=rng(call), names=["strlen", s],
-                data={"call": code(call, 200), "var": s},
+                claims=[rng(call)],  # the invariant-call hoist moves this very call
+                proof=RescannedString(call, loop.node, s, proved),
                 bonus=depth_bonus(loop.depth),
             )
 
