@@ -16,7 +16,7 @@ read after the loop (which then ran until it was empty), ``v.clear()`` follows i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
@@ -64,7 +64,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
     return _findings(found)
 
 
-def _findings(found: tuple[Extraction, ...]) -> Iterator[Finding]:
+def _findings(found: Sequence[Extraction]) -> Iterator[Finding]:
     """The findings of the proved extraction loops."""
     for x in found:
         which = "largest" if x.descending else "smallest"

@@ -12,7 +12,7 @@ element type first, as ``push_back`` converts it, so the search compares what is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
@@ -46,7 +46,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
     return _findings(facts, found)
 
 
-def _findings(facts: FunctionFacts, found: tuple[SortedPush, ...]) -> Iterator[Finding]:
+def _findings(facts: FunctionFacts, found: Sequence[SortedPush]) -> Iterator[Finding]:
     """The findings of the proved push-and-sort pairs inside a loop."""
     for p in found:
         loop = facts.loop_of(p.push)
