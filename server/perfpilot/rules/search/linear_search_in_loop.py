@@ -26,7 +26,6 @@ from perfpilot.code.container_changes import changes_in_loop
 from perfpilot.code.declarations import VarType, declared_types, top_level_types
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import scan_starts
-from perfpilot.code.loops import LoopFacts, all_loops, find_loops
 from perfpilot.code.nested_membership import (
     NestedScan,
     copy_declaration,
@@ -244,14 +243,11 @@ def _sites(facts: FunctionFacts) -> list[Site]:
     if facts.body is None or not facts.loops:
         return []
     types = {**top_level_types(facts.unit), **declared_types(facts.fn)}
-    nodes = {(lp.node.start_byte, lp.node.end_byte): lp.node for lp in facts.loops}
     sites: list[Site] = []
     claimed: set[int] | None = None
     cpp_only = facts.language == "cpp"
-    for lp in all_loops(find_loops(facts.fn, types=types, unit=facts.unit)):
-        loop = nodes.get((lp.start_byte, lp.end_byte))
-        if loop is None:
-            continue
+    for lp in facts.loops:  # outer before inner, in source order
+        loop = lp.node
         if cpp_only:
             found, why = triangle_pairs(loop, types)
             if found is not None:
@@ -259,7 +255,7 @@ def _sites(facts: FunctionFacts) -> list[Site]:
                 continue
             if why:
                 sites.append(Refused("the pair loop", loop, why, (loop,)))
-        if lp.depth:
+        if lp.parent is not None:
             continue  # the outermost loop: the copy is made once per call
         loop_vars = dict(filter(None, (_range_var(n, types) for n in walk(loop))))
         tests: dict[str, list[tuple[Node, Node, bool, Node]]] = {}
@@ -291,7 +287,7 @@ def _sites(facts: FunctionFacts) -> list[Site]:
             b_type = types.get(b)
             elem = _element(b_type)
             why = ""
-            if b_type is None or elem is None or b in lp.locals:
+            if b_type is None or elem is None or b in facts.declared_in(loop):
                 why = ("its elements are not integers or strings, or it is made inside the "
                        "loop")
             elif any(t is None or not _same(t, elem) for t in
@@ -304,12 +300,12 @@ def _sites(facts: FunctionFacts) -> list[Site]:
             elif statement_slot_ok(loop):
                 sites.append(FindSite(loop, b, tuple(t[:3] for t in found_tests), calls))
         if cpp_only:  # the copies are std::vector
-            sites += _nested_sites(facts, lp, loop, types, loop_vars)
+            sites += _nested_sites(facts, loop, types, loop_vars)
     return sites
 
 
-def _nested_sites(facts: FunctionFacts, lp: LoopFacts, loop: Node,
-                  types: dict[str, VarType | None], loop_vars: dict[str, str]) -> list[Site]:
+def _nested_sites(facts: FunctionFacts, loop: Node, types: dict[str, VarType | None],
+                  loop_vars: dict[str, str]) -> list[Site]:
     """Hand-written membership scans nested in ``loop``, grouped by the sequence they scan
     (see ``nested_membership`` for the shapes and why they agree), and those refused."""
     out: list[Site] = []
@@ -330,7 +326,7 @@ def _nested_sites(facts: FunctionFacts, lp: LoopFacts, loop: Node,
     # a range-for scan only reads its range: its 'b' is no write
     reading = frozenset(x.loop.start_byte for x in found)
     for scan in found:
-        if scan.seq in lp.locals or scan.seq in facts.declared_in(loop):
+        if scan.seq in facts.declared_in(loop):
             out.append(Refused("the scan", scan.loop, f"'{scan.seq}' is made inside the loop",
                                (scan.loop,)))
             continue
