@@ -199,9 +199,9 @@ def test_optimize_shows_a_strategy_the_rewriter_leaves_as_advice_once(tmp_path: 
     assert proc.returncode == 0, proc.stderr
     plan, _, candidates = proc.stdout.partition("Candidate 1 (builtin;")
     assert candidates, proc.stdout
-    assert "     advice (PerfPilot leaves it to you: the selection sort at line 4 stays: C has " \
+    assert "     advice (PerfPilot leaves it to you: the selection sort on line 4 stays: C has " \
         "no std::sort" in plan, proc.stdout
-    assert "the selection sort at line 4 stays" not in candidates, proc.stdout
+    assert "the selection sort on line 4 stays" not in candidates, proc.stdout
     assert "  note: openmp: " in candidates, proc.stdout  # the candidate's own notes remain
 
 

@@ -14,6 +14,7 @@ import pytest
 from differential_support import HAVE_GXX, Variant, compare, rewrite_all, rewritten_code
 from perfpilot.code.locate import function_by_name
 from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.search.assoc_list_map import AssocListProof
 
 HEAD = "#include <algorithm>\n#include <string>\n#include <utility>\n#include <vector>\n"
 RULES = frozenset({"assoc-list-map"})
@@ -57,6 +58,29 @@ def test_the_finding_names_the_search() -> None:
     (finding,) = [f for f in analyze_site(function_by_name(HEAD + WORDS, "cpp", "f")).findings
                   if f.rule in (RULE, "linear-search-in-loop")]
     assert finding.rule == RULE and finding.lines[0] == 9 and "`w`" in finding.explanation
+
+
+def test_one_finding_names_every_scan_of_one_list_and_one_map_serves_them() -> None:
+    code = HEAD + """int f(const std::vector<std::string>& words,
+      const std::vector<std::string>& more) {
+    std::vector<std::pair<std::string, int>> freq;
+    for (const auto& w : words) {
+        bool found = false;
+        for (auto& p : freq) if (p.first == w) { ++p.second; found = true; break; }
+        if (!found) freq.push_back({w, 1});
+    }
+    int hits = 0;
+    for (const auto& m : more) {
+        for (auto& p : freq) if (p.first == m) { hits += p.second; break; }
+    }
+    return hits;
+}"""
+    (finding,) = [f for f in analyze_site(function_by_name(code, "cpp", "f")).findings
+                  if f.rule == RULE]
+    assert isinstance(finding.proof, AssocListProof) and len(finding.proof.assoc.scans) == 2
+    assert finding.lines[:2] == (10, 15)
+    got = rewritten_code(code, RULES)
+    assert got.count("std::unordered_map<") == 1 and got.count("freq_index.find(") == 2, got
 
 
 @pytest.mark.parametrize("code", [

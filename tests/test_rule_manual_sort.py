@@ -12,6 +12,9 @@ import pytest
 from differential_support import HAVE_GXX, Variant, compare
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
+from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.finding import Finding
+from perfpilot.rules.sorting.manual_sort import HandSort, SortLikeLoops
 
 RULES = frozenset({"manual-sort"})
 HEADERS = "#include <string>\n#include <utility>\n#include <vector>\n"
@@ -183,3 +186,49 @@ def test_c_sort_stays_with_a_note() -> None:
     _text, rules, notes = _rewritten(code, "f", "c")
     assert "manual-sort" not in rules
     assert any("C has no std::sort" in n for n in notes), notes
+
+
+# --- the finding carries its proof ---------------------------------------------------------
+
+
+def _manual_sort_findings(code: str, name: str = "f") -> list[Finding]:
+    site = function_by_name(HEADERS + code, "cpp", name)
+    return [f for f in analyze_site(site).findings if f.rule == "manual-sort"]
+
+
+def test_a_sort_without_swaps_is_reported_with_its_proof_and_rewritten() -> None:
+    # the insertion sort by shifts swaps nothing: detection proves its shape all the same
+    code = INSERTION.format(f="f", t="int", gt=">")
+    (finding,) = _manual_sort_findings(code)
+    proof = finding.proof
+    assert isinstance(proof, HandSort)
+    assert (proof.kind, proof.array, proof.order) == ("insertion", "v", "ascending")
+    text, rules, _notes = _rewritten(code, "f")
+    assert rules == RULES and "std::sort(v.begin(), v.end());" in text
+
+
+def test_a_sort_in_another_loop_is_its_own_finding() -> None:
+    code = ("void f(std::vector<std::vector<int>>& rows, std::vector<int>& v) {\n"
+            "    for (std::size_t r = 0; r < rows.size(); ++r) {\n"
+            "        for (std::size_t i = 0; i < v.size(); ++i)\n"
+            "            for (std::size_t j = 0; j + 1 < v.size() - i; ++j)\n"
+            "                if (v[j] > v[j + 1]) std::swap(v[j], v[j + 1]);\n"
+            "        rows[r] = v;\n"
+            "    }\n"
+            "}\n")
+    (finding,) = _manual_sort_findings(code)
+    assert isinstance(finding.proof, HandSort) and finding.lines == (6,)  # the inner nest
+    text, rules, notes = _rewritten(code, "f")
+    assert rules == RULES and "std::sort(v.begin(), v.end());" in text, notes
+
+
+def test_a_compare_and_swap_nest_of_no_known_shape_is_left_with_why() -> None:
+    code = COMB.format(f="f", t="int", gt=">").replace("        if (gap < 1) gap = 1;\n", "")
+    (finding,) = _manual_sort_findings(code)
+    assert isinstance(finding.proof, SortLikeLoops)
+    _text, rules, notes = _rewritten(code, "f")
+    assert "manual-sort" not in rules
+    assert [n for n in notes if n.startswith("manual-sort:")] == [
+        f"manual-sort: the loops on line {finding.lines[0]} stay: they are not a recognised "
+        "sort of a whole range (bubble, selection, insertion, odd-even or comb sort, comparing "
+        "and swapping nothing else)"]

@@ -14,6 +14,7 @@ from perfpilot.code import nested_membership as nm
 from perfpilot.code import sequence_scan
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
+from perfpilot.planning.builtin import analyze_site
 from perfpilot.rules.search import linear_search_in_loop as lsl
 
 RULES = frozenset({"linear-search-in-loop"})
@@ -227,3 +228,28 @@ def test_generated_variants_keep_results(tmp_path: Path) -> None:
     for res in results.values():
         assert "binary_search" in res.code or "upper_bound" in res.code, res.code
         assert " j <" not in res.code and ": b)" not in res.code, res.code
+
+
+# --- each finding carries its proof --------------------------------------------------------
+
+
+def _proofs(code: str) -> list[object]:
+    site = function_by_name("#include <algorithm>\n" + _HEAD + code, "cpp", "f")
+    return [f.proof for f in analyze_site(site).findings if f.rule == "linear-search-in-loop"]
+
+
+def test_a_proved_scan_a_refused_search_and_plain_advice_each_end_once() -> None:
+    code = _f("for (int x : a) { if (std::find(b.begin(), b.end(), x) != b.end()) ++c; "
+              "if (std::find(d.begin(), d.end(), x) != d.end()) c += 2; "
+              "if (std::any_of(b.begin(), b.end(), [x](int y) { return y * y == x; })) ++c; }",
+              params=_VEC + ", const std::vector<long>& d")
+    proofs = _proofs(code)
+    assert [type(p).__name__ for p in proofs] == ["FindSite", "Refused", "Unproved"]
+    res = rewrite_function("#include <algorithm>\n" + _HEAD + code, RULES)
+    assert "std::binary_search(b_sorted.begin(), b_sorted.end(), x)" in res.code
+    notes = [n for n in res.notes if n.startswith("linear-search-in-loop:")]
+    assert len(notes) == 2, notes
+    assert "linear-search-in-loop: the search of 'd' on line 5 stays: the value looked up is " \
+        "not known to have the element type" in notes, notes
+    assert any(n.startswith("linear-search-in-loop: `std::any_of(b.begin(), b.end(), [x](int "
+                            "y) {") and "stays: the rewrite proves" in n for n in notes), notes

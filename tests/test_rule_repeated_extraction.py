@@ -23,6 +23,7 @@ from differential_support import (
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.sorting.repeated_extraction import ExtractionProof
 
 RULE = "repeated-extraction"
 RULES = frozenset({RULE})
@@ -68,7 +69,7 @@ def test_the_finding_names_the_search_and_the_order() -> None:
     (finding,) = [f for f in analyze_site(function_by_name(code, "cpp", "f")).findings
                   if f.rule == RULE]
     assert "largest" in finding.explanation and finding.lines[0] == 9
-    assert finding.data["order"] == "descending"
+    assert isinstance(finding.proof, ExtractionProof) and finding.proof.extraction.descending
 
 
 _LOOP = ("while (!v.empty()) { auto it = std::min_element(v.begin(), v.end()); s = s * 3 + *it; "

@@ -17,6 +17,7 @@ from perfpilot.code import seen_list
 from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
+from perfpilot.rules.search.seen_list_set import SeenListProof
 
 RULES = frozenset({"seen-list-set"})
 _HEAD = ("#include <algorithm>\n#include <cstdio>\n#include <string>\n#include <vector>\n"
@@ -135,7 +136,9 @@ def test_detection_and_linear_search_steps_aside() -> None:
     src = _HEAD + code
     found = [f for f in analyze_site(function_by_name(src, "cpp", "f")).findings
              if f.rule == "seen-list-set"]
-    assert found[0].data == {"container": "seen", "form": "find", "element": "int"}
+    proof = found[0].proof
+    assert isinstance(proof, SeenListProof)
+    assert (proof.site.var, proof.site.form, proof.site.element) == ("seen", "find", "int")
     assert found[0].category_id == 1 and "O(n·m)" in found[0].explanation
     # the linear-search rewrite leaves it alone without a note on it; both together: one set
     res = rewrite(function_by_name(src, "cpp", "f"), {"linear-search-in-loop"})

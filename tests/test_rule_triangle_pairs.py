@@ -16,6 +16,7 @@ from perfpilot.code.locate import function_by_name
 from perfpilot.optimizing.builtin import rewrite
 from perfpilot.planning.builtin import analyze_site
 from perfpilot.rules.search import triangle_pairs as tp
+from perfpilot.rules.search.linear_search_in_loop import PairSite
 
 RULES = frozenset({"linear-search-in-loop"})
 _HEAD = "#include <vector>\n"
@@ -66,9 +67,9 @@ def test_c_is_left_alone() -> None:
 
 def test_the_pair_sum_is_reported() -> None:
     code = _HEAD + _pairs("a[i] + a[j] == t")
-    found = [f.data.get("form") for f in analyze_site(function_by_name(code, "cpp", "f")).findings
+    found = [f.proof for f in analyze_site(function_by_name(code, "cpp", "f")).findings
              if f.rule == "linear-search-in-loop"]
-    assert found == ["pair-sum"]
+    assert len(found) == 1 and isinstance(found[0], PairSite) and found[0].found.target == "t"
 
 
 _NEGATIVE: list[tuple[str, str, str]] = [

@@ -16,6 +16,7 @@ and order, so everything else reading it sees the same: O(n) expected.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -23,14 +24,15 @@ from perfpilot.code.syntax import (
     node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
-    fresh_name,
     line_indent,
     newline_of,
 )
@@ -39,49 +41,52 @@ from perfpilot.rules.search.assoc_list import AssocList, Scan, assoc_lists
 RULE_ID = "assoc-list-map"
 
 
+@dataclass(frozen=True)
+class AssocListProof(Proof):
+    """The proved association list: its declaration, its key scans and its appends
+    (``assoc_list.py``); the map must follow all of them at once."""
+
+    assoc: AssocList
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Key searches, inside a loop, of a local vector proved to be an association list."""
     found, _refused = assoc_lists(facts, facts.unit)
+    return _findings(facts, found)
+
+
+def _findings(facts: FunctionFacts, found: tuple[AssocList, ...]) -> Iterator[Finding]:
+    """One finding per proved list searched inside a loop (the map serves all its scans)."""
     for a in found:
-        for s in a.scans:
-            outer = facts.loop_of(s.loop.parent) if s.loop.parent is not None else None
-            if outer is None:
-                continue
-            yield make_finding(
-                RULE_ID,
-                f"the loop on line {line(s.loop)} searches all of `{a.var}` (declared on line "
-                f"{line(a.decl)}) for the key `{code(s.key)}` on every iteration of "
-                f"{loop_phrase(outer)}, O(n·m) comparisons: a `std::unordered_map<"
-                f"{a.key_type}, std::size_t>` from each key to its position, kept beside "
-                f"`{a.var}` (updated after each append), finds the same pair in O(1), and "
-                f"`{a.var}` keeps its contents and order.",
-                [line(s.loop), line(a.decl)],
-                loop_range=outer.byte_range, node_range=rng(s.loop), names=[a.var],
-                claims=[rng(s.loop)],
-                data={"container": a.var, "key": a.key_type},
-                bonus=depth_bonus(outer.depth + 1),
-            )
+        looped = [(s, outer) for s in a.scans
+                  if s.loop.parent is not None and
+                  (outer := facts.loop_of(s.loop.parent)) is not None]
+        if not looped:
+            continue
+        s, outer = looped[0]
+        yield make_finding(
+            RULE_ID,
+            f"the loop on line {line(s.loop)} searches all of `{a.var}` (declared on line "
+            f"{line(a.decl)}) for the key `{code(s.key)}` on every iteration of "
+            f"{loop_phrase(outer)}, O(n·m) comparisons: a `std::unordered_map<"
+            f"{a.key_type}, std::size_t>` from each key to its position, kept beside "
+            f"`{a.var}` (updated after each append), finds the same pair in O(1), and "
+            f"`{a.var}` keeps its contents and order.",
+            [*(line(x.loop) for x, _ in looped), line(a.decl)],
+            loop_range=outer.byte_range, node_range=rng(s.loop), names=[a.var],
+            claims=[rng(x.loop) for x, _ in looped],
+            bonus=depth_bonus(outer.depth + 1),
+            proof=AssocListProof(a),
+        )
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Add a key-to-position map beside each proved association list and look keys up in it."""
-    if inp.language != "cpp":
-        return [], []
-    found, refused = assoc_lists(inp.facts, inp.unit)
-    notes = [f"{RULE_ID}: the search of '{r.var}' on line {inp.line_of(r.node)} stays "
-             f"linear: {r.why}" for r in refused]
-    taken = set(inp.taken)
-    changes: list[Change] = []
-    for a in found:
-        index = fresh_name(taken, f"{a.var}_index")
-        taken.add(index)
-        it = fresh_name(taken, f"{a.var}_at")
-        taken.add(it)
-        changes.append(_change(inp, a, index, it))
-    return changes, notes
-
-
-def _change(inp: RuleInput, a: AssocList, index: str, it: str) -> Change:
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """A key-to-position map beside the proved list, its scans turned into lookups."""
+    proof = finding.proof
+    assert isinstance(proof, AssocListProof)
+    a = proof.assoc
+    index = inp.fresh_name(f"{a.var}_index")
+    it = inp.fresh_name(f"{a.var}_at")
     nl = newline_of(inp.text)
     _, indent = line_indent(inp.data, a.decl)
     sep = f"{nl}{indent}" if indent or inp.data.rfind(b"\n", 0, a.decl.start_byte) + 1 == \
@@ -95,14 +100,26 @@ def _change(inp: RuleInput, a: AssocList, index: str, it: str) -> Change:
                           f"{{ {node_text(stmt)} {index}.emplace({a.var}.back().first, "
                           f"{a.var}.size() - 1); }}", RULE_ID))
     lines = tuple(inp.line_of(s.loop) for s in a.scans)
-    return Change(
-        RULE_ID, tuple(edits),
+    return Planned(
+        tuple(edits),
         f"'{a.var}' (line {inp.line_of(a.decl)}) is searched by key from the front "
         f"(line {', '.join(map(str, lines))}) and only grows by appends that leave keys alone, "
         f"so the hash map '{index}' from each key to the position of its first pair, updated "
         f"after every append, finds the pair the scan stops at in constant expected time; "
         f"'{a.var}' keeps its contents and order.",
-        (*lines, inp.line_of(a.decl)), ("<cstddef>", "<unordered_map>"))
+        (*(s.loop for s in a.scans), a.decl), ("<cstddef>", "<unordered_map>"))
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each key search the proof refused
+    (detection does not report those: the linear-search rule may)."""
+    if inp.language != "cpp":
+        return [], []
+    found, refused = assoc_lists(inp.facts, inp.unit)
+    changes, notes = by_finding(lambda facts: _findings(facts, found), fix)(inp)
+    notes += [f"{RULE_ID}: the search of '{r.var}' on line {inp.line_of(r.node)} stays "
+              f"linear: {r.why}" for r in refused]
+    return changes, notes
 
 
 def _scan_edits(a: AssocList, s: Scan, index: str, it: str) -> list[Edit]:
@@ -127,6 +144,7 @@ def _scan_edits(a: AssocList, s: Scan, index: str, it: str) -> list[Edit]:
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,

@@ -7,21 +7,33 @@ iterations: all of them when nothing matches, one when the first element does.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.purity import pure_helper
 from perfpilot.code.syntax import (
     Node,
     line,
+    node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import loop_phrase
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 from perfpilot.rules.search.flag_loop import FlagLoop, flag_loop
 
 RULE_ID = "flag-early-exit"
+
+
+@dataclass(frozen=True)
+class FlagStore(Proof):
+    """The flag loop and its one store (``flag = constant;``) to follow with ``break``."""
+
+    loop: Node
+    store: Node
+    flag: str
+    constant: str
 
 
 def _flag_loops(facts: FunctionFacts) -> Iterator[tuple[int, FlagLoop]]:
@@ -44,7 +56,8 @@ def flag_early_exit(facts: FunctionFacts) -> Iterator[Finding]:
     for index, found in _flag_loops(facts):
         loop = facts.loops[index]
         phrase = loop_phrase(loop)
-        store_line = line(facts.root.descendant_for_byte_range(*found.store) or loop.node)
+        store = found.statement
+        store_line = line(store)
         yield make_finding(
             RULE_ID,
             f"{phrase[0].upper()}{phrase[1:]} only sets `{found.flag}` to `{found.constant}` "
@@ -53,31 +66,28 @@ def flag_early_exit(facts: FunctionFacts) -> Iterator[Finding]:
             f"first hit.",
             [loop.line, store_line],
             loop_range=loop.byte_range, node_range=found.store, names=[found.flag],
-            data={"flag": found.flag, "constant": found.constant},
             bonus=depth_bonus(loop.depth),
+            proof=FlagStore(loop.node, store, found.flag, found.constant),
         )
 
 
-def flag_early_exit_rule(inp: RuleInput) -> RuleOutput:
-    """``{ flag = constant; break; }`` for the store of every flag loop."""
-    changes: list[Change] = []
-    facts = inp.facts
-    for index, found in _flag_loops(facts):
-        start, end = found.store
-        store = inp.data[start:end].decode("utf-8")
-        loop_line = inp.line_of(facts.loops[index].node)
-        changes.append(Change(
-            RULE_ID, (Edit(start, end, f"{{ {store} break; }}", RULE_ID),),
-            f"The loop at line {loop_line} only sets '{found.flag}' to {found.constant}; after "
-            "the first store no iteration can change anything, so it now stops there.",
-            (loop_line,)))
-    return changes, []
+def flag_early_exit_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """``{ flag = constant; break; }`` for the store the finding proved."""
+    proof = finding.proof
+    assert isinstance(proof, FlagStore)
+    store = proof.store
+    return Planned(
+        (Edit(store.start_byte, store.end_byte, f"{{ {node_text(store)} break; }}", RULE_ID),),
+        f"The loop at line {inp.line_of(proof.loop)} only sets '{proof.flag}' to "
+        f"{proof.constant}; after the first store no iteration can change anything, so it "
+        "now stops there.",
+        (proof.loop,), includes=())
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=flag_early_exit,
-    rewrite=flag_early_exit_rule,
+    fix=flag_early_exit_fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=2,

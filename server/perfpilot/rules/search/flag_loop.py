@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from perfpilot.code.declarations import VarType
 from perfpilot.code.first_match import predicate_problem
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.syntax import (
     Node,
     node_text,
@@ -30,12 +31,17 @@ _STEPS = frozenset({"update_expression", "assignment_expression"})
 
 @dataclass(frozen=True)
 class FlagLoop:
-    """A flag loop: the flag, the constant it is set to, and the byte range of the one
-    statement that sets it (``flag = constant;``)."""
+    """A flag loop: the flag, the constant it is set to, and the one statement that sets it
+    (``flag = constant;``)."""
 
     flag: str
     constant: str
-    store: tuple[int, int]
+    statement: Node
+
+    @property
+    def store(self) -> tuple[int, int]:
+        """The byte range of the store statement."""
+        return self.statement.start_byte, self.statement.end_byte
 
 
 def flag_loop(loop: Node, types: Mapping[str, VarType | None],
@@ -76,7 +82,7 @@ def flag_loop(loop: Node, types: Mapping[str, VarType | None],
     if vt is None or vt.scope != "local" or vt.pointer or vt.array or vt.reference or \
             "volatile" in vt.type_text.split():
         return f"'{flag}' is not a plain local variable of the function"
-    return FlagLoop(flag, node_text(right), (branch[0].start_byte, branch[0].end_byte))
+    return FlagLoop(flag, node_text(right), branch[0])
 
 
 def _negative_number(node: Node) -> bool:
@@ -98,15 +104,16 @@ def _header_problem(loop: Node, pure: Callable[[str], bool] | None) -> str:
     outlives the loop, a condition with an effect, an update that does more than step."""
     if loop.type == "for_range_loop":
         return ""
-    init = loop.child_by_field_name("initializer")
-    if init is not None and init.type != "declaration":
+    header = read_header(loop)
+    init = header.initializer
+    if init is not None and not header.declared:
         return "the counter is declared before the loop, so its final value may be read"
-    cond = loop.child_by_field_name("condition")
+    cond = header.condition
     if cond is not None:
         why = predicate_problem(loop, cond, pure)
         if why:
             return f"the loop's condition may have an effect ({why})"
-    update = loop.child_by_field_name("update")
+    update = header.update
     if update is not None:
         steps = update.named_children if update.type == "comma_expression" else [update]
         declared = _declared_names(init)

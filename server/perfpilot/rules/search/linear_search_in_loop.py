@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from perfpilot.code.container_changes import changes_in_loop
-from perfpilot.code.declarations import VarType
+from perfpilot.code.declarations import VarType, declared_types, top_level_types
 from perfpilot.code.facts import FunctionFacts, Loop
 from perfpilot.code.invariant_scans import scan_starts
-from perfpilot.code.loops import LoopFacts, all_loops
 from perfpilot.code.nested_membership import (
     NestedScan,
     copy_declaration,
@@ -50,20 +50,21 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, cpp, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
     insertion_before,
-    left_findings,
-    loop_node,
+    left_note,
     statement_slot_ok,
 )
+from perfpilot.rules.search.triangle_pairs import TrianglePairs, triangle_pairs
 from perfpilot.rules.search.triangle_pairs import replacement as pair_replacement
-from perfpilot.rules.search.triangle_pairs import triangle_pairs
 
 RULE_ID = "linear-search-in-loop"
 _FIND = {"std::find", "find"}
@@ -171,32 +172,101 @@ def _bounds(call: Node) -> tuple[str, Node] | None:
     return m1.group(1), value
 
 
-def linear_search_rule(inp: RuleInput) -> RuleOutput:
-    """Replace repeated ``std::find`` membership tests in a loop with a binary search."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    types = dict(inp.types)
+# the proved rewrites (what the fix acts on)
+
+
+@dataclass(frozen=True)
+class PairSite(Proof):
+    """A loop over the pairs ``i < j`` of one integer sequence that returns a constant at the
+    first equal pair or pair of a given sum (``triangle_pairs.py``)."""
+
+    loop: Node
+    found: TrianglePairs
+
+
+@dataclass(frozen=True)
+class FindSite(Proof):
+    """The ``std::find`` membership tests of one container in an outermost loop that never
+    changes it: each ``(comparison with end(), value looked up, present)``, and the calls."""
+
+    loop: Node
+    container: str
+    tests: tuple[tuple[Node, Node, bool], ...]
+    calls: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class NestedSite(Proof):
+    """Hand-written membership scans of one sequence nested in an outermost loop
+    (``code/nested_membership.py``), looked up in one sorted copy made before it."""
+
+    loop: Node
+    container: str
+    scans: tuple[NestedScan, ...]
+
+
+@dataclass(frozen=True)
+class Refused(Proof):
+    """A candidate the proof refuses: what it is in words, its node, why; ``covers``: the
+    nodes (calls, loops) whose findings it answers."""
+
+    what: str
+    node: Node
+    why: str
+    covers: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Unproved(Proof):
+    """A linear search detection advises but no rewrite proves equal: its node and why."""
+
+    node: Node
+    why: str
+
+
+Site = PairSite | FindSite | NestedSite | Refused
+
+
+def _covers(site: Site) -> tuple[Node, ...]:
+    if isinstance(site, PairSite):
+        return (site.loop,)
+    if isinstance(site, FindSite):
+        return site.calls
+    if isinstance(site, NestedSite):
+        return tuple(sc.loop for sc in site.scans)
+    return site.covers
+
+
+def _sites(facts: FunctionFacts) -> list[Site]:
+    """The function's proved rewrites and refused candidates, in source order of their loops:
+    pair loops, then per outermost loop its ``std::find`` tests and its nested scans."""
+    if facts.body is None or not facts.loops:
+        return []
+    types = {**top_level_types(facts.unit), **declared_types(facts.fn)}
+    sites: list[Site] = []
     claimed: set[int] | None = None
-    for lp in all_loops(inp.loops):
-        pairs = _pair_change(inp, lp, types, notes) if inp.language == "cpp" else None
-        if pairs is not None:
-            changes.append(pairs)
-            continue
-        if lp.depth:
+    cpp_only = facts.language == "cpp"
+    for lp in facts.loops:  # outer before inner, in source order
+        loop = lp.node
+        if cpp_only:
+            found, why = triangle_pairs(loop, types)
+            if found is not None:
+                sites.append(PairSite(loop, found))
+                continue
+            if why:
+                sites.append(Refused("the pair loop", loop, why, (loop,)))
+        if lp.parent is not None:
             continue  # the outermost loop: the copy is made once per call
-        loop = loop_node(inp, lp)
-        if loop is None:
-            continue
         loop_vars = dict(filter(None, (_range_var(n, types) for n in walk(loop))))
-        tests: dict[str, list[tuple[Node, Node, bool]]] = {}
+        tests: dict[str, list[tuple[Node, Node, bool, Node]]] = {}
         for call in walk(loop):
             if call.type != "call_expression":
                 continue
-            found = _bounds(call)
+            bounds = _bounds(call)
             parent = call.parent
-            if found is None or parent is None or parent.type != "binary_expression":
+            if bounds is None or parent is None or parent.type != "binary_expression":
                 continue
-            b, value = found
+            b, value = bounds
             op = parent.child_by_field_name("operator")
             other = parent.child_by_field_name("right") if parent.child_by_field_name(
                 "left") == call else parent.child_by_field_name("left")
@@ -205,60 +275,135 @@ def linear_search_rule(inp: RuleInput) -> RuleOutput:
                 continue
             if claimed is None:
                 # a seen list proved by the seen-list-set rule gets a hash set beside it
-                claimed = {s.search.start_byte for s in seen_lists(inp.facts, inp.unit)[0]}
+                claimed = {x.search.start_byte for x in seen_lists(facts, facts.unit)[0]}
                 # a search proved invariant is computed once before the loop instead
-                claimed |= scan_starts(inp.facts)
+                claimed |= scan_starts(facts)
             if call.start_byte in claimed:
                 continue
-            tests.setdefault(b, []).append((parent, value, node_text(op) == "!="))
+            tests.setdefault(b, []).append((parent, value, node_text(op) == "!=", call))
         for b, found_tests in tests.items():
-            line = inp.line_of(found_tests[0][0])
+            calls = tuple(t[3] for t in found_tests)
+            first = found_tests[0][0]
             b_type = types.get(b)
             elem = _element(b_type)
-            if b_type is None or elem is None or b in lp.locals:
-                notes.append(f"{RULE_ID}: the search of '{b}' on line {line} stays: its elements "
-                             "are not integers or strings, or it is made inside the loop")
-                continue
-            if any(t is None or not _same(t, elem) for t in
-                   (_value_type(v, types, loop_vars) for _, v, _ in found_tests)):
-                notes.append(f"{RULE_ID}: the search of '{b}' on line {line} stays: the value "
-                             "looked up is not known to have the element type")
-                continue
-            why = changes_in_loop(loop, b, b_type, types)
+            why = ""
+            if b_type is None or elem is None or b in facts.declared_in(loop):
+                why = ("its elements are not integers or strings, or it is made inside the "
+                       "loop")
+            elif any(t is None or not _same(t, elem) for t in
+                     (_value_type(v, types, loop_vars) for _, v, _, _ in found_tests)):
+                why = "the value looked up is not known to have the element type"
+            else:
+                why = changes_in_loop(loop, b, b_type, types)
             if why:
-                notes.append(f"{RULE_ID}: the search of '{b}' on line {line} stays: {why}")
-                continue
-            if not statement_slot_ok(loop):
-                continue
-            name = inp.fresh_name(f"{b}_sorted")
-            edits = [
-                insertion_before(inp, loop, f"auto {name} = {b};", RULE_ID, order=-20),
-                insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE_ID,
-                                 order=-19),
-            ]
-            for test, value, present in found_tests:
-                search = f"std::binary_search({name}.begin(), {name}.end(), {node_text(value)})"
-                edits.append(Edit(test.start_byte, test.end_byte,
-                                  search if present else f"!{search}", RULE_ID))
-            changes.append(Change(
-                RULE_ID, tuple(edits),
-                f"The loop at line {lp.line} searches '{b}' from end to end with std::find on "
-                f"every iteration (time proportional to its length each time); sorting a copy "
-                f"of '{b}' once before the loop and using std::binary_search answers the same "
-                "question in logarithmic time.", (lp.line, line),
-                includes=("<algorithm>",)))  # std::sort, std::binary_search
-        if inp.language == "cpp":  # the copies are std::vector
-            changes.extend(_nested_changes(inp, lp, loop, types, loop_vars, notes))
-    notes += left_findings(
-        inp, RULE_ID, linear_search_in_loop(inp.facts), changes, notes,
-        "the rewrite proves a sorted copy and a binary search equal only for membership "
-        "tests (std::find compared with end(), a scan for an equal element) of integers or "
-        "strings in a container the loop never changes; C has no std::sort" if
-        inp.language == "c" else
-        "the rewrite proves a sorted copy and a binary search equal only for membership "
-        "tests (std::find compared with end(), a scan for an equal element) of integers or "
-        "strings in a container the loop never changes")
+                sites.append(Refused(f"the search of '{b}'", first, why, calls))
+            elif statement_slot_ok(loop):
+                sites.append(FindSite(loop, b, tuple(t[:3] for t in found_tests), calls))
+        if cpp_only:  # the copies are std::vector
+            sites += _nested_sites(facts, loop, types, loop_vars)
+    return sites
+
+
+def _nested_sites(facts: FunctionFacts, loop: Node, types: dict[str, VarType | None],
+                  loop_vars: dict[str, str]) -> list[Site]:
+    """Hand-written membership scans nested in ``loop``, grouped by the sequence they scan
+    (see ``nested_membership`` for the shapes and why they agree), and those refused."""
+    out: list[Site] = []
+    groups: dict[tuple[str, str], list[NestedScan]] = {}
+    found: list[NestedScan] = []
+    for inner in walk(loop):
+        if inner == loop or inner.type not in ("for_statement", "for_range_loop"):
+            continue
+        scan, why = nested_scan(inner, types)
+        if scan is not None:
+            found.append(scan)
+        elif why:
+            out.append(Refused("the scan", inner, why, (inner,)))
+    if found:
+        # a scan of data proved sorted is the sorted-linear-scan rule's
+        sorted_loops = {x.loop.node.start_byte for x in sorted_scans(facts, facts.unit)[0]}
+        found = [x for x in found if x.loop.start_byte not in sorted_loops]
+    # a range-for scan only reads its range: its 'b' is no write
+    reading = frozenset(x.loop.start_byte for x in found)
+    for scan in found:
+        if scan.seq in facts.declared_in(loop):
+            out.append(Refused("the scan", scan.loop, f"'{scan.seq}' is made inside the loop",
+                               (scan.loop,)))
+            continue
+        if not _key_has_element_type(scan, types, loop_vars):
+            out.append(Refused("the scan", scan.loop, "the value compared is not known to "
+                               "have the element type", (scan.loop,)))
+            continue
+        b_type = types.get(scan.seq)
+        why = outer_writes_ok(loop, scan, types) or (
+            changes_in_loop(loop, scan.seq, b_type, types, reading)
+            if b_type is not None and not scan.bound else "")
+        if why:
+            out.append(Refused("the scan", scan.loop, why, (scan.loop,)))
+            continue
+        groups.setdefault((scan.seq, scan.bound), []).append(scan)
+    if groups and statement_slot_ok(loop):
+        out += [NestedSite(loop, b, tuple(scans)) for (b, _), scans in groups.items()]
+    return out
+
+
+# rewrite
+
+
+def _general_why(facts: FunctionFacts) -> str:
+    why = ("the rewrite proves a sorted copy and a binary search equal only for membership "
+           "tests (std::find compared with end(), a scan for an equal element) of integers or "
+           "strings in a container the loop never changes")
+    return why + "; C has no std::sort" if facts.language == "c" else why
+
+
+def linear_search_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved rewrite of the finding, or why it stays."""
+    proof = finding.proof
+    if isinstance(proof, PairSite):
+        return _pair_fix(inp, proof)
+    if isinstance(proof, FindSite):
+        return _find_fix(inp, proof)
+    if isinstance(proof, NestedSite):
+        return _nested_fix(inp, proof)
+    if isinstance(proof, Refused):
+        return Left(proof.what, proof.node, proof.why)
+    assert isinstance(proof, Unproved)
+    return Left("", proof.node, proof.why)
+
+
+def linear_search_rule(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``linear_search_fix``), and a note for each candidate the proof
+    refused that no finding names."""
+    sites = _sites(inp.facts)
+    findings = list(_findings(inp.facts, sites))
+    changes, notes = by_finding(lambda _facts: findings, linear_search_fix)(inp)
+    named = {id(f.proof) for f in findings}
+    notes += [left_note(inp, RULE_ID, Left(x.what, x.node, x.why)) for x in sites
+              if isinstance(x, Refused) and id(x) not in named]
     return changes, notes
+
+
+def _find_fix(inp: RuleInput, site: FindSite) -> Planned:
+    """A sorted copy of the container before the loop; each test a binary search in it."""
+    b, loop = site.container, site.loop
+    name = inp.fresh_name(f"{b}_sorted")
+    edits = [
+        insertion_before(inp, loop, f"auto {name} = {b};", RULE_ID, order=-20),
+        insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE_ID,
+                         order=-19),
+    ]
+    for test, value, present in site.tests:
+        search = f"std::binary_search({name}.begin(), {name}.end(), {node_text(value)})"
+        edits.append(Edit(test.start_byte, test.end_byte,
+                          search if present else f"!{search}", RULE_ID))
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(loop)} searches '{b}' from end to end with std::find "
+        f"on every iteration (time proportional to its length each time); sorting a copy "
+        f"of '{b}' once before the loop and using std::binary_search answers the same "
+        "question in logarithmic time.", (loop, site.tests[0][0]),
+        ("<algorithm>",))  # std::sort, std::binary_search
 
 
 def _pointee(node: Node, types: dict[str, VarType | None]) -> str | None:
@@ -272,33 +417,23 @@ def _pointee(node: Node, types: dict[str, VarType | None]) -> str | None:
     return _norm(vt.base)
 
 
-def _pair_change(inp: RuleInput, lp: LoopFacts, types: dict[str, VarType | None],
-                 notes: list[str]) -> Change | None:
-    """A loop over the pairs ``i < j`` of one integer sequence that returns a constant at the
-    first equal pair or pair of a given sum, answered on a sorted copy (see ``triangle_pairs``
-    for the shapes and why overflow cannot differ)."""
-    loop = loop_node(inp, lp)
-    if loop is None:
-        return None
-    found, why = triangle_pairs(loop, types)
-    if found is None:
-        if why:
-            notes.append(f"{RULE_ID}: the pair loop on line {lp.line} stays: {why}")
-        return None
+def _pair_fix(inp: RuleInput, site: PairSite) -> Planned:
+    """The pair loop answered on a sorted copy or with a hash set (see ``triangle_pairs`` for
+    the shapes and why overflow cannot differ)."""
+    found, loop = site.found, site.loop
     fresh = {k: inp.fresh_name(k if k != "s" else
                                f"{found.seq}_{'sorted' if found.target else 'seen'}")
              for k in ("s", "lo", "hi", "sum", "v")}
     what = "two equal elements" if not found.target else f"two elements summing to " \
         f"'{found.target}'"
-    return Change(
-        RULE_ID, (Edit(loop.start_byte, loop.end_byte, pair_replacement(found, fresh),
-                       RULE_ID),),
-        f"The loops at line {lp.line} compare every pair of '{found.seq}' looking for {what} "
-        "(quadratic time); "
+    return Planned(
+        (Edit(loop.start_byte, loop.end_byte, pair_replacement(found, fresh), RULE_ID),),
+        f"The loops at line {inp.line_of(loop)} compare every pair of '{found.seq}' looking "
+        f"for {what} (quadratic time); "
         + ("one pass through a hash set stops at the first repeated value" if not found.target
            else "sorting a copy once and walking it from both ends answers the same question "
-           "in O(n log n)") + ".", (lp.line,),
-        includes=("<unordered_set>",) if not found.target else ("<algorithm>", "<vector>"))
+           "in O(n log n)") + ".", (loop,),
+        ("<unordered_set>",) if not found.target else ("<algorithm>", "<vector>"))
 
 
 def _key_has_element_type(scan: NestedScan, types: dict[str, VarType | None],
@@ -308,63 +443,23 @@ def _key_has_element_type(scan: NestedScan, types: dict[str, VarType | None],
     return key_type is not None and _same(key_type, scan.elem)
 
 
-def _nested_changes(inp: RuleInput, lp: LoopFacts, loop: Node, types: dict[str, VarType | None],
-                    loop_vars: dict[str, str], notes: list[str]) -> list[Change]:
-    """Hand-written membership scans nested in ``loop`` become lookups in a sorted copy made
-    once before it (see ``nested_membership`` for the shapes and why they agree)."""
-    groups: dict[tuple[str, str], list[NestedScan]] = {}
-    found: list[NestedScan] = []
-    for inner in walk(loop):
-        if inner == loop or inner.type not in ("for_statement", "for_range_loop"):
-            continue
-        scan, why = nested_scan(inner, types)
-        if scan is not None:
-            found.append(scan)
-        elif why:
-            notes.append(f"{RULE_ID}: the scan on line {inp.line_of(inner)} stays: {why}")
-    if found:
-        # a scan of data proved sorted is the sorted-linear-scan rule's
-        sorted_loops = {s.loop.node.start_byte for s in sorted_scans(inp.facts, inp.unit)[0]}
-        found = [s for s in found if s.loop.start_byte not in sorted_loops]
-    # a range-for scan only reads its range: its 'b' is no write
-    reading = frozenset(s.loop.start_byte for s in found)
-    for scan in found:
-        where = f"the scan on line {inp.line_of(scan.loop)} stays"
-        if scan.seq in lp.locals or scan.seq in inp.facts.declared_in(loop):
-            notes.append(f"{RULE_ID}: {where}: '{scan.seq}' is made inside the loop")
-            continue
-        if not _key_has_element_type(scan, types, loop_vars):
-            notes.append(f"{RULE_ID}: {where}: the value compared is not known to have the "
-                         "element type")
-            continue
-        b_type = types.get(scan.seq)
-        why = outer_writes_ok(loop, scan, types) or (
-            changes_in_loop(loop, scan.seq, b_type, types, reading)
-            if b_type is not None and not scan.bound else "")
-        if why:
-            notes.append(f"{RULE_ID}: {where}: {why}")
-            continue
-        groups.setdefault((scan.seq, scan.bound), []).append(scan)
-    if not groups or not statement_slot_ok(loop):
-        return []
-    changes = []
-    for (b, _), scans in groups.items():
-        name = inp.fresh_name(f"{b}_sorted")
-        edits = [
-            insertion_before(inp, loop, copy_declaration(scans[0], name), RULE_ID, order=-18),
-            insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE_ID,
-                             order=-17),
-        ]
-        edits += [Edit(s.loop.start_byte, s.loop.end_byte, replacement(s, name), RULE_ID)
-                  for s in scans]
-        lines = tuple(inp.line_of(s.loop) for s in scans)
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"The loop at line {lp.line} scans '{b}' element by element for each of its "
-            f"iterations (line {lines[0]}); sorting a copy of '{b}' once before the loop and "
-            "searching it in logarithmic time gives the same matches.", (lp.line, *lines),
-            includes=("<algorithm>", "<vector>")))
-    return changes
+def _nested_fix(inp: RuleInput, site: NestedSite) -> Planned:
+    """A sorted copy of the scanned sequence before the loop; each scan a lookup in it."""
+    b, loop, scans = site.container, site.loop, site.scans
+    name = inp.fresh_name(f"{b}_sorted")
+    edits = [
+        insertion_before(inp, loop, copy_declaration(scans[0], name), RULE_ID, order=-18),
+        insertion_before(inp, loop, f"std::sort({name}.begin(), {name}.end());", RULE_ID,
+                         order=-17),
+    ]
+    edits += [Edit(x.loop.start_byte, x.loop.end_byte, replacement(x, name), RULE_ID)
+              for x in scans]
+    return Planned(
+        tuple(edits),
+        f"The loop at line {inp.line_of(loop)} scans '{b}' element by element for each of its "
+        f"iterations (line {inp.line_of(scans[0].loop)}); sorting a copy of '{b}' once before "
+        "the loop and searching it in logarithmic time gives the same matches.",
+        (loop, *(x.loop for x in scans)), ("<algorithm>", "<vector>"))
 
 
 # detection
@@ -386,12 +481,69 @@ def _scanned_container(call: Node) -> str | None:
 
 def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``std::find``/``count``/... inside a loop, and nested loops that compare elements."""
-    yield from _scan_calls(facts)
-    yield from _nested_compare(facts)
-    yield from _pair_sums(facts)
+    return _findings(facts, _sites(facts))
 
 
-def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
+# A candidate of detection: its finding, and the nodes (call, inner loop, outer loop) a proved
+# rewrite or a refusal may cover.
+Candidate = tuple[Finding, tuple[Node, ...]]
+
+
+def _findings(facts: FunctionFacts, sites: list[Site]) -> Iterator[Finding]:
+    """One finding per proved rewrite or refusal (the first candidate it covers, with the
+    lines of all it covers), then each candidate none covers, which the fix leaves."""
+    candidates = [*_scan_calls(facts), *_nested_compare(facts), *_pair_sums(facts)]
+    owner: dict[int, int] = {}  # candidate -> site
+    for c, (_f, anchors) in enumerate(candidates):
+        for anchor in anchors:
+            k = next((k for k, x in enumerate(sites) if anchor in _covers(x)), None)
+            if k is not None:
+                owner[c] = k
+                break
+    for k, site in enumerate(sites):
+        mine = [candidates[c][0] for c in sorted(owner) if owner[c] == k]
+        if mine:
+            lines = [n for f in mine for n in f.lines]
+            yield replace(mine[0], lines=tuple(dict.fromkeys(lines)), proof=site)
+        elif not isinstance(site, Refused):
+            yield _unreported(facts, site)
+    why = _general_why(facts)
+    for c, (f, anchors) in enumerate(candidates):
+        if c not in owner:
+            yield replace(f, proof=Unproved(anchors[0], why))
+
+
+def _unreported(facts: FunctionFacts, site: PairSite | FindSite | NestedSite) -> Finding:
+    """The finding of a proved rewrite no candidate of detection names."""
+    outer = facts.loop_of(site.loop)
+    phrase = loop_phrase(outer) if outer is not None else f"the loop on line {line(site.loop)}"
+    depth = outer.depth if outer is not None else 1
+    if isinstance(site, PairSite):
+        what = "two equal elements" if not site.found.target else \
+            f"two elements summing to `{site.found.target}`"
+        text = (f"{phrase} tries every pair of `{site.found.seq}` for {what}, O(n²) "
+                "comparisons: " + ("one pass through a hash set stops at the first repeated "
+                                   "value" if not site.found.target else
+                                   "sort a copy once and walk it from both ends (O(n log n))"))
+        at: list[Node] = [site.loop]
+    elif isinstance(site, FindSite):
+        text = (f"{phrase} searches `{site.container}` from end to end with `std::find` on "
+                f"every iteration, O(n·m) work: sort a copy once before the loop and use "
+                "`std::binary_search` (O(log m) per lookup)")
+        at = [site.tests[0][0], site.loop]
+    else:
+        text = (f"{phrase} scans `{site.container}` element by element on every iteration, "
+                f"O(n·m) comparisons: sort a copy once before the loop and search it in "
+                "O(log m)")
+        at = [site.scans[0].loop, site.loop]
+    return make_finding(
+        RULE_ID, text + ".", [line(n) for n in at],
+        loop_range=rng(site.loop), node_range=rng(at[0]), names=[site.container]
+        if not isinstance(site, PairSite) else [site.found.seq],
+        bonus=depth_bonus(depth), proof=site)
+
+
+def _pair_sums(facts: FunctionFacts) -> Iterator[Candidate]:
     """Loops over the pairs ``i < j`` looking for two elements of a given sum (the equal-pair
     test is a nested comparison, found above)."""
     if not cpp(facts):
@@ -408,12 +560,11 @@ def _pair_sums(facts: FunctionFacts) -> Iterator[Finding]:
             "(O(n log n)).",
             [lp.line], loop_range=lp.byte_range, node_range=rng(lp.node),
             names=[found.seq, found.target],
-            data={"form": "pair-sum", "container": found.seq},
             bonus=depth_bonus(lp.depth + 1),
-        )
+        ), (lp.node,)
 
 
-def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
+def _scan_calls(facts: FunctionFacts) -> Iterator[Candidate]:
     # A call that a more specific rule of this category rewrites (a binary search on sorted
     # data, a hash set beside a seen list, a table of counts, a value computed once) is
     # claimed by that rule's finding, and ranking drops this one.
@@ -447,12 +598,11 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Finding]:
             [line(call), loop.line],
             loop_range=loop.byte_range, node_range=rng(call),
             names=[n for n in (name, container) if n],
-            data={"form": "call", "call": name, "container": container or ""},
             bonus=depth_bonus(loop.depth),
-        )
+        ), (call,)
 
 
-def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
+def _nested_compare(facts: FunctionFacts) -> Iterator[Candidate]:
     # As for _scan_calls: an inner loop a more specific rule rewrites is claimed by its finding.
     for inner in facts.loops:
         if inner.parent is None or inner.kind not in ("for", "range-for"):
@@ -478,9 +628,8 @@ def _nested_compare(facts: FunctionFacts) -> Iterator[Finding]:
             [line(cmp_node), inner.line, outer.line],
             loop_range=outer.byte_range, node_range=rng(inner.node),
             names=[ivar, searched],
-            data={"form": "nested-loop", "inner_var": ivar, "container": searched},
             bonus=depth_bonus(inner.depth) - 0.02,
-        )
+        ), (inner.node, outer.node)
 
 
 def _range_for_var(loop: Loop) -> str | None:
@@ -538,6 +687,7 @@ def _indexed_by(node: Node | None, var: str, loop: Loop) -> str | None:
 RULE = RuleSpec(
     id=RULE_ID,
     detect=linear_search_in_loop,
+    fix=linear_search_fix,
     rewrite=linear_search_rule,
     rewrites_as=frozenset({"linear-search-in-loop"}),
     phase=2,

@@ -17,6 +17,7 @@ every later use of it (its size, a loop over it, returning it) sees the same: O(
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.seen_list import SeenList, seen_lists
@@ -25,20 +26,29 @@ from perfpilot.code.syntax import (
     node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import folded_into_declaration
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
-    Change,
+    Left,
+    Planned,
     RuleInput,
     RuleOutput,
-    fresh_name,
     line_indent,
     newline_of,
 )
 
 RULE_ID = "seen-list-set"
+
+
+@dataclass(frozen=True)
+class SeenListProof(Proof):
+    """The proved search-then-append: the vector's declaration, the test to replace, the
+    searched value and the search itself (``code/seen_list.py``)."""
+
+    site: SeenList
 
 
 def _search_phrase(s: SeenList) -> str:
@@ -50,6 +60,11 @@ def _search_phrase(s: SeenList) -> str:
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Search-then-append sites of a local vector proved to be a list of distinct values."""
     found, _refused = seen_lists(facts, facts.unit)
+    return _findings(facts, found)
+
+
+def _findings(facts: FunctionFacts, found: tuple[SeenList, ...]) -> Iterator[Finding]:
+    """The findings of the proved seen lists searched inside a loop."""
     for s in found:
         lp = facts.loop_of(s.search)
         if lp is None:
@@ -65,56 +80,62 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             [line(s.search), line(s.decl), line(s.push)],
             loop_range=lp.byte_range, node_range=rng(s.search), names=[s.var],
             claims=[rng(s.search)],
-            data={"container": s.var, "form": s.form, "element": s.element},
             bonus=depth_bonus(lp.depth + 1),
+            proof=SeenListProof(s),
         )
 
 
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """A companion hash set declared after the proved vector, the membership test on it."""
+    proof = finding.proof
+    assert isinstance(proof, SeenListProof)
+    s = proof.site
+    name = inp.fresh_name(f"{s.var}_set")
+    nl = newline_of(inp.text)
+    _, indent = line_indent(inp.data, s.decl)
+    sep = f"{nl}{indent}" if indent or inp.data.rfind(b"\n", 0, s.decl.start_byte) + 1 == \
+        s.decl.start_byte else " "
+    value = " ".join(node_text(s.value).split())
+    inserted = f"{name}.insert({value}).second"
+    if s.form == "loop":
+        new_test = f"{s.flag} = !{inserted};"
+        what = f"the scan loop at line {inp.line_of(s.test)}"
+    else:
+        new_test = inserted if s.absent else f"!{inserted}"
+        what = f"the std::{s.form} search at line {inp.line_of(s.search)}"
+    start = Edit(s.decl.end_byte, s.decl.end_byte,
+                 f"{sep}std::unordered_set<{s.element}> {name};", RULE_ID)
+    # `bool found = false;` right before the scan takes the test as its initializer
+    folded = folded_into_declaration(inp, s.test, s.flag, "=", f"!{inserted}", RULE_ID) \
+        if s.form == "loop" else None
+    edits = (start, *folded) if folded is not None else \
+        (start, Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID))
+    return Planned(
+        edits,
+        f"'{s.var}' (line {inp.line_of(s.decl)}) only grows by appending values not yet "
+        f"in it, so the hash set '{name}' kept beside it holds exactly its values: "
+        f"{what} becomes '{inserted}', true exactly when the value is new, in constant "
+        f"expected time instead of a pass over '{s.var}'; '{s.var}' keeps its contents "
+        "and order.",
+        (s.search, s.decl), ("<unordered_set>",))
+
+
 def rewrite(inp: RuleInput) -> RuleOutput:
-    """Add a companion hash set to each proved seen list and test membership with it."""
+    """Each finding fixed (``fix``), and a note for each search-then-append the proof
+    refused (detection does not report those: the linear-search rule may)."""
     if inp.language != "cpp":
         return [], []
     found, refused = seen_lists(inp.facts, inp.unit)
-    notes = [f"{RULE_ID}: the search of '{r.var}' on line {inp.line_of(r.node)} stays "
-             f"linear: {r.why}" for r in refused]
-    taken = set(inp.taken)
-    changes: list[Change] = []
-    nl = newline_of(inp.text)
-    for s in found:
-        name = fresh_name(taken, f"{s.var}_set")
-        taken.add(name)
-        _, indent = line_indent(inp.data, s.decl)
-        sep = f"{nl}{indent}" if indent or inp.data.rfind(b"\n", 0, s.decl.start_byte) + 1 == \
-            s.decl.start_byte else " "
-        value = " ".join(node_text(s.value).split())
-        inserted = f"{name}.insert({value}).second"
-        if s.form == "loop":
-            new_test = f"{s.flag} = !{inserted};"
-            what = f"the scan loop at line {inp.line_of(s.test)}"
-        else:
-            new_test = inserted if s.absent else f"!{inserted}"
-            what = f"the std::{s.form} search at line {inp.line_of(s.search)}"
-        start = Edit(s.decl.end_byte, s.decl.end_byte,
-                     f"{sep}std::unordered_set<{s.element}> {name};", RULE_ID)
-        # `bool found = false;` right before the scan takes the test as its initializer
-        folded = folded_into_declaration(inp, s.test, s.flag, "=", f"!{inserted}", RULE_ID) \
-            if s.form == "loop" else None
-        edits = (start, *folded) if folded is not None else \
-            (start, Edit(s.test.start_byte, s.test.end_byte, new_test, RULE_ID))
-        changes.append(Change(
-            RULE_ID, edits,
-            f"'{s.var}' (line {inp.line_of(s.decl)}) only grows by appending values not yet "
-            f"in it, so the hash set '{name}' kept beside it holds exactly its values: "
-            f"{what} becomes '{inserted}', true exactly when the value is new, in constant "
-            f"expected time instead of a pass over '{s.var}'; '{s.var}' keeps its contents "
-            "and order.",
-            (inp.line_of(s.search), inp.line_of(s.decl)), ("<unordered_set>",)))
+    changes, notes = by_finding(lambda facts: _findings(facts, found), fix)(inp)
+    notes += [f"{RULE_ID}: the search of '{r.var}' on line {inp.line_of(r.node)} stays "
+              f"linear: {r.why}" for r in refused]
     return changes, notes
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,

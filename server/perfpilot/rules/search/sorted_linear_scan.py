@@ -24,6 +24,7 @@ valid under any standard.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.sorted_calls import SortedCall, sorted_calls
@@ -35,18 +36,19 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import folded_into_declaration
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
     Left,
     Planned,
     RuleInput,
     RuleOutput,
+    left_note,
     line_indent,
     newline_of,
-    rule_output,
 )
 
 RULE_ID = "sorted-linear-scan"
@@ -87,9 +89,32 @@ def _test_text(s: SortedScan) -> str:
     return f"{x} {s.op} {_q(s)}"
 
 
+@dataclass(frozen=True)
+class SortedScanProof(Proof):
+    """A counting or first-match loop proved to scan a sorted container
+    (``code/sorted_scan.py``)."""
+
+    scan: SortedScan
+
+
+@dataclass(frozen=True)
+class SortedCallProof(Proof):
+    """A whole-range count or find call proved to search a sorted container
+    (``code/sorted_calls.py``)."""
+
+    call: SortedCall
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Counting and first-match loops over a container proved sorted."""
     found, _refused = sorted_scans(facts, facts.unit)
+    calls, _refused_calls = sorted_calls(facts, facts.unit)
+    return _findings(facts, found, calls)
+
+
+def _findings(facts: FunctionFacts, found: list[SortedScan],
+              calls: list[SortedCall]) -> Iterator[Finding]:
+    """The findings of the proved scans, then of the proved calls."""
     for s in found:
         lp = s.loop
         sort_line = line(s.sort.statement)
@@ -107,16 +132,14 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             [lp.line, sort_line],
             loop_range=lp.byte_range, node_range=rng(lp.node), names=[s.var],
             claims=[rng(lp.node)],
-            data={"container": s.var, "form": s.form, "op": s.op,
-                  "search": _SHAPE[(s.op, s.sort.descending)][1]},
             bonus=depth_bonus(lp.depth),
+            proof=SortedScanProof(s),
         )
-    yield from _call_findings(facts)
+    yield from _call_findings(facts, calls)
 
 
-def _call_findings(facts: FunctionFacts) -> Iterator[Finding]:
-    found, _refused = sorted_calls(facts, facts.unit)
-    for c in found:
+def _call_findings(facts: FunctionFacts, calls: list[SortedCall]) -> Iterator[Finding]:
+    for c in calls:
         lp = facts.loop_of(c.call)
         sort_line = line(c.sort.statement)
         doing = (f"counts the elements of `{c.var}` with `{_call_test(c)}`" if c.form == "count"
@@ -135,9 +158,8 @@ def _call_findings(facts: FunctionFacts) -> Iterator[Finding]:
             loop_range=lp.byte_range if lp is not None else None, node_range=rng(c.call),
             claims=[rng(c.call)],
             names=[c.var],
-            data={"container": c.var, "form": c.form, "op": c.op, "search": search,
-                  "call": c.algo},
             bonus=depth_bonus(lp.depth + 1) if lp is not None else 0.0,
+            proof=SortedCallProof(c),
         )
 
 
@@ -256,42 +278,50 @@ def _call_edit(inp: RuleInput, c: SortedCall) -> Edit:
     return edit(d, f"{decl}{sep}if ({it} != {last} && !(*{it} == {q})) {it} = {last};")
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
-    """Replace each proved scan of a sorted container with a binary search."""
-    facts = inp.facts
-    found, refused = sorted_scans(facts, inp.unit)
-    calls, refused_calls = sorted_calls(facts, inp.unit)
-    left = [Left(f"the scan of '{r.var}'", r.loop.node, r.why, "stays linear")
-            for r in refused]
-    left += [Left(f"`{_tight(r.call)}`", r.call, r.why, "stays linear") for r in refused_calls]
-    planned: list[Planned] = []
-    data, nl = inp.data, newline_of(inp.text)
-    for s in found:
-        node = s.loop.node
-        pos = inp.fresh_name("pos" if s.form == "first" else "run")
-        if s.form == "count":
-            lines = _count_lines(s, pos)
-        else:
-            branch = [data[b.start_byte:b.end_byte].decode("utf-8") for b in s.branch]
-            lines = _first_lines(s, pos, branch)
-        _, indent = line_indent(data, node)
-        replacement = f"{nl}{indent}".join(lines)
-        amount = _count_amount(s) if s.form == "count" and s.target is not None else None
-        # `int c = 0;` right before the loop: the count becomes its initializer
-        folded = folded_into_declaration(inp, node, " ".join(node_text(s.target).split()),
-                                          f"{s.sign}=", amount, RULE_ID) \
-            if amount is not None and s.target is not None else None
-        planned.append(Planned(
-            folded or (Edit(node.start_byte, node.end_byte, replacement, RULE_ID),),
-            _explained(s.var, s.sort.statement, "the loop", node, _test_text(s), s.form, inp),
-            (node, s.sort.statement), _includes(s.sort.descending)))
-    for c in calls:
-        planned.append(Planned(
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved scan or call replaced with a binary search."""
+    proof = finding.proof
+    if isinstance(proof, SortedCallProof):
+        c = proof.call
+        return Planned(
             (_call_edit(inp, c),),
             _explained(c.var, c.sort.statement, f"`{_tight(c.call)}`", c.call, _call_test(c),
                        c.form, inp),
-            (c.call, c.sort.statement), _includes(c.sort.descending)))
-    return rule_output(inp, RULE_ID, planned, left)
+            (c.call, c.sort.statement), _includes(c.sort.descending))
+    assert isinstance(proof, SortedScanProof)
+    s = proof.scan
+    data, nl = inp.data, newline_of(inp.text)
+    node = s.loop.node
+    pos = inp.fresh_name("pos" if s.form == "first" else "run")
+    if s.form == "count":
+        lines = _count_lines(s, pos)
+    else:
+        branch = [data[b.start_byte:b.end_byte].decode("utf-8") for b in s.branch]
+        lines = _first_lines(s, pos, branch)
+    _, indent = line_indent(data, node)
+    replacement = f"{nl}{indent}".join(lines)
+    amount = _count_amount(s) if s.form == "count" and s.target is not None else None
+    # `int c = 0;` right before the loop: the count becomes its initializer
+    folded = folded_into_declaration(inp, node, " ".join(node_text(s.target).split()),
+                                      f"{s.sign}=", amount, RULE_ID) \
+        if amount is not None and s.target is not None else None
+    return Planned(
+        folded or (Edit(node.start_byte, node.end_byte, replacement, RULE_ID),),
+        _explained(s.var, s.sort.statement, "the loop", node, _test_text(s), s.form, inp),
+        (node, s.sort.statement), _includes(s.sort.descending))
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each scan or call the proof refused
+    (detection does not report those)."""
+    facts = inp.facts
+    found, refused = sorted_scans(facts, inp.unit)
+    calls, refused_calls = sorted_calls(facts, inp.unit)
+    changes, notes = by_finding(lambda _facts: _findings(facts, found, calls), fix)(inp)
+    left = [Left(f"the scan of '{r.var}'", r.loop.node, r.why, "stays linear")
+            for r in refused]
+    left += [Left(f"`{_tight(r.call)}`", r.call, r.why, "stays linear") for r in refused_calls]
+    return changes, [*(left_note(inp, RULE_ID, x) for x in left), *notes]
 
 
 def _includes(descending: bool) -> tuple[str, ...]:
@@ -309,6 +339,7 @@ def _explained(var: str, sort: Node, what: str, node: Node, test: str, form: str
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from perfpilot.code.facts import FunctionFacts
+from perfpilot.code.facts import FunctionFacts, Loop
+from perfpilot.code.loop_header import read_header
 from perfpilot.code.syntax import (
     Node,
     arguments,
@@ -34,11 +36,11 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.common import code, cpp
+from perfpilot.rules.detect.common import code, cpp, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import guarded, indent_at, indent_unit
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 RULE_ID = "manual-sort"
 _TIGHT = re.compile(r"\s*([=\[\](){};,<>+\-*/%!&|])\s*")
@@ -53,19 +55,12 @@ def _counted(node: Node) -> tuple[str, str, str, Node] | None:
     """``(var, start, condition, body)`` of ``for (T var = start; condition; ++var)``."""
     if node.type != "for_statement":
         return None
-    init = node.child_by_field_name("initializer")
-    cond = node.child_by_field_name("condition")
-    update = node.child_by_field_name("update")
+    h = read_header(node)
     body = node.child_by_field_name("body")
-    if init is None or cond is None or update is None or body is None:
+    if h.condition is None or h.update is None or body is None or h.var is None or \
+            h.init is None or not h.plain_init or h.step != 1:
         return None
-    m = re.fullmatch(r"(?:[\w:<> ]+ )?(\w+)=(.+?);?", _norm(init))
-    if m is None:
-        return None
-    var = m.group(1)
-    if _norm(update) not in (f"++{var}", f"{var}++", f"{var}+=1", f"{var}={var}+1"):
-        return None
-    return var, m.group(2), _norm(cond), body
+    return h.var, _norm(h.init), _norm(h.condition), body
 
 
 def _bounds(cond: str, var: str) -> list[str]:
@@ -194,20 +189,13 @@ def _pass_loop(node: Node, flag: str, swapped: bool, gap: str) -> tuple[str, str
     the swap)."""
     if node.type != "for_statement":
         return None
-    init = node.child_by_field_name("initializer")
-    cond = node.child_by_field_name("condition")
-    update = node.child_by_field_name("update")
-    body = node.child_by_field_name("body")
-    if init is None or cond is None or update is None or body is None:
+    h = read_header(node)
+    cond, body = h.condition, node.child_by_field_name("body")
+    if cond is None or h.update is None or body is None or h.var is None or \
+            h.init is None or not h.plain_init or not re.fullmatch(r"\d+", _norm(h.init)) or \
+            h.step not in (1, 2):
         return None
-    m = re.fullmatch(r"(?:[\w:<> ]+ )?(\w+)=(\d+);?", _norm(init))
-    if m is None:
-        return None
-    j, start = m.group(1), int(m.group(2))
-    step = {f"++{j}": 1, f"{j}++": 1, f"{j}+=1": 1, f"{j}+=2": 2, f"{j}={j}+2": 2}.get(
-        _norm(update))
-    if step is None:
-        return None
+    j, start, step = h.var, int(_norm(h.init)), h.step
     other = f"{j}+{gap}"
     c = _norm(cond)
     n = None
@@ -326,15 +314,13 @@ def _insertion(loop: Node) -> tuple[str, str, str, bool] | None:
     stmts = statements(body)
     if len(stmts) == 1 and stmts[0].type == "for_statement":
         inner = stmts[0]
-        init = _norm(inner.child_by_field_name("initializer"))
-        m = re.fullmatch(rf"(?:[\w:<> ]+ )?(\w+)={i};?", init)
-        if m is None:
+        h = read_header(inner)
+        if h.var is None or not h.plain_init or _norm(h.init) != i or h.step != -1:
             return None
-        j = m.group(1)
-        test = _norm(inner.child_by_field_name("condition"))
+        j = h.var
+        test = _norm(h.condition)
         t = re.fullmatch(rf"{j}>0&&(\w+)\[({j}-1|{j})\]([<>])\1\[({j}-1|{j})\]", test)
-        if t is None or {t.group(2), t.group(4)} != {f"{j}-1", j} or \
-                _norm(inner.child_by_field_name("update")) not in (f"--{j}", f"{j}--"):
+        if t is None or {t.group(2), t.group(4)} != {f"{j}-1", j}:
             return None
         a = t.group(1)
         if not _swap(statements(inner.child_by_field_name("body")), a, f"{j}-1", j):
@@ -382,58 +368,47 @@ def _element_kind(inp: RuleInput, a: str) -> str:
     return "ordered" if re.fullmatch(r"[A-Za-z_][\w:<>, ]*", base) else "unordered"
 
 
-def manual_sort_rule(inp: RuleInput) -> RuleOutput:
-    """Replace a recognised whole-range sort (bubble, selection, insertion, odd-even, comb)
-    with ``std::sort`` (``std::stable_sort`` for a stable one over elements that may be equal
-    and distinct); note why for every hand sort it leaves."""
-    changes: list[Change] = []
-    notes: list[str] = []
-    done: list[Node] = []
-    for loop in walk(inp.function):
-        if loop.type not in ("for_statement", "while_statement", "do_statement") or \
-                any(d.start_byte <= loop.start_byte < d.end_byte for d in done):
-            continue
-        kind, ascending = "bubble", True
-        found: tuple[str, str, str] | None = None
-        shaped = _bubble(loop) if loop.type == "for_statement" else None
-        if shaped is None and loop.type == "for_statement":
-            kind, shaped = "selection", _selection(loop)
-        if shaped is not None:
-            found = (shaped[0], shaped[1], shaped[2])
-        else:
-            other = _flagged(loop) or (_insertion(loop) if loop.type == "for_statement"
-                                       else None)
-            if other is not None:
-                a_, n_, kind, ascending = other
-                found = (a_, n_, "ascending" if ascending else "descending")
-        if found is None:
-            continue
-        done.append(loop)
-        a, n, order = found
-        line = inp.line_of(loop)
-        made = _replacement(inp, loop, a, n, order, kind)
-        if isinstance(made, str):
-            notes.append(f"{RULE_ID}: the {kind} sort at line {line} stays: {made}")
-            continue
-        text, includes, call = made
-        edits = [Edit(loop.start_byte, loop.end_byte, text, RULE_ID)]
-        flag_decl = _flag_declaration(loop) if loop.type == "while_statement" or \
-            loop.type == "do_statement" else []
-        edits += [Edit(*_whole_line(inp, d), "", RULE_ID) for d in flag_decl]
-        changes.append(Change(
-            RULE_ID, tuple(edits),
-            f"The loops at line {line} sort '{a}' by {kind} sort, which takes time "
-            f"proportional to the square of its length; {call} leaves the same "
-            f"{order} order in n log n time.", (line,), includes))
-    taken = {(d.start_byte, d.end_byte) for d in done}
-    for f in manual_sort(inp.facts):
-        if f.loop_range is not None and not any(
-                s <= f.loop_range[0] < e for s, e in taken):
-            notes.append(f"{RULE_ID}: the loops at line {inp.line_of(f.loop_range[0])} stay: "
-                         "they are not a recognised sort of a whole range (bubble, selection, "
-                         "insertion, odd-even or comb sort, comparing and swapping nothing "
-                         "else)")
-    return changes, notes
+def _recognised(loop: Node) -> tuple[str, str, str, str] | None:
+    """``(a, N, order, kind)`` of a loop nest that is a whole-range sort in one of the
+    recognised shapes (bubble, selection, insertion, odd-even, comb)."""
+    if loop.type not in ("for_statement", "while_statement", "do_statement"):
+        return None
+    shaped = _bubble(loop) if loop.type == "for_statement" else None
+    if shaped is not None:
+        return (*shaped, "bubble")
+    shaped = _selection(loop) if loop.type == "for_statement" else None
+    if shaped is not None:
+        return (*shaped, "selection")
+    other = _flagged(loop) or (_insertion(loop) if loop.type == "for_statement" else None)
+    if other is None:
+        return None
+    a, n, kind, ascending = other
+    return a, n, "ascending" if ascending else "descending", kind
+
+
+def manual_sort_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved sort replaced with ``std::sort`` (``std::stable_sort`` for a stable one
+    over elements that may be equal and distinct), or why it stays."""
+    proof = finding.proof
+    if isinstance(proof, SortLikeLoops):
+        return Left("the loops", proof.loop, "they are not a recognised sort of a whole range "
+                    "(bubble, selection, insertion, odd-even or comb sort, comparing and "
+                    "swapping nothing else)", "stay")
+    assert isinstance(proof, HandSort)
+    loop, a, order, kind = proof.loop, proof.array, proof.order, proof.kind
+    made = _replacement(inp, loop, a, proof.count, order, kind)
+    if isinstance(made, str):
+        return Left(f"the {kind} sort", loop, made)
+    text, includes, call = made
+    edits = [Edit(loop.start_byte, loop.end_byte, text, RULE_ID)]
+    flag_decl = _flag_declaration(loop) if loop.type == "while_statement" or \
+        loop.type == "do_statement" else []
+    edits += [Edit(*_whole_line(inp, d), "", RULE_ID) for d in flag_decl]
+    return Planned(
+        tuple(edits),
+        f"The loops at line {inp.line_of(loop)} sort '{a}' by {kind} sort, which takes time "
+        f"proportional to the square of its length; {call} leaves the same "
+        f"{order} order in n log n time.", (loop,), includes)
 
 
 def _replacement(inp: RuleInput, loop: Node, a: str, n: str, order: str, kind: str
@@ -562,44 +537,104 @@ def _assign_parts(stmt: Node) -> tuple[str, str] | None:
     return None
 
 
+@dataclass(frozen=True)
+class HandSort(Proof):
+    """A loop nest proved to sort ``array[0..count)`` by hand in one of the recognised shapes:
+    the loop, the array, its length as written, the order and the kind of sort."""
+
+    loop: Node
+    array: str
+    count: str
+    order: str  # "ascending" or "descending"
+    kind: str  # bubble, selection, insertion, odd-even, comb
+
+
+@dataclass(frozen=True)
+class SortLikeLoops(Proof):
+    """Nested loops that compare and swap elements of one array, in no recognised shape."""
+
+    loop: Node
+
+
+def _hand_sorts(fn: Node) -> list[HandSort]:
+    """The recognised sorts of the function, outermost first (none inside another)."""
+    found: list[HandSort] = []
+    for loop in walk(fn):
+        if any(d.loop.start_byte <= loop.start_byte < d.loop.end_byte for d in found):
+            continue
+        got = _recognised(loop)
+        if got is not None:
+            found.append(HandSort(loop, *got))
+    return found
+
+
+def _library_sort(facts: FunctionFacts, array: str) -> str:
+    """The library call a plan names for sorting ``array``."""
+    if not cpp(facts):
+        return f"`qsort({array}, n, sizeof *{array}, cmp)`"
+    v = facts.var(array)
+    if v is not None and not v.pointer and not v.array:
+        return f"`std::sort({array}.begin(), {array}.end())`"
+    return f"`std::sort({array}, {array} + n)`"
+
+
+def _compare_and_swap(facts: FunctionFacts, outer: Node) -> tuple[str, Node, Node] | None:
+    """``(array, first comparison, first swap)`` of an outermost loop that compares elements
+    of one array and swaps them."""
+    swaps = _swaps(facts, outer)
+    if not swaps:
+        return None
+    first, array = swaps[0]
+    compares = [b for b in facts.nodes("binary_expression", outer)
+                if operator(b) in ("<", ">", "<=", ">=")
+                and sum(1 for s in (b.child_by_field_name("left"),
+                                    b.child_by_field_name("right"))
+                        if s is not None and s.type == "subscript_expression"
+                        and root_name(s) == array) >= 1]
+    return (array, compares[0], first) if compares else None
+
+
 def manual_sort(facts: FunctionFacts) -> Iterator[Finding]:
-    """Nested loops that compare and swap elements of one array: an O(n²) sort by hand."""
-    for outer in facts.loops:
-        if outer.parent is not None or outer.innermost:
+    """Loops that sort an array by hand in O(n²): each recognised sort (proved, rewritten),
+    then each other outermost nest that compares and swaps elements of one array."""
+    sorts = _hand_sorts(facts.fn)
+    evidence = {lp.node.start_byte: (lp, e) for lp in facts.loops
+                if lp.parent is None and not lp.innermost
+                and (e := _compare_and_swap(facts, lp.node)) is not None}
+    for hs in sorts:
+        seen = evidence.get(hs.loop.start_byte)
+        if seen is not None and seen[0].node == hs.loop:
+            yield _finding(facts, seen[0], *seen[1], hs)
             continue
-        swaps = _swaps(facts, outer.node)
-        if not swaps:
-            continue
-        first, array = swaps[0]
-        compares = [b for b in facts.nodes("binary_expression", outer.node)
-                    if operator(b) in ("<", ">", "<=", ">=")
-                    and sum(1 for s in (b.child_by_field_name("left"),
-                                        b.child_by_field_name("right"))
-                            if s is not None and s.type == "subscript_expression"
-                            and root_name(s) == array) >= 1]
-        if not compares:
-            continue
-        fix = (f"`std::sort({array}.begin(), {array}.end())`"
-               if (v := facts.var(array)) is not None and not v.pointer and not v.array
-               and cpp(facts) else
-               f"`std::sort({array}, {array} + n)`" if cpp(facts) else
-               f"`qsort({array}, n, sizeof *{array}, cmp)`")
         yield make_finding(
-            "manual-sort",
-            f"The nested loops starting on line {outer.line} sort `{array}` by hand: they compare "
-            f"`{code(compares[0])}` (line {line(compares[0])}) and swap elements (line "
-            f"{line(first)}), O(n²) comparisons and moves; the library sort {fix} is "
-            f"O(n log n) and heavily tuned.",
-            [outer.line, line(compares[0]), line(first)],
-            loop_range=outer.byte_range, names=[array],
-            data={"var": array, "replacement": fix.strip("`")},
+            RULE_ID,
+            f"The loops starting on line {line(hs.loop)} sort `{hs.array}` by {hs.kind} sort, "
+            f"O(n²) comparisons and moves; the library sort "
+            f"{_library_sort(facts, hs.array)} is O(n log n) and heavily tuned.",
+            [line(hs.loop)], loop_range=rng(hs.loop), names=[hs.array], proof=hs,
         )
+    for lp, (array, compare, swap) in evidence.values():
+        if not any(lp.node.start_byte <= hs.loop.start_byte < lp.node.end_byte for hs in sorts):
+            yield _finding(facts, lp, array, compare, swap, SortLikeLoops(lp.node))
+
+
+def _finding(facts: FunctionFacts, outer: Loop, array: str, compare: Node, swap: Node,
+             proof: HandSort | SortLikeLoops) -> Finding:
+    return make_finding(
+        RULE_ID,
+        f"The nested loops starting on line {outer.line} sort `{array}` by hand: they compare "
+        f"`{code(compare)}` (line {line(compare)}) and swap elements (line {line(swap)}), "
+        f"O(n²) comparisons and moves; the library sort {_library_sort(facts, array)} is "
+        f"O(n log n) and heavily tuned.",
+        [outer.line, line(compare), line(swap)],
+        loop_range=outer.byte_range, names=[array], proof=proof,
+    )
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=manual_sort,
-    rewrite=manual_sort_rule,
+    fix=manual_sort_fix,
     rewrites_as=frozenset({"manual-sort"}),
     phase=1,
     order=5,

@@ -29,15 +29,18 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, cpp, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import ADDITIVE, precedence
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Change, RuleInput, RuleOutput
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 from perfpilot.rules.sorting.comparator import SUBTRACTABLE, Comparator, comparator, type_words
 
 RULE_ID = "qsort-to-sort"
 
 
 @dataclass(frozen=True)
-class _Site:
+class QsortCall(Proof):
+    """A ``qsort`` call proved to sort integers by value: the call, its base pointer and
+    count, the comparator's order and name."""
+
     call: Node
     base: str  # the first element's pointer, as written (evaluated twice by std::sort)
     count: Node
@@ -119,7 +122,7 @@ def _size_matches(size: Node, element: str, array: str, base: Node) -> bool:
     return flat in (f"*{array}", f"{array}[0]", f"*{node_text(base)}", f"{node_text(base)}[0]")
 
 
-def _sites(facts: FunctionFacts, unit: Node) -> Iterator[_Site]:
+def _sites(facts: FunctionFacts, unit: Node) -> Iterator[QsortCall]:
     if not cpp(facts):
         return  # C has no std::sort
     for call in facts.nodes("call_expression"):
@@ -141,7 +144,7 @@ def _sites(facts: FunctionFacts, unit: Node) -> Iterator[_Site]:
                 (order.subtracts and element not in SUBTRACTABLE) or \
                 not _size_matches(size, element, array, base):
             continue
-        yield _Site(call, node_text(base), count, order, name)
+        yield QsortCall(call, node_text(base), count, order, name)
 
 
 def qsort_to_sort(facts: FunctionFacts) -> Iterator[Finding]:
@@ -155,30 +158,27 @@ def qsort_to_sort(facts: FunctionFacts) -> Iterator[Finding]:
             f"{'descending' if s.order.descending else 'ascending'}, so `{s.replacement()}` "
             "gives the same array with the comparison inlined, typically 2-3x faster.",
             [line(s.call)], node_range=rng(s.call), names=[s.base],
-            data={"replacement": s.replacement()},
+            proof=s,
         )
 
 
-def qsort_to_sort_rule(inp: RuleInput) -> RuleOutput:
-    """Replace each proved ``qsort`` call with ``std::sort``."""
-    facts = inp.facts
-    changes: list[Change] = []
-    for s in _sites(facts, inp.unit):
-        includes = ("<algorithm>", "<functional>") if s.order.descending else ("<algorithm>",)
-        changes.append(Change(
-            RULE_ID, (Edit(s.call.start_byte, s.call.end_byte, s.replacement(), RULE_ID),),
-            f"The qsort at line {inp.line_of(s.call)} compares {s.order.element} values by "
-            f"value only, so std::sort sorts them into the same order with the comparison "
-            "inlined instead of called through a pointer.",
-            (inp.line_of(s.call),), includes=includes))
-    return changes, []
-
+def qsort_to_sort_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved ``qsort`` call replaced with ``std::sort``."""
+    s = finding.proof
+    assert isinstance(s, QsortCall)
+    includes = ("<algorithm>", "<functional>") if s.order.descending else ("<algorithm>",)
+    return Planned(
+        (Edit(s.call.start_byte, s.call.end_byte, s.replacement(), RULE_ID),),
+        f"The qsort at line {inp.line_of(s.call)} compares {s.order.element} values by "
+        f"value only, so std::sort sorts them into the same order with the comparison "
+        "inlined instead of called through a pointer.",
+        (s.call,), includes)
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=qsort_to_sort,
-    rewrite=qsort_to_sort_rule,
+    fix=qsort_to_sort_fix,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
     order=9,

@@ -57,10 +57,11 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, rule_output
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, left_note
 from perfpilot.rules.sorting.sort_positions import FLOATING, Positions, element_kind, scope_ok
 
 RULE_ID = "sort-for-prefix"
@@ -272,9 +273,21 @@ def _partial_sort(t: Truncation) -> str:
     return f"std::partial_sort({v}.begin(), {t.middle}, {v}.end(){comp});"
 
 
+@dataclass(frozen=True)
+class TruncationProof(Proof):
+    """The proved sort and the cut after it to a prefix."""
+
+    truncation: Truncation
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Whole-container sorts followed by a cut to a prefix."""
     found, _refused = truncations(facts, facts.unit)
+    return _findings(found)
+
+
+def _findings(found: list[Truncation]) -> Iterator[Finding]:
+    """The findings of the proved sorts cut to a prefix."""
     for t in found:
         stmt = t.sort.statement
         caveat = ("; the elements are floating-point, so check it by hand: `-0.0` and `0.0` "
@@ -287,34 +300,40 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             f"`{_partial_sort(t)}` orders just that prefix in O(n log k) instead of "
             f"O(n log n){caveat}.",
             [line(stmt), line(t.cut)], node_range=rng(stmt), names=[t.var],
-            data={"container": t.var, "cut": t.method},
+            proof=TruncationProof(t),
         )
 
 
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved sort becomes a partial sort of the prefix kept."""
+    proof = finding.proof
+    assert isinstance(proof, TruncationProof)
+    t = proof.truncation
+    stmt = t.sort.statement
+    if t.floating:
+        return Left("the sort", stmt, "its elements are floating-point, and -0.0 and 0.0 "
+                    "compare equal, so a partial sort may keep the other one")
+    return Planned(
+        (Edit(stmt.start_byte, stmt.end_byte, _partial_sort(t), RULE_ID),),
+        f"'{t.var}' is sorted at line {inp.line_of(stmt)} and then cut to a prefix at "
+        f"line {inp.line_of(t.cut)}: std::partial_sort orders only the prefix kept, "
+        "in O(n log k) instead of O(n log n).",
+        (stmt, t.cut))
+
+
 def rewrite(inp: RuleInput) -> RuleOutput:
-    """Replace each sort cut to a prefix with a partial sort of that prefix."""
-    facts = inp.facts
-    found, refused = truncations(facts, inp.unit)
-    left = [Left("the sort", s.statement, why) for s, why in refused]
-    planned: list[Planned] = []
-    for t in found:
-        stmt = t.sort.statement
-        if t.floating:
-            left.append(Left("the sort", stmt, "its elements are floating-point, and -0.0 and "
-                             "0.0 compare equal, so a partial sort may keep the other one"))
-            continue
-        planned.append(Planned(
-            (Edit(stmt.start_byte, stmt.end_byte, _partial_sort(t), RULE_ID),),
-            f"'{t.var}' is sorted at line {inp.line_of(stmt)} and then cut to a prefix at "
-            f"line {inp.line_of(t.cut)}: std::partial_sort orders only the prefix kept, "
-            "in O(n log k) instead of O(n log n).",
-            (stmt, t.cut)))
-    return rule_output(inp, RULE_ID, planned, left)
+    """Each finding fixed (``fix``), and a note for each sort the proof refused (detection
+    does not report those)."""
+    found, refused = truncations(inp.facts, inp.unit)
+    changes, notes = by_finding(lambda _facts: _findings(found), fix)(inp)
+    return changes, [*(left_note(inp, RULE_ID, Left("the sort", s.statement, why))
+                       for s, why in refused), *notes]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,

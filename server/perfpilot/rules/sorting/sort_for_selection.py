@@ -55,11 +55,12 @@ from perfpilot.code.syntax import (
     unwrap,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import ADDITIVE, UNARY, fit, precedence
-from perfpilot.rules.finding import Finding, make_finding
-from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, rule_output
+from perfpilot.rules.finding import Finding, Proof, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, left_note
 from perfpilot.rules.sorting.sort_positions import FLOATING, Positions, element_kind, scope_ok
 
 RULE_ID = "sort-for-selection"
@@ -267,25 +268,37 @@ def _selection_call(sel: Selection) -> str:
     return f"std::nth_element({v}.begin(), {v}.begin() + {at}, {v}.end(){comp})"
 
 
+@dataclass(frozen=True)
+class SelectionProof(Proof):
+    """The proved sort, the positions read after it and what replaces them."""
+
+    selection: Selection
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """Whole-container sorts read afterwards only at one or two fixed positions."""
     found, _refused = selections(facts, facts.unit)
+    return _findings(found)
+
+
+def _findings(found: list[Selection]) -> Iterator[Finding]:
+    """The findings of the proved sorts used only for an order statistic."""
     for sel in found:
         stmt = sel.sort.statement
         if sel.form == "extremes":
             kinds = [k for k in ("min_element", "max_element")
                      if any(k in t for _a, t in sel.others)]
-            fix = (f"{'they are' if len(kinds) == 2 else 'it is'} the "
+            remedy = (f"{'they are' if len(kinds) == 2 else 'it is'} the "
                    f"{' and the '.join(k.replace('_element', 'imum') for k in kinds)} "
                    f"{'' if not sel.sort.descending else '(in the order sorted) '}of the "
                    f"elements: {' and '.join(f'`std::{k}`' for k in kinds)} "
                    f"find{'s it' if len(kinds) == 1 else ' them'} in O(n) without sorting")
         elif sel.form == "pair":
-            fix = (f"`{_selection_call(sel)}` puts one of them in place in O(n), and the "
+            remedy = (f"`{_selection_call(sel)}` puts one of them in place in O(n), and the "
                    "other is the extreme of the elements beside it (`std::max_element` or "
                    "`std::min_element`), instead of O(n log n) for the sort")
         else:
-            fix = (f"`{_selection_call(sel)}` puts the same element there in O(n) instead of "
+            remedy = (f"`{_selection_call(sel)}` puts the same element there in O(n) instead of "
                    "O(n log n)")
         caveat = ("; the elements are floating-point, so check it by hand: `-0.0` and `0.0` "
                   "compare equal and the selection may leave the other one there"
@@ -294,10 +307,10 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             RULE_ID,
             f"`{code(stmt)}` on line {line(stmt)} orders all of `{sel.var}`, but afterwards "
             f"only {_reads_phrase(sel)} {'is' if len(sel.reads) == 1 else 'are'} read: "
-            f"{fix}{caveat}.",
+            f"{remedy}{caveat}.",
             [line(stmt), *(line(r) for r in sel.reads)], node_range=rng(stmt),
             names=[sel.var],
-            data={"container": sel.var, "form": sel.form, "index": sel.index},
+            proof=SelectionProof(sel),
         )
 
 
@@ -312,43 +325,49 @@ def _remove_statement(inp: RuleInput, stmt: Node) -> Edit:
     return Edit(stmt.start_byte, stmt.end_byte, "", RULE_ID)
 
 
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The proved sort becomes a selection (or goes, for the extremes)."""
+    proof = finding.proof
+    assert isinstance(proof, SelectionProof)
+    sel = proof.selection
+    stmt = sel.sort.statement
+    if sel.floating:
+        return Left("the sort", stmt, "its elements are floating-point, and -0.0 and 0.0 "
+                    "compare equal, so a selection may leave the other one at the position "
+                    "read")
+    if sel.form == "extremes":
+        edits = [_remove_statement(inp, stmt)]
+        how = "the minimum and the maximum are found directly"
+    else:
+        edits = [Edit(stmt.start_byte, stmt.end_byte, f"{_selection_call(sel)};", RULE_ID)]
+        how = "std::nth_element puts the element read there in linear time"
+        if sel.form == "pair":
+            how += ", and its neighbour is the extreme of the elements beside it"
+    # `*std::max_element(...)`: a unary expression, parenthesized only where it must be
+    edits += [Edit(a.start_byte, a.end_byte,
+                   fit(a, t[1:-1], UNARY) if t.startswith("(*") else t, RULE_ID)
+              for a, t in sel.others]
+    reads = ", ".join(dict.fromkeys(" ".join(node_text(r).split()) for r in sel.reads))
+    return Planned(
+        tuple(edits),
+        f"'{sel.var}' is sorted at line {inp.line_of(stmt)} only to read {reads}: {how}, "
+        "instead of sorting it all.",
+        (stmt, *sel.reads))
+
+
 def rewrite(inp: RuleInput) -> RuleOutput:
-    """Replace each sort used only for an order statistic with a selection."""
-    facts = inp.facts
-    found, refused = selections(facts, inp.unit)
-    left = [Left("the sort", s.statement, why) for s, why in refused]
-    planned: list[Planned] = []
-    for sel in found:
-        stmt = sel.sort.statement
-        if sel.floating:
-            left.append(Left("the sort", stmt, "its elements are floating-point, and -0.0 and "
-                             "0.0 compare equal, so a selection may leave the other one at the "
-                             "position read"))
-            continue
-        if sel.form == "extremes":
-            edits = [_remove_statement(inp, stmt)]
-            how = "the minimum and the maximum are found directly"
-        else:
-            edits = [Edit(stmt.start_byte, stmt.end_byte, f"{_selection_call(sel)};", RULE_ID)]
-            how = "std::nth_element puts the element read there in linear time"
-            if sel.form == "pair":
-                how += ", and its neighbour is the extreme of the elements beside it"
-        # `*std::max_element(...)`: a unary expression, parenthesized only where it must be
-        edits += [Edit(a.start_byte, a.end_byte,
-                       fit(a, t[1:-1], UNARY) if t.startswith("(*") else t, RULE_ID)
-                  for a, t in sel.others]
-        reads = ", ".join(dict.fromkeys(" ".join(node_text(r).split()) for r in sel.reads))
-        planned.append(Planned(
-            tuple(edits),
-            f"'{sel.var}' is sorted at line {inp.line_of(stmt)} only to read {reads}: {how}, "
-            "instead of sorting it all.",
-            (stmt, *sel.reads)))
-    return rule_output(inp, RULE_ID, planned, left)
+    """Each finding fixed (``fix``), and a note for each sort the proof refused (detection
+    does not report those)."""
+    found, refused = selections(inp.facts, inp.unit)
+    changes, notes = by_finding(lambda _facts: _findings(found), fix)(inp)
+    return changes, [*(left_note(inp, RULE_ID, Left("the sort", s.statement, why))
+                       for s, why in refused), *notes]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,

@@ -12,7 +12,8 @@ element type first, as ``push_back`` converts it, so the search compares what is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -21,18 +22,32 @@ from perfpilot.code.syntax import (
     node_text,
 )
 from perfpilot.rules.base import Example, RuleSpec
+from perfpilot.rules.by_finding import by_finding
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
-from perfpilot.rules.finding import Finding, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, rule_output
+from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput, RuleOutput, left_note
 from perfpilot.rules.sorting.kept_sorted import SortedPush, sorted_pushes
 
 RULE_ID = "sorted-insert"
 
 
+@dataclass(frozen=True)
+class SortedPushProof(Proof):
+    """The push and the whole sort after it, of a container sorted before the push
+    (``kept_sorted.py``)."""
+
+    push: SortedPush
+
+
 def detect(facts: FunctionFacts) -> Iterator[Finding]:
     """A push followed by a sort of all of a container that stays sorted between."""
     found, _refused = sorted_pushes(facts, facts.unit)
+    return _findings(facts, found)
+
+
+def _findings(facts: FunctionFacts, found: Sequence[SortedPush]) -> Iterator[Finding]:
+    """The findings of the proved push-and-sort pairs inside a loop."""
     for p in found:
         loop = facts.loop_of(p.push)
         if loop is None:
@@ -46,7 +61,7 @@ def detect(facts: FunctionFacts) -> Iterator[Finding]:
             "(one binary search and one shift, no sort).",
             [line(p.sort.statement), line(p.push), loop.line],
             loop_range=loop.byte_range, node_range=rng(p.sort.statement), names=[v],
-            data={"container": v}, bonus=depth_bonus(loop.depth),
+            bonus=depth_bonus(loop.depth), proof=SortedPushProof(p),
         )
 
 
@@ -75,23 +90,33 @@ def _remove(inp: RuleInput, stmt: Node) -> Edit:
     return Edit(start_b, end_b, "", RULE_ID)
 
 
-def rewrite(inp: RuleInput) -> RuleOutput:
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     """Insert at the upper bound instead of pushing and sorting."""
-    found, refused = sorted_pushes(inp.facts, inp.unit)
-    left = [Left("the sort", r.sort.statement, r.why) for r in refused]
-    planned = [Planned(
+    proof = finding.proof
+    assert isinstance(proof, SortedPushProof)
+    p = proof.push
+    return Planned(
         (Edit(p.push.start_byte, p.push.end_byte, _insert_text(inp, p), RULE_ID),
          _remove(inp, p.sort.statement)),
         f"'{p.sort.var}' is sorted at line {inp.line_of(p.sort.statement)} after each element "
         f"added, but it is already sorted before: the element now goes in at its upper bound "
         "and the sort is gone, which leaves the same sequence.",
-        (p.sort.statement, p.push)) for p in found]
-    return rule_output(inp, RULE_ID, planned, left)
+        (p.sort.statement, p.push))
+
+
+def rewrite(inp: RuleInput) -> RuleOutput:
+    """Each finding fixed (``fix``), and a note for each push-and-sort the proof refused
+    (detection does not report those)."""
+    found, refused = sorted_pushes(inp.facts, inp.unit)
+    changes, notes = by_finding(lambda facts: _findings(facts, found), fix)(inp)
+    return changes, [*(left_note(inp, RULE_ID, Left("the sort", r.sort.statement, r.why))
+                       for r in refused), *notes]
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=detect,
+    fix=fix,
     rewrite=rewrite,
     rewrites_as=frozenset({RULE_ID}),
     phase=1,
