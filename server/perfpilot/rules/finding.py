@@ -98,70 +98,6 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
 )})
 
 
-# The keys of ``Finding.data`` per rule, for rewriters (values are source text or words).
-RULE_DATA: Mapping[str, str] = MappingProxyType({
-    "linear-search-in-loop": "form (call|nested-loop), call, container, inner_var",
-    "seen-list-set": "container, form (find|count|loop), element (the element type)",
-    "assoc-list-map": "container, key (the key type)",
-    "invariant-inner-loop": "var (the value computed once)",
-    "memo-recursion": "function",
-    "manual-sort": "var, replacement",
-    "prefix-sum": "array, acc",
-    "sorted-linear-scan": "container, form (count|first), op (the element's test, element "
-                          "first), search (lower_bound|upper_bound|equal_range|binary_search), "
-                          "call (count|count_if|find|find_if, for a call, absent for a loop)",
-    "sort-for-selection": "container, form (one|pair|extremes), index (the position kept)",
-    "sort-for-prefix": "container, cut (resize|erase)",
-    "sort-compare-counts": "containers (the two compared, a,b)",
-    "repeated-extraction": "container, order (ascending|descending: the order taken)",
-    "sorted-insert": "container",
-    "qsort-to-sort": "replacement (the std::sort call)",
-    "char-set-table": "subject (the character tested), set (a named string, when not a "
-                      "literal)",
-    "count-table": "container (the byte container counted)",
-    "strlen-condition": "call, var",
-    "flag-early-exit": "flag, constant (the value stored)",
-    "pair-count-sort": "container, counter, op (the comparison as sum op limit), limit",
-    "cross-pair-count": "container, counter (empty for a std::count_if call)",
-    "range-count-query": "container, counter (empty for a std::count_if call)",
-    "accumulator-chain": "var, op",
-    "openmp-for": ("pragma (the full #pragma line), var, reductions (op:var,...), private (a,b), "
-                   "schedule (the schedule clause, empty for the default), pattern (only for "
-                   "the parallel patterns: histogram|first-match search|scan|std::<algorithm>)"),
-    "openmp-reduction": "as openmp-for",
-    "loop-interchange": "outer_var, inner_var, arrays (a,b), perfect (yes|no), "
-                        "inner_loop (start:end bytes)",
-    "hoist-invariant-call": "call (its text), name, where (condition|body)",
-    "invariant-algorithm-call": "call (its text), container (the range scanned), guard (the "
-                                "loop's entry condition it is computed under, or empty)",
-    "invariant-branch": "condition",
-    "invariant-expression": "factor (the invariant product to compute once)",
-    "branchless-select": "replacement, var",
-    "ordered-map-unneeded": "var, from, to (the replacement type)",
-    "small-key-table": "var, key (the key type), entries (256|2), from (map|unordered_map)",
-    "list-to-vector": "var, from, to",
-    "vector-front-op": "var, op (erase|insert|emplace)",
-    "reserve": "var, count (the reserve argument), method",
-    "string-concat-loop": "var, form (copy-concat|append|strcat)",
-    "substr-compare": "count, replacement (the first comparison's compare form)",
-    "alloc-in-loop": "alloc (new|malloc|...)",
-    "hoist-container": "var, type",
-    "const-ref-copy": "var, type (the copy's type as written)",
-    "endl": "stream, count",
-    "fast-io": "streams (cin,cout), untie (yes|no)",
-    "stdio-loop": "direction (read|write)",
-    "pow-strength": "replacement, exponent",
-    "div-by-invariant": "divisor",
-    "pow2-divmod": "replacement",
-    "mod-wrap": "var, bound, replacement",
-    "const-ref-param": "param, type, new_type",
-    "call-in-hot-loop": "callee, kind (interposable|indirect), definition (start:end bytes)",
-    "restrict-alias": "params (a,b), keyword (restrict|__restrict__)",
-    "simd-loop": "pragma, var, op",
-    "std-algorithm": "kind (copy|fill|sum|maximum search|minimum search), count",
-})
-
-
 @dataclass(frozen=True)
 class Proof:
     """What a detection proved about one site, for the rule's rewrite (``RuleSpec.fix``): each
@@ -187,7 +123,7 @@ class Finding:
     ``loop_range`` and ``node_range`` are byte ranges into the UTF-8 encoding of the unit text
     (the same convention as ``FunctionSite.start_byte``): the loop the finding concerns and the
     exact node (call, declaration, parameter, statement). ``names`` are the variables or calls
-    involved; ``data`` holds rule-specific strings for rewriters (keys listed in ``RULE_DATA``).
+    involved; ``proof`` is what the detection proved, for the rule's ``fix`` (see ``Proof``).
     ``callee`` is set on findings in a function the analysed one calls (see ``InCallee``).
     ``claims`` are byte ranges (same convention) of the code whose cost this finding's rewrite
     removes: a finding of another rule of the same category inside one of them says the same
@@ -202,11 +138,10 @@ class Finding:
     loop_range: tuple[int, int] | None = None
     node_range: tuple[int, int] | None = None
     names: tuple[str, ...] = ()
-    # Read-only; left out of the hash so findings can live in sets and dict keys.
-    data: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     callee: InCallee | None = None
     claims: tuple[tuple[int, int], ...] = ()
-    # What the rewrite needs; left out of comparison, hash and repr like ``data``.
+    # What the rewrite needs; left out of comparison, hash and repr (a value of the finding
+    # is what it says, not the nodes it holds).
     proof: Proof | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
@@ -231,7 +166,6 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
                  loop_range: tuple[int, int] | None = None,
                  node_range: tuple[int, int] | None = None,
                  names: tuple[str, ...] | list[str] = (),
-                 data: Mapping[str, str] | None = None,
                  bonus: float = 0.0,
                  claims: Iterable[tuple[int, int]] = (),
                  proof: Proof | None = None) -> Finding:
@@ -247,7 +181,6 @@ def make_finding(rule: str, explanation: str, lines: tuple[int, ...] | list[int]
         loop_range=loop_range,
         node_range=node_range,
         names=tuple(names),
-        data=MappingProxyType(dict(data or {})),
         claims=tuple(claims),
         proof=proof,
     )

@@ -6,7 +6,7 @@
 
 from perfpilot.planning.builtin.analysis import Analysis, analyze, analyze_site
 from perfpilot.planning.builtin.planner import BuiltinPlanner, select
-from perfpilot.rules.finding import RULE_DATA, RULES, Finding, Rule
+from perfpilot.rules.finding import RULES, Finding, Rule
 
-__all__ = ["RULES", "RULE_DATA", "Analysis", "BuiltinPlanner", "Finding", "Rule", "analyze",
+__all__ = ["RULES", "Analysis", "BuiltinPlanner", "Finding", "Rule", "analyze",
            "analyze_site", "select"]

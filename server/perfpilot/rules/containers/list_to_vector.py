@@ -39,8 +39,6 @@ def list_to_vector(facts: FunctionFacts) -> Iterator[Finding]:
                if "sort" in use.methods else "") + ".",
             [v.line, *sorted(set(use.lines))[:6]],
             names=[v.name],
-            data={"var": v.name, "from": v.base,
-                  "to": "std::vector" + v.base[v.base.index("<"):]},
         )
 
 

@@ -64,7 +64,6 @@ def endl(facts: FunctionFacts) -> Iterator[Finding]:
         f"stream flush once at the end.",
         [*lines, loop.line],
         loop_range=loop.byte_range, node_range=rng(first), names=[node_text(first), stream],
-        data={"stream": stream, "count": str(len(hits))},
         bonus=depth_bonus(loop.depth),
         proof=Flushes(tuple(n for n, _ in hits)),
     )
