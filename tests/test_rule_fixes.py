@@ -95,3 +95,12 @@ int f(int n) {
     inp = analysed(Example("cpp", source, "f"))
     assert inp.facts.var("limit") is not None  # a global, read from the unit
     assert inp.facts.site.text == inp.text
+
+
+def test_every_rewrite_is_made_from_findings() -> None:
+    """A rule's rewrite is its ``fix`` run on its findings; a spec without one only shares the
+    rewrite of a spec that has one (``strlen-condition`` is fixed by the call hoist)."""
+    fixed = {s.rewrite for s in RULE_SPECS if s.fix is not None}
+    unfixed = [s.id for s in RULE_SPECS
+               if s.rewrite is not None and s.fix is None and s.rewrite not in fixed]
+    assert unfixed == []
