@@ -213,3 +213,29 @@ async def test_syntax_check_results() -> None:
     assert await syntax_check(bad_omp, "cpp", ["-fopenmp"]) is not None
     missing = await syntax_check("int x;", "cpp", [], compiler="no-such-cc-123")
     assert missing is not None and "not found" in missing
+
+
+async def test_a_strategy_whose_code_an_earlier_rewrite_replaced_says_so() -> None:
+    # the hand sort becomes std::sort (phase 1), so the size() calls the hoist planned to move
+    # out of its loop conditions (phase 2) are gone: the note says which rewrite took them
+    source = """
+#include <vector>
+void sort_values(std::vector<int>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        for (std::size_t j = 0; j + 1 < v.size() - i; ++j)
+            if (v[j] > v[j + 1]) {
+                int t = v[j];
+                v[j] = v[j + 1];
+                v[j + 1] = t;
+            }
+}
+"""
+    site = function_by_name(source, "cpp", "sort_values")
+    plan = await planned(site)
+    assert {"manual-sort", "hoist-invariant-call"} <= {s.rule for s in plan.strategies}
+    result = await plain().optimize(site, plan, JobContext())
+    (cand,) = result.candidates
+    assert "std::sort(v.begin(), v.end())" in cand.code
+    assert any(n.startswith("hoist-invariant-call: the code at lines") and
+               "was rewritten first by manual-sort" in n for n in cand.notes), cand.notes
+    assert not any("no candidate carries it out" in n for n in cand.notes)

@@ -31,6 +31,7 @@ from perfpilot.rules.registry import LAST_BIT, Phase, last_bit_phases, rule_spec
 from perfpilot.rules.rewriting import (
     ALL_RULES,
     OPENMP_RULES,
+    Applied,
     RewriteResult,
     rewrite,
 )
@@ -251,7 +252,8 @@ class BuiltinOptimizer:
         said = tuple(n for c in candidates for n in c.notes) + full.notes + \
             tuple(r.reason for r in rejected)
         missing = self._unexplained(
-            plan, tuple(s for c in candidates for s in c.strategies) + tuple(refused), said)
+            plan, tuple(s for c in candidates for s in c.strategies) + tuple(refused), said,
+            full.applied)
         if missing and candidates:
             candidates[0] = replace(candidates[0], notes=candidates[0].notes + missing)
         elif missing:
@@ -259,14 +261,25 @@ class BuiltinOptimizer:
         return OptimizeResult(tuple(candidates), tuple(rejected))
 
     def _unexplained(self, plan: Plan, carried: tuple[Strategy, ...],
-                     notes: tuple[str, ...]) -> tuple[str, ...]:
+                     notes: tuple[str, ...], applied: tuple[Applied, ...] = ()
+                     ) -> tuple[str, ...]:
         """A note for each planned strategy this optimizer may carry out that no candidate
         carries out and no rule's note explains: a finding's promise ends in a candidate or
-        in words, never in silence."""
-        return tuple(
-            f"{s.rule}: {UNEXPLAINED} (the rewrite found nothing it may change{_at(s.lines)})"
-            for s in unkept(plan, carried, notes)
-            if (spec := rule_spec(s.rule)) is not None and spec.rewrites_as & self.rules)
+        in words, never in silence. A strategy whose lines another rule's applied rewrite is
+        about was overtaken by that rewrite (an earlier phase replaced the code it names)."""
+        out: list[str] = []
+        for s in unkept(plan, carried, notes):
+            spec = rule_spec(s.rule)
+            if spec is None or not spec.rewrites_as & self.rules:
+                continue
+            first = [a.rule for a in applied if a.rule != s.rule and set(a.lines) & set(s.lines)]
+            if first:
+                out.append(f"{s.rule}: the code{_at(tuple(sorted(s.lines)))} was rewritten "
+                           f"first by {first[0]}, which leaves nothing of it to change")
+            else:
+                out.append(f"{s.rule}: {UNEXPLAINED} (the rewrite found nothing it may "
+                           f"change{_at(s.lines)})")
+        return tuple(out)
 
     async def _source_order(self, site: FunctionSite, checked: RewriteResult,
                             extra: tuple[Phase, ...], plan: Plan) -> Variant | None:
