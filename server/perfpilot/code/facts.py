@@ -485,7 +485,8 @@ class FunctionFacts:
                     (UNKNOWN in reach and any(not self._sealed(n) for n in reach_used)):
                 return alias
         for u in sorted(used & origins.keys()):
-            if UNKNOWN in origins[u] and any(not self._sealed(n) for n in modified - {u}):
+            if (origins[u] - {UNKNOWN}) & modified or \
+                    (UNKNOWN in origins[u] and any(not self._sealed(n) for n in modified - {u})):
                 return u
         return ""
 
