@@ -75,6 +75,18 @@ def _under_address(n: Node, stop: Node) -> bool:
     return False
 
 
+def _names_the_object(n: Node, value: Node, reference: bool) -> bool:
+    """``n`` is what the alias is bound to, not an offset: the operand of ``&`` (``&x``), or
+    the whole initialiser of a reference (``double& r = x;``)."""
+    up = n.parent
+    while up is not None and up.type == "parenthesized_expression":
+        up = up.parent
+    if up is not None and up.type == "pointer_expression" and \
+            node_text(up.child_by_field_name("operator") or up) == "&":
+        return True
+    return reference and unwrap(value) == n
+
+
 def _raw_origins(value: Node, pointer: bool, reference: bool,
                  types: Mapping[str, VarType | None]) -> set[str]:
     """The names an initialiser or assigned value may point into (see ``storage``)."""
@@ -111,7 +123,8 @@ def _raw_origins(value: Node, pointer: bool, reference: bool,
             elif pointer or element is None or not element.is_arithmetic:
                 out.add(UNKNOWN)
             continue
-        if vt is not None and vt.is_arithmetic and not vt.reference:
+        if vt is not None and vt.is_arithmetic and not vt.reference and \
+                not _names_the_object(n, value, reference):
             continue  # an offset
         out.add(name)
     return out

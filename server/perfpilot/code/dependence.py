@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 import tree_sitter
 
-from perfpilot.code.aliases import at_reads, storage, touch_blocker
+from perfpilot.code.aliases import UNKNOWN, Storage, at_reads, storage, touch_blocker
 from perfpilot.code.declarations import VarType, declared_types, walk_declarator
 from perfpilot.code.effects import NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import (
@@ -254,6 +254,16 @@ def _reference_initializers(body: Node, refs: set[str]) -> list[tuple[str, Node]
     return out
 
 
+def _private_object(root: str, own_values: set[str], store: Storage) -> bool:
+    """``root`` names an object each iteration holds on its own: a value declared in the body,
+    or a local pointer, reference or iterator that can reach only such values (one that may
+    reach anything else, ``std::vector<int>& r = v;``, changes what ``r`` is bound to)."""
+    if root in store.origins:
+        reach = store.origins[root]
+        return bool(reach) and reach <= own_values
+    return root in own_values
+
+
 def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                       types: dict[str, VarType | None], bound_vars: set[str],
                       size_vars: frozenset[str] = frozenset(),
@@ -292,14 +302,20 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         return fail("the body declares a static variable")
     if f.other:
         return fail(f"the body {f.other[0]}")
+    store = storage(enclosing_function(loop), types)
+    own_values = f.locals - f.local_refs
     for call, _node in f.calls:
         plain = plain_callee(call.callee)
         if call.method is not None:
             obj_root = call.obj.split(".")[0].split("->")[0].split("[")[0] if call.obj else ""
-            if call.method in PARALLEL_SAFE_METHODS or obj_root in f.locals:
+            if call.method in PARALLEL_SAFE_METHODS or _private_object(obj_root, own_values,
+                                                                       store):
                 continue
+            via = sorted(store.of(obj_root) - {UNKNOWN} - {obj_root}) \
+                if obj_root in store.origins else []
             return fail(f"the body calls '{call.obj}.{call.method}()', which changes a shared "
-                        "object")
+                        "object" + (f" ('{via[0]}', which '{obj_root}' may reach)" if via
+                                    else ""))
         if plain not in NO_SIDE_EFFECTS and not (pure is not None and pure(plain)):
             return fail(f"the body calls '{call.callee}()', which may have side effects")
     if f.escapes - f.locals:
@@ -336,8 +352,6 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                         "which the loop writes")
     # any other way to the written storage: an alias declared outside the body, a method,
     # a dereference, a call; ``a.at(e)`` alone reads a known element, ``a[e]``
-    store = storage(enclosing_function(loop), types)
-    own_values = f.locals - f.local_refs
     blocker = touch_blocker(body, {r for r in written_roots if r} - own_values, own_values,
                             store, types)
     if blocker:

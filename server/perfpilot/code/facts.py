@@ -20,6 +20,7 @@ from functools import cache, cached_property
 
 import tree_sitter
 
+from perfpilot.code.aliases import UNKNOWN, Storage, storage
 from perfpilot.code.declarations import VarType, declared_vars
 from perfpilot.code.effects import (
     NEVER_WRITES_MEMORY,
@@ -430,8 +431,13 @@ class FunctionFacts:
         v = self.var(root_name(left))
         return v is not None and "stream" in v.base
 
-    def invariant_in(self, expr: Node, loop: Loop) -> bool:
-        """Whether ``expr`` reads nothing the loop changes and has no side effects of its own."""
+    def invariant_in(self, expr: Node, loop: Loop, through_aliases: bool = True) -> bool:
+        """Whether ``expr`` reads nothing the loop changes and has no side effects of its own.
+
+        A local pointer, reference or iterator (``aliases.storage``) joins the names it may
+        reach: a write through one the loop changes (``*p += 1``, ``q->push_back(x)``) changes
+        them, and ``expr`` reading one reads them. ``through_aliases=False`` asks by names
+        alone (a caller that proves the rest itself, and says why a call stays)."""
         changed = self.modified_in(loop.node) | self.declared_in(loop.node)
         for n in walk(expr, named=True):
             if n.type in ("assignment_expression", "update_expression", "new_expression",
@@ -447,9 +453,54 @@ class FunctionFacts:
         used = {n for n in identifiers(expr) if not _is_callee(expr, n)}
         if used & changed:
             return False
+        if through_aliases and self.alias_blocker(used, loop):
+            return False
         # Globals and members can change behind any call the loop makes to unknown code.
         shared = {n for n in used if (v := self.var(n)) is None or v.scope == "global"}
         return not (shared and self.calls_unknown(loop))
+
+    @cached_property
+    def storage(self) -> Storage:
+        """Where the function's local pointers, references and iterators may point."""
+        return storage(self.fn, self.loop_types)
+
+    def alias_blocker(self, used: set[str], loop: Loop) -> str:
+        """A local alias through which ``loop`` may change one of the names ``used`` (or
+        through which ``used`` reads storage the loop changes), or "" when there is none.
+        An alias whose target is untraceable may reach anything but a sealed value."""
+        origins = self.storage.origins
+        if not origins:
+            return ""
+        modified = self.modified_in(loop.node)
+        passed = {n for c in self.unknown_calls(loop) for a in arguments(c)
+                  for n in identifiers(a)}
+        reach_used = set(used)
+        for u in used & origins.keys():
+            reach_used |= origins[u]
+        for alias in sorted((modified | passed) & origins.keys()):
+            reach = origins[alias]
+            if alias in used:
+                continue  # the alias itself changes: ``used & changed`` decides
+            if (reach - {UNKNOWN}) & reach_used or \
+                    (UNKNOWN in reach and any(not self._sealed(n) for n in reach_used)):
+                return alias
+        for u in sorted(used & origins.keys()):
+            if (origins[u] - {UNKNOWN}) & modified or \
+                    (UNKNOWN in origins[u] and any(not self._sealed(n) for n in modified - {u})):
+                return u
+        return ""
+
+    def _sealed(self, name: str) -> bool:
+        """A local or parameter held by value, not an array, whose address the function never
+        takes and no alias traces to: only its own name can change it."""
+        v = self.var(name)
+        if v is None or v.scope == "global" or v.pointer or v.reference or v.array or \
+                name in self.storage.origins:
+            return False
+        if any(name in reach for reach in self.storage.origins.values()):
+            return False
+        return not any(operator(p) == "&" and root_name(p.child_by_field_name("argument"))
+                       == name for p in self.nodes("pointer_expression"))
 
     def calls_unknown(self, loop: Loop) -> bool:
         """Whether the loop calls a function or method not known to leave state alone."""

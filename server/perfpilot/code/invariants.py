@@ -6,6 +6,7 @@ import re
 
 import tree_sitter
 
+from perfpilot.code.aliases import UNKNOWN, Storage, storage
 from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import ELEMENT_COUNT_METHODS, NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
 from perfpilot.code.loop_body import (
@@ -16,8 +17,10 @@ from perfpilot.code.loop_header import counted_header
 from perfpilot.code.nul_stores import stores_no_nul
 from perfpilot.code.syntax import (
     callee_parts,
+    enclosing_function,
     node_text,
     plain_callee,
+    root_name_of,
     walk,
 )
 
@@ -30,6 +33,7 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     if cond is None:
         return ()
     out: list[CallSite] = []
+    store: Storage | None = None
     body_calls = [c for c, _ in f.calls]
     unknown_free = [c for c in body_calls if c.method is None and
                     plain_callee(c.callee) not in NO_SIDE_EFFECTS]
@@ -72,6 +76,9 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
             changed = True
         if unknown_free and (vt.reference or vt.pointer):
             changed = True
+        if not changed:
+            store = store if store is not None else storage(enclosing_function(node), types)
+            changed = bool(_changed_through_alias(name, vt, types, f, store))
         if name not in own_names and (unknown_free or any(
                 c.method is not None and c.method not in PARALLEL_SAFE_METHODS
                 for c in body_calls)):
@@ -79,6 +86,55 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         if not changed:
             out.append(site)
     return tuple(out)
+
+
+def aliases_of(name: str, vt: VarType, types: dict[str, VarType | None],
+               store: Storage) -> list[str]:
+    """The local pointers, references and iterators (``aliases.storage``) that may reach
+    ``name``: traced to it, to an untraceable address, or to a pointer or reference of
+    ``name``'s type that may be bound to the same object (``_distinct``)."""
+    out: list[str] = []
+    for alias, reach in sorted(store.origins.items()):
+        if alias == name:
+            continue
+        if name in reach or UNKNOWN in reach or any(
+                (other := types.get(o)) is not None and (other.reference or other.pointer)
+                and _same_base(vt, other) and not _distinct(name, vt, o, other)
+                for o in reach):
+            out.append(alias)
+    return out
+
+
+def _changed_through_alias(name: str, vt: VarType, types: dict[str, VarType | None],
+                           f: BodyFacts, store: Storage) -> str:
+    """A local alias of ``name`` (``aliases_of``) the body may change ``name`` through, or "":
+    a method call on it that is not a plain accessor (``q->push_back(x)``), a call it is
+    passed to (``grow(*q)``), an assignment through it (``*q = w``, or to a reference), or
+    its address taken."""
+    aliases = aliases_of(name, vt, types, store)
+    for alias in aliases:
+        word = re.compile(rf"\b{re.escape(alias)}\b")
+        for c, node in f.calls:
+            fn = node.child_by_field_name("function")
+            obj = fn.child_by_field_name("argument") if fn is not None and \
+                fn.type == "field_expression" else None
+            if c.method not in PARALLEL_SAFE_METHODS and obj is not None and \
+                    root_name_of(obj) == alias:
+                return alias
+            if plain_callee(c.callee) not in NO_SIDE_EFFECTS and \
+                    any(word.search(a) for a in c.args):
+                return alias
+        alias_type = types.get(alias)
+        if alias in f.escapes or (alias in f.scalar_writes and alias_type is not None
+                                  and alias_type.reference):
+            return alias
+        if any(word.match(d.lstrip("*( \t")) for d in f.deref_writes | f.member_writes):
+            return alias
+    return ""
+
+
+def _same_base(a: VarType, b: VarType) -> bool:
+    return a.base.replace("const", "").strip() == b.base.replace("const", "").strip()
 
 
 def _plain_local(vt: VarType | None) -> bool:

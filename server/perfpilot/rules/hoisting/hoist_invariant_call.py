@@ -97,14 +97,19 @@ def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
                 if innermost is None or innermost.index != loop.index:
                     continue  # reported for the innermost loop that contains it
                 key = (call.start_byte, call.end_byte)
-                if key in seen or not facts.invariant_in(call, loop):
+                # a condition call moves only by the loop analysis's own proof
+                # (``invariant_calls``, aliases included); by names alone it says why it stays
+                by_names = region_name == "condition"
+                if key in seen or not facts.invariant_in(call, loop,
+                                                         through_aliases=not by_names):
                     continue
                 if not (identifiers(call) - {name}):
                     continue  # no variable argument: constant folding handles it
                 # Hoist as far out as the call stays invariant.
                 target = loop
                 while target.parent is not None and \
-                        facts.invariant_in(call, facts.loops[target.parent]):
+                        facts.invariant_in(call, facts.loops[target.parent],
+                                           through_aliases=not by_names):
                     target = facts.loops[target.parent]
                 seen.add(key)
                 yield InvariantCall(call, loop, target, region_name)
