@@ -16,7 +16,7 @@ from perfpilot.rules.rewriting import RewriteResult, rewrite
 OPENMP = frozenset({"openmp-for", "openmp-reduction"})
 HOIST = frozenset({"hoist-invariant-call"})
 
-HEAD = "#include <cmath>\n#include <vector>\nvoid grow(std::vector<int>& v);\n"
+HEAD = "#include <cmath>\n#include <map>\n#include <vector>\nvoid grow(std::vector<int>& v);\n"
 
 # Each loop sums v[i] while growing v through an alias of it; the condition reads v.size().
 GROWS = {
@@ -115,3 +115,13 @@ def test_a_math_call_changed_through_an_alias_stays(name: str) -> None:
 def test_a_write_through_an_alias_of_something_else_still_hoists() -> None:
     out = _rewrite(MATH_CLEAN, HOIST).code
     assert "const auto sqrt_x = std::sqrt(x);" in out, out
+
+
+def test_a_position_another_containers_method_returns_does_not_reach_the_condition() -> None:
+    # ``it`` points into ``index`` (the map whose find made it): writing through it cannot
+    # change v, so v.size() still moves out of the condition; a find on v itself would not
+    code = ("int f(std::vector<int>& v, std::map<int, int>& index) { int s = 0; "
+            "for (std::size_t i = 0; i < v.size(); ++i) { auto it = index.find(s); "
+            "if (it != index.end()) it->second += 1; s += v[i]; } return s; }")
+    out = _rewrite(code, HOIST)
+    assert "const auto v_size = v.size();" in out.code, out.notes

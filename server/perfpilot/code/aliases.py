@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from perfpilot.code.declarations import VarType, walk_declarator
-from perfpilot.code.effects import SIZE_OR_CAPACITY_METHODS
+from perfpilot.code.effects import POSITION_METHODS, SIZE_OR_CAPACITY_METHODS
 from perfpilot.code.loop_body import ElementAccess
 from perfpilot.code.syntax import (
     node_text,
@@ -95,9 +95,14 @@ def _raw_origins(value: Node, pointer: bool, reference: bool,
         if n.type == "new_expression":
             continue
         if n.type == "call_expression":
-            name = _plain(n.child_by_field_name("function"))
+            fn = n.child_by_field_name("function")
+            name = _plain(fn)
+            # a position a container's own method returns points into that container, which
+            # the walk below names as the method's receiver
+            position = fn is not None and fn.type == "field_expression" and \
+                name in POSITION_METHODS
             if name not in _ADDRESS_CALLS and name not in _FRESH_CALLS and \
-                    name not in SIZE_OR_CAPACITY_METHODS:
+                    name not in SIZE_OR_CAPACITY_METHODS and not position:
                 out.add(UNKNOWN)
             continue
         if n.type != "identifier":
