@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
 
 import tree_sitter
 
@@ -141,14 +140,6 @@ class Left:
     stays: str = "stays"
 
 
-def rule_output(inp: RuleInput, rule_id: str, planned: Iterable[Planned],
-                left: Iterable[Left]) -> RuleOutput:
-    """A rule's changes and notes: one ``Change`` per planned rewrite (its lines those of the
-    nodes it is about) and one note per candidate left alone."""
-    return [planned_change(inp, rule_id, p) for p in planned], \
-        [left_note(inp, rule_id, x) for x in left]
-
-
 def planned_change(inp: RuleInput, rule_id: str, planned: Planned) -> Change:
     """The change of a planned rewrite; its lines are those of the nodes it is about."""
     return Change(rule_id, planned.edits, planned.explanation,
@@ -228,28 +219,3 @@ def inside_loop(node: Node, stop: Node) -> bool:
 def text_of(node: Node) -> str:
     """The text of a node with runs of whitespace collapsed."""
     return " ".join(node_text(node).split())
-
-
-def left_findings(inp: RuleInput, rule_id: str, findings: Iterable[Any],
-                  changes: Iterable[Change], notes: Iterable[str], why: str) -> list[str]:
-    """A note for each of the rule's own ``findings`` (detected on ``inp.facts``) that no
-    change touches and no note already names by its line: what detection promised then ends
-    in words (``rule: `code` on line N stays: why``), never in silence."""
-    edited = [(e.start, e.end) for c in changes for e in c.edits]
-    said = " ".join(notes)
-    out: list[str] = []
-    for f in findings:
-        if getattr(f, "rule", rule_id) != rule_id:
-            continue
-        span = getattr(f, "node_range", None) or getattr(f, "loop_range", None)
-        if span is None:
-            continue
-        start, end = span
-        if any((s < end and start < e) or (s == e and start <= s <= end) for s, e in edited):
-            continue
-        line = inp.line_of(start)
-        if re.search(rf"\bline {line}\b", said):
-            continue
-        node = inp.function.descendant_for_byte_range(start, end)
-        out.append(f"{rule_id}: `{shown(node_text(node))}` on line {line} stays: {why}")
-    return out
