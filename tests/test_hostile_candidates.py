@@ -35,6 +35,12 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not ins
 CORPUS = Path(__file__).parent / "hostile"
 ATTACKS = sorted(p.stem for p in CORPUS.glob("*.cpp")
                  if p.stem not in ("original", "wrong_when_large"))
+# With the policy off, each attack builds and runs under the sandbox (seconds each): `make test`
+# runs one attack of each kind (a secret read, a process left behind, a connection, a file
+# written, a file read at compile time), `make test-deep` every one. The policy's refusal runs
+# on every attack in both.
+CONTAINED = ATTACKS if os.environ.get("PERFPILOT_TEST_DEEP") == "1" else \
+    ["environ_read", "include_absolute", "orphans", "tcp_socket", "write_bashrc"]
 SETTINGS = RunnerSettings(pairs=6, callgrind=False, run_timeout_s=20.0, build_timeout_s=60.0)
 # What the candidate does is under test, not how strong the inputs are: no mutation analysis
 # or coverage of the (honest) original, which test_verification.py covers.
@@ -216,7 +222,8 @@ async def test_the_policy_rejects_every_attack_before_building(scene: Scene,
     assert not scene.leaks(verdict)
 
 
-@pytest.mark.parametrize("attack", ATTACKS)
+@pytest.mark.sweep
+@pytest.mark.parametrize("attack", CONTAINED)
 async def test_with_the_policy_off_bubblewrap_contains_every_attack(scene: Scene,
                                                                    attack: str) -> None:
     sandbox = await detect_sandbox(True)
@@ -236,6 +243,10 @@ async def test_without_bubblewrap_model_candidates_never_run(scene: Scene, no_bw
     assert verdict.message == NO_SANDBOX
     assert not await _settled(scene)
     assert not scene.leaks(verdict)
+
+
+def test_the_sampled_attacks_are_in_the_corpus() -> None:
+    assert set(CONTAINED) <= set(ATTACKS)
 
 
 def test_every_dodge_in_the_corpus_has_its_expectation() -> None:

@@ -268,3 +268,28 @@ def test_the_fact_model_answers_loop_analysis_for_any_loop_of_a_nest() -> None:
     assert nest.independent and nest.line == outer.line
     assert facts.loop_facts(outer) is nest  # analysed once per nest
     assert facts.loop_types["a"] is not None and "i" in facts.own_names
+
+
+def test_the_loops_of_one_function_share_its_alias_and_purity_facts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where local pointers may point, and whether a helper is pure, are facts of the whole
+    # function (or file): worked out per loop, a function of n loops cost O(n²) (a generated
+    # 700-loop function took minutes).
+    from perfpilot.code import loops, purity
+    from perfpilot.code.parse import parse
+
+    body = "".join(f"    for (int i{k} = 0; i{k} < n; ++i{k}) a[i{k}] = twice(b[i{k}]);\n"
+                   f"    for (int j{k} = 0; j{k} < n; ++j{k}) t += a[j{k}];\n"
+                   for k in range(12))
+    unit = ("static double twice(double x) { return 2 * x; }\n"
+            "double big(double *a, const double *b, int n) {\n    double t = 0;\n"
+            + body + "    return t;\n}\n")
+    walked: list[str] = []
+    real_storage, real_pure = loops.storage, purity.pure_helper
+    monkeypatch.setattr(loops, "storage", lambda fn, types: walked.append("storage")
+                        or real_storage(fn, types))
+    monkeypatch.setattr(loops, "pure_helper", lambda name, at, unit=None: walked.append(name)
+                        or real_pure(name, at, unit))
+    found = loops.find_loops(parse(unit, "c").root_node.named_children[1])
+    assert len(found) == 24 and all(lf.independent for lf in found[::2])
+    assert walked.count("storage") == 1 and walked.count("twice") == 1

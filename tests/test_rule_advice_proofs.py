@@ -64,6 +64,20 @@ def test_branchless_select_proves_the_branch_and_its_update() -> None:
         ("s += a[i]", "s", "s += (a[i] > t) ? a[i] : 0;")
 
 
+def test_branchless_select_leaves_a_string_append_alone() -> None:
+    # `text += c ? 'y' : 0` would append a NUL where the branch appended nothing; a number
+    # (declared, or `auto` from a number) still gets the advice.
+    code = ("#include <string>\n#include <vector>\n"
+            "std::string f(const std::vector<int>& a, int t) {\n"
+            "    std::string out;\n    std::string& text = out;\n    auto hits = 0.0;\n"
+            "    for (std::size_t i = 0; i < a.size(); ++i) { if (a[i] > t) text += 'y'; }\n"
+            "    for (std::size_t i = 0; i < a.size(); ++i) { if (a[i] > t) hits += a[i]; }\n"
+            "    for (auto i = 0u; i < a.size(); ++i) { if (a[i] > t) out += \"ab\"; }\n"
+            "    return out + std::to_string(hits);\n}\n")
+    proofs = _proofs(BRANCHLESS.detect, code, "f", "cpp")
+    assert [p.target for p in proofs if isinstance(p, GuardedUpdate)] == ["hits"]
+
+
 def test_call_in_hot_loop_proves_the_call_and_the_definition_it_cannot_inline() -> None:
     indirect, interposable = HOT_CALL.examples
     (p,) = _proofs(HOT_CALL.detect, indirect.source, indirect.function, "cpp")

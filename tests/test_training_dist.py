@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent('''
     from perfpilot.training import model_io
     from perfpilot.training.corpus import generate
     from perfpilot.training.examples import sft_row
-    from perfpilot.training.measure_pool import pooled, world
+    from perfpilot.training.measure_pool import leave, pooled, world
     from perfpilot.training.trainers import RunSpec, sft
 
     base, out, log = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
@@ -50,6 +50,7 @@ SCRIPT = textwrap.dedent('''
     got = pooled([f"r{rank}-a", f"r{rank}-b"], measure)
     with log.open("a") as fh:
         fh.write(json.dumps({"rank": rank, "world": world(), "got": got}) + "\\n")
+    leave()
 ''')
 
 

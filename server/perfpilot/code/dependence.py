@@ -270,6 +270,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
                       exempt: frozenset[str] = frozenset(),
                       pure: Callable[[str], bool] | None = None,
                       exempt_elements: frozenset[str] = frozenset(),
+                      store: Storage | None = None,
                       ) -> tuple[bool, str, tuple[tuple[str, str], ...], tuple[str, ...],
                                  tuple[str, ...]]:
     """Decide whether the iterations over ``required`` induction variables are independent.
@@ -282,6 +283,7 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
     each thread keeps apart and combines after the loop). ``pure`` answers whether a callee
     outside the standard table is a pure helper (see ``purity``). ``exempt_elements`` are
     arrays the caller handles itself (a histogram each thread counts into its own copy of).
+    ``store``: the storage facts of the enclosing function, when the caller has them.
     """
     f = collect_body(loop, body)
     locals_ = tuple(sorted(f.locals))
@@ -302,7 +304,8 @@ def check_independent(loop: Node, body: Node, required: tuple[str, ...],
         return fail("the body declares a static variable")
     if f.other:
         return fail(f"the body {f.other[0]}")
-    store = storage(enclosing_function(loop), types)
+    if store is None:
+        store = storage(enclosing_function(loop), types)
     own_values = f.locals - f.local_refs
     for call, _node in f.calls:
         plain = plain_callee(call.callee)

@@ -29,7 +29,7 @@ from perfpilot.code.effects import (
     READS_ITS_RANGES_ONLY,
 )
 from perfpilot.code.loop_header import read_header
-from perfpilot.code.loops import LoopFacts, all_loops, analyze_loop
+from perfpilot.code.loops import LoopFacts, LoopScope, all_loops, analyze_loop
 from perfpilot.code.parse import grammar
 from perfpilot.code.site import FunctionSite, Language
 from perfpilot.code.syntax import (
@@ -295,6 +295,10 @@ class FunctionFacts:
                          | {declarator_name(r.child_by_field_name("declarator")) or ""
                             for r in self.nodes("for_range_loop")}) - {""}
 
+    @cached_property
+    def _loop_scope(self) -> LoopScope:
+        return LoopScope(self.loop_types, self.unit)
+
     def loop_facts(self, loop: Loop) -> LoopFacts:
         """The dependence analysis of ``loop`` with the loops nested in it. ``depth`` counts from
         the outermost loop of its nest (0); the whole nest is analysed once."""
@@ -304,7 +308,8 @@ class FunctionFacts:
         nest = self._nests.get(top.index)
         if nest is None:
             nest = self._nests[top.index] = analyze_loop(top.node, 0, 0, self.loop_types,
-                                                         self.own_names, self.unit)
+                                                         self.own_names, self.unit,
+                                                         self._loop_scope)
         return next(lf for lf in all_loops((nest,)) if lf.start_byte == loop.node.start_byte)
 
     # --- data flow (syntactic, conservative) -------------------------------------------------

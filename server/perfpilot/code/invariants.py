@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import tree_sitter
 
@@ -28,7 +29,9 @@ Node = tree_sitter.Node
 
 
 def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
-                     f: BodyFacts, own_names: frozenset[str]) -> tuple[CallSite, ...]:
+                     f: BodyFacts, own_names: frozenset[str],
+                     stores: Callable[[Node], Storage] | None = None
+                     ) -> tuple[CallSite, ...]:
     cond = node.child_by_field_name("condition")
     if cond is None:
         return ()
@@ -77,7 +80,9 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         if unknown_free and (vt.reference or vt.pointer):
             changed = True
         if not changed:
-            store = store if store is not None else storage(enclosing_function(node), types)
+            if store is None:
+                store = stores(node) if stores is not None else \
+                    storage(enclosing_function(node), types)
             changed = bool(_changed_through_alias(name, vt, types, f, store))
         if name not in own_names and (unknown_free or any(
                 c.method is not None and c.method not in PARALLEL_SAFE_METHODS

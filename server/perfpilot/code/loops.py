@@ -27,12 +27,12 @@ is the function's own text, so lines are the unit's).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import tree_sitter
 
-from perfpilot.code.aliases import storage
+from perfpilot.code.aliases import Storage, storage
 from perfpilot.code.declarations import VarType, declared_types, unit_types
 from perfpilot.code.dependence import (
     check_independent,
@@ -115,29 +115,63 @@ class LoopFacts:
     pointer_origins: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
+class LoopScope:
+    """What the loops of one function share, each computed on first use: where the function's
+    local pointers may point, and which helpers it calls are pure. Both walk the whole
+    function (or file): computed per loop, a function of n loops cost O(n²)."""
+
+    def __init__(self, types: dict[str, VarType | None], unit: Node | None = None) -> None:
+        self.types = types
+        self.unit = unit
+        self._stores: dict[int, Storage] = {}
+        self._pure: dict[tuple[int, str], bool] = {}
+
+    def store(self, node: Node) -> Storage:
+        """The storage facts of the function (or lambda) around ``node``."""
+        fn = enclosing_function(node)
+        if fn.id not in self._stores:
+            self._stores[fn.id] = storage(fn, self.types)
+        return self._stores[fn.id]
+
+    def pure(self, node: Node) -> Callable[[str], bool]:
+        """``pure_helper`` for calls made from ``node``, each name answered once per function."""
+        fn = enclosing_function(node)
+
+        def answer(name: str) -> bool:
+            key = (fn.id, name)
+            if key not in self._pure:
+                self._pure[key] = pure_helper(name, node, self.unit)
+            return self._pure[key]
+        return answer
+
+
 # ---------------------------------------------------------------------------------------------
 # entry points
 
 
 def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
                  types: dict[str, VarType | None] | None = None,
-                 own_names: frozenset[str] | None = None, unit: Node | None = None) -> LoopFacts:
+                 own_names: frozenset[str] | None = None, unit: Node | None = None,
+                 scope: LoopScope | None = None) -> LoopFacts:
     """The facts of one loop node (any of ``LOOP_TYPES``), with its nested loops.
 
     ``own_names``: the names the enclosing function declares (computed when not given; pass
     them when analysing many loops of one function, since finding them walks all of it).
     ``unit``: the parsed file, where same-file helpers are looked up when ``node`` belongs to
-    a tree of the function alone.
+    a tree of the function alone. ``scope``: what the loops of the function share (pass one
+    when analysing several nests of it).
     """
     if own_names is None:
         own_names = frozenset(declared_types(enclosing_function(node)))
     if types is None:
         types = declared_types(enclosing_function(node))
+    if scope is None:
+        scope = LoopScope(types, unit)
     kind = _KIND.get(node.type, node.type)
     body = node.child_by_field_name("body")
     if body is None:
         body = node
-    children = tuple(analyze_loop(c, line_base, depth + 1, types, own_names, unit)
+    children = tuple(analyze_loop(c, line_base, depth + 1, types, own_names, unit, scope)
                      for c in direct_loops(body)) if body is not node else ()
     f = collect_body(node, body)
     reads = frozenset(identifiers_of(body))
@@ -170,7 +204,7 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
                 node, body, (h.var,), types, bound_vars,
                 _size_only(cond, bound_vars) if cond is not None else frozenset(),
                 frozenset(v for a in args for v in (a.var, *(p for p, _ in a.payload))),
-                lambda name: pure_helper(name, node, unit))
+                scope.pure(node), store=scope.store(node))
             if independent and not declared and used_after(node, h.var):
                 independent, reason = False, f"'{h.var}' is used after the loop"
     else:
@@ -185,23 +219,22 @@ def analyze_loop(node: Node, line_base: int = 0, depth: int = 0,
         reductions=reductions if independent else (), private_vars=private if independent else (),
         locals=locals_, reads=reads, writes=writes,
         element_accesses=tuple(a for a, _ in f.element), calls=calls,
-        invariant_calls=invariant_calls(node, body, types, f, own_names)
+        invariant_calls=invariant_calls(node, body, types, f, own_names, scope.store)
         if node.type == "for_statement"
         else (),
         appends=appends(body), has_io=f.has_io, children=children,
         arg_reductions=args if independent else (),
-        pointer_origins=_pointer_origins(node, types, f.element),
+        pointer_origins=_pointer_origins(f.element, scope.store(node)),
     )
 
 
-def _pointer_origins(node: Node, types: dict[str, VarType | None],
-                     accesses: list[tuple[ElementAccess, Node]]
+def _pointer_origins(accesses: list[tuple[ElementAccess, Node]], store: Storage
                      ) -> tuple[tuple[str, frozenset[str]], ...]:
     """The aliasing locals among the bases of ``accesses``, with where each may point."""
     bases = {a.base for a, _ in accesses}
     if not bases:
         return ()
-    origins = storage(enclosing_function(node), types).origins
+    origins = store.origins
     return tuple((b, origins[b]) for b in sorted(bases) if b in origins)
 
 
@@ -238,7 +271,8 @@ def find_loops(root: Node, line_base: int = 0,
     own = declared_types(fn)
     if types is None:
         types = own
-    return tuple(analyze_loop(n, line_base, 0, types, frozenset(own), unit)
+    scope = LoopScope(types, unit)
+    return tuple(analyze_loop(n, line_base, 0, types, frozenset(own), unit, scope)
                  for n in direct_loops(root))
 
 

@@ -480,8 +480,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     except ImportError as exc:
         _say(f"training needs the [train] extra (pip install 'perfpilot[train]'): {exc}")
         return 2
-    if args.train_command == "eval":
-        return _eval(args)
-    if args.train_command == "recipe":
-        return _recipe(args)
-    return _train(args)
+    from perfpilot.training.measure_pool import leave
+
+    try:
+        if args.train_command == "eval":
+            return _eval(args)
+        if args.train_command == "recipe":
+            return _recipe(args)
+        return _train(args)
+    finally:
+        leave()

@@ -51,3 +51,15 @@ def pooled(items: Sequence[T], compute: Callable[[list[T]], list[R]]) -> list[R]
     dist.broadcast_object_list(box, src=0)
     mine: list[R] = box[0][rank]
     return mine
+
+
+def leave() -> None:
+    """Leave the process group, if this process is in one. A process that exits with the group
+    still up can abort at interpreter exit (its gloo threads outlive the interpreter), which
+    turns a finished run into a failed one."""
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        return
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()

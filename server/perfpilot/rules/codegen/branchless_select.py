@@ -61,6 +61,8 @@ def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:
             if target is None or value is None or target.type != "identifier":
                 continue
             t, op = node_text(target), operator(upd)
+            if not _numeric(facts, t, value):
+                continue  # `text += c ? 'y' : 0` on a string would append a NUL
             select = (f"{t} {op} ({code(cond)}) ? {code(value)} : 0;" if op != "=" else
                       f"{t} = ({code(cond)}) ? {code(value)} : {t};")
             yield make_finding(
@@ -76,6 +78,17 @@ def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:
                 proof=GuardedUpdate(stmt, upd, t, select),
             )
             break
+
+
+def _numeric(facts: FunctionFacts, target: str, value: Node) -> bool:
+    """Whether ``target`` may be a number: declared arithmetic, or ``auto`` (or undeclared
+    here) and given a value that is no character or string literal."""
+    vt = facts.loop_types.get(target)
+    if vt is not None and vt.base != "auto":
+        return vt.is_arithmetic
+    plain = unwrap(value)
+    return plain is None or plain.type not in (
+        "char_literal", "string_literal", "concatenated_string", "raw_string_literal")
 
 
 RULE = RuleSpec(

@@ -115,8 +115,10 @@ def invariant_loop_calls(facts: FunctionFacts) -> Iterator[InvariantCall]:
                 yield InvariantCall(call, loop, target, region_name)
 
 
-def _explained(found: InvariantCall) -> tuple[str, float]:
-    """The finding's words for an invariant call detection proved, and its impact bonus."""
+def _explained(found: InvariantCall, doubt: bool = False) -> tuple[str, float]:
+    """The finding's words for an invariant call detection proved, and its impact bonus
+    (``doubt``: only its names are proved unchanged, not what a reference or pointer
+    reaches)."""
     call, loop, target, region_name = found.call, found.loop, found.target, found.region
     name = callee(call)
     method = receiver(call) is not None
@@ -130,11 +132,13 @@ def _explained(found: InvariantCall) -> tuple[str, float]:
     else:
         cost, bonus = f"each `{name}` call costs tens of cycles", 0.0
     where = "in its condition" if region_name == "condition" else "in its body"
-    return (f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; "
-            f"{', '.join(f'`{v}`' for v in vars_)} "
-            f"{'is' if len(vars_) == 1 else 'are'} not modified in the loop, so the "
-            f"call is loop-invariant ({cost}): compute it once before "
-            f"{'the loop' if target is loop else loop_phrase(target)}.",
+    names = f"{', '.join(f'`{v}`' for v in vars_)} {'is' if len(vars_) == 1 else 'are'}"
+    before = "the loop" if target is loop else loop_phrase(target)
+    said = (f"{names} not modified in the loop, so the call is loop-invariant ({cost}): "
+            f"compute it once before {before}." if not doubt else
+            f"{names} not modified by name in the loop: if no reference or pointer "
+            f"changes it either, compute it once before {before} ({cost}).")
+    return (f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration; {said}",
             bonus + depth_bonus(loop.depth))
 
 
@@ -295,7 +299,8 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
         if found.region == "condition":
             yield _staying(call, found.loop, found, "in the condition",
                            "a call or store in the loop might change what it reads (an "
-                           "object of the same type reached through a reference or pointer)")
+                           "object of the same type reached through a reference or pointer)",
+                           doubt=True)
         elif callee(call) not in _MATH_CALLS:
             yield _staying(call, found.loop, found, "in the loop body",
                            "computed before the loop it would run where the original may "
@@ -321,9 +326,10 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
 
 
 def _staying(call: Node, loop: Loop, found: InvariantCall | None, where: str,
-             why: str) -> Finding:
-    """The finding of an invariant call no hoist moves, with the reason it stays."""
-    words, bonus = _explained(found) if found is not None else (
+             why: str, doubt: bool = False) -> Finding:
+    """The finding of an invariant call no hoist moves, with the reason it stays (``doubt``:
+    the reason is that the call may not be invariant after all)."""
+    words, bonus = _explained(found, doubt) if found is not None else (
         f"{loop_phrase(loop)} calls `{code(call)}` {where} on every iteration, though the "
         "loop never changes what it reads: compute it once before the loop.",
         depth_bonus(loop.depth))
