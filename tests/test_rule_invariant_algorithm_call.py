@@ -119,6 +119,11 @@ def test_a_local_container_the_loop_fills_beside_is_no_obstacle() -> None:
     # the loop's own counter
     (" for (int i = 0; i < n; ++i) s += std::count(v.begin(), v.end(), (double)i);",
      "const std::vector<double>& v, int n", "changes `i`"),
+    # two reasons to stay (the counter, a cast the names read as a variable): the same one on
+    # every run, whatever the order of a set of names
+    (" for (int i = 0; i < n; ++i) s += std::count_if(v.begin(), v.end(), [i](double x) "
+     "{ return static_cast<int>(x) == i; });", "const std::vector<double>& v, int n",
+     "changes `i`"),
     # a local reference may name what the loop writes
     (" std::vector<double> own(v);\n const std::vector<double>& r = own;\n"
      " for (int i = 0; i < n; ++i) { own[0] = i; s += std::accumulate(r.begin(), r.end(), "

@@ -408,7 +408,7 @@ def _changes(facts: FunctionFacts, loop: Loop, roots: list[str], names: set[str]
         why = changes_in_loop(loop.node, r, vt, types, scans)
         if why:
             return why
-    for n in names - set(roots):
+    for n in sorted(names - set(roots)):  # the same reason on every run
         vt = types.get(n)
         if n in changed:
             return f"the loop changes `{n}`"

@@ -61,7 +61,7 @@ def branchless_select(facts: FunctionFacts) -> Iterator[Finding]:
             if target is None or value is None or target.type != "identifier":
                 continue
             t, op = node_text(target), operator(upd)
-            if not _numeric(facts, t, value):
+            if op != "=" and not _numeric(facts, t, value):
                 continue  # `text += c ? 'y' : 0` on a string would append a NUL
             select = (f"{t} {op} ({code(cond)}) ? {code(value)} : 0;" if op != "=" else
                       f"{t} = ({code(cond)}) ? {code(value)} : {t};")
