@@ -114,3 +114,85 @@ int main() {
                     str(tmp_path / "reuse"), str(source)], check=True)
     done = subprocess.run([str(tmp_path / "reuse")], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "0", done.stdout
+
+
+# The same call inside the loop's body (a nested loop's condition included) reads the local the
+# condition's call was hoisted into: the proof that the body never changes the size holds at
+# every point of it.
+NESTED = """
+long pairs_below(const std::vector<long>& xs, long limit) {
+    long found = 0;
+    for (std::size_t a = 0; a < xs.size(); ++a) {
+        if (a + 1 == xs.size()) found += 100;
+        for (std::size_t b = a + 1; b < xs.size(); ++b) {
+            if (xs[a] + xs[b] < limit && b + 1 < xs.size()) ++found;
+        }
+    }
+    return found;
+}
+"""
+
+
+def test_the_same_call_in_the_body_and_a_nested_condition_reads_the_local() -> None:
+    out = _hoisted(NESTED, "pairs_below")
+    assert out.count("const auto xs_size = xs.size();") == 1, out
+    assert "xs.size()" not in out.split("xs_size = xs.size();")[1] and "xs_size2" not in out, out
+    assert out.count("xs_size") == 5, out
+
+
+@pytest.mark.parametrize("body, stays", [
+    # another `xs` inside the body: its size is another object's
+    ("{ std::vector<long> xs(3); found += (long)xs.size(); }", "(long)xs.size()"),
+    # a lambda may run when the loop is over
+    ("auto late = [&] { return xs.size(); }; found += (long)late();", "return xs.size();"),
+])
+def test_a_body_call_the_proof_does_not_cover_stays(body: str, stays: str) -> None:
+    out = _hoisted(NESTED.replace("if (a + 1 == xs.size()) found += 100;", body), "pairs_below")
+    assert stays in out, out
+
+
+def test_a_body_that_changes_the_size_keeps_its_own_calls() -> None:
+    code = NESTED.replace("const std::vector<long>& xs", "std::vector<long>& xs").replace(
+        "found += 100;", "xs.pop_back();")
+    out = _hoisted(code, "pairs_below")
+    assert "a < xs.size();" in out and "a + 1 == xs.size()" in out, out
+
+
+def test_strlen_in_the_body_reads_the_hoisted_length() -> None:
+    # strlen and putchar write no memory: the loop keeps the string as it is
+    code = """
+#include <stdio.h>
+#include <string.h>
+int doubled(const char *s) {
+    int n = 0;
+    for (size_t i = 0; i < strlen(s); ++i)
+        if (i + 1 < strlen(s) && s[i] == s[i + 1]) putchar(s[i]);
+    return n;
+}
+"""
+    out = rewrite(function_by_name(code, "c", "doubled"), {"hoist-invariant-call"}).code
+    assert out.count("strlen(s)") == 1 and out.count("s_len") == 3, out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_the_body_reading_the_local_gives_the_original_results(tmp_path: Path) -> None:
+    program = (HEADERS + "#include <cstdio>\nnamespace orig {" + NESTED + "}\nnamespace opt {"
+               + _hoisted(NESTED, "pairs_below") + "}\n" + """
+int main() {
+    int bad = 0;
+    for (int n = 0; n < 30; ++n) {
+        std::vector<long> xs(n);
+        for (int i = 0; i < n; ++i) xs[i] = (i * 7919 + n) % 41 - 20;
+        if (orig::pairs_below(xs, n % 9 - 4) != opt::pairs_below(xs, n % 9 - 4)) ++bad;
+    }
+    std::printf("%d\\n", bad);
+    return bad != 0;
+}
+""")
+    source = tmp_path / "inside.cpp"
+    source.write_text(program)
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Wshadow", "-Werror", "-o",
+                    str(tmp_path / "inside"), str(source)], check=True)
+    done = subprocess.run([str(tmp_path / "inside")], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "0", done.stdout

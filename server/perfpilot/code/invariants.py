@@ -9,7 +9,12 @@ import tree_sitter
 
 from perfpilot.code.aliases import UNKNOWN, Storage, storage
 from perfpilot.code.declarations import VarType
-from perfpilot.code.effects import ELEMENT_COUNT_METHODS, NO_SIDE_EFFECTS, PARALLEL_SAFE_METHODS
+from perfpilot.code.effects import (
+    ELEMENT_COUNT_METHODS,
+    NEVER_WRITES_MEMORY,
+    NO_SIDE_EFFECTS,
+    PARALLEL_SAFE_METHODS,
+)
 from perfpilot.code.loop_body import (
     BodyFacts,
     CallSite,
@@ -38,8 +43,7 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
     out: list[CallSite] = []
     store: Storage | None = None
     body_calls = [c for c, _ in f.calls]
-    unknown_free = [c for c in body_calls if c.method is None and
-                    plain_callee(c.callee) not in NO_SIDE_EFFECTS]
+    unknown_free = [c for c in body_calls if c.method is None and not _writes_nothing(c)]
     for n in walk(cond):
         if n.type != "call_expression":
             continue
@@ -65,7 +69,7 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
             if c.obj == name and c.method not in PARALLEL_SAFE_METHODS:
                 changed = True
             if any(re.search(rf"\b{re.escape(name)}\b", a) for a in c.args) and \
-                    plain_callee(c.callee) not in NO_SIDE_EFFECTS:
+                    not _writes_nothing(c):
                 changed = True
             other = types.get(c.obj) if c.obj else None
             if c.method is not None and c.method not in PARALLEL_SAFE_METHODS and \
@@ -91,6 +95,14 @@ def invariant_calls(node: Node, body: Node, types: dict[str, VarType | None],
         if not changed:
             out.append(site)
     return tuple(out)
+
+
+def _writes_nothing(call: CallSite) -> bool:
+    """A free function that changes no memory the caller can see: a pure one, or one that
+    only reads memory or prints (a format with ``%n`` stores a count: not that)."""
+    name = plain_callee(call.callee)
+    return name in NO_SIDE_EFFECTS or (name in NEVER_WRITES_MEMORY
+                                       and not any("%n" in a for a in call.args))
 
 
 def aliases_of(name: str, vt: VarType, types: dict[str, VarType | None],

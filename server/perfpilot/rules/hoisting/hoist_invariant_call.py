@@ -150,9 +150,10 @@ def _explained(found: InvariantCall, doubt: bool = False) -> tuple[str, float]:
 @dataclass(frozen=True)
 class ConditionHoist(Proof):
     """Condition calls spelled ``text`` whose object or argument the loop body never changes
-    (the loop analysis's ``invariant_calls``), and the same calls in later loops of the block
-    that read the local because nothing between the loops can change it (``reuse``, in the
-    loops ``later``)."""
+    (the loop analysis's ``invariant_calls``); the same calls inside the body (``inside``: the
+    proof covers every point of it); and the same calls in later loops of the block that read
+    the local because nothing between the loops can change it (``reuse``, in the loops
+    ``later``)."""
 
     calls: tuple[Node, ...]
     before: Node
@@ -161,6 +162,7 @@ class ConditionHoist(Proof):
     order: int
     reuse: tuple[Node, ...] = ()
     later: tuple[Node, ...] = ()
+    inside: tuple[Node, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,30 @@ class _Condition:
     order: int
     reuse: list[Node] = field(default_factory=list)
     later: list[Node] = field(default_factory=list)
+    inside: list[Node] = field(default_factory=list)
+
+
+def _same_calls_inside(facts: FunctionFacts, lp: Loop, text: str) -> list[Node]:
+    """The calls spelled ``text`` in ``lp``'s body, outside lambdas (which may run after the
+    loop): the proof that the body never changes what the condition's call measures holds at
+    every point of the body, so they give its value too. None when the body declares a name
+    the call reads (another object under the same name)."""
+    if lp.body is None:
+        return []
+    key = "".join(text.split())
+    calls = [c for c in facts.nodes("call_expression", lp.body)
+             if "".join(node_text(c).split()) == key]
+    if not calls or identifiers(calls[0]) & facts.declared_in(lp.body):
+        return []
+    return [c for c in calls if not any(a.type == "lambda_expression" for a in _up_to(c, lp.body))]
+
+
+def _up_to(node: Node, top: Node) -> Iterator[Node]:
+    """The ancestors of ``node`` below ``top``."""
+    up = node.parent
+    while up is not None and up.id != top.id:
+        yield up
+        up = up.parent
 
 
 def _condition_hoists(facts: FunctionFacts) -> tuple[list[_Condition],
@@ -231,10 +257,12 @@ def _condition_hoists(facts: FunctionFacts) -> tuple[list[_Condition],
     hoists: list[_Condition] = []
     stuck: list[tuple[Loop, Node]] = []
     hoisted: dict[str, _Condition] = {}
+    claimed: set[tuple[int, int]] = set()  # calls an enclosing loop's hoist already reads
     for lp in facts.loops:
         if lp.kind != "for":
             continue
-        sites = facts.loop_facts(lp).invariant_calls
+        sites = [c for c in facts.loop_facts(lp).invariant_calls
+                 if (c.start_byte, c.end_byte) not in claimed]
         if not sites:
             continue
         by_text: dict[str, list[Node]] = {}
@@ -248,13 +276,15 @@ def _condition_hoists(facts: FunctionFacts) -> tuple[list[_Condition],
         for k, (text, nodes) in enumerate(by_text.items()):
             site = next(c for c in sites if c.text == text)
             earlier = hoisted.get(text)
+            inside = _same_calls_inside(facts, lp, text)
+            claimed.update((c.start_byte, c.end_byte) for c in inside)
             if earlier is not None and site.obj and \
                     _unchanged_between(facts, earlier.loop.node, lp.node, site.obj):
-                earlier.reuse.extend(nodes)
+                earlier.reuse.extend((*nodes, *inside))
                 earlier.later.append(lp.node)
                 continue
             stem = f"{site.obj}_size" if site.obj else f"{site.args[0]}_len"
-            hoists.append(_Condition(lp, nodes, text, stem, k))
+            hoists.append(_Condition(lp, nodes, text, stem, k, inside=inside))
             hoisted[text] = hoists[-1]
     return hoists, stuck
 
@@ -264,7 +294,8 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
     finding one local the hoist computes once, or a call it leaves, with why."""
     proved = {(f.call.start_byte, f.call.end_byte): f for f in invariant_loop_calls(facts)}
     hoists, stuck = _condition_hoists(facts)
-    handled = {(c.start_byte, c.end_byte) for h in hoists for c in (*h.calls, *h.reuse)} | \
+    handled = {(c.start_byte, c.end_byte) for h in hoists
+               for c in (*h.calls, *h.inside, *h.reuse)} | \
         {(c.start_byte, c.end_byte) for _, c in stuck}
     for h in hoists:
         first = h.calls[0]
@@ -276,17 +307,22 @@ def hoist_invariant_call(facts: FunctionFacts) -> Iterator[Finding]:
         name = callee(first)
         calls = (*h.calls, *h.reuse)
         later = [line(n) for n in h.later]
+        inside = sorted({line(c) for c in h.inside})
+        if inside:
+            text += (f" The same call on line{'s' if len(inside) > 1 else ''} "
+                     f"{', '.join(map(str, inside))}, in the loop's body, can read the local "
+                     "too.")
         if later:
             text += (f" The loop{'s' if len(later) > 1 else ''} on line"
                      f"{'s' if len(later) > 1 else ''} {', '.join(map(str, later))} can read "
                      "the same local: nothing between the loops changes it.")
         yield make_finding(
             "hoist-invariant-call", text,
-            [line(first), h.loop.line, *(line(c) for c in calls[1:]), *later],
+            [line(first), h.loop.line, *(line(c) for c in calls[1:]), *later, *inside],
             loop_range=h.loop.byte_range, node_range=rng(first),
             names=[name, *sorted(identifiers(first) - {name})], bonus=bonus,
             proof=ConditionHoist(tuple(h.calls), h.loop.node, h.text, h.stem, h.order,
-                                 tuple(h.reuse), tuple(h.later)))
+                                 tuple(h.reuse), tuple(h.later), tuple(h.inside)))
     for lp, call in stuck:
         found = proved.get((call.start_byte, call.end_byte))
         yield _staying(found.call if found else call, lp, found, "in the condition",
@@ -403,8 +439,9 @@ def hoist_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     edits = [insertion_before(inp, proof.before, f"const {kind} {name} = {proof.text};",
                               "hoist-invariant-call", order=proof.order)]
     edits.extend(Edit(c.start_byte, c.end_byte, name, "hoist-invariant-call")
-                 for c in (*proof.calls, *proof.reuse))
+                 for c in (*proof.calls, *proof.inside, *proof.reuse))
     later = ", ".join(str(inp.line_of(n)) for n in proof.later)
+    inside = ", ".join(str(n) for n in sorted({inp.line_of(c) for c in proof.inside}))
     return Planned(
         tuple(edits),
         f"The condition of the loop at line {inp.line_of(proof.before)} calls '{proof.text}' "
@@ -412,6 +449,7 @@ def hoist_fix(inp: RuleInput, finding: Finding) -> Planned | Left:
         f"computing it once before the loop (as {name}) removes the repeated work" +
         (" (strlen is linear in the string's length, so the loop was quadratic)"
          if "strlen" in proof.text else "") +
+        (f"; the same call in its body (line {inside}) reads it too" if inside else "") +
         (f"; the loop at line {later} reads the same local, since nothing between the loops "
          "can change it" if later else "") + ".",
         (proof.before, *proof.later), includes=())
