@@ -82,8 +82,34 @@ def rule_input(site: FunctionSite, text: str, unit: Node | None = None) -> RuleI
     types = {**unit_globals, **declared_types(fn)}
     loops = find_loops(fn, line_base=site.start_line, types=types, unit=unit)
     return RuleInput(site=site, text=text, tree=tree, function=fn, loops=loops, types=types,
-                     taken=identifiers(site.unit_text) | identifiers(text), unit=unit,
+                     taken=names_in_scope(site, unit) | identifiers(text), unit=unit,
                      unit_globals=unit_globals)
+
+
+_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+
+
+def names_in_scope(site: FunctionSite, unit: Node) -> frozenset[str]:
+    """The words of the unit a new local of ``site``'s function could clash with: all of the
+    unit but the bodies of other functions (their locals are out of scope: an `i` there must
+    not make the new loop's counter `i2`), and every macro wherever it is defined."""
+    data = site.unit_text.encode()
+    cuts: list[tuple[int, int]] = []
+    stack = [unit]
+    while stack:
+        node = stack.pop()
+        body = node.child_by_field_name("body") if node.type == "function_definition" else None
+        if body is not None and not node.start_byte <= site.start_byte < node.end_byte:
+            cuts.append((body.start_byte, body.end_byte))
+            continue
+        stack.extend(node.named_children)
+    kept, at = [], 0
+    for start, end in sorted(cuts):
+        kept.append(data[at:start])
+        at = end
+    kept.append(data[at:])
+    return identifiers(b" ".join(kept).decode(errors="replace")) | \
+        frozenset(_MACRO.findall(site.unit_text))
 
 
 def _select_changes(changes: Iterable[Change]) -> tuple[list[Change], list[Change]]:
