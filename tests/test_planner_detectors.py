@@ -806,6 +806,18 @@ long readsum(int n) {
     return s;
 }
 """, "readsum", "fast-io"),
+    # each iteration scans its own row once: O(total), no repeated scan
+    Negative("scan-of-each-row", """
+#include <algorithm>
+#include <vector>
+double peaks(const std::vector<std::vector<double>>& rows, const std::vector<int>& t) {
+    double total = 0;
+    for (const auto& r : rows) total += *std::max_element(r.begin(), r.end());
+    for (std::size_t i = 0; i < t.size(); ++i)
+        total += std::count(rows[i].begin(), rows[i].end(), 0.0);
+    return total;
+}
+""", "peaks", "linear-search-in-loop"),
     Negative("printf-once", """
 #include <stdio.h>
 void report(int x) { printf("%d\\n", x); }

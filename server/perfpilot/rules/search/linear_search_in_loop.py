@@ -479,6 +479,24 @@ def _scanned_container(call: Node) -> str | None:
     return root_name(first)
 
 
+def _new_range_each_time(facts: FunctionFacts, loop: Loop, call: Node) -> bool:
+    """Whether the call scans another container on each iteration of ``loop``: one declared
+    in the loop (a range-for's element included), or picked by an index the loop changes
+    (``rows[i]``)."""
+    args = arguments(call)
+    if not args:
+        return False
+    obj: Node | None = args[0]
+    if obj is not None and obj.type == "call_expression" and callee(obj) in ("begin", "cbegin"):
+        obj = receiver(obj) or next(iter(arguments(obj)), None)
+    root = root_name(obj)
+    if obj is None or root is None:
+        return False
+    fresh = facts.declared_in(loop.node)
+    picked = identifiers(obj) - {root}
+    return root in fresh or bool(picked & (fresh | facts.modified_in(loop.node)))
+
+
 def linear_search_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
     """``std::find``/``count``/... inside a loop, and nested loops that compare elements."""
     return _findings(facts, _sites(facts))
@@ -577,6 +595,8 @@ def _scan_calls(facts: FunctionFacts) -> Iterator[Candidate]:
         loop = facts.loop_of(call)
         if loop is None:
             continue
+        if _new_range_each_time(facts, loop, call):
+            continue  # one pass over each iteration's own range is no repeated scan
         container = _scanned_container(call)
         what = f"`{container}`" if container else "the range"
         if name == "strstr":
