@@ -72,6 +72,7 @@ RULES: Mapping[str, Rule] = MappingProxyType({r.id: r for r in (
     Rule("openmp-for", 6, 0.80, _P),
     Rule("loop-interchange", 7, 0.72),
     Rule("vector-front-op", 2, 0.70, _C),
+    Rule("erase-in-loop", 15, 0.68, _C),
     Rule("small-key-table", 2, 0.60, _C),
     Rule("ordered-map-unneeded", 2, 0.55, _C),
     Rule("list-to-vector", 2, 0.50),

@@ -15,6 +15,7 @@ from perfpilot.rules.codegen import (
 from perfpilot.rules.containers import (
     const_ref_copy,
     const_ref_param,
+    erase_in_loop,
     list_to_vector,
     ordered_map_unneeded,
     reserve,
@@ -77,6 +78,7 @@ RULE_SPECS: tuple[RuleSpec, ...] = tuple(m.RULE for m in (
     hoist_invariant_call, strlen_condition, flag_early_exit, invariant_expression,
     invariant_branch,
     branchless_select, small_key_table, ordered_map_unneeded, list_to_vector, vector_front_op,
+    erase_in_loop,
     reserve, string_concat_loop, substr_compare, alloc_in_loop, const_ref_copy,
     hoist_container, endl, fast_io,
     stdio_loop,
