@@ -3,8 +3,17 @@ is at (``it = v.erase(it)``, ``v.erase(v.begin() + i)``, ``s.erase(i, 1)``).
 
 Each such erase moves every later element down by one, so a loop that filters ``n`` elements
 makes O(n²) moves; the erase-remove idiom (``std::remove_if`` then one ``erase``, or C++20's
-``std::erase_if``) moves each kept element once. Advice only: turning the loop's body into a
-predicate is left to the user (or a model), since the loop may do more than decide.
+``std::erase_if``) moves each kept element once.
+
+Rewrite: a ``for`` loop that declares its index (from 0, while ``i < v.size()``) or iterator
+(from ``v.begin()``, while ``it != v.end()``), has no step in its header, and whose body is
+one ``if``/``else``, erasing at the cursor on one side and stepping it on the other, becomes
+``v.erase(std::remove_if(v.begin(), v.end(), pred), v.end())``. The predicate is the ``if``'s
+condition (negated when the erase is the ``else``) with the element, ``v[i]``, ``*it`` or
+``it->``, read through the lambda's parameter. The condition must have no effect (no store, no
+call but pure functions and read-only methods) and read the container and the cursor only
+as that element, so testing each element once, in any order, decides the same. Any other loop
+(a counter of the erased elements, a print) keeps its advice, with the reason.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from perfpilot.code.effects import NO_SIDE_EFFECTS, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
     Node,
@@ -21,12 +31,18 @@ from perfpilot.code.syntax import (
     identifiers,
     line,
     node_text,
+    operator,
     receiver,
     root_name,
+    statements,
+    unwrap,
+    walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
+from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
 
 RULE_ID = "erase-in-loop"
 # Containers whose erase in the middle moves the elements after it (a list's does not).
@@ -35,11 +51,14 @@ _SHIFTING = re.compile(r"^(?:std::)?(vector|deque|string|basic_string|wstring)\b
 
 @dataclass(frozen=True)
 class EraseAtCursor(Proof):
-    """The erase call, the container it shrinks, and the loop variable naming the position."""
+    """The erase call, the container it shrinks, the loop variable naming the position, the
+    loop, and the container's element type (empty when unknown)."""
 
     call: Node
     container: str
     cursor: str
+    loop: Node
+    element: str
 
 
 def _cursor(call: Node, container: str, cursors: set[str]) -> str | None:
@@ -87,28 +106,217 @@ def erase_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
             [line(call), loop.line],
             loop_range=loop.byte_range, node_range=rng(call), names=[container, cursor],
             bonus=depth_bonus(loop.depth),
-            proof=EraseAtCursor(call, container, cursor),
+            proof=EraseAtCursor(call, container, cursor, loop.node, _element(vt.base)),
         )
+
+
+def _element(base: str) -> str:
+    """The element type of a vector, deque or string type, "" when unknown."""
+    base = base.replace("const", "").strip()
+    if re.match(r"^(?:std::)?string\b", base):
+        return "char"
+    if re.match(r"^(?:std::)?wstring\b", base):
+        return "wchar_t"
+    m = re.match(r"^(?:std::)?(?:vector|deque|basic_string)\s*<(.*)>$", base)
+    if m is None:
+        return ""
+    depth, out = 0, ""
+    for ch in m.group(1):  # the first template argument
+        if ch == "," and depth == 0:
+            break
+        depth += (ch == "<") - (ch == ">")
+        out += ch
+    return " ".join(out.split())
+
+
+def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
+    """The filtering loop as one ``erase`` of what ``std::remove_if`` leaves at the end; or why
+    it stays (see the module's docstring)."""
+    p = finding.proof
+    assert isinstance(p, EraseAtCursor)
+    shape = _filter_shape(p)
+    if isinstance(shape, str):
+        return Left("the loop", p.loop, shape)
+    cond, erase_when = shape
+    if not p.element:
+        return Left("the loop", p.loop, f"the element type of '{p.container}' is unknown")
+    x = inp.fresh_name("x")
+    predicate = _predicate(cond, p, x, inp.facts)
+    if predicate is None:
+        return Left("the loop", p.loop, "its condition does more than read the element it is "
+                    "at (a store, a call that may have an effect, another use of the "
+                    "container or the cursor)")
+    if not erase_when:
+        predicate = f"!({predicate})"
+    scalar = p.element in ("char", "wchar_t", "bool") or re.fullmatch(
+        r"(?:unsigned |signed )?(?:short|int|long|long long|float|double|std::size_t|size_t|"
+        r"std::u?int\d+_t|u?int\d+_t)", p.element) is not None
+    param = f"{p.element} {x}" if scalar else f"const {p.element}& {x}"
+    v = p.container
+    text = (f"{v}.erase(std::remove_if({v}.begin(), {v}.end(), [&]({param}) {{ return "
+            f"{predicate}; }}), {v}.end());")
+    return Planned(
+        (Edit(p.loop.start_byte, p.loop.end_byte, text, RULE_ID),),
+        f"The loop at line {inp.line_of(p.loop)} erased the elements of '{v}' it tested one "
+        "at a time, moving every later element each time (O(n²) moves); std::remove_if tests "
+        "each element once and moves each kept one once, then one erase drops the tail: the "
+        "same elements, in the same order.",
+        (p.loop,))
+
+
+def _squash(node: Node | None) -> str:
+    return "".join(node_text(node).split()) if node is not None else ""
+
+
+def _only(node: Node | None) -> Node | None:
+    """The one statement a branch is, braces or not."""
+    if node is None:
+        return None
+    if node.type == "else_clause":
+        node = node.named_children[0] if node.named_children else None
+    if node is not None and node.type == "compound_statement":
+        inner = statements(node)
+        return inner[0] if len(inner) == 1 else None
+    return node
+
+
+def _filter_shape(p: EraseAtCursor) -> tuple[Node, bool] | str:
+    """The ``if``'s condition and whether the erase is taken when it holds; or why the loop
+    is not the filter the rewrite knows."""
+    loop, v, c = p.loop, p.container, p.cursor
+    if loop.type != "for_statement":
+        return "it is not a `for` loop declaring its cursor (the cursor could be read after it)"
+    init = loop.child_by_field_name("initializer")
+    cond = loop.child_by_field_name("condition")
+    if loop.child_by_field_name("update") is not None:
+        return "its header steps the cursor on every iteration, erase or not"
+    starts = {f"{c}=0", f"{c}={v}.begin()", f"{c}={v}.cbegin()"}
+    if init is None or init.type != "declaration" or \
+            not any(_squash(d) in starts for d in init.named_children
+                    if d.type == "init_declarator") or len(init.named_children) != 2:
+        return f"it does not declare '{c}' from the start of '{v}' alone"
+    if _squash(cond) not in (f"{c}<{v}.size()", f"{c}!={v}.end()", f"{c}<{v}.length()"):
+        return f"its condition is not '{c}' short of the end of '{v}'"
+    branch = _only(loop.child_by_field_name("body"))
+    if branch is None or branch.type != "if_statement":
+        return "its body is more than one `if` that erases or steps"
+    test = unwrap(branch.child_by_field_name("condition"))
+    then = _only(branch.child_by_field_name("consequence"))
+    other = _only(branch.child_by_field_name("alternative"))
+    steps = {f"++{c};", f"{c}++;"}
+    erases = {_squash(p.call) + ";", f"{c}={_squash(p.call)};"}
+    if test is None or branch.child_by_field_name("alternative") is None:
+        return "its `if` has no `else` that steps the cursor"
+    if then is None or other is None:
+        return "a branch does more than erase at the cursor or step it (a count, a print)"
+    if _squash(then) in erases and _squash(other) in steps:
+        return test, True
+    if _squash(then) in steps and _squash(other) in erases:
+        return test, False
+    return "a branch does more than erase at the cursor or step it (a count, a print)"
+
+
+def _predicate(cond: Node, p: EraseAtCursor, x: str, facts: FunctionFacts) -> str | None:
+    """``cond`` with the element at the cursor read as ``x``; None when it may have an effect,
+    reads the container or the cursor otherwise, or reads anything but the element and plain
+    numbers (a reference, pointer or container might reach the elements the filter moves)."""
+    v, c = p.container, p.cursor
+    swaps: list[tuple[int, int, str]] = []
+    for n in walk(cond, named=True):
+        if n.type in ("assignment_expression", "update_expression", "lambda_expression",
+                      "new_expression", "delete_expression", "comma_expression"):
+            return None
+        if n.type == "call_expression":
+            method = receiver(n) is not None
+            if (method and callee(n) not in READ_ONLY_METHODS) or \
+                    (not method and callee(n) not in NO_SIDE_EFFECTS):
+                return None
+        if n.type != "identifier" or _names_callee(n):
+            continue
+        if node_text(n) not in (v, c):
+            vt = facts.var(node_text(n))
+            if vt is None or not vt.is_arithmetic or vt.reference:
+                return None
+            continue
+        up = n.parent
+        if up is not None and up.type == "subscript_expression" and node_text(n) == v and \
+                _squash(up.child_by_field_name("indices") or
+                        up.child_by_field_name("index")).strip("[]") == c:
+            swaps.append((up.start_byte, up.end_byte, x))
+        elif node_text(n) == c and _indexes(n, v):
+            continue  # the index of v[c], swapped above
+        elif up is not None and up.type == "pointer_expression" and operator(up) == "*" and \
+                node_text(n) == c:
+            swaps.append((up.start_byte, up.end_byte, x))
+        elif up is not None and up.type == "field_expression" and node_text(n) == c and \
+                operator(up) == "->":
+            field = up.child_by_field_name("field")
+            swaps.append((up.start_byte, up.end_byte, f"{x}.{node_text(field)}"))
+        else:
+            return None
+    data = cond.text or b""
+    out, at = [], cond.start_byte
+    for start, end, text in sorted(swaps):
+        out.append(data[at - cond.start_byte:start - cond.start_byte].decode())
+        out.append(text)
+        at = end
+    out.append(data[at - cond.start_byte:].decode())
+    return "".join(out)
+
+
+def _names_callee(name: Node) -> bool:
+    """Whether ``name`` is the function a call calls (``f`` of ``f(x)``, ``static_cast``)."""
+    up = name.parent
+    if up is not None and up.type in ("template_function", "qualified_identifier"):
+        name, up = up, up.parent
+    return up is not None and up.type == "call_expression" and \
+        up.child_by_field_name("function") == name
+
+
+def _indexes(name: Node, container: str) -> bool:
+    """Whether ``name`` is the whole index of a subscript of ``container``."""
+    up = name.parent
+    if up is not None and up.type == "subscript_argument_list":
+        if up.named_child_count != 1:
+            return False
+        up = up.parent
+    return up is not None and up.type == "subscript_expression" and \
+        _squash(up.child_by_field_name("argument")) == container and \
+        _squash(up.child_by_field_name("indices") or
+                up.child_by_field_name("index")).strip("[]") == node_text(name)
 
 
 RULE = RuleSpec(
     id=RULE_ID,
     detect=erase_in_loop,
+    fix=fix,
+    rewrites_as=frozenset({RULE_ID}),
+    phase=1,
+    order=7,
     examples=(
         Example("cpp", """
 #include <vector>
-int drop_negative(std::vector<int> &v) {
-    int dropped = 0;
+void drop_negative(std::vector<int> &v) {
     for (auto it = v.begin(); it != v.end();) {
         if (*it < 0) {
             it = v.erase(it);
-            ++dropped;
         } else {
             ++it;
         }
     }
-    return dropped;
 }
 """, "drop_negative"),
+        Example("cpp", """
+#include <string>
+std::string without_digits(std::string text) {
+    for (std::size_t i = 0; i < text.size();) {
+        if (text[i] >= '0' && text[i] <= '9')
+            text.erase(i, 1);
+        else
+            ++i;
+    }
+    return text;
+}
+""", "without_digits"),
     ),
 )
