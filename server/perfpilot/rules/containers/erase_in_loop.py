@@ -7,13 +7,15 @@ makes O(n²) moves; the erase-remove idiom (``std::remove_if`` then one ``erase`
 
 Rewrite: a ``for`` loop that declares its index (from 0, while ``i < v.size()``) or iterator
 (from ``v.begin()``, while ``it != v.end()``), has no step in its header, and whose body is
-one ``if``/``else``, erasing at the cursor on one side and stepping it on the other, becomes
-``v.erase(std::remove_if(v.begin(), v.end(), pred), v.end())``. The predicate is the ``if``'s
+one ``if``/``else``, erasing at the cursor on one side (and perhaps counting the erase in a
+plain local number: ``++n``) and stepping it on the other, becomes
+``v.erase(std::remove_if(v.begin(), v.end(), pred), v.end())``, the count added from the
+sizes before and after. The predicate is the ``if``'s
 condition (negated when the erase is the ``else``) with the element, ``v[i]``, ``*it`` or
 ``it->``, read through the lambda's parameter. The condition must have no effect (no store, no
 call but pure functions and read-only methods) and read the container and the cursor only
 as that element, so testing each element once, in any order, decides the same. Any other loop
-(a counter of the erased elements, a print) keeps its advice, with the reason.
+(a print, a count kept in a reference) keeps its advice, with the reason.
 """
 
 from __future__ import annotations
@@ -42,7 +44,14 @@ from perfpilot.rules.base import Example, RuleSpec
 from perfpilot.rules.detect.common import code, loop_phrase, rng
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
-from perfpilot.rules.rewrite_input import Left, Planned, RuleInput
+from perfpilot.rules.rewrite_input import (
+    Left,
+    Planned,
+    RuleInput,
+    line_indent,
+    newline_of,
+    statement_slot_ok,
+)
 
 RULE_ID = "erase-in-loop"
 # Containers whose erase in the middle moves the elements after it (a list's does not).
@@ -137,7 +146,14 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     shape = _filter_shape(p)
     if isinstance(shape, str):
         return Left("the loop", p.loop, shape)
-    cond, erase_when = shape
+    cond, erase_when, counter = shape
+    kind = _counter_type(inp.facts, counter, cond) if counter else ""
+    if counter and not kind:
+        return Left("the loop", p.loop, f"'{counter}', which counts the erased elements, is "
+                    "not a plain local number the condition leaves alone")
+    if counter and not statement_slot_ok(p.loop):
+        return Left("the loop", p.loop, "it is not directly inside a block, so the count "
+                    "cannot be taken beside it")
     if not p.element:
         return Left("the loop", p.loop, f"the element type of '{p.container}' is unknown")
     x = inp.fresh_name("x")
@@ -155,34 +171,69 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
     v = p.container
     text = (f"{v}.erase(std::remove_if({v}.begin(), {v}.end(), [&]({param}) {{ return "
             f"{predicate}; }}), {v}.end());")
+    counted = ""
+    if counter:
+        before = inp.fresh_name("old_size")
+        diff = f"{before} - {v}.size()"
+        nl = newline_of(inp.text)
+        indent = line_indent(inp.data, p.loop)[1]
+        text = (f"const auto {before} = {v}.size();{nl}{indent}{text}{nl}{indent}{counter} += "
+                + (diff if kind in ("std::size_t", "size_t") else
+                   f"static_cast<{kind}>({diff})") + ";")
+        counted = f", and '{counter}' grows by the number of elements erased"
     return Planned(
         (Edit(p.loop.start_byte, p.loop.end_byte, text, RULE_ID),),
         f"The loop at line {inp.line_of(p.loop)} erased the elements of '{v}' it tested one "
         "at a time, moving every later element each time (O(n²) moves); std::remove_if tests "
         "each element once and moves each kept one once, then one erase drops the tail: the "
-        "same elements, in the same order.",
+        f"same elements, in the same order{counted}.",
         (p.loop,))
+
+
+def _counter_type(facts: FunctionFacts, name: str, cond: Node) -> str:
+    """The declared type of ``name`` when it is a local or by-value arithmetic variable that
+    ``cond`` does not read (the filter may test elements in any order), else ""."""
+    vt = facts.var(name)
+    plain = vt is not None and vt.is_arithmetic and not vt.reference and \
+        vt.base != "auto" and name not in identifiers(cond)
+    return vt.base if plain and vt is not None else ""
 
 
 def _squash(node: Node | None) -> str:
     return "".join(node_text(node).split()) if node is not None else ""
 
 
+def _branch(node: Node | None) -> list[Node]:
+    """The statements a branch is, braces or not."""
+    if node is not None and node.type == "else_clause":
+        node = node.named_children[0] if node.named_children else None
+    if node is None:
+        return []
+    return statements(node) if node.type == "compound_statement" else [node]
+
+
 def _only(node: Node | None) -> Node | None:
     """The one statement a branch is, braces or not."""
-    if node is None:
-        return None
-    if node.type == "else_clause":
-        node = node.named_children[0] if node.named_children else None
-    if node is not None and node.type == "compound_statement":
-        inner = statements(node)
-        return inner[0] if len(inner) == 1 else None
-    return node
+    inner = _branch(node)
+    return inner[0] if len(inner) == 1 else None
 
 
-def _filter_shape(p: EraseAtCursor) -> tuple[Node, bool] | str:
-    """The ``if``'s condition and whether the erase is taken when it holds; or why the loop
-    is not the filter the rewrite knows."""
+def _erasing(branch: Node | None, erases: set[str]) -> tuple[bool, str]:
+    """Whether ``branch`` erases at the cursor, alone or beside one ``++n`` (``n``, else "")."""
+    found = [_squash(st) for st in _branch(branch)]
+    if not any(f in erases for f in found) or len(found) > 2:
+        return False, ""
+    rest = [f for f in found if f not in erases]
+    if not rest:
+        return len(found) == 1, ""
+    m = re.fullmatch(r"(?:\+\+([A-Za-z_]\w*)|([A-Za-z_]\w*)\+\+|([A-Za-z_]\w*)\+=1);", rest[0])
+    return (True, next(g for g in m.groups() if g)) if m is not None else (False, "")
+
+
+def _filter_shape(p: EraseAtCursor) -> tuple[Node, bool, str] | str:
+    """The ``if``'s condition, whether the erase is taken when it holds, and the variable
+    counting the erases ("" when none); or why the loop is not the filter the rewrite
+    knows."""
     loop, v, c = p.loop, p.container, p.cursor
     if loop.type != "for_statement":
         return "it is not a `for` loop declaring its cursor (the cursor could be read after it)"
@@ -201,19 +252,17 @@ def _filter_shape(p: EraseAtCursor) -> tuple[Node, bool] | str:
     if branch is None or branch.type != "if_statement":
         return "its body is more than one `if` that erases or steps"
     test = unwrap(branch.child_by_field_name("condition"))
-    then = _only(branch.child_by_field_name("consequence"))
-    other = _only(branch.child_by_field_name("alternative"))
+    then, other = branch.child_by_field_name("consequence"), \
+        branch.child_by_field_name("alternative")
     steps = {f"++{c};", f"{c}++;"}
     erases = {_squash(p.call) + ";", f"{c}={_squash(p.call)};"}
-    if test is None or branch.child_by_field_name("alternative") is None:
+    if test is None or other is None:
         return "its `if` has no `else` that steps the cursor"
-    if then is None or other is None:
-        return "a branch does more than erase at the cursor or step it (a count, a print)"
-    if _squash(then) in erases and _squash(other) in steps:
-        return test, True
-    if _squash(then) in steps and _squash(other) in erases:
-        return test, False
-    return "a branch does more than erase at the cursor or step it (a count, a print)"
+    for erase_side, step_side, erase_when in ((then, other, True), (other, then, False)):
+        erased, counter = _erasing(erase_side, erases)
+        if erased and _squash(_only(step_side)) in steps:
+            return test, erase_when, counter
+    return "a branch does more than erase at the cursor (and count it) or step the cursor"
 
 
 def _predicate(cond: Node, p: EraseAtCursor, x: str, facts: FunctionFacts) -> str | None:
