@@ -4,11 +4,11 @@ the two can change it; otherwise each loop gets its own local."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from compile_support import assert_no_difference
 from perfpilot.code.locate import function_by_name
 from perfpilot.rules.rewriting import rewrite
 
@@ -92,18 +92,6 @@ def test_a_loop_in_another_block_gets_its_own_local() -> None:
     assert "arr_size2" in out, out
 
 
-def _assert_no_difference(tmp_path: Path, program: str) -> None:
-    """Build ``program`` with every warning an error, run it: it prints how many inputs gave
-    the original and the rewrite different results, which must be none."""
-    source = tmp_path / "compare.cpp"
-    source.write_text(program)
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Wshadow", "-Werror", "-o",
-                    str(tmp_path / "compare"), str(source)], check=True)
-    done = subprocess.run([str(tmp_path / "compare")], capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0 and done.stdout.strip() == "0", done.stdout
-
-
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_the_shared_local_gives_the_original_results(tmp_path: Path) -> None:
     program = (HEADERS + "#include <cstdio>\nnamespace orig {" + TWO_LOOPS + "}\nnamespace opt {"
@@ -120,7 +108,7 @@ int main() {
     return bad != 0;
 }
 """)
-    _assert_no_difference(tmp_path, program)
+    assert_no_difference(tmp_path, program)
 
 
 # The same call inside the loop's body (a nested loop's condition included) reads the local the
@@ -196,4 +184,4 @@ int main() {
     return bad != 0;
 }
 """)
-    _assert_no_difference(tmp_path, program)
+    assert_no_difference(tmp_path, program)

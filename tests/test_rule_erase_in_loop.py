@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from compile_support import assert_no_difference
 from perfpilot.code.locate import function_by_name
 from perfpilot.planning.builtin import BuiltinPlanner
 from perfpilot.planning.builtin.analysis import analyze
@@ -193,10 +193,4 @@ def test_generated_filters_compute_what_the_loops_computed(tmp_path: Path) -> No
                "namespace orig {\n" + "".join(orig) + "}\nnamespace opt {\n" + "".join(opt)
                + "}\nint main() {\n    int bad = 0;" + "".join(calls)
                + "\n    std::printf(\"%d\\n\", bad);\n    return bad != 0;\n}\n")
-    source = tmp_path / "filters.cpp"
-    source.write_text(program)
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Wshadow", "-Werror", "-o",
-                    str(tmp_path / "filters"), str(source)], check=True)
-    done = subprocess.run([str(tmp_path / "filters")], capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0 and done.stdout.strip() == "0", done.stdout
+    assert_no_difference(tmp_path, program)

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from perfpilot.code.declarations import VarType
 from perfpilot.code.effects import NO_SIDE_EFFECTS, READ_ONLY_METHODS
 from perfpilot.code.facts import FunctionFacts
 from perfpilot.code.syntax import (
@@ -41,7 +42,7 @@ from perfpilot.code.syntax import (
     walk,
 )
 from perfpilot.rules.base import Example, RuleSpec
-from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.detect.common import ARITH, code, loop_phrase, rng, squashed
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
 from perfpilot.rules.rewrite_input import (
@@ -115,27 +116,19 @@ def erase_in_loop(facts: FunctionFacts) -> Iterator[Finding]:
             [line(call), loop.line],
             loop_range=loop.byte_range, node_range=rng(call), names=[container, cursor],
             bonus=depth_bonus(loop.depth),
-            proof=EraseAtCursor(call, container, cursor, loop.node, _element(vt.base)),
+            proof=EraseAtCursor(call, container, cursor, loop.node, _element(vt)),
         )
 
 
-def _element(base: str) -> str:
-    """The element type of a vector, deque or string type, "" when unknown."""
-    base = base.replace("const", "").strip()
+def _element(vt: VarType) -> str:
+    """The element type of a vector, deque or string, "" when unknown."""
+    base = vt.base.replace("const", "").strip()
     if re.match(r"^(?:std::)?string\b", base):
         return "char"
     if re.match(r"^(?:std::)?wstring\b", base):
         return "wchar_t"
-    m = re.match(r"^(?:std::)?(?:vector|deque|basic_string)\s*<(.*)>$", base)
-    if m is None:
-        return ""
-    depth, out = 0, ""
-    for ch in m.group(1):  # the first template argument
-        if ch == "," and depth == 0:
-            break
-        depth += (ch == "<") - (ch == ">")
-        out += ch
-    return " ".join(out.split())
+    element = vt.element
+    return " ".join(element.base.split()) if element is not None else ""
 
 
 def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
@@ -164,10 +157,9 @@ def fix(inp: RuleInput, finding: Finding) -> Planned | Left:
                     "container or the cursor)")
     if not erase_when:
         predicate = f"!({predicate})"
-    scalar = p.element in ("char", "wchar_t", "bool") or re.fullmatch(
-        r"(?:unsigned |signed )?(?:short|int|long|long long|float|double|std::size_t|size_t|"
-        r"std::u?int\d+_t|u?int\d+_t)", p.element) is not None
-    param = f"{p.element} {x}" if scalar else f"const {p.element}& {x}"
+    # a number is taken by value, anything else by const reference
+    param = f"{p.element} {x}" if p.element in ARITH | {"wchar_t"} else \
+        f"const {p.element}& {x}"
     v = p.container
     text = (f"{v}.erase(std::remove_if({v}.begin(), {v}.end(), [&]({param}) {{ return "
             f"{predicate}; }}), {v}.end());")
@@ -199,10 +191,6 @@ def _counter_type(facts: FunctionFacts, name: str, cond: Node) -> str:
     return vt.base if plain and vt is not None else ""
 
 
-def _squash(node: Node | None) -> str:
-    return "".join(node_text(node).split()) if node is not None else ""
-
-
 def _branch(node: Node | None) -> list[Node]:
     """The statements a branch is, braces or not."""
     if node is not None and node.type == "else_clause":
@@ -220,7 +208,7 @@ def _only(node: Node | None) -> Node | None:
 
 def _erasing(branch: Node | None, erases: set[str]) -> tuple[bool, str]:
     """Whether ``branch`` erases at the cursor, alone or beside one ``++n`` (``n``, else "")."""
-    found = [_squash(st) for st in _branch(branch)]
+    found = [squashed(st) for st in _branch(branch)]
     if not any(f in erases for f in found) or len(found) > 2:
         return False, ""
     rest = [f for f in found if f not in erases]
@@ -243,10 +231,10 @@ def _filter_shape(p: EraseAtCursor) -> tuple[Node, bool, str] | str:
         return "its header steps the cursor on every iteration, erase or not"
     starts = {f"{c}=0", f"{c}={v}.begin()", f"{c}={v}.cbegin()"}
     if init is None or init.type != "declaration" or \
-            not any(_squash(d) in starts for d in init.named_children
+            not any(squashed(d) in starts for d in init.named_children
                     if d.type == "init_declarator") or len(init.named_children) != 2:
         return f"it does not declare '{c}' from the start of '{v}' alone"
-    if _squash(cond) not in (f"{c}<{v}.size()", f"{c}!={v}.end()", f"{c}<{v}.length()"):
+    if squashed(cond) not in (f"{c}<{v}.size()", f"{c}!={v}.end()", f"{c}<{v}.length()"):
         return f"its condition is not '{c}' short of the end of '{v}'"
     branch = _only(loop.child_by_field_name("body"))
     if branch is None or branch.type != "if_statement":
@@ -255,12 +243,12 @@ def _filter_shape(p: EraseAtCursor) -> tuple[Node, bool, str] | str:
     then, other = branch.child_by_field_name("consequence"), \
         branch.child_by_field_name("alternative")
     steps = {f"++{c};", f"{c}++;"}
-    erases = {_squash(p.call) + ";", f"{c}={_squash(p.call)};"}
+    erases = {squashed(p.call) + ";", f"{c}={squashed(p.call)};"}
     if test is None or other is None:
         return "its `if` has no `else` that steps the cursor"
     for erase_side, step_side, erase_when in ((then, other, True), (other, then, False)):
         erased, counter = _erasing(erase_side, erases)
-        if erased and _squash(_only(step_side)) in steps:
+        if erased and squashed(_only(step_side)) in steps:
             return test, erase_when, counter
     return "a branch does more than erase at the cursor (and count it) or step the cursor"
 
@@ -289,7 +277,7 @@ def _predicate(cond: Node, p: EraseAtCursor, x: str, facts: FunctionFacts) -> st
             continue
         up = n.parent
         if up is not None and up.type == "subscript_expression" and node_text(n) == v and \
-                _squash(up.child_by_field_name("indices") or
+                squashed(up.child_by_field_name("indices") or
                         up.child_by_field_name("index")).strip("[]") == c:
             swaps.append((up.start_byte, up.end_byte, x))
         elif node_text(n) == c and _indexes(n, v):
@@ -330,8 +318,8 @@ def _indexes(name: Node, container: str) -> bool:
             return False
         up = up.parent
     return up is not None and up.type == "subscript_expression" and \
-        _squash(up.child_by_field_name("argument")) == container and \
-        _squash(up.child_by_field_name("indices") or
+        squashed(up.child_by_field_name("argument")) == container and \
+        squashed(up.child_by_field_name("indices") or
                 up.child_by_field_name("index")).strip("[]") == node_text(name)
 
 

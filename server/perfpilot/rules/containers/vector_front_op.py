@@ -57,7 +57,7 @@ from perfpilot.rules.containers.front_consume import (
     restore_text,
 )
 from perfpilot.rules.containers.front_inserts import FrontBuilt, front_built
-from perfpilot.rules.detect.common import code, loop_phrase, rng
+from perfpilot.rules.detect.common import code, loop_phrase, rng, squashed
 from perfpilot.rules.edits import Edit
 from perfpilot.rules.emit import ADDITIVE, EQUALITY, POSTFIX, fitted_edit
 from perfpilot.rules.finding import Finding, Proof, depth_bonus, make_finding
@@ -72,10 +72,6 @@ from perfpilot.rules.rewrite_input import (
 
 RULE_ID = "vector-front-op"
 _VECTOR = re.compile(r"^(std::)?vector\s*<.+>$")
-
-
-def _squash(node: Node | None) -> str:
-    return "".join(node_text(node).split()) if node is not None else ""
 
 
 def _rewrites(body: Node, q: str, head: str, erase: Node) -> list[Edit] | None:
@@ -148,7 +144,7 @@ def _drain(facts: FunctionFacts, call: Node) -> Drain | None:
             body.type != "compound_statement" or loop.child_by_field_name("body") != body:
         return None
     m = re.fullmatch(r"\(!([A-Za-z_]\w*)\.empty\(\)\)",
-                     _squash(loop.child_by_field_name("condition")))
+                     squashed(loop.child_by_field_name("condition")))
     if m is None:
         return None
     q = m.group(1)
@@ -156,7 +152,7 @@ def _drain(facts: FunctionFacts, call: Node) -> Drain | None:
     if vt is None or vt.pointer or vt.array or not _VECTOR.match(
             " ".join(vt.base.replace("const", "").split())):
         return None
-    if stmt not in statements(body)[:2] or _squash(stmt) != f"{q}.erase({q}.begin());":
+    if stmt not in statements(body)[:2] or squashed(stmt) != f"{q}.erase({q}.begin());":
         return None
     return Drain(loop, q, stmt)
 
@@ -301,7 +297,7 @@ def refused(inp: RuleInput) -> list[str]:
     _found, refusals = front_consumed(inp.facts, inp.unit)
     return [f"{RULE_ID}: the loop at line {inp.line_of(r.loop)} keeps consuming '{r.name}' "
             f"from the front: {r.why}" for r in refusals
-            if not _ERASE_BEGIN.search(_squash(r.consume))]
+            if not _ERASE_BEGIN.search(squashed(r.consume))]
 
 
 # detection

@@ -35,6 +35,11 @@ def rng(node: Node) -> tuple[int, int]:
     return (int(node.start_byte), int(node.end_byte))
 
 
+def squashed(node: Node | None) -> str:
+    """A node's source with all whitespace removed, for comparing shapes of code."""
+    return "".join(node_text(node).split()) if node is not None else ""
+
+
 def code(node: Node | None, limit: int = 48) -> str:
     """A node's source on one line, shortened for prose."""
     s = " ".join(node_text(node).split())

@@ -28,6 +28,7 @@ from perfpilot.code.invariant_scans import InvariantScan, invariant_scans, iter_
 from perfpilot.code.sorted_ranges import unit_functions
 from perfpilot.code.syntax import (
     Node,
+    ancestors,
     callee,
     identifiers,
     line,
@@ -238,15 +239,8 @@ def _same_calls_inside(facts: FunctionFacts, lp: Loop, text: str) -> list[Node]:
              if "".join(node_text(c).split()) == key]
     if not calls or identifiers(calls[0]) & facts.declared_in(lp.body):
         return []
-    return [c for c in calls if not any(a.type == "lambda_expression" for a in _up_to(c, lp.body))]
-
-
-def _up_to(node: Node, top: Node) -> Iterator[Node]:
-    """The ancestors of ``node`` below ``top``."""
-    up = node.parent
-    while up is not None and up.id != top.id:
-        yield up
-        up = up.parent
+    return [c for c in calls
+            if not any(a.type == "lambda_expression" for a in ancestors(c, lp.body))]
 
 
 def _condition_hoists(facts: FunctionFacts) -> tuple[list[_Condition],
